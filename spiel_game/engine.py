@@ -1,0 +1,689 @@
+"""The rules of Cancellation Hearts, once: compiled kernels over flat arrays.
+
+The whole state of a game is one ``int32`` vector ``s`` (cheap to copy) and
+the rules are one read-only ``int32`` vector ``p`` (``make_params``). Every
+kernel is a numba ``njit`` function of ``(p, s, ...)`` so that the pyspiel
+adapter, the batch simulator and the solvers all run the same code.
+Set ``NUMBA_DISABLE_JIT=1`` to step through the rules in pure Python.
+
+Kernel API (documented, used by the adapter and the solvers):
+
+* ``new_state(p) -> s``: the initial state (before the deal).
+* ``current_player(p, s) -> int`` (``CHANCE``/``TERMINAL`` sentinels).
+* ``legal_actions(p, s) -> int32[k]``: sorted legal actions (chance included).
+* ``check_action(p, s, a) -> int``: 0 if legal, else an ``ERR_*`` code.
+* ``apply_action(p, s, a) -> int``: applies a legal action in place and
+  returns 0, or returns an ``ERR_*`` code and leaves ``s`` unchanged.
+* ``apply_whole_deal(p, s, hands)``: deal every hand at once.
+* ``returns(p, s) -> float64[n]``; ``validate(p, s) -> int`` (0 = consistent).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from . import cards as C
+from .rules import (P_N, P_HAND, P_KITTY, P_NCARDS, P_PASS, P_PASS_OFFSET,
+                    P_FIRST_LEAD, P_OPENING, P_VOID_LAST, P_NO_PTS_FIRST, P_MOON,
+                    P_MOON_PTS, P_TARGET, P_MAX_HANDS, P_UTILITY, P_TOTAL_PTS,
+                    P_DECK, P_SIZE, FIRST_LEAD_OPENING, VOID_LEADER,
+                    MOON_OFF, MOON_ADD, MOON_SUBTRACT, MOON_CHOOSE, MOON_BOTH,
+                    UTIL_POINTS, RuleSet)
+
+K = C.NUM_CARD_TYPES          # 53 card types
+JOKER = C.JOKER
+QS = C.QS
+HEARTS = C.HEARTS
+MOON_SUBTRACT_ACTION = K      # 53
+MOON_ADD_ACTION = K + 1       # 54
+NUM_ACTIONS_WITH_MOON = K + 2
+
+SUIT_OF = np.ascontiguousarray(C.SUIT_OF)
+ORDER_OF = np.ascontiguousarray(C.ORDER_OF)
+POINTS_OF = np.ascontiguousarray(C.POINTS_OF)
+
+CHANCE = -1
+TERMINAL = -4
+
+# Phases.
+PH_DEAL, PH_PASS, PH_PLAY, PH_MOON, PH_OVER = 0, 1, 2, 3, 4
+
+# Scalar fields of the state vector.
+S_PHASE, S_CUR, S_DEALT, S_DEALER, S_HANDNO, S_PASSOFF = 0, 1, 2, 3, 4, 5
+S_NPASS, S_NPLAYED, S_TRICK, S_LEADER, S_TLEN, S_BROKEN = 6, 7, 8, 9, 10, 11
+S_POTPTS, S_POTN, S_KITTY_IN_POT, S_SHOOTER, S_VOIDS, S_CANCELS = 12, 13, 14, 15, 16, 17
+S_MOON_CHOICE, S_AARD_TRY, S_AARD_WIN, S_POT_AT_LAST, S_DISCARDED = 18, 19, 20, 21, 22
+S_NSCALARS = 24
+
+# Offsets of the array fields live in the params vector after the rules.
+L_UNDEALT, L_HANDS, L_DEALT_HANDS, L_PASSED, L_KITTY, L_POT = (
+    P_SIZE + 0, P_SIZE + 1, P_SIZE + 2, P_SIZE + 3, P_SIZE + 4, P_SIZE + 5)
+L_POINTS, L_HANDPTS, L_SCORES, L_TLEAD, L_TWIN, L_TCARDS = (
+    P_SIZE + 6, P_SIZE + 7, P_SIZE + 8, P_SIZE + 9, P_SIZE + 10, P_SIZE + 11)
+L_PASSSEQ = P_SIZE + 12          # pass choices in order: n * pass_count card ids
+L_STATE_SIZE = P_SIZE + 13
+PARAMS_SIZE = P_SIZE + 14
+
+# Trick winner sentinels.
+TW_NONE, TW_VOID, TW_DISCARDED = -1, -2, -3
+
+# Error codes of check_action / apply_action.
+OK = 0
+ERR_TERMINAL = 1
+ERR_RANGE = 2
+ERR_NOT_DEALT = 3
+ERR_NOT_IN_HAND = 4
+ERR_FOLLOW = 5
+ERR_OPENING = 6
+ERR_FIRST_LEAD = 7
+ERR_HEARTS = 8
+ERR_FIRST_TRICK_POINTS = 9
+ERR_MOON = 10
+ERR_PHASE = 11
+
+# Play constraints (one place decides what may be played).
+CON_ANY, CON_FOLLOW, CON_OPENING, CON_NO_HEART_NO_QS, CON_NO_HEART, CON_NO_POINTS = 0, 1, 2, 3, 4, 5
+
+
+def make_params(rules: RuleSet) -> np.ndarray:
+    """Engine parameter vector: the rules plus the state layout offsets."""
+    base = rules.engine_params()
+    n, t = rules.players, rules.hand_size
+    p = np.zeros(PARAMS_SIZE, np.int32)
+    p[:P_SIZE] = base
+    off = S_NSCALARS
+    for field, size in ((L_UNDEALT, K), (L_HANDS, n * K), (L_DEALT_HANDS, n * K),
+                        (L_PASSED, n * K), (L_KITTY, K), (L_POT, K), (L_POINTS, n),
+                        (L_HANDPTS, n), (L_SCORES, n), (L_TLEAD, t), (L_TWIN, t),
+                        (L_TCARDS, t * n), (L_PASSSEQ, n * max(1, rules.pass_count))):
+        p[field] = off
+        off += size
+    p[L_STATE_SIZE] = off
+    p.setflags(write=False)
+    return p
+
+
+# ---------------------------------------------------------------- helpers
+@njit(cache=True)
+def _reset_hand(p, s):
+    n = p[P_N]
+    t = p[P_HAND]
+    for i in range(K):
+        s[p[L_UNDEALT] + i] = p[P_DECK + i]
+        s[p[L_KITTY] + i] = 0
+        s[p[L_POT] + i] = 0
+    for i in range(n * K):
+        s[p[L_HANDS] + i] = 0
+        s[p[L_DEALT_HANDS] + i] = 0
+        s[p[L_PASSED] + i] = 0
+    for i in range(n):
+        s[p[L_POINTS] + i] = 0
+        s[p[L_HANDPTS] + i] = 0
+    for i in range(t):
+        s[p[L_TLEAD] + i] = -1
+        s[p[L_TWIN] + i] = TW_NONE
+    for i in range(t * n):
+        s[p[L_TCARDS] + i] = -1
+    for i in range(n * max(1, p[P_PASS])):
+        s[p[L_PASSSEQ] + i] = -1
+    s[S_PHASE] = PH_DEAL
+    s[S_CUR] = CHANCE
+    s[S_DEALT] = 0
+    s[S_NPASS] = 0
+    s[S_NPLAYED] = 0
+    s[S_TRICK] = 0
+    s[S_LEADER] = -1
+    s[S_TLEN] = 0
+    s[S_BROKEN] = 0
+    s[S_POTPTS] = 0
+    s[S_POTN] = 0
+    s[S_KITTY_IN_POT] = 0
+    s[S_SHOOTER] = -1
+    s[S_VOIDS] = 0
+    s[S_CANCELS] = 0
+    s[S_MOON_CHOICE] = -1
+    s[S_AARD_TRY] = 0
+    s[S_AARD_WIN] = 0
+    s[S_POT_AT_LAST] = 0
+    s[S_DISCARDED] = 0
+    # R11: hand h has dealer (n - 1 + h) mod n; passes alternate left, right.
+    h = s[S_HANDNO]
+    s[S_DEALER] = (n - 1 + h) % n
+    off = p[P_PASS_OFFSET]
+    if h % 2 == 1:
+        off = (n - off) % n
+    s[S_PASSOFF] = off
+
+
+@njit(cache=True)
+def new_state(p):
+    """The initial state: hand 0, before the deal. Returns ``int32[state_size]``."""
+    s = np.zeros(p[L_STATE_SIZE], np.int32)
+    s[S_HANDNO] = 0
+    _reset_hand(p, s)
+    return s
+
+
+@njit(cache=True)
+def current_player(p, s):
+    ph = s[S_PHASE]
+    if ph == PH_DEAL:
+        return CHANCE
+    if ph == PH_OVER:
+        return TERMINAL
+    return s[S_CUR]
+
+
+@njit(cache=True)
+def _deal_seat(p, s):
+    """Seat receiving the next dealt card (R4), or -1 for the kitty."""
+    n = p[P_N]
+    d = s[S_DEALT]
+    if d >= n * p[P_HAND]:
+        return -1
+    return (s[S_DEALER] + 1 + d) % n
+
+
+@njit(cache=True)
+def _passer(p, s):
+    n = p[P_N]
+    return (s[S_DEALER] + 1 + s[S_NPASS] // p[P_PASS]) % n
+
+
+@njit(cache=True)
+def _led_suit(p, s):
+    n = p[P_N]
+    ld = s[S_LEADER]
+    return SUIT_OF[s[p[L_TCARDS] + s[S_TRICK] * n + ld]]
+
+
+@njit(cache=True)
+def play_constraint(p, s, player):
+    """(constraint, argument) for the card ``player`` must play now (R6, R7, R9)."""
+    h = p[L_HANDS] + player * K
+    if s[S_TLEN] > 0:
+        led = _led_suit(p, s)
+        for c in range(K):
+            if s[h + c] > 0 and SUIT_OF[c] == led:
+                return CON_FOLLOW, led
+        if p[P_NO_PTS_FIRST] == 1 and s[S_TRICK] == 0:
+            for c in range(K):
+                if s[h + c] > 0 and POINTS_OF[c] == 0:
+                    return CON_NO_POINTS, 0
+        return CON_ANY, 0
+    # Leading.
+    if s[S_NPLAYED] == 0:
+        if p[P_FIRST_LEAD] == FIRST_LEAD_OPENING:
+            return CON_OPENING, p[P_OPENING]
+        for c in range(K):
+            if s[h + c] > 0 and SUIT_OF[c] != HEARTS and c != QS:
+                return CON_NO_HEART_NO_QS, 0
+        return CON_ANY, 0
+    if s[S_BROKEN] == 0:
+        for c in range(K):
+            if s[h + c] > 0 and SUIT_OF[c] != HEARTS:
+                return CON_NO_HEART, 0
+    return CON_ANY, 0
+
+
+@njit(cache=True)
+def _satisfies(con, arg, c):
+    if con == CON_ANY:
+        return True
+    if con == CON_FOLLOW:
+        return SUIT_OF[c] == arg
+    if con == CON_OPENING:
+        return c == arg
+    if con == CON_NO_HEART_NO_QS:
+        return SUIT_OF[c] != HEARTS and c != QS
+    if con == CON_NO_HEART:
+        return SUIT_OF[c] != HEARTS
+    return POINTS_OF[c] == 0     # CON_NO_POINTS
+
+
+@njit(cache=True)
+def legal_actions(p, s):
+    """Sorted legal actions of the player to move (chance: card types left)."""
+    ph = s[S_PHASE]
+    out = np.empty(K + 2, np.int32)
+    k = 0
+    if ph == PH_DEAL:
+        for c in range(K):
+            if s[p[L_UNDEALT] + c] > 0:
+                out[k] = c
+                k += 1
+    elif ph == PH_PASS:
+        h = p[L_HANDS] + s[S_CUR] * K
+        for c in range(K):
+            if s[h + c] > 0:
+                out[k] = c
+                k += 1
+    elif ph == PH_PLAY:
+        pl = s[S_CUR]
+        h = p[L_HANDS] + pl * K
+        con, arg = play_constraint(p, s, pl)
+        for c in range(K):
+            if s[h + c] > 0 and _satisfies(con, arg, c):
+                out[k] = c
+                k += 1
+    elif ph == PH_MOON:
+        out[0] = MOON_SUBTRACT_ACTION
+        out[1] = MOON_ADD_ACTION
+        k = 2
+    return out[:k]
+
+
+@njit(cache=True)
+def chance_probabilities(p, s):
+    """(outcomes, probabilities) at a deal node: copies left / cards left."""
+    left = 0
+    for c in range(K):
+        left += s[p[L_UNDEALT] + c]
+    acts = legal_actions(p, s)
+    probs = np.empty(acts.shape[0], np.float64)
+    for i in range(acts.shape[0]):
+        probs[i] = s[p[L_UNDEALT] + acts[i]] / left
+    return acts, probs
+
+
+@njit(cache=True)
+def check_action(p, s, a):
+    """0 if ``a`` is legal now, else the ERR_* code naming the broken rule."""
+    ph = s[S_PHASE]
+    if ph == PH_OVER:
+        return ERR_TERMINAL
+    if ph == PH_MOON:
+        if a == MOON_SUBTRACT_ACTION or a == MOON_ADD_ACTION:
+            return OK
+        return ERR_MOON
+    if a < 0 or a >= K:
+        return ERR_RANGE
+    if ph == PH_DEAL:
+        return OK if s[p[L_UNDEALT] + a] > 0 else ERR_NOT_DEALT
+    pl = s[S_CUR]
+    if s[p[L_HANDS] + pl * K + a] <= 0:
+        return ERR_NOT_IN_HAND
+    if ph == PH_PASS:
+        return OK
+    con, arg = play_constraint(p, s, pl)
+    if _satisfies(con, arg, a):
+        return OK
+    if con == CON_FOLLOW:
+        return ERR_FOLLOW
+    if con == CON_OPENING:
+        return ERR_OPENING
+    if con == CON_NO_HEART_NO_QS:
+        return ERR_FIRST_LEAD
+    if con == CON_NO_HEART:
+        return ERR_HEARTS
+    return ERR_FIRST_TRICK_POINTS
+
+
+# ------------------------------------------------------------ transitions
+@njit(cache=True)
+def _start_play(p, s):
+    n = p[P_N]
+    s[S_PHASE] = PH_PLAY
+    s[S_TRICK] = 0
+    s[S_TLEN] = 0
+    if p[P_FIRST_LEAD] == FIRST_LEAD_OPENING:
+        oc = p[P_OPENING]
+        leader = 0
+        for q in range(n):
+            if s[p[L_HANDS] + q * K + oc] > 0:
+                leader = q
+        s[S_LEADER] = leader
+    else:
+        s[S_LEADER] = (s[S_DEALER] + 1) % n
+    s[S_CUR] = s[S_LEADER]
+
+
+@njit(cache=True)
+def _after_deal(p, s):
+    n = p[P_N]
+    if p[P_KITTY] > 0:
+        pts = 0
+        for c in range(K):
+            pts += s[p[L_KITTY] + c] * POINTS_OF[c]
+        s[S_POTPTS] = pts
+        s[S_POTN] = p[P_KITTY]
+        s[S_KITTY_IN_POT] = 1
+    if p[P_PASS] > 0 and s[S_PASSOFF] % n != 0:
+        s[S_PHASE] = PH_PASS
+        s[S_NPASS] = 0
+        s[S_CUR] = _passer(p, s)
+    else:
+        _start_play(p, s)
+
+
+@njit(cache=True)
+def _apply_deal(p, s, c):
+    seat = _deal_seat(p, s)
+    s[p[L_UNDEALT] + c] -= 1
+    if seat >= 0:
+        s[p[L_HANDS] + seat * K + c] += 1
+        s[p[L_DEALT_HANDS] + seat * K + c] += 1
+    else:
+        s[p[L_KITTY] + c] += 1
+    s[S_DEALT] += 1
+    if s[S_DEALT] == p[P_NCARDS]:
+        _after_deal(p, s)
+
+
+@njit(cache=True)
+def apply_whole_deal(p, s, hands):
+    """Deal every card at once. ``hands``: int[n (+1 kitty), 53] copy counts."""
+    n = p[P_N]
+    for q in range(n):
+        for c in range(K):
+            v = hands[q, c]
+            s[p[L_HANDS] + q * K + c] = v
+            s[p[L_DEALT_HANDS] + q * K + c] = v
+            s[p[L_UNDEALT] + c] -= v
+    if p[P_KITTY] > 0:
+        for c in range(K):
+            s[p[L_KITTY] + c] = hands[n, c]
+            s[p[L_UNDEALT] + c] -= hands[n, c]
+    s[S_DEALT] = p[P_NCARDS]
+    _after_deal(p, s)
+
+
+@njit(cache=True)
+def _apply_pass(p, s, c):
+    n = p[P_N]
+    pl = s[S_CUR]
+    s[p[L_HANDS] + pl * K + c] -= 1
+    s[p[L_PASSED] + pl * K + c] += 1
+    s[p[L_PASSSEQ] + pl * p[P_PASS] + s[S_NPASS] % p[P_PASS]] = c
+    s[S_NPASS] += 1
+    if s[S_NPASS] == n * p[P_PASS]:
+        off = s[S_PASSOFF]
+        for q in range(n):
+            r = (q + off) % n
+            for x in range(K):
+                s[p[L_HANDS] + r * K + x] += s[p[L_PASSED] + q * K + x]
+        _start_play(p, s)
+    else:
+        s[S_CUR] = _passer(p, s)
+
+
+@njit(cache=True)
+def trick_outcome(p, s, t):
+    """Resolve the complete trick ``t``: (winner seat or -1 if void, points, pairs cancelled)."""
+    n = p[P_N]
+    base = p[L_TCARDS] + t * n
+    leader = s[p[L_TLEAD] + t]
+    led = SUIT_OF[s[base + leader]]
+    best = -1
+    best_order = -1
+    pts = 0
+    pairs = 0
+    for q in range(n):
+        c = s[base + q]
+        pts += POINTS_OF[c]
+        copies = 0
+        first = True
+        for r in range(n):
+            if s[base + r] == c:
+                copies += 1
+                if r < q:
+                    first = False
+        if copies > 1:
+            if first:
+                pairs += copies // 2
+            continue          # R7: identical cards cancel
+        if SUIT_OF[c] == led and ORDER_OF[c] > best_order:
+            best_order = ORDER_OF[c]
+            best = q
+    return best, pts, pairs
+
+
+@njit(cache=True)
+def _take(p, s, seat, pts):
+    s[p[L_POINTS] + seat] += pts + s[S_POTPTS]
+    s[S_POTPTS] = 0
+    s[S_POTN] = 0
+    s[S_KITTY_IN_POT] = 0
+    for c in range(K):
+        s[p[L_POT] + c] = 0
+
+
+@njit(cache=True)
+def _finish_hand(p, s, choice):
+    """Apply the moon rule (R10) with ``choice`` (-1 by rule, 0 subtract, 1 add) and score."""
+    n = p[P_N]
+    mode = p[P_MOON]
+    sh = s[S_SHOOTER]
+    mp = p[P_MOON_PTS]
+    for q in range(n):
+        s[p[L_HANDPTS] + q] = s[p[L_POINTS] + q]
+    if sh >= 0:
+        sub = mode == MOON_SUBTRACT or mode == MOON_BOTH or (mode == MOON_CHOOSE and choice == 0)
+        add = mode == MOON_ADD or mode == MOON_BOTH or (mode == MOON_CHOOSE and choice == 1)
+        for q in range(n):
+            if q == sh:
+                if sub:
+                    s[p[L_HANDPTS] + q] -= mp
+            elif add:
+                s[p[L_HANDPTS] + q] += mp
+        s[S_MOON_CHOICE] = choice
+    hi = -2147483647
+    for q in range(n):
+        s[p[L_SCORES] + q] += s[p[L_HANDPTS] + q]
+        if s[p[L_SCORES] + q] > hi:
+            hi = s[p[L_SCORES] + q]
+    s[S_HANDNO] += 1
+    if p[P_TARGET] <= 0 or hi >= p[P_TARGET] or s[S_HANDNO] >= p[P_MAX_HANDS]:
+        s[S_PHASE] = PH_OVER
+        s[S_CUR] = TERMINAL
+    else:
+        _reset_hand(p, s)
+
+
+@njit(cache=True)
+def _end_of_tricks(p, s):
+    n = p[P_N]
+    s[S_SHOOTER] = -1
+    tp = p[P_TOTAL_PTS]
+    if p[P_MOON] != MOON_OFF and tp > 0:
+        for q in range(n):
+            if s[p[L_POINTS] + q] == tp:
+                s[S_SHOOTER] = q
+    if s[S_SHOOTER] >= 0 and p[P_MOON] == MOON_CHOOSE:
+        s[S_PHASE] = PH_MOON
+        s[S_CUR] = s[S_SHOOTER]
+    else:
+        _finish_hand(p, s, -1)
+
+
+@njit(cache=True)
+def _apply_play(p, s, c):
+    n = p[P_N]
+    pl = s[S_CUR]
+    t = s[S_TRICK]
+    s[p[L_HANDS] + pl * K + c] -= 1
+    s[p[L_TCARDS] + t * n + pl] = c
+    if s[S_TLEN] == 0:
+        s[p[L_TLEAD] + t] = pl
+    s[S_TLEN] += 1
+    s[S_NPLAYED] += 1
+    if SUIT_OF[c] == HEARTS or c == QS:
+        s[S_BROKEN] = 1                       # R9
+    if s[S_TLEN] < n:
+        s[S_CUR] = (pl + 1) % n
+        return
+    leader = s[S_LEADER]
+    winner, pts, pairs = trick_outcome(p, s, t)
+    s[S_CANCELS] += pairs
+    if s[p[L_TCARDS] + t * n + leader] == QS:  # the Aardvark (R9 B)
+        s[S_AARD_TRY] += 1
+        for q in range(n):
+            if q != leader and s[p[L_TCARDS] + t * n + q] == QS:
+                s[S_AARD_WIN] = s[S_AARD_WIN] + 1
+                break
+    last = t == p[P_HAND] - 1
+    if last and s[S_POTN] > 0 and s[S_KITTY_IN_POT] == 0:
+        s[S_POT_AT_LAST] = 1
+    if last and s[S_POTN] > p[P_KITTY] and s[S_KITTY_IN_POT] == 1:
+        s[S_POT_AT_LAST] = 1
+    if winner < 0:
+        s[S_VOIDS] += 1
+        if last:
+            if p[P_VOID_LAST] == VOID_LEADER:       # R8 B
+                winner = leader
+            else:                                   # R8 A: scores for no one
+                s[S_DISCARDED] = pts + s[S_POTPTS]
+                s[p[L_TWIN] + t] = TW_DISCARDED
+                s[S_POTPTS] = 0
+                s[S_POTN] = 0
+                s[S_KITTY_IN_POT] = 0
+                for x in range(K):
+                    s[p[L_POT] + x] = 0
+        else:                                       # R8: set aside
+            s[p[L_TWIN] + t] = TW_VOID
+            for q in range(n):
+                s[p[L_POT] + s[p[L_TCARDS] + t * n + q]] += 1
+            s[S_POTPTS] += pts
+            s[S_POTN] += n
+    if winner >= 0:
+        s[p[L_TWIN] + t] = winner
+        _take(p, s, winner, pts)
+        s[S_LEADER] = winner
+    s[S_TRICK] = t + 1
+    s[S_TLEN] = 0
+    s[S_CUR] = s[S_LEADER]
+    if t + 1 == p[P_HAND]:
+        _end_of_tricks(p, s)
+
+
+@njit(cache=True)
+def apply_action(p, s, a):
+    """Apply ``a`` in place; returns 0, or an ERR_* code with ``s`` unchanged."""
+    err = check_action(p, s, a)
+    if err != OK:
+        return err
+    ph = s[S_PHASE]
+    if ph == PH_DEAL:
+        _apply_deal(p, s, a)
+    elif ph == PH_PASS:
+        _apply_pass(p, s, a)
+    elif ph == PH_PLAY:
+        _apply_play(p, s, a)
+    else:
+        _finish_hand(p, s, 1 if a == MOON_ADD_ACTION else 0)
+    return OK
+
+
+@njit(cache=True)
+def returns(p, s):
+    """Utility of each player (terminal: R10/R11 scores; otherwise 0)."""
+    n = p[P_N]
+    out = np.zeros(n, np.float64)
+    if s[S_PHASE] != PH_OVER:
+        return out
+    total = 0.0
+    for q in range(n):
+        total += s[p[L_SCORES] + q]
+    for q in range(n):
+        own = float(s[p[L_SCORES] + q])
+        if p[P_UTILITY] == UTIL_POINTS:
+            out[q] = 0.0 - own
+        else:
+            out[q] = (total - own) / (n - 1) - own
+    return out
+
+
+@njit(cache=True)
+def card_locations(p, s):
+    """Copies of each card type in each place: [hands (n), passed-in-flight,
+    kitty, pot, played-in-current-trick, taken-or-discarded] -> int32[n+5, 53]."""
+    n = p[P_N]
+    out = np.zeros((n + 5, K), np.int32)
+    for q in range(n):
+        for c in range(K):
+            out[q, c] = s[p[L_HANDS] + q * K + c]
+    if s[S_PHASE] == PH_PASS:
+        for q in range(n):
+            for c in range(K):
+                out[n, c] += s[p[L_PASSED] + q * K + c]
+    for c in range(K):
+        out[n + 1, c] = s[p[L_KITTY] + c] * s[S_KITTY_IN_POT]
+        out[n + 2, c] = s[p[L_POT] + c]
+    t = s[S_TRICK]
+    if s[S_PHASE] == PH_PLAY:
+        for q in range(n):
+            c = s[p[L_TCARDS] + t * n + q]
+            if c >= 0:
+                out[n + 3, c] += 1
+    return out
+
+
+@njit(cache=True)
+def validate(p, s):
+    """0 if ``s`` is a consistent state for rules ``p``, else a positive code."""
+    n = p[P_N]
+    if s.shape[0] != p[L_STATE_SIZE]:
+        return 1
+    ph = s[S_PHASE]
+    if ph < PH_DEAL or ph > PH_OVER:
+        return 2
+    if s[S_HANDNO] < 0 or s[S_HANDNO] > p[P_MAX_HANDS]:
+        return 3
+    if s[S_DEALER] != (n - 1 + s[S_HANDNO]) % n and ph != PH_OVER:
+        return 4
+    if ph == PH_PASS or ph == PH_PLAY or ph == PH_MOON:
+        if s[S_CUR] < 0 or s[S_CUR] >= n:
+            return 5
+    if s[S_DEALT] < 0 or s[S_DEALT] > p[P_NCARDS]:
+        return 6
+    for c in range(K):
+        if s[p[L_UNDEALT] + c] < 0 or s[p[L_UNDEALT] + c] > p[P_DECK + c]:
+            return 7
+    for i in range(n * K):
+        if s[p[L_HANDS] + i] < 0 or s[p[L_PASSED] + i] < 0 or s[p[L_DEALT_HANDS] + i] < 0:
+            return 8
+    # Hand sizes implied by the counters.
+    dealt_each = np.zeros(n, np.int32)
+    d = s[S_DEALT]
+    for q in range(n):
+        cnt = 0
+        for c in range(K):
+            cnt += s[p[L_DEALT_HANDS] + q * K + c]
+        dealt_each[q] = cnt
+    total = 0
+    for q in range(n):
+        total += dealt_each[q]
+    if ph != PH_OVER and total != min(d, n * p[P_HAND]):
+        return 9
+    if ph == PH_PLAY:
+        t = s[S_TRICK]
+        if t < 0 or t >= p[P_HAND] or s[S_TLEN] < 0 or s[S_TLEN] >= n:
+            return 10
+        for q in range(n):
+            cnt = 0
+            for c in range(K):
+                cnt += s[p[L_HANDS] + q * K + c]
+            played = 0
+            for u in range(t + 1):
+                if s[p[L_TCARDS] + u * n + q] >= 0:
+                    played += 1
+            if cnt + played != p[P_HAND]:
+                return 11
+        # Conservation of every card type: hands + played + kitty = deck.
+        if ph == PH_PLAY:
+            for c in range(K):
+                tot = s[p[L_KITTY] + c]
+                for q in range(n):
+                    tot += s[p[L_HANDS] + q * K + c]
+                for u in range(t + 1):
+                    for q in range(n):
+                        if s[p[L_TCARDS] + u * n + q] == c:
+                            tot += 1
+                if tot != p[P_DECK + c]:
+                    return 12
+    for i in range(p[P_HAND] * n):
+        v = s[p[L_TCARDS] + i]
+        if v < -1 or v >= K:
+            return 13
+    return 0

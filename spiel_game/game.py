@@ -1,0 +1,282 @@
+"""The pyspiel adapter: GameType, GameInfo, Game, State and registration.
+
+This module only translates between OpenSpiel's API and the compiled rules in
+:mod:`spiel_game.engine`; it holds no rules of its own.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+from . import cards as C
+from . import engine as E
+from .rules import PARAMETER_DEFAULTS, RuleSet, GameParameterError
+
+__all__ = ["GAME_NAME", "CancellationHeartsGame", "CancellationHeartsState",
+           "IllegalActionError", "CorruptStateError", "GAME_TYPE"]
+
+GAME_NAME = "python_cancellation_hearts"
+
+
+class IllegalActionError(ValueError):
+    """An action that the rules do not allow in this state; the state is unchanged."""
+
+
+class CorruptStateError(ValueError):
+    """A serialized or assigned state is not a state of this game."""
+
+
+def _game_type(utility=pyspiel.GameType.Utility.GENERAL_SUM) -> pyspiel.GameType:
+    return pyspiel.GameType(
+        short_name=GAME_NAME,
+        long_name="Cancellation Hearts",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=utility,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=11,
+        min_num_players=2,
+        provides_information_state_string=True,
+        provides_information_state_tensor=True,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=dict(PARAMETER_DEFAULTS),
+    )
+
+
+GAME_TYPE = _game_type()
+
+_ERR_TEXT = {
+    E.ERR_TERMINAL: "the hand is over; no action is legal in a terminal state",
+    E.ERR_RANGE: "action {a} is not a card id (0..52)",
+    E.ERR_NOT_DEALT: "R4: {card} is not left in the undealt pack",
+    E.ERR_NOT_IN_HAND: "R7: {card} is not in player {p}'s hand",
+    E.ERR_FOLLOW: "R7: player {p} holds {suit} and must follow the suit led",
+    E.ERR_OPENING: "R6 B: the first trick must be opened with {opening}",
+    E.ERR_FIRST_LEAD: "R6 A: the first lead may not be a heart or the Black Maria "
+                      "while the hand holds another card",
+    E.ERR_HEARTS: "R9: hearts are not broken; QS or a non-heart must be led",
+    E.ERR_FIRST_TRICK_POINTS: "classic: no points (hearts, QS) on the first trick "
+                              "while the hand holds another card",
+    E.ERR_MOON: "R10: the shooter must choose moon:subtract (53) or moon:add (54), not {a}",
+}
+
+
+class CancellationHeartsGame(pyspiel.Game):
+    """Cancellation Hearts (RULES.md R1-R11) for any parameters of :class:`RuleSet`."""
+
+    def __init__(self, params: dict[str, Any] | None = None):
+        rules = RuleSet.from_params(params or {})
+        self.rules = rules
+        self._P = E.make_params(rules)
+        self._deals = self._deal_probs = None
+        if rules.deal == "whole":
+            from .deals import enumerate_deals
+            sizes = [rules.hand_size] * rules.players + (
+                [rules.kitty_size] if rules.kitty_size else [])
+            try:
+                self._deals, self._deal_probs = enumerate_deals(rules.deck_counts, sizes)
+            except ValueError as e:
+                raise GameParameterError(str(e)) from None
+            self._deal_outcomes = list(zip(range(len(self._deal_probs)),
+                                           self._deal_probs.tolist()))
+        lo, hi = rules.utility_range()
+        utype = pyspiel.GameType.Utility.GENERAL_SUM
+        usum = None
+        if rules.utility == "zero_sum":
+            utype, usum = pyspiel.GameType.Utility.ZERO_SUM, 0.0
+        elif (rules.moon == "off" or rules.total_points == 0) and \
+                rules.void_last_trick == "leader" and not rules.is_match:
+            utype, usum = pyspiel.GameType.Utility.CONSTANT_SUM, -float(rules.total_points)
+        hands = rules.num_hands_max
+        info = pyspiel.GameInfo(
+            num_distinct_actions=E.NUM_ACTIONS_WITH_MOON if rules.moon == "choose" else E.K,
+            max_chance_outcomes=(len(self._deal_probs) if self._deals is not None else E.K),
+            num_players=rules.players,
+            min_utility=lo,
+            max_utility=hi if hi > lo else lo + 1.0,
+            utility_sum=usum,
+            max_game_length=rules.decisions_per_hand * hands)
+        self._max_chance_nodes = (1 if self._deals is not None else rules.num_cards) * hands
+        super().__init__(_game_type(utype), info, dict(rules.params))
+        self._S0 = E.new_state(self._P)
+        self._state_cls = type("CancellationHeartsState", (CancellationHeartsState,),
+                               {"_game": self, "_P": self._P})
+
+    def new_initial_state(self) -> "CancellationHeartsState":
+        return self._state_cls(self)
+
+    def max_chance_nodes_in_history(self) -> int:
+        return self._max_chance_nodes
+
+    def make_py_observer(self, iig_obs_type=None, params=None):
+        from .observers import make_observer
+        return make_observer(self, iig_obs_type, params)
+
+    # Convenience for users and tests.
+    def state_from_actions(self, actions) -> "CancellationHeartsState":
+        """A state reached by applying ``actions`` (ints or card strings) from the start."""
+        st = self.new_initial_state()
+        for a in actions:
+            st.apply_action(st.string_to_action(a) if isinstance(a, str) else int(a))
+        return st
+
+    def __reduce__(self):
+        return (pyspiel.load_game, (GAME_NAME, dict(self.rules.params)))
+
+
+class CancellationHeartsState(pyspiel.State):
+    """A state of Cancellation Hearts: one int32 vector ``_s`` (see engine)."""
+
+    _game: CancellationHeartsGame
+    _P: np.ndarray
+
+    def __init__(self, game: CancellationHeartsGame):
+        super().__init__(game)
+        self._s = game._S0.copy()
+
+    # Deserialization and clone assign ``_s``: reject anything that is not a state.
+    def __setattr__(self, name, value):
+        if name == "_s":
+            value = _checked_state(self._P, value)
+        elif not name.startswith("__"):
+            raise CorruptStateError(
+                f"a Cancellation Hearts state has no attribute {name!r}; "
+                f"its only attribute is '_s'")
+        object.__setattr__(self, name, value)
+
+    # -------------------------------------------------------------- queries
+    @property
+    def rules(self) -> RuleSet:
+        return self._game.rules
+
+    def current_player(self) -> int:
+        return int(E.current_player(self._P, self._s))
+
+    def _legal_actions(self, player: int) -> list[int]:
+        if player != E.current_player(self._P, self._s):
+            return []
+        return E.legal_actions(self._P, self._s).tolist()
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        if self._s[E.S_PHASE] != E.PH_DEAL:
+            return []
+        if self._game._deals is not None:
+            return list(self._game._deal_outcomes)
+        acts, probs = E.chance_probabilities(self._P, self._s)
+        return list(zip(acts.tolist(), probs.tolist()))
+
+    def is_terminal(self) -> bool:
+        return bool(self._s[E.S_PHASE] == E.PH_OVER)
+
+    def returns(self) -> list[float]:
+        return E.returns(self._P, self._s).tolist()
+
+    def rewards(self) -> list[float]:
+        return self.returns()
+
+    # -------------------------------------------------------------- actions
+    def _apply_action(self, action: int) -> None:
+        s = self._s
+        if self._game._deals is not None and s[E.S_PHASE] == E.PH_DEAL:
+            if not 0 <= action < len(self._game._deals):
+                raise IllegalActionError(
+                    f"R4: deal outcome {action} does not exist; allowed 0.."
+                    f"{len(self._game._deals) - 1}")
+            E.apply_whole_deal(self._P, s, self._game._deals[action])
+            return
+        err = E.apply_action(self._P, s, action)
+        if err:
+            raise IllegalActionError(self._explain(err, action))
+
+    def _explain(self, err: int, action: int) -> str:
+        p = self.current_player()
+        card = C.card_to_string(action) if 0 <= action < E.K else str(action)
+        suit = ""
+        if err == E.ERR_FOLLOW:
+            suit = "CDHS"[int(E._led_suit(self._P, self._s))]
+        opening = C.card_to_string(int(self._P[E.P_OPENING])) if self._P[E.P_OPENING] >= 0 else ""
+        msg = _ERR_TEXT.get(err, "illegal action {a}").format(
+            a=action, card=card, p=p, suit=suit, opening=opening)
+        legal = [self._action_to_string(p, a) for a in self.legal_actions()]
+        return f"illegal action {action} ({card}) for player {p}: {msg}; legal: {legal}"
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        if self._game._deals is not None and player == pyspiel.PlayerId.CHANCE:
+            return _deal_string(self._game, action)
+        if action == E.MOON_SUBTRACT_ACTION:
+            return "moon:subtract"
+        if action == E.MOON_ADD_ACTION:
+            return "moon:add"
+        return C.card_to_string(action) if 0 <= action < E.K else f"action:{action}"
+
+    def string_to_action(self, text: str) -> int:
+        t = text.strip()
+        if t == "moon:subtract":
+            return E.MOON_SUBTRACT_ACTION
+        if t == "moon:add":
+            return E.MOON_ADD_ACTION
+        return C.string_to_card(t)
+
+    # -------------------------------------------------------------- views
+    def __str__(self) -> str:
+        from .render import state_to_text
+        return state_to_text(self)
+
+    def __reduce__(self):
+        return (_restore_state, (dict(self._game.rules.params), self.history()))
+
+    # Engine-level access for solvers (documented kernel API).
+    @property
+    def engine_state(self) -> np.ndarray:
+        """A read-only view of the engine state vector (see spiel_game.engine)."""
+        v = self._s.view()
+        v.setflags(write=False)
+        return v
+
+    @property
+    def engine_params(self) -> np.ndarray:
+        return self._P
+
+
+def _checked_state(P: np.ndarray, value) -> np.ndarray:
+    if not isinstance(value, np.ndarray) or value.dtype != np.int32 or value.ndim != 1:
+        raise CorruptStateError(
+            f"corrupted state: '_s' must be a 1-D int32 numpy array, got "
+            f"{type(value).__name__} {getattr(value, 'dtype', '')}")
+    if value.shape[0] != P[E.L_STATE_SIZE]:
+        raise CorruptStateError(
+            f"corrupted state: '_s' has {value.shape[0]} entries, this game's states "
+            f"have {int(P[E.L_STATE_SIZE])} (a state of another game's parameters?)")
+    code = E.validate(P, value)
+    if code:
+        raise CorruptStateError(
+            f"corrupted state: consistency check {code} failed "
+            f"(see spiel_game.engine.validate)")
+    return value
+
+
+def _restore_state(params, history):
+    game = pyspiel.load_game(GAME_NAME, params)
+    st = game.new_initial_state()
+    for a in history:
+        st.apply_action(a)
+    return st
+
+
+def _deal_string(game: CancellationHeartsGame, action: int) -> str:
+    if not 0 <= action < len(game._deals):
+        return f"deal:{action}"
+    d = game._deals[action]
+    parts = [f"P{q}[{C.cards_to_string(d[q])}]" for q in range(game.rules.players)]
+    if game.rules.kitty_size:
+        parts.append(f"kitty[{C.cards_to_string(d[game.rules.players])}]")
+    return f"deal:{action} " + " ".join(parts)
+
+
+pyspiel.register_game(GAME_TYPE, CancellationHeartsGame)

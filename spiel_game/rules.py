@@ -1,0 +1,389 @@
+"""The rule set of one game: parameters, validation, deck construction.
+
+``RuleSet`` is a frozen, validated value built from pyspiel game parameters
+(:func:`RuleSet.from_params`). Every rule variant of RULES.md is a field; the
+engine receives it as a flat ``int32`` vector (:meth:`RuleSet.engine_params`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any, Mapping
+
+import numpy as np
+
+from . import cards as C
+
+__all__ = ["RuleSet", "PARAMETER_DEFAULTS", "PRESETS", "preset", "GameParameterError"]
+
+
+class GameParameterError(ValueError):
+    """A game parameter is unknown or has a value the rules do not allow."""
+
+
+#: Public parameters of ``python_cancellation_hearts`` and their defaults.
+#: ``players`` and ``packs`` default to 6 and 2, except for ``deck="classic"``
+#: where they default to 4 and 1 (OpenSpiel's ``hearts``).
+PARAMETER_DEFAULTS: dict[str, Any] = {
+    "players": 6,
+    "deck": "balanced",
+    "packs": 2,
+    "suits": "CDHS",
+    "ranks": "23456789TJQKA",
+    "pass_count": -1,
+    "pass_offset": 1,
+    "first_lead": "scheme",
+    "void_last_trick": "leader",
+    "points_on_first_trick": "scheme",
+    "moon": "add",
+    "moon_points": 26,
+    "target_score": 0,
+    "max_hands": 100,
+    "utility": "points",
+    "deal": "cards",
+}
+
+_CHOICES = {
+    "deck": ("balanced", "kitty", "classic", "custom"),
+    "first_lead": ("scheme", "opening_card", "left_of_dealer"),
+    "void_last_trick": ("leader", "discard"),
+    "points_on_first_trick": ("scheme", "allowed", "forbidden"),
+    "moon": ("add", "subtract", "choose", "both", "off"),
+    "utility": ("points", "zero_sum"),
+    "deal": ("cards", "whole"),
+}
+
+#: R5 B: "at most a quarter of the hand", by number of players.
+_BALANCED_PASS = {5: 5, 6: 4, 7: 3, 8: 3, 9: 2, 10: 2, 11: 2}
+
+# Engine parameter vector layout (indices into ``RuleSet.engine_params()``).
+P_N, P_HAND, P_KITTY, P_NCARDS, P_PASS, P_PASS_OFFSET = 0, 1, 2, 3, 4, 5
+P_FIRST_LEAD, P_OPENING, P_VOID_LAST, P_NO_PTS_FIRST = 6, 7, 8, 9
+P_MOON, P_MOON_PTS, P_TARGET, P_MAX_HANDS, P_UTILITY = 10, 11, 12, 13, 14
+P_TOTAL_PTS, P_MAX_COPIES = 15, 16
+P_DECK = 20                     # 53 copy counts
+P_SIZE = P_DECK + C.NUM_CARD_TYPES
+
+FIRST_LEAD_OPENING, FIRST_LEAD_LEFT = 0, 1
+VOID_LEADER, VOID_DISCARD = 0, 1
+MOON_OFF, MOON_ADD, MOON_SUBTRACT, MOON_CHOOSE, MOON_BOTH = 0, 1, 2, 3, 4
+_MOON_CODE = {"off": MOON_OFF, "add": MOON_ADD, "subtract": MOON_SUBTRACT,
+              "choose": MOON_CHOOSE, "both": MOON_BOTH}
+UTIL_POINTS, UTIL_ZERO_SUM = 0, 1
+
+
+def _balanced_deck(players: int, packs: int) -> tuple[np.ndarray, str]:
+    """R3 B: the deck table. Returns (copy counts, description)."""
+    deck = np.zeros(C.NUM_CARD_TYPES, np.int32)
+    deck[:52] = packs
+    two_c, two_d, two_s = C.card("2", "C"), C.card("2", "D"), C.card("2", "S")
+    if packs == 3:
+        deck[two_c] -= 2
+        return deck, "three packs less two 2C"
+    table = {
+        5: ({C.JOKER: 1}, "one joker added"),
+        6: ({two_c: -1, two_d: -1}, "one 2C and one 2D removed"),
+        7: ({C.JOKER: 1}, "one joker added"),
+        8: ({C.JOKER: 1, two_c: -1}, "one joker added, one 2C removed"),
+        9: ({two_c: -1, two_d: -2, two_s: -2}, "one 2C, both 2D, both 2S removed"),
+        10: ({two_c: -1, two_d: -2, two_s: -1}, "one 2C, both 2D, one 2S removed"),
+        11: ({two_c: -1, two_d: -2, two_s: -2}, "one 2C, both 2D, both 2S removed"),
+    }
+    changes, text = table[players]
+    for c, d in changes.items():
+        deck[c] += d
+    return deck, text
+
+
+@dataclasses.dataclass(frozen=True)
+class RuleSet:
+    """A validated set of rules. Build it with :meth:`from_params`."""
+
+    players: int
+    deck: str
+    packs: int
+    suits: str
+    ranks: str
+    pass_count: int              # resolved (never -1)
+    pass_offset: int
+    first_lead: str              # resolved: opening_card | left_of_dealer
+    void_last_trick: str
+    no_points_first_trick: bool  # resolved from points_on_first_trick
+    moon: str
+    moon_points: int
+    target_score: int
+    max_hands: int
+    utility: str
+    deal: str
+    deck_counts: tuple[int, ...]  # copies of each of the 53 card types
+    hand_size: int
+    kitty_size: int
+    opening_card: int             # -1 when first_lead is left_of_dealer
+    deck_description: str
+    params: tuple[tuple[str, Any], ...]  # the full parameter dict, as given + defaults
+
+    # ------------------------------------------------------------------ build
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any] | None = None) -> "RuleSet":
+        """Validate pyspiel-style parameters; raise GameParameterError if wrong."""
+        given = dict(params or {})
+        unknown = sorted(set(given) - set(PARAMETER_DEFAULTS))
+        if unknown:
+            raise GameParameterError(
+                f"unknown parameter(s) {unknown} for python_cancellation_hearts; "
+                f"allowed: {sorted(PARAMETER_DEFAULTS)}")
+        p = dict(PARAMETER_DEFAULTS)
+        for k, v in given.items():
+            want = type(PARAMETER_DEFAULTS[k])
+            if want is int and isinstance(v, float) and v == int(v):
+                v = int(v)
+            if not isinstance(v, want) or (want is int and isinstance(v, bool)):
+                raise GameParameterError(
+                    f"parameter {k!r} must be of type {want.__name__}, got {v!r}")
+            p[k] = v
+        for k, allowed in _CHOICES.items():
+            if p[k] not in allowed:
+                raise GameParameterError(
+                    f"parameter {k!r} = {p[k]!r} is not allowed; allowed: {list(allowed)}")
+        deck = p["deck"]
+        if deck == "classic":
+            if "players" not in given:
+                p["players"] = 4
+            if "packs" not in given:
+                p["packs"] = 1
+        n, packs = p["players"], p["packs"]
+
+        # R1 / R3: player counts and packs per scheme.
+        if deck == "classic":
+            if n != 4 or packs != 1:
+                raise GameParameterError(
+                    f"deck='classic' is one pack and 4 players (OpenSpiel's hearts); "
+                    f"got players={n}, packs={packs}")
+        elif deck == "balanced":
+            if packs == 2 and not 5 <= n <= 11:
+                raise GameParameterError(
+                    f"players={n} is impossible for deck='balanced' (R1/R3 B): allowed 5..11")
+            if packs == 3 and n != 11:
+                raise GameParameterError(
+                    f"packs=3 with deck='balanced' is only B's 11-player variant; got players={n}")
+            if packs not in (2, 3):
+                raise GameParameterError(
+                    f"packs={packs} is not allowed for deck='balanced': allowed 2, or 3 with 11 players")
+        elif deck == "kitty":
+            if packs != 2:
+                raise GameParameterError(
+                    f"packs={packs} is not allowed for deck='kitty' (R3 A): allowed 2")
+            if not 5 <= n <= 11:
+                raise GameParameterError(
+                    f"players={n} is impossible for deck='kitty' (R1/R3 A): allowed 5..11")
+        else:  # custom
+            if not 2 <= n <= 11:
+                raise GameParameterError(
+                    f"players={n} is impossible for deck='custom': allowed 2..11")
+            if not 1 <= packs <= 4:
+                raise GameParameterError(
+                    f"packs={packs} is not allowed for deck='custom': allowed 1..4")
+
+        suits, ranks = p["suits"].upper(), p["ranks"].upper()
+        if deck != "custom" and (suits != "CDHS" or ranks != C.RANKS):
+            raise GameParameterError(
+                f"suits/ranks can only be changed with deck='custom'; got deck={deck!r}")
+        if not suits or any(s not in C.SUITS for s in suits) or len(set(suits)) != len(suits):
+            raise GameParameterError(
+                f"suits={p['suits']!r}: expected distinct letters from 'CDHS'")
+        if not ranks or any(r not in C.RANKS for r in ranks) or len(set(ranks)) != len(ranks):
+            raise GameParameterError(
+                f"ranks={p['ranks']!r}: expected distinct characters from '{C.RANKS}'")
+
+        # Deck.
+        kitty = 0
+        if deck == "balanced":
+            counts, text = _balanced_deck(n, packs)
+        elif deck == "kitty":
+            counts = np.zeros(C.NUM_CARD_TYPES, np.int32)
+            counts[:52] = 2
+            kitty = 104 % n
+            text = f"two packs, {kitty} card(s) in the kitty"
+        elif deck == "classic":
+            counts = np.zeros(C.NUM_CARD_TYPES, np.int32)
+            counts[:52] = 1
+            text = "one pack"
+        else:
+            counts = np.zeros(C.NUM_CARD_TYPES, np.int32)
+            for s in suits:
+                for r in ranks:
+                    counts[C.card(r, s)] = packs
+            text = f"{packs} cop{'y' if packs == 1 else 'ies'} of {ranks} in {suits}"
+            if counts.sum() % n:
+                raise GameParameterError(
+                    f"custom deck of {int(counts.sum())} cards ({text}) cannot be dealt "
+                    f"evenly to {n} players; choose suits/ranks/packs so that "
+                    f"the number of cards is a multiple of {n}")
+        total = int(counts.sum())
+        hand = (total - kitty) // n
+
+        # R5 pass count.
+        pc = p["pass_count"]
+        if pc == -1:
+            pc = {"balanced": _BALANCED_PASS.get(n, 2), "kitty": 3, "classic": 3,
+                  "custom": hand // 4}[deck]
+        if not 0 <= pc <= hand:
+            raise GameParameterError(
+                f"pass_count={p['pass_count']} is not allowed: allowed -1 (the scheme's "
+                f"rule) or 0..{hand} (the hand size)")
+        off = p["pass_offset"]
+        if not -(n - 1) <= off <= n - 1:
+            raise GameParameterError(
+                f"pass_offset={off} is not allowed: a seat offset in {-(n - 1)}..{n - 1} "
+                f"(+1 left, -1 right, 0 no pass)")
+
+        # R6 first lead.
+        fl = p["first_lead"]
+        if fl == "scheme":
+            fl = "opening_card" if deck in ("balanced", "classic") else "left_of_dealer"
+        opening = -1
+        if fl == "opening_card":
+            if counts[C.JOKER] == 1:
+                opening = C.JOKER
+            else:
+                clubs = [c for c in range(52) if c % 4 == C.CLUBS and counts[c] > 0]
+                if clubs and counts[clubs[0]] == 1 and kitty == 0:
+                    opening = clubs[0]
+            if opening < 0:
+                raise GameParameterError(
+                    f"first_lead='opening_card' needs a unique lowest club or a joker "
+                    f"dealt to a player, which deck={deck!r} ({text}) does not have; "
+                    f"use first_lead='left_of_dealer'")
+        pof = p["points_on_first_trick"]
+        no_pts_first = (deck == "classic") if pof == "scheme" else (pof == "forbidden")
+
+        if p["moon_points"] < 0:
+            raise GameParameterError(f"moon_points={p['moon_points']} must be >= 0")
+        if p["target_score"] < 0:
+            raise GameParameterError(
+                f"target_score={p['target_score']} must be 0 (one hand) or positive (a match)")
+        if p["max_hands"] < 1:
+            raise GameParameterError(f"max_hands={p['max_hands']} must be >= 1")
+
+        p["suits"], p["ranks"] = suits, ranks
+        return cls(
+            players=n, deck=deck, packs=packs, suits=suits, ranks=ranks,
+            pass_count=pc, pass_offset=off, first_lead=fl,
+            void_last_trick=p["void_last_trick"], no_points_first_trick=no_pts_first,
+            moon=p["moon"], moon_points=p["moon_points"], target_score=p["target_score"],
+            max_hands=p["max_hands"], utility=p["utility"], deal=p["deal"],
+            deck_counts=tuple(int(x) for x in counts), hand_size=hand,
+            kitty_size=kitty, opening_card=opening, deck_description=text,
+            params=tuple(sorted(p.items())))
+
+    # ------------------------------------------------------------- derived
+    @property
+    def num_cards(self) -> int:
+        return sum(self.deck_counts)
+
+    @property
+    def total_points(self) -> int:
+        return int(np.dot(self.deck_counts, C.POINTS_OF))
+
+    @property
+    def is_match(self) -> bool:
+        return self.target_score > 0
+
+    @property
+    def passes(self) -> bool:
+        return self.pass_count > 0 and self.pass_offset % self.players != 0
+
+    @property
+    def num_hands_max(self) -> int:
+        return self.max_hands if self.is_match else 1
+
+    @property
+    def decisions_per_hand(self) -> int:
+        d = self.players * self.hand_size
+        if self.passes:
+            d += self.players * self.pass_count
+        if self.moon == "choose":
+            d += 1
+        return d
+
+    def hand_points_range(self) -> tuple[int, int]:
+        """(min, max) points one player can end one hand with, moon rule applied."""
+        tp, mp = self.total_points, self.moon_points
+        lo, hi = 0, tp
+        if self.moon in ("subtract", "both", "choose") and tp > 0:
+            lo = min(lo, tp - mp)
+        if self.moon in ("add", "both", "choose") and tp > 0:
+            hi = max(hi, mp)          # a non-shooter took nothing and gets +mp
+        return lo, hi
+
+    def utility_range(self) -> tuple[float, float]:
+        lo, hi = self.hand_points_range()
+        h = self.num_hands_max
+        if self.is_match:
+            # A match stops once someone reaches the target; before the last hand
+            # everyone is below it.
+            plo = lo * h if lo < 0 else 0
+            phi = self.target_score - 1 + hi if hi > 0 else 0
+            phi = max(phi, hi)
+        else:
+            plo, phi = lo, hi
+        if self.utility == "points":
+            return float(-phi), float(-plo)
+        # zero_sum: mean of the others minus own.
+        return float(plo - phi), float(phi - plo)
+
+    def engine_params(self) -> np.ndarray:
+        """The flat int32 vector the engine kernels read (layout P_* above)."""
+        v = np.zeros(P_SIZE, np.int32)
+        v[P_N], v[P_HAND], v[P_KITTY] = self.players, self.hand_size, self.kitty_size
+        v[P_NCARDS] = self.num_cards
+        v[P_PASS] = self.pass_count if self.passes else 0
+        v[P_PASS_OFFSET] = self.pass_offset % self.players if self.passes else 0
+        v[P_FIRST_LEAD] = FIRST_LEAD_OPENING if self.first_lead == "opening_card" else FIRST_LEAD_LEFT
+        v[P_OPENING] = self.opening_card
+        v[P_VOID_LAST] = VOID_LEADER if self.void_last_trick == "leader" else VOID_DISCARD
+        v[P_NO_PTS_FIRST] = int(self.no_points_first_trick)
+        v[P_MOON] = _MOON_CODE[self.moon] if self.total_points > 0 else MOON_OFF
+        v[P_MOON_PTS] = self.moon_points
+        v[P_TARGET] = self.target_score
+        v[P_MAX_HANDS] = self.num_hands_max
+        v[P_UTILITY] = UTIL_POINTS if self.utility == "points" else UTIL_ZERO_SUM
+        v[P_TOTAL_PTS] = self.total_points
+        v[P_MAX_COPIES] = max(self.deck_counts)
+        v[P_DECK:P_DECK + C.NUM_CARD_TYPES] = self.deck_counts
+        v.setflags(write=False)
+        return v
+
+    def num_whole_deals(self) -> int:
+        """Number of distinct deals (hands and kitty as multisets)."""
+        n, h, k = self.players, self.hand_size, self.kitty_size
+        # Count assignments of copies to seats: product over card types handled by
+        # generating function; computed exactly by dynamic programming on seats.
+        from .deals import count_deals
+        return count_deals(self.deck_counts, [h] * n + ([k] if k else []))
+
+    def describe(self) -> str:
+        return (f"{self.players} players, {self.deck} deck ({self.deck_description}, "
+                f"{self.num_cards} cards, {self.hand_size} each"
+                + (f", kitty {self.kitty_size}" if self.kitty_size else "") + ")")
+
+
+#: Named parameter sets. Every preset has a golden playthrough in tests/playthroughs.
+PRESETS: dict[str, dict[str, Any]] = {
+    "default": {},
+    "balanced5": {"players": 5},
+    "balanced11": {"players": 11},
+    "balanced11_3packs": {"players": 11, "packs": 3},
+    "kitty7": {"deck": "kitty", "players": 7},
+    "classic": {"deck": "classic", "moon": "both"},
+    "match6": {"players": 6, "target_score": 60, "moon": "choose"},
+    "tiny": {"deck": "custom", "players": 2, "suits": "HS", "ranks": "QKA",
+             "pass_count": 0, "deal": "whole"},
+}
+
+
+def preset(name: str) -> dict[str, Any]:
+    if name not in PRESETS:
+        raise KeyError(f"unknown preset {name!r}; known: {sorted(PRESETS)}")
+    return dict(PRESETS[name])
