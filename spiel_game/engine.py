@@ -621,8 +621,14 @@ def card_locations(p, s):
 
 @njit(cache=True)
 def validate(p, s):
-    """0 if ``s`` is a consistent state for rules ``p``, else a positive code."""
+    """0 if ``s`` is a consistent state for rules ``p``, else a positive code.
+
+    Checks ranges, the dealer/pass-offset of the hand, hand sizes against the
+    counters, conservation of every card type (undealt + hands + passed in
+    flight + kitty + played = deck) and conservation of points.
+    """
     n = p[P_N]
+    T = p[P_HAND]
     if s.shape[0] != p[L_STATE_SIZE]:
         return 1
     ph = s[S_PHASE]
@@ -630,60 +636,88 @@ def validate(p, s):
         return 2
     if s[S_HANDNO] < 0 or s[S_HANDNO] > p[P_MAX_HANDS]:
         return 3
-    if s[S_DEALER] != (n - 1 + s[S_HANDNO]) % n and ph != PH_OVER:
-        return 4
+    if ph != PH_OVER:
+        if s[S_DEALER] != (n - 1 + s[S_HANDNO]) % n:
+            return 4
+        off = p[P_PASS_OFFSET]
+        if s[S_HANDNO] % 2 == 1:
+            off = (n - off) % n
+        if s[S_PASSOFF] != off:
+            return 4
     if ph == PH_PASS or ph == PH_PLAY or ph == PH_MOON:
         if s[S_CUR] < 0 or s[S_CUR] >= n:
             return 5
+    if ph == PH_DEAL and s[S_CUR] != CHANCE:
+        return 5
     if s[S_DEALT] < 0 or s[S_DEALT] > p[P_NCARDS]:
         return 6
-    for c in range(K):
-        if s[p[L_UNDEALT] + c] < 0 or s[p[L_UNDEALT] + c] > p[P_DECK + c]:
-            return 7
+    if ph != PH_DEAL and s[S_DEALT] != p[P_NCARDS]:
+        return 6
     for i in range(n * K):
         if s[p[L_HANDS] + i] < 0 or s[p[L_PASSED] + i] < 0 or s[p[L_DEALT_HANDS] + i] < 0:
             return 8
-    # Hand sizes implied by the counters.
-    dealt_each = np.zeros(n, np.int32)
-    d = s[S_DEALT]
-    for q in range(n):
-        cnt = 0
-        for c in range(K):
-            cnt += s[p[L_DEALT_HANDS] + q * K + c]
-        dealt_each[q] = cnt
+    for c in range(K):
+        if s[p[L_UNDEALT] + c] < 0 or s[p[L_KITTY] + c] < 0 or s[p[L_POT] + c] < 0:
+            return 7
+    for i in range(T * n):
+        v = s[p[L_TCARDS] + i]
+        if v < -1 or v >= K:
+            return 13
+    if s[S_TRICK] < 0 or s[S_TRICK] > T or s[S_TLEN] < 0 or s[S_TLEN] >= n:
+        return 10
+    # Dealt cards agree with the deal counter.
     total = 0
-    for q in range(n):
-        total += dealt_each[q]
-    if ph != PH_OVER and total != min(d, n * p[P_HAND]):
+    for i in range(n * K):
+        total += s[p[L_DEALT_HANDS] + i]
+    kit = 0
+    for c in range(K):
+        kit += s[p[L_KITTY] + c]
+    d = s[S_DEALT]
+    if total != min(d, n * T) or kit != max(0, d - n * T):
         return 9
+    # Conservation of every card type.
+    in_flight = ph == PH_PASS
+    played_cards = 0
+    for c in range(K):
+        tot = s[p[L_UNDEALT] + c] + s[p[L_KITTY] + c]
+        for q in range(n):
+            tot += s[p[L_HANDS] + q * K + c]
+            if in_flight:
+                tot += s[p[L_PASSED] + q * K + c]
+        for i in range(T * n):
+            if s[p[L_TCARDS] + i] == c:
+                tot += 1
+                played_cards += 1
+        if tot != p[P_DECK + c]:
+            return 12
+    if ph == PH_PLAY and played_cards != s[S_TRICK] * n + s[S_TLEN]:
+        return 11
     if ph == PH_PLAY:
-        t = s[S_TRICK]
-        if t < 0 or t >= p[P_HAND] or s[S_TLEN] < 0 or s[S_TLEN] >= n:
-            return 10
         for q in range(n):
             cnt = 0
             for c in range(K):
                 cnt += s[p[L_HANDS] + q * K + c]
             played = 0
-            for u in range(t + 1):
+            for u in range(T):
                 if s[p[L_TCARDS] + u * n + q] >= 0:
                     played += 1
-            if cnt + played != p[P_HAND]:
+            if cnt + played != T:
                 return 11
-        # Conservation of every card type: hands + played + kitty = deck.
-        if ph == PH_PLAY:
+    # Conservation of points over completed tricks (hand not yet scored).
+    if ph == PH_PLAY or ph == PH_MOON:
+        pts = 0
+        for u in range(s[S_TRICK]):
+            for q in range(n):
+                pts += POINTS_OF[s[p[L_TCARDS] + u * n + q]]
+        if s[S_KITTY_IN_POT] == 0 and p[P_KITTY] > 0:
             for c in range(K):
-                tot = s[p[L_KITTY] + c]
-                for q in range(n):
-                    tot += s[p[L_HANDS] + q * K + c]
-                for u in range(t + 1):
-                    for q in range(n):
-                        if s[p[L_TCARDS] + u * n + q] == c:
-                            tot += 1
-                if tot != p[P_DECK + c]:
-                    return 12
-    for i in range(p[P_HAND] * n):
-        v = s[p[L_TCARDS] + i]
-        if v < -1 or v >= K:
-            return 13
+                pts += s[p[L_KITTY] + c] * POINTS_OF[c]
+        got = s[S_POTPTS] + s[S_DISCARDED]
+        if s[S_KITTY_IN_POT] == 1:
+            for c in range(K):
+                got -= s[p[L_KITTY] + c] * POINTS_OF[c]
+        for q in range(n):
+            got += s[p[L_POINTS] + q]
+        if got != pts:
+            return 14
     return 0

@@ -138,17 +138,25 @@ class CancellationHeartsState(pyspiel.State):
 
     def __init__(self, game: CancellationHeartsGame):
         super().__init__(game)
-        self._s = game._S0.copy()
+        object.__setattr__(self, "_b", _Box(game._S0.copy()))
 
-    # Deserialization and clone assign ``_s``: reject anything that is not a state.
+    # pyspiel clones a Python state by deep-copying its ``__dict__`` (``{"_b": box}``)
+    # and deserializes it by unpickling that dict. A box that comes out of
+    # ``deepcopy`` is trusted; one that comes out of ``pickle`` is an
+    # ``_UntrustedBox`` and is checked by ``engine.validate`` before use.
     def __setattr__(self, name, value):
-        if name == "_s":
-            value = _checked_state(self._P, value)
+        if name == "_b":
+            if type(value) is not _Box:
+                value = _Box(_checked_state(self._P, getattr(value, "a", value)))
         elif not name.startswith("__"):
             raise CorruptStateError(
                 f"a Cancellation Hearts state has no attribute {name!r}; "
-                f"its only attribute is '_s'")
+                f"its only attribute is '_b' (the engine state vector)")
         object.__setattr__(self, name, value)
+
+    @property
+    def _s(self) -> np.ndarray:
+        return self._b.a
 
     # -------------------------------------------------------------- queries
     @property
@@ -156,12 +164,27 @@ class CancellationHeartsState(pyspiel.State):
         return self._game.rules
 
     def current_player(self) -> int:
-        return int(E.current_player(self._P, self._s))
+        return int(E.current_player(self._P, self._b.a))
 
     def _legal_actions(self, player: int) -> list[int]:
-        if player != E.current_player(self._P, self._s):
+        if player != E.current_player(self._P, self._b.a):
             return []
-        return E.legal_actions(self._P, self._s).tolist()
+        return E.legal_actions(self._P, self._b.a).tolist()
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        """Same as pyspiel's ``State.legal_actions``, answered without a C++ round trip."""
+        s = self._b.a
+        cur = E.current_player(self._P, s)
+        if player is not None and player != cur:
+            return []
+        if cur == E.TERMINAL:
+            return []
+        if cur == E.CHANCE and self._game._deals is not None:
+            return list(range(len(self._game._deals)))
+        return E.legal_actions(self._P, s).tolist()
+
+    def is_chance_node(self) -> bool:
+        return bool(self._b.a[E.S_PHASE] == E.PH_DEAL)
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         if self._s[E.S_PHASE] != E.PH_DEAL:
@@ -172,7 +195,7 @@ class CancellationHeartsState(pyspiel.State):
         return list(zip(acts.tolist(), probs.tolist()))
 
     def is_terminal(self) -> bool:
-        return bool(self._s[E.S_PHASE] == E.PH_OVER)
+        return bool(self._b.a[E.S_PHASE] == E.PH_OVER)
 
     def returns(self) -> list[float]:
         return E.returns(self._P, self._s).tolist()
@@ -182,7 +205,7 @@ class CancellationHeartsState(pyspiel.State):
 
     # -------------------------------------------------------------- actions
     def _apply_action(self, action: int) -> None:
-        s = self._s
+        s = self._b.a
         if self._game._deals is not None and s[E.S_PHASE] == E.PH_DEAL:
             if not 0 <= action < len(self._game._deals):
                 raise IllegalActionError(
@@ -235,13 +258,36 @@ class CancellationHeartsState(pyspiel.State):
     @property
     def engine_state(self) -> np.ndarray:
         """A read-only view of the engine state vector (see spiel_game.engine)."""
-        v = self._s.view()
+        v = self._b.a.view()
         v.setflags(write=False)
         return v
 
     @property
     def engine_params(self) -> np.ndarray:
         return self._P
+
+
+class _Box:
+    """Holds the engine state vector; ``deepcopy`` copies it (trusted), while
+    ``pickle`` turns it into an :class:`_UntrustedBox` that is validated on load."""
+
+    __slots__ = ("a",)
+
+    def __init__(self, a):
+        self.a = a
+
+    def __deepcopy__(self, memo):
+        return _Box(self.a.copy())
+
+    def __reduce__(self):
+        return (_UntrustedBox, (self.a,))
+
+
+class _UntrustedBox:
+    __slots__ = ("a",)
+
+    def __init__(self, a):
+        self.a = a
 
 
 def _checked_state(P: np.ndarray, value) -> np.ndarray:

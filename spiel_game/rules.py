@@ -23,8 +23,8 @@ class GameParameterError(ValueError):
 
 
 #: Public parameters of ``python_cancellation_hearts`` and their defaults.
-#: ``players`` and ``packs`` default to 6 and 2, except for ``deck="classic"``
-#: where they default to 4 and 1 (OpenSpiel's ``hearts``).
+#: ``deck="classic"`` needs ``players=4, packs=1`` given explicitly (pyspiel
+#: fills in defaults, so they cannot be inferred); the preset ``classic`` does it.
 PARAMETER_DEFAULTS: dict[str, Any] = {
     "players": 6,
     "deck": "balanced",
@@ -147,18 +147,14 @@ class RuleSet:
                 raise GameParameterError(
                     f"parameter {k!r} = {p[k]!r} is not allowed; allowed: {list(allowed)}")
         deck = p["deck"]
-        if deck == "classic":
-            if "players" not in given:
-                p["players"] = 4
-            if "packs" not in given:
-                p["packs"] = 1
         n, packs = p["players"], p["packs"]
 
         # R1 / R3: player counts and packs per scheme.
         if deck == "classic":
             if n != 4 or packs != 1:
                 raise GameParameterError(
-                    f"deck='classic' is one pack and 4 players (OpenSpiel's hearts); "
+                    f"deck='classic' is one pack and 4 players (OpenSpiel's hearts): "
+                    f"pass players=4 and packs=1 (or use the preset 'classic'); "
                     f"got players={n}, packs={packs}")
         elif deck == "balanced":
             if packs == 2 and not 5 <= n <= 11:
@@ -376,7 +372,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     "balanced11": {"players": 11},
     "balanced11_3packs": {"players": 11, "packs": 3},
     "kitty7": {"deck": "kitty", "players": 7},
-    "classic": {"deck": "classic", "moon": "both"},
+    "classic": {"deck": "classic", "players": 4, "packs": 1, "moon": "both"},
     "match6": {"players": 6, "target_score": 60, "moon": "choose"},
     "tiny": {"deck": "custom", "players": 2, "suits": "HS", "ranks": "QKA",
              "pass_count": 0, "deal": "whole"},
