@@ -1,0 +1,1 @@
+"""Experiments: each module runs one experiment and writes results with metadata."""

@@ -1,0 +1,113 @@
+"""Issue-2 speed figures, measured side by side in one process.
+
+* cost per action of random play through the pyspiel API (``legal_actions`` +
+  ``apply_action``, chance included) against OpenSpiel's own
+  ``python_tic_tac_toe`` driven the same way (goal: ratio <= 0.5);
+* ``clone()`` of a mid-hand 6-player state against ``clone()`` of a mid-game
+  ``python_tic_tac_toe`` state (goal: ratio <= 1).
+
+Interleaved repeats, medians and ratios (machines here are shared and noisy).
+``python -m experiments.bench_engine [--repeats R] [--out results/bench/engine.json]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+import pyspiel
+from open_spiel.python.games import tic_tac_toe  # noqa: F401  (registers python_tic_tac_toe)
+
+import spiel_game
+from spiel_game import engine as E
+
+from .metadata import metadata, write_result
+
+
+def per_action_seconds(game, n_games: int, seed: int) -> float:
+    rng = np.random.default_rng(seed)
+    actions = 0
+    t0 = time.perf_counter()
+    for _ in range(n_games):
+        st = game.new_initial_state()
+        while not st.is_terminal():
+            la = st.legal_actions()
+            st.apply_action(la[int(rng.integers(len(la)))])
+            actions += 1
+    return (time.perf_counter() - t0) / actions
+
+
+def clone_seconds(state, number: int) -> float:
+    t0 = time.perf_counter()
+    for _ in range(number):
+        state.clone()
+    return (time.perf_counter() - t0) / number
+
+
+def mid_hand_state(game, seed: int):
+    rng = np.random.default_rng(seed)
+    st = game.new_initial_state()
+    target = game.rules.players * game.rules.hand_size // 2
+    while st.is_chance_node() or st.engine_state[E.S_NPLAYED] < target:
+        la = st.legal_actions()
+        st.apply_action(la[int(rng.integers(len(la)))])
+    return st
+
+
+def run(repeats: int = 7, seed: int = 0) -> dict:
+    ours = pyspiel.load_game(spiel_game.GAME_NAME, {"players": 6})
+    ttt = pyspiel.load_game("python_tic_tac_toe")
+    per_action_seconds(ours, 2, seed)          # compile / warm up
+    per_action_seconds(ttt, 20, seed)
+    t_st = ttt.new_initial_state()
+    for a in (4, 0, 8, 2):
+        t_st.apply_action(a)
+    o_st = mid_hand_state(ours, seed)
+    rows = {"action_ours": [], "action_ttt": [], "clone_ours": [], "clone_ttt": []}
+    for r in range(repeats):
+        rows["action_ours"].append(per_action_seconds(ours, 20, seed + r))
+        rows["action_ttt"].append(per_action_seconds(ttt, 400, seed + r))
+        rows["clone_ours"].append(clone_seconds(o_st, 20000))
+        rows["clone_ttt"].append(clone_seconds(t_st, 20000))
+    med = {k: statistics.median(v) for k, v in rows.items()}
+    ratios_a = [a / b for a, b in zip(rows["action_ours"], rows["action_ttt"])]
+    ratios_c = [a / b for a, b in zip(rows["clone_ours"], rows["clone_ttt"])]
+    return {
+        "median_us": {k: v * 1e6 for k, v in med.items()},
+        "action_cost_ratio_vs_python_tic_tac_toe": statistics.median(ratios_a),
+        "clone_cost_ratio_vs_python_tic_tac_toe": statistics.median(ratios_c),
+        "repeats": repeats,
+        "goals": {"action_cost_ratio": "<= 0.5", "clone_cost_ratio": "<= 1.0"},
+    }
+
+
+def table(res: dict) -> str:
+    m = res["median_us"]
+    return "\n".join([
+        "| figure | ours | anchor (python_tic_tac_toe) | ratio (median) | goal |",
+        "|---|---|---|---|---|",
+        f"| random play, cost per action | {m['action_ours']:.2f} us | {m['action_ttt']:.2f} us "
+        f"| {res['action_cost_ratio_vs_python_tic_tac_toe']:.2f} | <= 0.5 |",
+        f"| clone(), mid-hand 6 players vs mid-game | {m['clone_ours']:.2f} us | "
+        f"{m['clone_ttt']:.2f} us | {res['clone_cost_ratio_vs_python_tic_tac_toe']:.2f} | <= 1.0 |",
+    ])
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m experiments.bench_engine")
+    ap.add_argument("--repeats", type=int, default=7)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", default="results/bench/engine.json")
+    args = ap.parse_args(argv)
+    res = run(args.repeats, args.seed)
+    print(table(res))
+    write_result(args.out, res, metadata(vars(args), args.seed))
+    print(f"written to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
