@@ -54,6 +54,7 @@ S_PHASE, S_CUR, S_DEALT, S_DEALER, S_HANDNO, S_PASSOFF = 0, 1, 2, 3, 4, 5
 S_NPASS, S_NPLAYED, S_TRICK, S_LEADER, S_TLEN, S_BROKEN = 6, 7, 8, 9, 10, 11
 S_POTPTS, S_POTN, S_KITTY_IN_POT, S_SHOOTER, S_VOIDS, S_CANCELS = 12, 13, 14, 15, 16, 17
 S_MOON_CHOICE, S_AARD_TRY, S_AARD_WIN, S_POT_AT_LAST, S_DISCARDED = 18, 19, 20, 21, 22
+S_MOONS = 23        # S_VOIDS, S_CANCELS, S_AARD_*, S_POT_AT_LAST, S_MOONS count over a match
 S_NSCALARS = 24
 
 # Offsets of the array fields live in the params vector after the rules.
@@ -140,12 +141,7 @@ def _reset_hand(p, s):
     s[S_POTN] = 0
     s[S_KITTY_IN_POT] = 0
     s[S_SHOOTER] = -1
-    s[S_VOIDS] = 0
-    s[S_CANCELS] = 0
     s[S_MOON_CHOICE] = -1
-    s[S_AARD_TRY] = 0
-    s[S_AARD_WIN] = 0
-    s[S_POT_AT_LAST] = 0
     s[S_DISCARDED] = 0
     # R11: hand h has dealer (n - 1 + h) mod n; passes alternate left, right.
     h = s[S_HANDNO]
@@ -243,14 +239,14 @@ def _satisfies(con, arg, c):
 
 
 @njit(cache=True)
-def legal_actions(p, s):
-    """Sorted legal actions of the player to move (chance: card types left)."""
+def legal_into(p, s, out):
+    """Write the sorted legal actions into ``out`` (int32[>= 55]); return how many."""
     ph = s[S_PHASE]
-    out = np.empty(K + 2, np.int32)
     k = 0
     if ph == PH_DEAL:
+        u = p[L_UNDEALT]
         for c in range(K):
-            if s[p[L_UNDEALT] + c] > 0:
+            if s[u + c] > 0:
                 out[k] = c
                 k += 1
     elif ph == PH_PASS:
@@ -271,6 +267,14 @@ def legal_actions(p, s):
         out[0] = MOON_SUBTRACT_ACTION
         out[1] = MOON_ADD_ACTION
         k = 2
+    return k
+
+
+@njit(cache=True)
+def legal_actions(p, s):
+    """Sorted legal actions of the player to move (chance: card types left)."""
+    out = np.empty(K + 2, np.int32)
+    k = legal_into(p, s, out)
     return out[:k]
 
 
@@ -459,6 +463,7 @@ def _finish_hand(p, s, choice):
     for q in range(n):
         s[p[L_HANDPTS] + q] = s[p[L_POINTS] + q]
     if sh >= 0:
+        s[S_MOONS] += 1
         sub = mode == MOON_SUBTRACT or mode == MOON_BOTH or (mode == MOON_CHOOSE and choice == 0)
         add = mode == MOON_ADD or mode == MOON_BOTH or (mode == MOON_CHOOSE and choice == 1)
         for q in range(n):
@@ -523,10 +528,8 @@ def _apply_play(p, s, c):
                 s[S_AARD_WIN] = s[S_AARD_WIN] + 1
                 break
     last = t == p[P_HAND] - 1
-    if last and s[S_POTN] > 0 and s[S_KITTY_IN_POT] == 0:
-        s[S_POT_AT_LAST] = 1
-    if last and s[S_POTN] > p[P_KITTY] and s[S_KITTY_IN_POT] == 1:
-        s[S_POT_AT_LAST] = 1
+    if last and s[S_POTN] - p[P_KITTY] * s[S_KITTY_IN_POT] > 0:
+        s[S_POT_AT_LAST] += 1                   # set-aside cards reach the last trick
     if winner < 0:
         s[S_VOIDS] += 1
         if last:

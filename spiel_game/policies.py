@@ -1,0 +1,215 @@
+"""Compiled policies for the engine (used by the simulator, rollouts and bots).
+
+A policy is an ``@njit`` function ``policy(p, s, legal, k, rng) -> action``
+choosing one of ``legal[:k]`` for the player to move in engine state ``s``.
+``rng`` is a ``uint64[1]`` splitmix64 stream (explicit, seeded; no global RNG).
+
+``heuristic_policy`` is a rule-based player a decent human would recognise:
+
+* **Passing:** passes the most dangerous card first: a Black Maria (QS), then
+  the A/K of spades (they catch a Black Maria), then high hearts, then other
+  high cards; low clubs/diamonds are kept.
+* **Following suit:** ducks: plays the highest card that does not win the
+  trick, counting cancellation (a card whose twin is already in the trick
+  cancels it and cannot win; playing the twin of the winning card cancels the
+  winner). If every card wins, the last player sheds its highest card, others
+  play their lowest. Never plays a Black Maria into a trick it would win if it
+  can avoid it.
+* **Discarding (void in the suit led):** dumps a Black Maria, then the highest
+  heart, then A/K of spades while a Black Maria is still out, then its highest card.
+* **Leading:** the Aardvark when it holds one Black Maria, the twin is still
+  out and it holds no higher spade; otherwise low in the suit where its
+  lowest card is lowest, avoiding hearts and spades above the jack.
+* **Moon choice:** subtract.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from . import engine as E
+from .engine import (K, QS, HEARTS, SUIT_OF, ORDER_OF, POINTS_OF, S_PHASE, S_CUR,
+                     S_TLEN, S_TRICK, S_LEADER, PH_PASS, PH_PLAY, PH_MOON, P_N,
+                     L_HANDS, L_TCARDS, MOON_SUBTRACT_ACTION)
+
+__all__ = ["make_rng_state", "rand_below", "rand_uniform", "uniform_policy",
+           "heuristic_policy"]
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+
+
+@njit(cache=True)
+def _mix(z):
+    z = (z ^ (z >> np.uint64(30))) * _M1
+    z = (z ^ (z >> np.uint64(27))) * _M2
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True)
+def make_rng_state(seed, stream):
+    """Independent stream ``stream`` of ``seed``: a uint64[1] state."""
+    st = np.empty(1, np.uint64)
+    st[0] = _mix(np.uint64(seed) + _GOLDEN * np.uint64(stream + 1))
+    return st
+
+
+@njit(cache=True)
+def _next(rng):
+    rng[0] += _GOLDEN
+    return _mix(rng[0])
+
+
+@njit(cache=True)
+def rand_uniform(rng):
+    """A float in [0, 1)."""
+    return (_next(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True)
+def rand_below(rng, n):
+    """An int in [0, n)."""
+    return int(rand_uniform(rng) * n)
+
+
+@njit(cache=True)
+def uniform_policy(p, s, legal, k, rng):
+    return legal[rand_below(rng, k)]
+
+
+@njit(cache=True)
+def _danger(c, qs_out):
+    """How much a card hurts to keep: higher passes/discards first."""
+    if c == QS:
+        return 1000
+    su = SUIT_OF[c]
+    o = ORDER_OF[c]
+    if su == 3 and o >= 12 and qs_out:       # K, A of spades
+        return 500 + o
+    if su == HEARTS:
+        return 200 + o * 10
+    return o * 10 + (5 if su == 3 else 0)
+
+
+@njit(cache=True)
+def _winner_if(p, s, me, c):
+    """Seat that would currently win the trick if ``me`` played ``c`` (-1: void)."""
+    n = p[P_N]
+    t = s[S_TRICK]
+    base = p[L_TCARDS] + t * n
+    leader = s[S_LEADER]
+    led = SUIT_OF[s[base + leader]] if s[S_TLEN] > 0 else SUIT_OF[c]
+    best = -1
+    best_o = -1
+    for q in range(n):
+        x = c if q == me else s[base + q]
+        if x < 0:
+            continue
+        dup = 0
+        for r in range(n):
+            y = c if r == me else s[base + r]
+            if y == x:
+                dup += 1
+        if dup > 1:
+            continue
+        if SUIT_OF[x] == led and ORDER_OF[x] > best_o:
+            best_o = ORDER_OF[x]
+            best = q
+    return best
+
+
+@njit(cache=True)
+def _qs_out(p, s, me):
+    """True if a Black Maria is still held by someone other than ``me``."""
+    n = p[P_N]
+    for q in range(n):
+        if q != me and s[p[L_HANDS] + q * K + QS] > 0:
+            return True
+    return False
+
+
+@njit(cache=True)
+def heuristic_policy(p, s, legal, k, rng):
+    ph = s[S_PHASE]
+    me = s[S_CUR]
+    if ph == PH_MOON:
+        return MOON_SUBTRACT_ACTION
+    if ph == PH_PASS:
+        best = legal[0]
+        bd = -1
+        for i in range(k):
+            d = _danger(legal[i], True)
+            if d > bd:
+                bd = d
+                best = legal[i]
+        return best
+    n = p[P_N]
+    qs_out = _qs_out(p, s, me)
+    if s[S_TLEN] == 0:
+        # Leading.
+        h = p[L_HANDS] + me * K
+        if s[h + QS] == 1 and qs_out:
+            higher = s[h + 44] + s[h + 48]        # KS, AS
+            if higher == 0:
+                for i in range(k):
+                    if legal[i] == QS:
+                        return QS
+        best = legal[0]
+        bs = 1 << 30
+        for i in range(k):
+            c = legal[i]
+            score = ORDER_OF[c] * 4
+            if SUIT_OF[c] == HEARTS:
+                score += 100
+            if SUIT_OF[c] == 3 and ORDER_OF[c] >= 11:
+                score += 200
+            if c == QS:
+                score += 400
+            if score < bs:
+                bs = score
+                best = c
+        return best
+    leader = s[S_LEADER]
+    led = SUIT_OF[s[p[L_TCARDS] + s[S_TRICK] * n + leader]]
+    following = SUIT_OF[legal[0]] == led
+    for i in range(k):
+        if SUIT_OF[legal[i]] != led:
+            following = False
+    if following:
+        last = s[S_TLEN] == n - 1
+        best = -1
+        bo = -1
+        for i in range(k):
+            c = legal[i]
+            if _winner_if(p, s, me, c) != me and ORDER_OF[c] > bo and c != QS:
+                bo = ORDER_OF[c]
+                best = c
+        if best < 0:
+            for i in range(k):
+                if legal[i] == QS and _winner_if(p, s, me, QS) != me:
+                    return QS
+        if best >= 0:
+            return best
+        # Every card wins: the last player sheds its highest, others play low.
+        pick = legal[0]
+        for i in range(k):
+            c = legal[i]
+            if c == QS:
+                continue
+            if last:
+                if ORDER_OF[c] > ORDER_OF[pick] or pick == QS:
+                    pick = c
+            elif ORDER_OF[c] < ORDER_OF[pick] or pick == QS:
+                pick = c
+        return pick
+    # Discarding.
+    best = legal[0]
+    bd = -1
+    for i in range(k):
+        d = _danger(legal[i], qs_out)
+        if d > bd:
+            bd = d
+            best = legal[i]
+    return best
