@@ -75,14 +75,23 @@ def playthrough_text(params: dict, seed: int = 0, checkpoint_every: int = 25) ->
     return "\n".join(lines) + "\n"
 
 
+#: A small game also written in OpenSpiel's own playthrough format.
+OPENSPIEL_FORMAT_GAME = ("python_cancellation_hearts(deck=custom,players=2,suits=HS,"
+                         "ranks=QKA,pass_count=0,deal=whole)")
+
+
 def regenerate(directory: Path = PLAYTHROUGH_DIR) -> list[Path]:
-    """Rewrite the golden playthrough of every preset."""
+    """Rewrite the golden playthrough of every preset (and the OpenSpiel-format one)."""
+    from open_spiel.python.algorithms import generate_playthrough
     directory.mkdir(parents=True, exist_ok=True)
     out = []
     for name, params in PRESETS.items():
         path = directory / f"{name}.txt"
         path.write_text(playthrough_text(params, seed=0))
         out.append(path)
+    path = directory / "openspiel_format_tiny.txt"
+    path.write_text(generate_playthrough.playthrough(OPENSPIEL_FORMAT_GAME, None, seed=0))
+    out.append(path)
     return out
 
 

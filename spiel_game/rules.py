@@ -373,7 +373,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     "balanced11_3packs": {"players": 11, "packs": 3},
     "kitty7": {"deck": "kitty", "players": 7},
     "classic": {"deck": "classic", "players": 4, "packs": 1, "moon": "both"},
-    "match6": {"players": 6, "target_score": 60, "moon": "choose"},
+    "match6": {"players": 6, "target_score": 30, "moon": "choose"},
     "tiny": {"deck": "custom", "players": 2, "suits": "HS", "ranks": "QKA",
              "pass_count": 0, "deal": "whole"},
 }
