@@ -14,6 +14,8 @@ Kernel API (documented, used by the adapter and the solvers):
 * ``check_action(p, s, a) -> int``: 0 if legal, else an ``ERR_*`` code.
 * ``apply_action(p, s, a) -> int``: applies a legal action in place and
   returns 0, or returns an ``ERR_*`` code and leaves ``s`` unchanged.
+* ``apply_unchecked(p, s, a)``: the same for an action known to be legal.
+* ``legal_into(p, s, out) -> k``: allocation-free ``legal_actions``.
 * ``apply_whole_deal(p, s, hands)``: deal every hand at once.
 * ``returns(p, s) -> float64[n]``; ``validate(p, s) -> int`` (0 = consistent).
 """
@@ -63,8 +65,9 @@ L_UNDEALT, L_HANDS, L_DEALT_HANDS, L_PASSED, L_KITTY, L_POT = (
 L_POINTS, L_HANDPTS, L_SCORES, L_TLEAD, L_TWIN, L_TCARDS = (
     P_SIZE + 6, P_SIZE + 7, P_SIZE + 8, P_SIZE + 9, P_SIZE + 10, P_SIZE + 11)
 L_PASSSEQ = P_SIZE + 12          # pass choices in order: n * pass_count card ids
-L_STATE_SIZE = P_SIZE + 13
-PARAMS_SIZE = P_SIZE + 14
+L_SUITCNT = P_SIZE + 13          # cards of each suit in each hand: n * 4 (derived, for speed)
+L_STATE_SIZE = P_SIZE + 14
+PARAMS_SIZE = P_SIZE + 15
 
 # Trick winner sentinels.
 TW_NONE, TW_VOID, TW_DISCARDED = -1, -2, -3
@@ -97,7 +100,8 @@ def make_params(rules: RuleSet) -> np.ndarray:
     for field, size in ((L_UNDEALT, K), (L_HANDS, n * K), (L_DEALT_HANDS, n * K),
                         (L_PASSED, n * K), (L_KITTY, K), (L_POT, K), (L_POINTS, n),
                         (L_HANDPTS, n), (L_SCORES, n), (L_TLEAD, t), (L_TWIN, t),
-                        (L_TCARDS, t * n), (L_PASSSEQ, n * max(1, rules.pass_count))):
+                        (L_TCARDS, t * n), (L_PASSSEQ, n * max(1, rules.pass_count)),
+                        (L_SUITCNT, n * 4)):
         p[field] = off
         off += size
     p[L_STATE_SIZE] = off
@@ -118,9 +122,10 @@ def _reset_hand(p, s):
         s[p[L_HANDS] + i] = 0
         s[p[L_DEALT_HANDS] + i] = 0
         s[p[L_PASSED] + i] = 0
+    for i in range(n * 4):
+        s[p[L_SUITCNT] + i] = 0
     for i in range(n):
-        s[p[L_POINTS] + i] = 0
-        s[p[L_HANDPTS] + i] = 0
+        s[p[L_POINTS] + i] = 0          # L_HANDPTS keeps the previous hand's result
     for i in range(t):
         s[p[L_TLEAD] + i] = -1
         s[p[L_TWIN] + i] = TW_NONE
@@ -197,29 +202,26 @@ def _led_suit(p, s):
 @njit(cache=True)
 def play_constraint(p, s, player):
     """(constraint, argument) for the card ``player`` must play now (R6, R7, R9)."""
-    h = p[L_HANDS] + player * K
+    sc = p[L_SUITCNT] + player * 4
+    hearts = s[sc + HEARTS]
+    total = s[sc] + s[sc + 1] + hearts + s[sc + 3]
+    qs = s[p[L_HANDS] + player * K + QS]
     if s[S_TLEN] > 0:
         led = _led_suit(p, s)
-        for c in range(K):
-            if s[h + c] > 0 and SUIT_OF[c] == led:
-                return CON_FOLLOW, led
-        if p[P_NO_PTS_FIRST] == 1 and s[S_TRICK] == 0:
-            for c in range(K):
-                if s[h + c] > 0 and POINTS_OF[c] == 0:
-                    return CON_NO_POINTS, 0
+        if s[sc + led] > 0:
+            return CON_FOLLOW, led
+        if p[P_NO_PTS_FIRST] == 1 and s[S_TRICK] == 0 and total - hearts - qs > 0:
+            return CON_NO_POINTS, 0
         return CON_ANY, 0
     # Leading.
     if s[S_NPLAYED] == 0:
         if p[P_FIRST_LEAD] == FIRST_LEAD_OPENING:
             return CON_OPENING, p[P_OPENING]
-        for c in range(K):
-            if s[h + c] > 0 and SUIT_OF[c] != HEARTS and c != QS:
-                return CON_NO_HEART_NO_QS, 0
+        if total - hearts - qs > 0:
+            return CON_NO_HEART_NO_QS, 0
         return CON_ANY, 0
-    if s[S_BROKEN] == 0:
-        for c in range(K):
-            if s[h + c] > 0 and SUIT_OF[c] != HEARTS:
-                return CON_NO_HEART, 0
+    if s[S_BROKEN] == 0 and total - hearts > 0:
+        return CON_NO_HEART, 0
     return CON_ANY, 0
 
 
@@ -259,10 +261,22 @@ def legal_into(p, s, out):
         pl = s[S_CUR]
         h = p[L_HANDS] + pl * K
         con, arg = play_constraint(p, s, pl)
-        for c in range(K):
-            if s[h + c] > 0 and _satisfies(con, arg, c):
-                out[k] = c
+        if con == CON_FOLLOW:
+            for c in range(arg, 52, 4):          # the suit's cards, ascending ids
+                if s[h + c] > 0:
+                    out[k] = c
+                    k += 1
+            if arg == 0 and s[h + JOKER] > 0:    # the joker is a club (R3)
+                out[k] = JOKER
                 k += 1
+        elif con == CON_OPENING:
+            out[0] = arg
+            k = 1
+        else:
+            for c in range(K):
+                if s[h + c] > 0 and _satisfies(con, arg, c):
+                    out[k] = c
+                    k += 1
     elif ph == PH_MOON:
         out[0] = MOON_SUBTRACT_ACTION
         out[1] = MOON_ADD_ACTION
@@ -368,6 +382,7 @@ def _apply_deal(p, s, c):
     if seat >= 0:
         s[p[L_HANDS] + seat * K + c] += 1
         s[p[L_DEALT_HANDS] + seat * K + c] += 1
+        s[p[L_SUITCNT] + seat * 4 + SUIT_OF[c]] += 1
     else:
         s[p[L_KITTY] + c] += 1
     s[S_DEALT] += 1
@@ -385,6 +400,7 @@ def apply_whole_deal(p, s, hands):
             s[p[L_HANDS] + q * K + c] = v
             s[p[L_DEALT_HANDS] + q * K + c] = v
             s[p[L_UNDEALT] + c] -= v
+            s[p[L_SUITCNT] + q * 4 + SUIT_OF[c]] += v
     if p[P_KITTY] > 0:
         for c in range(K):
             s[p[L_KITTY] + c] = hands[n, c]
@@ -398,6 +414,7 @@ def _apply_pass(p, s, c):
     n = p[P_N]
     pl = s[S_CUR]
     s[p[L_HANDS] + pl * K + c] -= 1
+    s[p[L_SUITCNT] + pl * 4 + SUIT_OF[c]] -= 1
     s[p[L_PASSED] + pl * K + c] += 1
     s[p[L_PASSSEQ] + pl * p[P_PASS] + s[S_NPASS] % p[P_PASS]] = c
     s[S_NPASS] += 1
@@ -406,7 +423,10 @@ def _apply_pass(p, s, c):
         for q in range(n):
             r = (q + off) % n
             for x in range(K):
-                s[p[L_HANDS] + r * K + x] += s[p[L_PASSED] + q * K + x]
+                v = s[p[L_PASSED] + q * K + x]
+                if v > 0:
+                    s[p[L_HANDS] + r * K + x] += v
+                    s[p[L_SUITCNT] + r * 4 + SUIT_OF[x]] += v
         _start_play(p, s)
     else:
         s[S_CUR] = _passer(p, s)
@@ -508,6 +528,7 @@ def _apply_play(p, s, c):
     pl = s[S_CUR]
     t = s[S_TRICK]
     s[p[L_HANDS] + pl * K + c] -= 1
+    s[p[L_SUITCNT] + pl * 4 + SUIT_OF[c]] -= 1
     s[p[L_TCARDS] + t * n + pl] = c
     if s[S_TLEN] == 0:
         s[p[L_TLEAD] + t] = pl
@@ -561,11 +582,8 @@ def _apply_play(p, s, c):
 
 
 @njit(cache=True)
-def apply_action(p, s, a):
-    """Apply ``a`` in place; returns 0, or an ERR_* code with ``s`` unchanged."""
-    err = check_action(p, s, a)
-    if err != OK:
-        return err
+def apply_unchecked(p, s, a):
+    """Apply ``a``, known to be legal (e.g. taken from ``legal_into``), in place."""
     ph = s[S_PHASE]
     if ph == PH_DEAL:
         _apply_deal(p, s, a)
@@ -575,6 +593,15 @@ def apply_action(p, s, a):
         _apply_play(p, s, a)
     else:
         _finish_hand(p, s, 1 if a == MOON_ADD_ACTION else 0)
+
+
+@njit(cache=True)
+def apply_action(p, s, a):
+    """Apply ``a`` in place; returns 0, or an ERR_* code with ``s`` unchanged."""
+    err = check_action(p, s, a)
+    if err != OK:
+        return err
+    apply_unchecked(p, s, a)
     return OK
 
 
@@ -668,6 +695,15 @@ def validate(p, s):
             return 13
     if s[S_TRICK] < 0 or s[S_TRICK] > T or s[S_TLEN] < 0 or s[S_TLEN] >= n:
         return 10
+    # Suit counts agree with the hands.
+    for q in range(n):
+        for su in range(4):
+            cnt = 0
+            for c in range(K):
+                if SUIT_OF[c] == su:
+                    cnt += s[p[L_HANDS] + q * K + c]
+            if cnt != s[p[L_SUITCNT] + q * 4 + su]:
+                return 15
     # Dealt cards agree with the deal counter.
     total = 0
     for i in range(n * K):

@@ -129,6 +129,56 @@ class CancellationHeartsGame(pyspiel.Game):
     def __reduce__(self):
         return (pyspiel.load_game, (GAME_NAME, dict(self.rules.params)))
 
+    def deserialize_state(self, text: str) -> "CancellationHeartsState":
+        """pyspiel's ``deserialize_state`` with errors that say what is wrong.
+
+        Checks the three sections (``history=``, ``move_number=``, ``__dict__=``),
+        decodes and validates the engine state, and checks that replaying the
+        history reproduces it; raises :class:`CorruptStateError` otherwise.
+        """
+        if not isinstance(text, str):
+            raise CorruptStateError(f"a serialized state is a str, got {type(text).__name__}")
+        parts = text.split("\n", 2)
+        tags = ("history=", "move_number=", "__dict__=")
+        if len(parts) != 3 or not all(pt.startswith(t) for pt, t in zip(parts, tags)):
+            raise CorruptStateError(
+                "corrupted serialized state: expected three lines 'history=...', "
+                "'move_number=...', '__dict__=...' (from state.serialize())")
+        try:
+            hist = [tuple(int(x) for x in item.split(":"))
+                    for item in parts[0][len(tags[0]):].split(",") if item]
+            if any(len(h) != 2 for h in hist):
+                raise ValueError
+            int(parts[1][len(tags[1]):])
+        except ValueError:
+            raise CorruptStateError(
+                "corrupted serialized state: the history must be 'player:action' pairs "
+                "separated by commas and the move number an integer") from None
+        import base64, binascii, pickle
+        try:
+            d = pickle.loads(base64.b64decode(parts[2][len(tags[2]):], validate=True))
+        except (binascii.Error, ValueError, pickle.UnpicklingError, EOFError,
+                AttributeError, TypeError, IndexError) as e:
+            raise CorruptStateError(
+                f"corrupted serialized state: the state payload does not decode "
+                f"({type(e).__name__}: {e})") from None
+        if not isinstance(d, dict) or set(d) != {"_b"}:
+            raise CorruptStateError(
+                "corrupted serialized state: the payload must hold exactly the engine "
+                f"state '_b', got {sorted(d) if isinstance(d, dict) else type(d).__name__}")
+        value = _checked_state(self._P, getattr(d["_b"], "a", d["_b"]))
+        replay = self.new_initial_state()
+        try:
+            for _, a in hist:
+                replay.apply_action(a)
+        except (IllegalActionError, pyspiel.SpielError) as e:
+            raise CorruptStateError(
+                f"corrupted serialized state: its history is not a legal game ({e})") from None
+        if not np.array_equal(replay._b.a, value):
+            raise CorruptStateError(
+                "corrupted serialized state: the engine state does not match the history")
+        return super().deserialize_state(text)
+
 
 class CancellationHeartsState(pyspiel.State):
     """A state of Cancellation Hearts: one int32 vector ``_s`` (see engine)."""

@@ -70,8 +70,8 @@ def rand_uniform(rng):
 
 @njit(cache=True)
 def rand_below(rng, n):
-    """An int in [0, n)."""
-    return int(rand_uniform(rng) * n)
+    """An int in [0, n) (multiply-shift on the top 32 bits; n < 2**32)."""
+    return int(((_next(rng) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
 
 
 @njit(cache=True)

@@ -99,7 +99,7 @@ def _play_game(p, s, codes, rng, trace, trace_row, record):
         if record:
             trace[trace_row, nact] = a
         nact += 1
-        E.apply_action(p, s, a)
+        E.apply_unchecked(p, s, a)
     return nact
 
 

@@ -1,0 +1,615 @@
+"""Information-state and observation tensors and strings, from named pieces.
+
+``CancellationHeartsGame.make_py_observer`` returns :func:`make_observer`'s
+observer, in the pattern of OpenSpiel's ``KuhnPokerObserver``: one flat
+``float32`` buffer ``tensor``, named reshaped views of it in ``dict``,
+``set_from(state, player)`` and ``string_from(state, player)``.
+
+The layout is a list of named pieces ``(name, shape)`` chosen from the rules and
+the ``IIGObservationType``; :func:`tensor_layout` and :func:`format_layout`
+print it, so no offset is ever written by hand. Conventions:
+
+* Seats are *relative* to the observer: relative seat ``(q - player) mod n``
+  (0 = the observer, 1 = the player on the left, ...). The public view
+  (``private_info=NONE``) is the same for every player and uses absolute seats.
+* ``K = 53`` card types; ``M`` = most copies of one card in the deck. A
+  multiset of cards is a thermometer ``(K, M)``: ``[c, j] = 1`` iff it holds
+  more than ``j`` copies of card ``c``. A single card is a one-hot over ``K``.
+* ``T`` = tricks per hand, ``pc`` = cards passed per player (0: no passing).
+* The kitty (R3 A) is face down until taken; this model turns it face up once
+  the winner of a trick takes it (``kitty_taken``).
+* Passing is a simultaneous choice (R5): a player never observes how far the
+  others have got with choosing their cards.
+
+Views (``perfect_recall`` x ``private_info``, ``public_info=True``):
+
+* information state (``perfect_recall=True``): the whole hand as seen by the
+  player: own deal, own passes in order, received cards, every trick by
+  relative seat with its result. In a match (``target_score > 0``) the tensor
+  covers the current hand plus scores; the *string* also lists what the player
+  saw in the previous hands (replayed from ``state.history()``).
+* observation (``perfect_recall=False``, the default): a Markov summary: own
+  hand, cards passed and received, current trick, copies of each card played,
+  the suits each player has shown void in, points, pot, player to move.
+* ``private_info=SINGLE_PLAYER`` (default): the observer's own cards;
+  ``NONE``: public pieces only; ``ALL_PLAYERS``: every player's dealt hand,
+  passes and hand (``(n, ...)`` by relative seat) and the kitty.
+* ``public_info=False``: the private pieces only (seat, dealt hand, passes,
+  received cards; per seat and the kitty for ``ALL_PLAYERS``).
+
+Hot loops: :meth:`CancellationHeartsObserver.set_from` is one compiled kernel
+over the engine vectors (``state._s``, ``state._P``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyspiel
+from numba import njit
+
+from . import cards as C
+from . import engine as E
+from . import rules as R
+
+__all__ = ["CancellationHeartsObserver", "make_observer", "tensor_layout",
+           "format_layout", "INFO_STATE_OBS_TYPE", "OBSERVATION_OBS_TYPE",
+           "PUBLIC_OBS_TYPE"]
+
+K = E.K
+_NUM_SUITS = 4
+
+#: The information-state view (what ``state.information_state_tensor`` uses).
+INFO_STATE_OBS_TYPE = pyspiel.IIGObservationType(perfect_recall=True)
+#: The default observation view.
+OBSERVATION_OBS_TYPE = pyspiel.IIGObservationType(perfect_recall=False)
+#: The public view (no private information), with perfect recall.
+PUBLIC_OBS_TYPE = pyspiel.IIGObservationType(
+    perfect_recall=True, public_info=True, private_info=pyspiel.PrivateInfoType.NONE)
+
+_PHASE_NAMES = ("deal", "pass", "play", "moon", "over")
+
+# Piece ids: the kernel fills piece ``pid`` at ``offsets[pid]`` (-1: absent).
+(_SEAT, _DEALER, _PASS_OFFSET, _PHASE, _DEAL_PROGRESS, _DEALT, _PASSED_SEQ,
+ _RECEIVED, _HAND, _TRICK_LEADER, _TRICK_CARDS, _TRICK_RESULT, _POT, _KITTY,
+ _POINTS, _BROKEN, _KITTY_TAKEN, _MOON_PENDING, _MOON_CHOICE, _SCORES,
+ _HAND_NUMBER, _PASSED_SET, _CUR_TRICK, _LEADER, _PLAYED, _VOIDS, _TO_MOVE,
+ _DEALT_ALL, _PASSED_SEQ_ALL, _HANDS_ALL, _PASSED_SET_ALL, _KITTY_ALL) = range(32)
+_NUM_PIDS = 32
+
+
+# ------------------------------------------------------------------ layout
+def _obs_type(iig_obs_type):
+    """(perfect_recall, public_info, private_info) with None = default observation."""
+    if iig_obs_type is None:
+        return False, True, pyspiel.PrivateInfoType.SINGLE_PLAYER
+    return (bool(iig_obs_type.perfect_recall), bool(iig_obs_type.public_info),
+            iig_obs_type.private_info)
+
+
+def _pieces(rules, iig_obs_type):
+    """The layout as ``[(name, shape, pid)]``, in tensor order."""
+    recall, public, private = _obs_type(iig_obs_type)
+    PI = pyspiel.PrivateInfoType
+    if private not in (PI.NONE, PI.SINGLE_PLAYER, PI.ALL_PLAYERS):
+        raise ValueError(f"unknown private_info {private!r}")
+    if not public and private == PI.NONE:
+        raise ValueError(
+            "python_cancellation_hearts: an observation with public_info=False and "
+            "private_info=NONE would be empty; supported: public_info=True with "
+            "private_info NONE, SINGLE_PLAYER or ALL_PLAYERS (perfect_recall True or "
+            "False), or public_info=False with SINGLE_PLAYER or ALL_PLAYERS "
+            "(the private pieces only)")
+    n, T, kitty = rules.players, rules.hand_size, rules.kitty_size > 0
+    M = max(rules.deck_counts)
+    pc = rules.pass_count if rules.passes else 0
+    single, every = private == PI.SINGLE_PLAYER, private == PI.ALL_PLAYERS
+    cards = (K, M)
+    out = []
+
+    def add(name, shape, pid):
+        out.append((name, tuple(int(x) for x in shape), pid))
+
+    if not public:                       # the private pieces only
+        add("seat", (n,), _SEAT)
+        if single:
+            add("dealt_hand", cards, _DEALT)
+            if pc:
+                if recall:
+                    add("passed", (pc, K), _PASSED_SEQ)
+                else:
+                    add("passed", cards, _PASSED_SET)
+                add("received", cards, _RECEIVED)
+        else:
+            add("dealt_hands", (n,) + cards, _DEALT_ALL)
+            if pc:
+                if recall:
+                    add("passed", (n, pc, K), _PASSED_SEQ_ALL)
+                else:
+                    add("passed", (n,) + cards, _PASSED_SET_ALL)
+            if kitty:
+                add("kitty", cards, _KITTY_ALL)
+        return out
+
+    if private != PI.NONE:
+        add("seat", (n,), _SEAT)
+    add("dealer", (n,), _DEALER)
+    add("pass_offset", (n,), _PASS_OFFSET)
+    add("phase", (len(_PHASE_NAMES),), _PHASE)
+    add("deal_progress", (1,), _DEAL_PROGRESS)
+    if recall:
+        if single:
+            add("dealt_hand", cards, _DEALT)
+            if pc:
+                add("passed", (pc, K), _PASSED_SEQ)
+                add("received", cards, _RECEIVED)
+            add("hand", cards, _HAND)
+        elif every:
+            add("dealt_hands", (n,) + cards, _DEALT_ALL)
+            if pc:
+                add("passed", (n, pc, K), _PASSED_SEQ_ALL)
+            add("hands", (n,) + cards, _HANDS_ALL)
+        add("trick_leader", (T, n), _TRICK_LEADER)
+        add("trick_cards", (T, n, K), _TRICK_CARDS)
+        add("trick_result", (T, n + 2), _TRICK_RESULT)
+        add("pot", cards, _POT)
+        if kitty:
+            add("kitty", cards, _KITTY_ALL if every else _KITTY)
+        add("points", (n,), _POINTS)
+        add("hearts_broken", (1,), _BROKEN)
+        if kitty:
+            add("kitty_taken", (1,), _KITTY_TAKEN)
+    else:
+        if single:
+            add("hand", cards, _HAND)
+            if pc:
+                add("passed", cards, _PASSED_SET)
+                add("received", cards, _RECEIVED)
+        elif every:
+            add("hands", (n,) + cards, _HANDS_ALL)
+            if pc:
+                add("passed", (n,) + cards, _PASSED_SET_ALL)
+        add("current_trick", (n, K), _CUR_TRICK)
+        add("leader", (n,), _LEADER)
+        add("played", cards, _PLAYED)
+        add("voids", (n, _NUM_SUITS), _VOIDS)
+        add("points", (n,), _POINTS)
+        add("pot", cards, _POT)
+        add("to_move", (n,), _TO_MOVE)
+        add("hearts_broken", (1,), _BROKEN)
+        if kitty:
+            add("kitty_taken", (1,), _KITTY_TAKEN)
+            add("kitty", cards, _KITTY_ALL if every else _KITTY)
+    if private != PI.NONE:
+        add("moon_pending", (1,), _MOON_PENDING)
+    if rules.moon == "choose" and rules.total_points > 0:
+        add("moon_choice", (2,), _MOON_CHOICE)
+    if rules.is_match:
+        add("scores", (n,), _SCORES)
+        add("hand_number", (1,), _HAND_NUMBER)
+    return out
+
+
+def tensor_layout(game, iig_obs_type=None) -> list[tuple[str, int, tuple[int, ...]]]:
+    """``[(name, offset, shape)]`` of the tensor of ``iig_obs_type`` (None: observation)."""
+    layout, off = [], 0
+    for name, shape, _ in _pieces(game.rules, iig_obs_type):
+        layout.append((name, off, shape))
+        off += int(np.prod(shape, dtype=np.int64))
+    return layout
+
+
+def _view_name(iig_obs_type) -> str:
+    recall, public, private = _obs_type(iig_obs_type)
+    kind = "information state" if recall else "observation"
+    who = {pyspiel.PrivateInfoType.NONE: "public",
+           pyspiel.PrivateInfoType.SINGLE_PLAYER: "own private",
+           pyspiel.PrivateInfoType.ALL_PLAYERS: "every player's private"}[private]
+    return f"{kind}, {who} info" + ("" if public else " only (no public info)")
+
+
+def format_layout(game, iig_obs_type=None) -> str:
+    """A printable table of :func:`tensor_layout`: name, offset, size, shape."""
+    rows = tensor_layout(game, iig_obs_type)
+    total = sum(int(np.prod(s, dtype=np.int64)) for _, _, s in rows)
+    lines = [f"{game.rules.describe()}",
+             f"view: {_view_name(iig_obs_type)}; {total} floats",
+             f"{'piece':<14} {'offset':>7} {'size':>6}  shape"]
+    for name, off, shape in rows:
+        size = int(np.prod(shape, dtype=np.int64))
+        lines.append(f"{name:<14} {off:>7} {size:>6}  {shape}")
+    return "\n".join(lines) + "\n"
+
+
+# ------------------------------------------------------------------ kernel
+@njit(cache=True, inline="always")
+def _thermo(out, o, s, src, M):
+    for c in range(K):
+        v = s[src + c]
+        if v > M:
+            v = M
+        for j in range(v):
+            out[o + c * M + j] = 1.0
+
+
+@njit(cache=True)
+def _fill(p, s, player, base, offs, out):
+    """Write the pieces at ``offs[pid] >= 0`` of ``player``'s view into ``out``.
+
+    ``base`` is the seat that relative seat 0 refers to (``player``, or 0 for
+    the public view).
+    """
+    out[:] = 0.0
+    n = p[R.P_N]
+    T = p[R.P_HAND]
+    M = p[R.P_MAX_COPIES]
+    pc = p[R.P_PASS]
+    ph = s[E.S_PHASE]
+    deal_done = ph != E.PH_DEAL
+    kitty_visible = p[R.P_KITTY] > 0 and deal_done and s[E.S_KITTY_IN_POT] == 0
+    ntr = 0                     # tricks with a leader (the current one included)
+    done = 0                    # completed tricks
+    if ph == E.PH_PLAY:
+        ntr = s[E.S_TRICK] + 1
+        done = s[E.S_TRICK]
+    elif ph == E.PH_MOON or ph == E.PH_OVER:
+        ntr = T
+        done = T
+    tl = p[E.L_TLEAD]
+    tc = p[E.L_TCARDS]
+    tw = p[E.L_TWIN]
+
+    o = offs[_SEAT]
+    if o >= 0:
+        out[o + player] = 1.0
+    o = offs[_DEALER]
+    if o >= 0:
+        out[o + (s[E.S_DEALER] - base + n) % n] = 1.0
+    o = offs[_PASS_OFFSET]
+    if o >= 0 and pc > 0:
+        out[o + s[E.S_PASSOFF]] = 1.0
+    o = offs[_PHASE]
+    if o >= 0:
+        out[o + ph] = 1.0
+    o = offs[_DEAL_PROGRESS]
+    if o >= 0:
+        out[o] = s[E.S_DEALT] / p[R.P_NCARDS]
+    o = offs[_DEALT]
+    if o >= 0:
+        _thermo(out, o, s, p[E.L_DEALT_HANDS] + player * K, M)
+    o = offs[_PASSED_SEQ]
+    if o >= 0:
+        for i in range(pc):
+            c = s[p[E.L_PASSSEQ] + player * pc + i]
+            if c >= 0:
+                out[o + i * K + c] = 1.0
+    o = offs[_RECEIVED]
+    if o >= 0 and ph >= E.PH_PLAY and pc > 0:
+        sender = (player - s[E.S_PASSOFF] + n) % n
+        _thermo(out, o, s, p[E.L_PASSED] + sender * K, M)
+    o = offs[_HAND]
+    if o >= 0:
+        _thermo(out, o, s, p[E.L_HANDS] + player * K, M)
+    o = offs[_TRICK_LEADER]
+    if o >= 0:
+        for t in range(ntr):
+            ld = s[tl + t] if t < done else s[E.S_LEADER]
+            out[o + t * n + (ld - base + n) % n] = 1.0
+    o = offs[_TRICK_CARDS]
+    if o >= 0:
+        for t in range(ntr):
+            for q in range(n):
+                c = s[tc + t * n + q]
+                if c >= 0:
+                    out[o + (t * n + (q - base + n) % n) * K + c] = 1.0
+    o = offs[_TRICK_RESULT]
+    if o >= 0:
+        for t in range(done):
+            w = s[tw + t]
+            if w >= 0:
+                out[o + t * (n + 2) + (w - base + n) % n] = 1.0
+            elif w == E.TW_VOID:
+                out[o + t * (n + 2) + n] = 1.0
+            elif w == E.TW_DISCARDED:
+                out[o + t * (n + 2) + n + 1] = 1.0
+    o = offs[_POT]
+    if o >= 0:
+        _thermo(out, o, s, p[E.L_POT], M)
+    o = offs[_KITTY]
+    if o >= 0 and kitty_visible:
+        _thermo(out, o, s, p[E.L_KITTY], M)
+    o = offs[_KITTY_ALL]
+    if o >= 0:
+        _thermo(out, o, s, p[E.L_KITTY], M)
+    o = offs[_POINTS]
+    if o >= 0:
+        tot = p[R.P_TOTAL_PTS]
+        if tot < 1:
+            tot = 1
+        for q in range(n):
+            out[o + (q - base + n) % n] = s[p[E.L_POINTS] + q] / tot
+    o = offs[_BROKEN]
+    if o >= 0:
+        out[o] = s[E.S_BROKEN]
+    o = offs[_KITTY_TAKEN]
+    if o >= 0 and kitty_visible:
+        out[o] = 1.0
+    o = offs[_MOON_PENDING]
+    if o >= 0 and ph == E.PH_MOON and s[E.S_SHOOTER] == player:
+        out[o] = 1.0
+    o = offs[_MOON_CHOICE]
+    if o >= 0 and s[E.S_MOON_CHOICE] >= 0:
+        out[o + s[E.S_MOON_CHOICE]] = 1.0
+    o = offs[_SCORES]
+    if o >= 0:
+        for q in range(n):
+            out[o + (q - base + n) % n] = s[p[E.L_SCORES] + q] / p[R.P_TARGET]
+    o = offs[_HAND_NUMBER]
+    if o >= 0:
+        out[o] = s[E.S_HANDNO] / p[R.P_MAX_HANDS]
+    o = offs[_PASSED_SET]
+    if o >= 0:
+        _thermo(out, o, s, p[E.L_PASSED] + player * K, M)
+    o = offs[_CUR_TRICK]
+    if o >= 0 and ph == E.PH_PLAY:
+        t = s[E.S_TRICK]
+        for q in range(n):
+            c = s[tc + t * n + q]
+            if c >= 0:
+                out[o + ((q - base + n) % n) * K + c] = 1.0
+    o = offs[_LEADER]
+    if o >= 0 and ph == E.PH_PLAY:
+        out[o + (s[E.S_LEADER] - base + n) % n] = 1.0
+    o = offs[_PLAYED]
+    if o >= 0:
+        cnt = np.zeros(K, np.int32)
+        for i in range(ntr * n):
+            c = s[tc + i]
+            if c >= 0:
+                cnt[c] += 1
+        _thermo(out, o, cnt, 0, M)
+    o = offs[_VOIDS]
+    if o >= 0:
+        for t in range(ntr):
+            ld = s[tl + t]
+            if ld < 0:
+                continue
+            led = E.SUIT_OF[s[tc + t * n + ld]]
+            for q in range(n):
+                c = s[tc + t * n + q]
+                if c >= 0 and E.SUIT_OF[c] != led:
+                    out[o + ((q - base + n) % n) * _NUM_SUITS + led] = 1.0
+    o = offs[_TO_MOVE]
+    if o >= 0 and (ph == E.PH_PASS or ph == E.PH_PLAY or ph == E.PH_MOON):
+        out[o + (s[E.S_CUR] - base + n) % n] = 1.0
+    o = offs[_DEALT_ALL]
+    if o >= 0:
+        for q in range(n):
+            _thermo(out, o + ((q - base + n) % n) * K * M, s, p[E.L_DEALT_HANDS] + q * K, M)
+    o = offs[_HANDS_ALL]
+    if o >= 0:
+        for q in range(n):
+            _thermo(out, o + ((q - base + n) % n) * K * M, s, p[E.L_HANDS] + q * K, M)
+    o = offs[_PASSED_SET_ALL]
+    if o >= 0:
+        for q in range(n):
+            _thermo(out, o + ((q - base + n) % n) * K * M, s, p[E.L_PASSED] + q * K, M)
+    o = offs[_PASSED_SEQ_ALL]
+    if o >= 0:
+        for q in range(n):
+            r = (q - base + n) % n
+            for i in range(pc):
+                c = s[p[E.L_PASSSEQ] + q * pc + i]
+                if c >= 0:
+                    out[o + (r * pc + i) * K + c] = 1.0
+
+
+# ------------------------------------------------------------------ strings
+def _cards(v) -> str:
+    return C.cards_to_string(v) or "-"
+
+
+def _seq(ids) -> str:
+    return " ".join(C.card_to_string(int(c)) for c in ids if c >= 0) or "-"
+
+
+def _view_parts(rules, p, s, player, pids) -> list[str]:
+    """The text of the pieces ``pids`` of ``player``'s view: same facts as the tensor."""
+    n, T = rules.players, rules.hand_size
+    pc = int(p[R.P_PASS])
+    ph = int(s[E.S_PHASE])
+    kitty_visible = rules.kitty_size > 0 and ph != E.PH_DEAL and s[E.S_KITTY_IN_POT] == 0
+    if ph == E.PH_PLAY:
+        ntr, done = int(s[E.S_TRICK]) + 1, int(s[E.S_TRICK])
+    elif ph in (E.PH_MOON, E.PH_OVER):
+        ntr = done = T
+    else:
+        ntr = done = 0
+
+    def vec(field, q=0, size=K):
+        o = int(p[field]) + q * size
+        return s[o:o + size]
+
+    tcards = vec(E.L_TCARDS, size=T * n).reshape(T, n)
+    tlead, twin = vec(E.L_TLEAD, size=T), vec(E.L_TWIN, size=T)
+
+    def seats(values):
+        return " ".join(f"P{q}:{v}" for q, v in enumerate(values))
+
+    def in_order(t, ld):
+        return [int(tcards[t, (ld + i) % n]) for i in range(n)]
+
+    parts = []
+    for pid in pids:
+        if pid == _SEAT:
+            parts.append(f"P{player} of {n}")
+        elif pid == _DEALER:
+            parts.append(f"dealer P{int(s[E.S_DEALER])}")
+        elif pid == _PASS_OFFSET:
+            parts.append(f"pass +{int(s[E.S_PASSOFF])}" if pc else "no passing")
+        elif pid == _PHASE:
+            parts.append(f"phase {_PHASE_NAMES[ph]}")
+        elif pid == _DEAL_PROGRESS:
+            if ph == E.PH_DEAL:
+                parts.append(f"dealt {int(s[E.S_DEALT])}/{rules.num_cards}")
+        elif pid == _DEALT:
+            parts.append(f"dealt: {_cards(vec(E.L_DEALT_HANDS, player))}")
+        elif pid == _PASSED_SEQ:
+            parts.append(f"passed: {_seq(vec(E.L_PASSSEQ, player, pc))}")
+        elif pid == _PASSED_SET:
+            parts.append(f"passed: {_cards(vec(E.L_PASSED, player))}")
+        elif pid == _RECEIVED:
+            if ph >= E.PH_PLAY and pc:
+                sender = (player - int(s[E.S_PASSOFF])) % n
+                parts.append(f"received: {_cards(vec(E.L_PASSED, sender))}")
+        elif pid == _HAND:
+            parts.append(f"hand: {_cards(vec(E.L_HANDS, player))}")
+        elif pid == _DEALT_ALL:
+            parts.append("dealt: " + " ".join(
+                f"P{q}[{_cards(vec(E.L_DEALT_HANDS, q))}]" for q in range(n)))
+        elif pid == _PASSED_SEQ_ALL:
+            parts.append("passed: " + " ".join(
+                f"P{q}[{_seq(vec(E.L_PASSSEQ, q, pc))}]" for q in range(n)))
+        elif pid == _PASSED_SET_ALL:
+            parts.append("passed: " + " ".join(
+                f"P{q}[{_cards(vec(E.L_PASSED, q))}]" for q in range(n)))
+        elif pid == _HANDS_ALL:
+            parts.append("hands: " + " ".join(
+                f"P{q}[{_cards(vec(E.L_HANDS, q))}]" for q in range(n)))
+        elif pid == _TRICK_CARDS:          # with _TRICK_LEADER and _TRICK_RESULT
+            for t in range(ntr):
+                ld = int(tlead[t]) if t < done else int(s[E.S_LEADER])
+                text = f"T{t + 1} P{ld}: {_seq(in_order(t, ld))}"
+                if t < done:
+                    w = int(twin[t])
+                    text += " -> " + ({E.TW_VOID: "void", E.TW_DISCARDED: "discarded"}
+                                      .get(w, f"P{w}"))
+                parts.append(text)
+        elif pid == _CUR_TRICK:            # with _LEADER
+            if ph == E.PH_PLAY:
+                ld = int(s[E.S_LEADER])
+                parts.append(f"trick P{ld}: {_seq(in_order(int(s[E.S_TRICK]), ld))}")
+        elif pid == _PLAYED:
+            cnt = np.zeros(K, np.int64)
+            for c in tcards[:ntr].ravel():
+                if c >= 0:
+                    cnt[c] += 1
+            parts.append(f"played: {_cards(cnt)}")
+        elif pid == _VOIDS:
+            void = [set() for _ in range(n)]
+            for t in range(ntr):
+                ld = int(tlead[t])
+                if ld < 0:
+                    continue
+                led = C.card_suit(int(tcards[t, ld]))
+                for q in range(n):
+                    c = int(tcards[t, q])
+                    if c >= 0 and C.card_suit(c) != led:
+                        void[q].add(led)
+            text = " ".join(f"P{q}:" + "".join(C.SUITS[x] for x in sorted(v))
+                            for q, v in enumerate(void) if v)
+            if text:
+                parts.append(f"void: {text}")
+        elif pid == _POT:
+            pot = vec(E.L_POT)
+            if pot.any():
+                parts.append(f"pot: {_cards(pot)}")
+        elif pid == _KITTY:
+            if kitty_visible:
+                parts.append(f"kitty: {_cards(vec(E.L_KITTY))}")
+        elif pid == _KITTY_ALL:
+            parts.append(f"kitty: {_cards(vec(E.L_KITTY))}")
+        elif pid == _POINTS:
+            parts.append(f"points {seats(int(x) for x in vec(E.L_POINTS, size=n))}")
+        elif pid == _BROKEN:
+            if s[E.S_BROKEN]:
+                parts.append("hearts broken")
+        elif pid == _KITTY_TAKEN:
+            if kitty_visible:
+                parts.append("kitty taken")
+        elif pid == _MOON_PENDING:
+            if ph == E.PH_MOON and s[E.S_SHOOTER] == player:
+                parts.append("moon choice pending")
+        elif pid == _MOON_CHOICE:
+            if s[E.S_MOON_CHOICE] >= 0:
+                parts.append("moon " + ("add" if s[E.S_MOON_CHOICE] == 1 else "subtract"))
+        elif pid == _SCORES:
+            parts.append(f"scores {seats(int(x) for x in vec(E.L_SCORES, size=n))}")
+        elif pid == _HAND_NUMBER:
+            parts.append(f"hands played {int(s[E.S_HANDNO])}")
+        elif pid == _TO_MOVE:
+            if ph in (E.PH_PASS, E.PH_PLAY, E.PH_MOON):
+                parts.append(f"P{int(s[E.S_CUR])} to move")
+        # _TRICK_LEADER, _TRICK_RESULT, _LEADER: written with the trick pieces.
+    return parts
+
+
+# ------------------------------------------------------------------ observer
+class CancellationHeartsObserver:
+    """Observer conforming to OpenSpiel's PyObserver interface (see ``observation.py``).
+
+    ``tensor``: ``float32[size]``; ``dict``: name -> view of ``tensor`` with the
+    piece's shape (see :func:`format_layout`).
+    """
+
+    def __init__(self, game, iig_obs_type=None, params=None):
+        if params:
+            raise ValueError(
+                f"python_cancellation_hearts observers take no parameters; got {params!r}")
+        self._game = game
+        self._rules = rules = game.rules
+        self._P = E.make_params(rules)
+        recall, public, private = _obs_type(iig_obs_type)
+        self._recall = recall
+        self._public_view = private == pyspiel.PrivateInfoType.NONE
+        pieces = _pieces(rules, iig_obs_type)
+        self._pids = [pid for _, _, pid in pieces]
+        sizes = [int(np.prod(shape, dtype=np.int64)) for _, shape, _ in pieces]
+        self.tensor = np.zeros(sum(sizes), np.float32)
+        self.dict = {}
+        self._offs = np.full(_NUM_PIDS, -1, np.int64)
+        off = 0
+        for (name, shape, pid), size in zip(pieces, sizes):
+            self.dict[name] = self.tensor[off:off + size].reshape(shape)
+            self._offs[pid] = off
+            off += size
+        self._match_history = recall and rules.is_match and public
+
+    def set_from(self, state, player: int) -> None:
+        """Fill ``tensor`` (and so ``dict``) with ``state`` seen by ``player``."""
+        _fill(state._P, state._s, player, 0 if self._public_view else player,
+              self._offs, self.tensor)
+
+    def string_from(self, state, player: int) -> str:
+        """``state`` seen by ``player`` as text, with the same facts as the tensor.
+
+        For the information state of a match, what the player saw in each
+        previous hand comes first (``H1[...] H2[...]``).
+        """
+        text = " | ".join(_view_parts(self._rules, state._P, state._s, player, self._pids))
+        if not self._match_history:
+            return text
+        return "".join(f"H{i + 1}[{h}] " for i, h in
+                       enumerate(self._previous_hands(state, player))) + text
+
+    def _previous_hands(self, state, player: int) -> list[str]:
+        """The player's view at the end of each completed, earlier hand of a match.
+
+        Replays ``state.history()``; a hand's view is taken before its last
+        action (which resets the engine for the next hand), followed by that
+        public action (a card played or the moon choice).
+        """
+        out = []
+        st = self._game.new_initial_state()
+        for a in state.history():
+            before = st._s.copy()
+            text = st.action_to_string(st.current_player(), a)
+            st.apply_action(a)
+            if st._s[E.S_HANDNO] != before[E.S_HANDNO] and not st.is_terminal():
+                parts = _view_parts(self._rules, st._P, before, player, self._pids)
+                out.append(" | ".join(parts) + f" | then {text}")
+        return out
+
+
+def make_observer(game, iig_obs_type=None, params=None) -> CancellationHeartsObserver:
+    """The observer of ``iig_obs_type`` (None: the default observation)."""
+    return CancellationHeartsObserver(game, iig_obs_type, params)
