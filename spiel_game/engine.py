@@ -626,22 +626,38 @@ def returns(p, s):
 
 @njit(cache=True)
 def card_locations(p, s):
-    """Copies of each card type in each place: [hands (n), passed-in-flight,
-    kitty, pot, played-in-current-trick, taken-or-discarded] -> int32[n+5, 53]."""
+    """Copies of each card type in each place -> int32[n + 5, 53]:
+    rows 0..n-1 the hands; n passed cards in flight (pass phase); n+1 the kitty
+    while nobody has taken it; n+2 the set-aside pot; n+3 the current trick;
+    n+4 cards taken (or discarded, R8 A) in completed tricks, with a taken kitty.
+    With the undealt cards, the rows add up to the deck."""
     n = p[P_N]
+    ph = s[S_PHASE]
     out = np.zeros((n + 5, K), np.int32)
     for q in range(n):
         for c in range(K):
             out[q, c] = s[p[L_HANDS] + q * K + c]
-    if s[S_PHASE] == PH_PASS:
+    if ph == PH_PASS:
         for q in range(n):
             for c in range(K):
                 out[n, c] += s[p[L_PASSED] + q * K + c]
+    kitty_free = ph == PH_DEAL or s[S_KITTY_IN_POT] == 1
     for c in range(K):
-        out[n + 1, c] = s[p[L_KITTY] + c] * s[S_KITTY_IN_POT]
+        if kitty_free:
+            out[n + 1, c] = s[p[L_KITTY] + c]
+        else:
+            out[n + 4, c] = s[p[L_KITTY] + c]
         out[n + 2, c] = s[p[L_POT] + c]
+        out[n + 4, c] -= s[p[L_POT] + c]
     t = s[S_TRICK]
-    if s[S_PHASE] == PH_PLAY:
+    if ph == PH_DEAL:
+        t = 0
+    for u in range(min(t, p[P_HAND])):
+        for q in range(n):
+            c = s[p[L_TCARDS] + u * n + q]
+            if c >= 0:
+                out[n + 4, c] += 1
+    if ph == PH_PLAY:
         for q in range(n):
             c = s[p[L_TCARDS] + t * n + q]
             if c >= 0:

@@ -274,7 +274,10 @@ class CancellationHeartsState(pyspiel.State):
         if err == E.ERR_FOLLOW:
             suit = "CDHS"[int(E._led_suit(self._P, self._s))]
         opening = C.card_to_string(int(self._P[E.P_OPENING])) if self._P[E.P_OPENING] >= 0 else ""
-        msg = _ERR_TEXT.get(err, "illegal action {a}").format(
+        text = _ERR_TEXT.get(err, "illegal action {a}")
+        if err == E.ERR_NOT_IN_HAND and self._b.a[E.S_PHASE] == E.PH_PASS:
+            text = "R5: {card} is not in player {p}'s hand to pass"
+        msg = text.format(
             a=action, card=card, p=p, suit=suit, opening=opening)
         legal = [self._action_to_string(p, a) for a in self.legal_actions()]
         return f"illegal action {action} ({card}) for player {p}: {msg}; legal: {legal}"

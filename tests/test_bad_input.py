@@ -1,0 +1,589 @@
+"""Bad input: clear errors for bad parameters, illegal actions and corrupted
+serialized states; pickle round trips of games and states.
+
+* Parameters: every rejected value raises ``pyspiel.SpielError`` (pyspiel's own
+  checks: unknown names, wrong types) or ``GameParameterError`` (our checks,
+  a ``ValueError``) whose message names the parameter and what is allowed.
+* Illegal actions raise ``IllegalActionError`` naming the rule (R4, R6, R7,
+  R9, R10, ...) and leave the state exactly as it was.
+* ``game.deserialize_state`` of a corrupted string raises ``pyspiel.SpielError``
+  or ``CorruptStateError`` instead of returning a broken state.
+"""
+
+from __future__ import annotations
+
+import base64
+import pickle
+import re
+
+import numpy as np
+import pyspiel
+import pytest
+
+import spiel_game
+from spiel_game import CorruptStateError, GameParameterError, IllegalActionError
+from spiel_game import engine as E
+from spiel_game.scenarios import state_from_hands
+
+NAME = spiel_game.GAME_NAME
+PARAM_ERRORS = (pyspiel.SpielError, GameParameterError)
+DESERIALIZE_ERRORS = (pyspiel.SpielError, CorruptStateError)
+
+
+def load(**params):
+    return pyspiel.load_game(NAME, params)
+
+
+def random_state(game, seed: int, steps: int):
+    """The state after ``steps`` random actions (fewer if the game ends)."""
+    rng = np.random.default_rng(seed)
+    st = game.new_initial_state()
+    for _ in range(steps):
+        if st.is_terminal():
+            break
+        if st.is_chance_node():
+            acts, probs = zip(*st.chance_outcomes())
+            st.apply_action(acts[int(rng.choice(len(acts), p=np.array(probs)))])
+        else:
+            legal = st.legal_actions()
+            st.apply_action(legal[int(rng.integers(len(legal)))])
+    return st
+
+
+def play_to_end(state, seed: int):
+    """Random play (seeded) from ``state`` to the end, in place."""
+    rng = np.random.default_rng(seed)
+    while not state.is_terminal():
+        if state.is_chance_node():
+            acts, probs = zip(*state.chance_outcomes())
+            state.apply_action(acts[int(rng.choice(len(acts), p=np.array(probs)))])
+        else:
+            legal = state.legal_actions()
+            state.apply_action(legal[int(rng.integers(len(legal)))])
+    return state
+
+
+# ====================================================== game parameters
+def assert_param_error(params: dict, *needles: str):
+    """Loading ``params`` fails with a message containing every needle."""
+    with pytest.raises(PARAM_ERRORS) as info:
+        pyspiel.load_game(NAME, params)
+    msg = str(info.value)
+    for needle in needles:
+        assert needle in msg, f"{params}: message {msg!r} does not mention {needle!r}"
+    return msg
+
+
+def test_unknown_parameter_name_is_rejected_with_the_allowed_names():
+    msg = assert_param_error({"plyers": 6}, "plyers")
+    for name in spiel_game.PARAMETER_DEFAULTS:
+        assert name in msg, f"allowed parameter {name!r} not listed in {msg!r}"
+
+
+def test_unknown_parameter_name_is_rejected_by_the_rule_set_too():
+    with pytest.raises(GameParameterError, match=r"plyers.*allowed.*players"):
+        spiel_game.RuleSet.from_params({"plyers": 6})
+
+
+@pytest.mark.parametrize("deck, players, allowed", [
+    ("balanced", 4, "5..11"), ("balanced", 12, "5..11"),
+    ("kitty", 4, "5..11"), ("kitty", 12, "5..11"),
+    ("custom", 1, "2..11"), ("custom", 12, "2..11"),
+])
+def test_r1_impossible_player_count_for_the_scheme_is_rejected(deck, players, allowed):
+    assert_param_error({"deck": deck, "players": players}, "players", str(players),
+                       deck, allowed)
+
+
+def test_classic_deck_with_five_players_is_rejected_naming_four_players_one_pack():
+    assert_param_error({"deck": "classic", "players": 5, "packs": 1},
+                       "classic", "players=5", "players=4", "packs=1")
+
+
+def test_classic_deck_needs_players_and_packs_spelled_out():
+    # pyspiel fills in players=6, packs=2; the message says what to pass.
+    assert_param_error({"deck": "classic"}, "classic", "players=4", "packs=1")
+
+
+@pytest.mark.parametrize("params, allowed", [
+    ({"packs": 1}, "allowed 2"),
+    ({"packs": 5}, "allowed 2"),
+    ({"players": 6, "packs": 3}, "11"),               # R3 B: three packs only for 11
+    ({"deck": "kitty", "players": 7, "packs": 3}, "allowed 2"),
+    ({"deck": "custom", "players": 4, "packs": 0}, "1..4"),
+    ({"deck": "custom", "players": 4, "packs": 5}, "1..4"),
+    ({"deck": "classic", "players": 4, "packs": 2}, "packs=1"),
+])
+def test_r2_bad_number_of_packs_is_rejected(params, allowed):
+    assert_param_error(params, "packs", allowed)
+
+
+@pytest.mark.parametrize("suits, ranks, packs, players", [
+    ("CD", "23", 2, 5),        # 8 cards for 5 players
+    ("CDHS", "A", 1, 3),       # 4 cards for 3 players
+    ("H", "23456789TJQKA", 1, 2),   # 13 cards for 2 players
+])
+def test_r3_custom_deck_that_cannot_be_dealt_evenly_is_rejected(suits, ranks, packs, players):
+    total = len(suits) * len(ranks) * packs
+    assert_param_error({"deck": "custom", "suits": suits, "ranks": ranks,
+                        "packs": packs, "players": players},
+                       "custom", str(total), f"{players} players", "evenly")
+
+
+@pytest.mark.parametrize("params, hand", [
+    ({"players": 6, "pass_count": 18}, 17),
+    ({"players": 6, "pass_count": -2}, 17),
+    ({"deck": "kitty", "players": 10, "pass_count": 11}, 10),
+    ({"deck": "custom", "players": 2, "packs": 1, "suits": "HS", "ranks": "QKA",
+      "pass_count": 4}, 3),
+])
+def test_r5_pass_count_out_of_range_is_rejected(params, hand):
+    assert_param_error(params, "pass_count", f"0..{hand}", "-1")
+
+
+def test_r5_pass_offset_out_of_range_is_rejected():
+    assert_param_error({"players": 6, "pass_offset": 6}, "pass_offset", "-5..5")
+
+
+@pytest.mark.parametrize("name, value", [
+    ("deck", "huge"), ("first_lead", "dealer"), ("void_last_trick", "burn"),
+    ("points_on_first_trick", "maybe"), ("moon", "sideways"),
+    ("utility", "money"), ("deal", "shuffle"),
+])
+def test_bad_string_choice_is_rejected_with_the_allowed_values(name, value):
+    msg = assert_param_error({name: value}, name, value, "allowed")
+    allowed = re.search(r"allowed: \[(.*)\]", msg)
+    assert allowed and allowed.group(1).count("'") >= 4, msg   # at least two choices listed
+
+
+@pytest.mark.parametrize("params, needles", [
+    ({"deck": "custom", "players": 2, "suits": "XY", "ranks": "A"}, ("suits", "CDHS")),
+    ({"deck": "custom", "players": 2, "suits": "CC", "ranks": "A"}, ("suits", "distinct")),
+    ({"deck": "custom", "players": 2, "suits": "C", "ranks": "1A"}, ("ranks", "23456789TJQKA")),
+    ({"deck": "custom", "players": 2, "suits": "C", "ranks": ""}, ("ranks",)),
+    ({"players": 6, "suits": "CD"}, ("suits", "custom")),
+    ({"deck": "kitty", "players": 7, "first_lead": "opening_card"},
+     ("opening_card", "left_of_dealer")),
+    ({"moon_points": -1}, ("moon_points", ">= 0")),
+    ({"target_score": -5}, ("target_score",)),
+    ({"target_score": 50, "max_hands": 0}, ("max_hands", ">= 1")),
+    ({"deck": "custom", "players": 2, "packs": 1, "suits": "CDHS", "ranks": "9TJQKA",
+      "deal": "whole"}, ("deal", "limit")),           # C(24, 12) = 2,704,156 deals
+])
+def test_other_bad_parameter_values_are_rejected(params, needles):
+    assert_param_error(params, *needles)
+
+
+@pytest.mark.parametrize("params, needle", [
+    ({"players": "six"}, "players"), ({"players": 6.5}, "players"),
+    ({"moon": 3}, "moon"),
+])
+def test_wrong_parameter_type_is_rejected(params, needle):
+    assert_param_error(params, needle)
+
+
+# ======================================================= illegal actions
+SMALL = {"deck": "custom", "players": 4, "packs": 1, "suits": "CDHS", "ranks": "TJQKA",
+         "pass_count": 0}
+#  P0 leads first (R6 A, seat left of the dealer); 5 cards each, no pass.
+SMALL_HANDS = ["TC JC QH KH AS", "QC TD JD QD TH", "KC KD AD JH AH", "AC TS JS QS KS"]
+
+
+def snapshot(state):
+    return (str(state), state.history(), state.legal_actions(), state.current_player(),
+            state.is_terminal(), state.serialize(), np.asarray(state.engine_state).tobytes())
+
+
+def assert_illegal(state, action, *needles, errors=(IllegalActionError,)):
+    """Applying ``action`` raises, the message has every needle, the state is unchanged."""
+    before = snapshot(state)
+    with pytest.raises(errors) as info:
+        state.apply_action(action)
+    msg = str(info.value)
+    for needle in needles:
+        assert needle in msg, f"message {msg!r} does not mention {needle!r}"
+    assert snapshot(state) == before, "an illegal action changed the state"
+    # The state still plays on normally.
+    if not state.is_terminal():
+        clone = state.clone()
+        clone.apply_action(clone.legal_actions()[0])
+    return msg
+
+
+def card(state, text):
+    return state.string_to_action(text)
+
+
+def test_r7_card_not_in_hand_is_rejected():
+    st = state_from_hands(load(**SMALL), SMALL_HANDS)
+    assert st.current_player() == 0
+    assert_illegal(st, card(st, "AD"), "R7", "AD", "hand")
+
+
+def test_r7_failure_to_follow_suit_is_rejected():
+    st = state_from_hands(load(**SMALL), SMALL_HANDS, plays="TC")
+    assert st.current_player() == 1
+    assert_illegal(st, card(st, "TD"), "R7", "follow", "C")
+
+
+def test_r9_leading_hearts_before_they_are_broken_is_rejected():
+    # P0 wins trick 1 with AS (no heart, no QS played), then may not lead a heart.
+    st = state_from_hands(load(**SMALL), SMALL_HANDS, plays="AS TD KD TS")
+    assert st.current_player() == 0
+    assert_illegal(st, card(st, "QH"), "R9", "hearts")
+
+
+def test_r6_a_first_lead_of_a_heart_is_rejected():
+    st = state_from_hands(load(**SMALL), SMALL_HANDS)
+    assert_illegal(st, card(st, "QH"), "R6")
+
+
+def test_r6_b_first_lead_other_than_the_opening_card_is_rejected():
+    st = state_from_hands(load(**SMALL, first_lead="opening_card"), SMALL_HANDS)
+    assert st.legal_actions() == [card(st, "TC")]
+    assert_illegal(st, card(st, "JC"), "R6", "TC")
+
+
+def test_r6_b_balanced_deck_must_open_with_the_joker():
+    game = load(players=5)                     # R3 B: 5 players, one joker added
+    st = random_state(game, seed=3, steps=game.rules.num_cards + 25)   # dealt and passed
+    assert st.legal_actions() == [spiel_game.cards.JOKER]
+    other = [c for c in range(53) if st.engine_state[
+        st.engine_params[E.L_HANDS] + st.current_player() * 53 + c] > 0 and c != 52][0]
+    assert_illegal(st, other, "R6", "0C")
+
+
+def test_points_on_the_first_trick_are_rejected_when_forbidden():
+    st = state_from_hands(load(**SMALL, points_on_first_trick="forbidden"), SMALL_HANDS,
+                          plays="AS")
+    assert st.current_player() == 1                   # no spade: discards, but not TH
+    assert_illegal(st, card(st, "TH"), "first trick")
+
+
+def test_r10_moon_choice_other_than_subtract_or_add_is_rejected():
+    game = load(deck="custom", players=2, packs=1, suits="HS", ranks="QKA",
+                pass_count=0, moon="choose")
+    st = state_from_hands(game, ["AH KH AS", "QH QS KS"], plays="AS QS AH QH KH KS")
+    assert st.current_player() == 0 and st.legal_actions() == [53, 54]
+    assert_illegal(st, card(st, "AH"), "R10", "moon")
+
+
+def test_r4_dealing_a_card_that_is_not_left_is_rejected():
+    game = load(**SMALL)
+    st = game.new_initial_state()
+    st.apply_action(card(st, "TC"))
+    assert_illegal(st, card(st, "TC"), "R4", "TC")
+    assert_illegal(st, card(st, "2C"), "R4", "2C")         # not in this custom deck
+
+
+def test_r5_passing_a_card_not_in_hand_is_rejected():
+    game = load(deck="custom", players=4, packs=1, suits="CDHS", ranks="TJQKA",
+                pass_count=1)
+    st = state_from_hands(game, SMALL_HANDS)
+    assert st.current_player() == 0
+    msg = assert_illegal(st, card(st, "AD"), "AD", "not in")
+    assert re.search(r"\bR\d+\b", msg), f"no rule named in {msg!r}"
+
+
+@pytest.mark.parametrize("action", [0, 42, 52, 53, 99])
+def test_action_after_the_end_of_the_game_is_rejected(action):
+    st = play_to_end(load(**SMALL).new_initial_state(), seed=5)
+    assert st.is_terminal()
+    assert_illegal(st, action, "terminal")
+
+
+@pytest.mark.parametrize("action", [53, 54, 99, 10**6])
+def test_out_of_range_action_is_rejected(action):
+    st = state_from_hands(load(**SMALL), SMALL_HANDS)
+    assert_illegal(st, action, str(action), "not a card id")
+    st = load(**SMALL).new_initial_state()             # at a chance node too
+    assert_illegal(st, action, str(action), "not a card id")
+
+
+def test_negative_action_is_rejected_by_pyspiel():
+    st = state_from_hands(load(**SMALL), SMALL_HANDS)
+    assert_illegal(st, -1, errors=(pyspiel.SpielError, IllegalActionError))
+    assert_illegal(st, -7, errors=(pyspiel.SpielError, IllegalActionError))
+
+
+def test_illegal_actions_never_change_random_states():
+    """At random states of several schemes, every non-legal action 0..54 raises
+    and leaves the state unchanged."""
+    for params, seed in [({"players": 6}, 1), ({"deck": "kitty", "players": 7}, 2),
+                         ({"players": 11, "packs": 3}, 3),
+                         ({"deck": "classic", "players": 4, "packs": 1}, 4)]:
+        game = pyspiel.load_game(NAME, params)
+        st = random_state(game, seed, game.rules.num_cards + 40)
+        legal = set(st.legal_actions())
+        before = snapshot(st)
+        for a in range(55):
+            if a not in legal:
+                with pytest.raises(IllegalActionError):
+                    st.apply_action(a)
+        assert snapshot(st) == before
+
+
+# ========================================= corrupted serialized states
+GAME_FOR_SERIAL = {"players": 5}
+
+
+@pytest.fixture(scope="module")
+def serial_game():
+    return pyspiel.load_game(NAME, GAME_FOR_SERIAL)
+
+
+@pytest.fixture(scope="module")
+def mid_game_state(serial_game):
+    st = random_state(serial_game, seed=11, steps=serial_game.rules.num_cards + 30)
+    assert st.engine_state[E.S_PHASE] == E.PH_PLAY and st.engine_state[E.S_TRICK] >= 1
+    return st
+
+
+def split_serialized(text: str) -> tuple[str, str]:
+    head, sep, payload = text.partition("__dict__=")
+    assert sep, "pyspiel's serialization of a Python state ends with '__dict__=<base64>'"
+    return head, payload
+
+
+def engine_array(dict_payload: str) -> np.ndarray:
+    """The engine state vector inside a serialized ``__dict__`` (whatever holds it)."""
+    d = pickle.loads(base64.b64decode(dict_payload))
+    assert isinstance(d, dict) and len(d) == 1
+    (holder,) = d.values()
+    arr = holder if isinstance(holder, np.ndarray) else getattr(holder, "a")
+    assert isinstance(arr, np.ndarray) and arr.dtype == np.int32
+    return np.array(arr)
+
+
+def with_array(text: str, arr) -> str:
+    """``text`` with its engine state vector replaced by ``arr`` (a valid pickle)."""
+    head, payload = split_serialized(text)
+    d = pickle.loads(base64.b64decode(payload))
+    (key,) = d.keys()
+    holder = d[key]
+    if isinstance(holder, np.ndarray):
+        d[key] = arr
+    else:
+        holder.a = arr
+    return head + "__dict__=" + base64.b64encode(pickle.dumps(d)).decode()
+
+
+def test_serialize_round_trip_of_random_states(serial_game):
+    for seed in range(5):
+        st = random_state(serial_game, seed, steps=40 * seed + 30)
+        back = serial_game.deserialize_state(st.serialize())
+        assert snapshot(back)[:5] == snapshot(st)[:5]
+        assert np.array_equal(back.engine_state, st.engine_state)
+
+
+def test_garbled_base64_is_rejected(serial_game, mid_game_state):
+    head, payload = split_serialized(mid_game_state.serialize())
+    with pytest.raises(DESERIALIZE_ERRORS):
+        serial_game.deserialize_state(head + "__dict__=" + "!!not*base64??" + payload[14:])
+
+
+@pytest.mark.parametrize("cut", ["history_line", "no_dict", "empty"])
+def test_truncated_serialization_before_the_state_is_rejected(serial_game, mid_game_state, cut):
+    text = mid_game_state.serialize()
+    short = {"history_line": text.split("\n")[0][:-3], "no_dict": text.rsplit("\n", 1)[0],
+             "empty": ""}[cut]
+    with pytest.raises(DESERIALIZE_ERRORS):
+        serial_game.deserialize_state(short)
+
+
+@pytest.mark.parametrize("keep", [0.25, 0.5, 0.9, 0.999])
+def test_truncated_state_payload_is_rejected(serial_game, mid_game_state, keep):
+    # The cut payload is still valid base64, so the failure is in the pickle:
+    # pyspiel's own decoder would raise a bare pickle.UnpicklingError here.
+    head, payload = split_serialized(mid_game_state.serialize())
+    n = int(len(payload) * keep) // 4 * 4            # still valid base64
+    with pytest.raises(DESERIALIZE_ERRORS):
+        serial_game.deserialize_state(head + "__dict__=" + payload[:n])
+
+
+def test_state_vector_of_the_wrong_size_is_rejected(serial_game, mid_game_state):
+    text = mid_game_state.serialize()
+    arr = engine_array(split_serialized(text)[1])
+    for bad in (arr[:-1], np.concatenate([arr, [0]]).astype(np.int32), arr[:10]):
+        with pytest.raises(DESERIALIZE_ERRORS, match="entries"):
+            serial_game.deserialize_state(with_array(text, bad))
+
+
+def test_state_vector_of_the_wrong_type_is_rejected(serial_game, mid_game_state):
+    text = mid_game_state.serialize()
+    arr = engine_array(split_serialized(text)[1])
+    for bad in (arr.astype(np.float64), arr.astype(np.int64), arr.reshape(1, -1),
+                list(arr), "state"):
+        with pytest.raises(DESERIALIZE_ERRORS):
+            serial_game.deserialize_state(with_array(text, bad))
+
+
+def test_state_of_another_parameter_set_is_rejected(serial_game):
+    other = random_state(pyspiel.load_game(NAME, {"players": 7}), seed=1, steps=150)
+    with pytest.raises(DESERIALIZE_ERRORS):
+        serial_game.deserialize_state(other.serialize())
+
+
+def _corruptions(P, arr):
+    """(name, corrupted copy) pairs of an engine vector in the play phase."""
+    n = int(P[E.P_N])
+    hands = P[E.L_HANDS]
+    held0 = [c for c in range(53) if arr[hands + c] > 0]
+    held1 = [c for c in range(53) if arr[hands + 53 + c] > 0]
+    out = []
+
+    a = arr.copy(); a[hands + held0[0]] = -1
+    out.append(("card count made negative", a))
+    a = arr.copy(); a[hands + held0[0]] -= 1
+    out.append(("card removed from a hand", a))
+    a = arr.copy(); a[hands + 53 + held0[0]] += 1
+    out.append(("card duplicated into another hand", a))
+    a = arr.copy(); a[hands + held0[0]] -= 1; a[hands + held1[0]] += 1
+    out.append(("card swapped for a copy of another", a))
+    a = arr.copy(); a[E.S_PHASE] = 9
+    out.append(("phase out of range", a))
+    a = arr.copy(); a[E.S_CUR] = n
+    out.append(("current player out of range", a))
+    a = arr.copy(); a[P[E.L_TCARDS]] = 60
+    out.append(("trick card id out of range", a))
+    a = arr.copy(); a[P[E.L_POINTS]] += 5
+    out.append(("points taken out of thin air", a))
+    a = arr.copy(); a[E.S_DEALT] -= 1
+    out.append(("deal counter changed", a))
+    a = arr.copy(); a[P[E.L_UNDEALT] + held0[0]] += 1
+    out.append(("extra undealt card", a))
+    return out
+
+
+CORRUPTIONS = ["card count made negative", "card removed from a hand",
+               "card duplicated into another hand", "card swapped for a copy of another",
+               "phase out of range", "current player out of range",
+               "trick card id out of range", "points taken out of thin air",
+               "deal counter changed", "extra undealt card"]
+
+
+@pytest.mark.parametrize("case", CORRUPTIONS, ids=lambda s: s.replace(" ", "_"))
+def test_inconsistent_state_vector_is_rejected(serial_game, mid_game_state, case):
+    text = mid_game_state.serialize()
+    arr = engine_array(split_serialized(text)[1])
+    name, bad = case, dict(_corruptions(mid_game_state.engine_params, arr))[case]
+    try:
+        back = serial_game.deserialize_state(with_array(text, bad))
+    except DESERIALIZE_ERRORS as e:
+        assert "corrupt" in str(e), f"{name}: unclear message {e}"
+        return
+    pytest.fail(f"{name}: deserialize_state returned a broken state:\n{back}")
+
+
+def test_unexpected_attributes_in_the_serialized_dict_are_rejected(serial_game, mid_game_state):
+    head, payload = split_serialized(mid_game_state.serialize())
+    d = pickle.loads(base64.b64decode(payload))
+    (key,) = d.keys()
+    for bad in ({key: d[key], "extra": 1}, {"_s_other": d[key]}):
+        text = head + "__dict__=" + base64.b64encode(pickle.dumps(bad)).decode()
+        with pytest.raises(DESERIALIZE_ERRORS):
+            serial_game.deserialize_state(text)
+
+
+def test_serialized_dict_that_is_not_a_dict_is_rejected(serial_game, mid_game_state):
+    # pyspiel's own decoder would raise a bare TypeError here.
+    head, _ = split_serialized(mid_game_state.serialize())
+    text = head + "__dict__=" + base64.b64encode(pickle.dumps([1, 2, 3])).decode()
+    with pytest.raises(DESERIALIZE_ERRORS):
+        serial_game.deserialize_state(text)
+
+
+def _history_mismatches(game, state):
+    """Serialized strings whose history line and engine state disagree."""
+    text = state.serialize()
+    head, payload = split_serialized(text)
+    arr = engine_array(payload)
+    cases = []
+    # The state's dict dropped: the engine is left at the initial state.
+    cases.append(("empty __dict__", head + "__dict__=" +
+                  base64.b64encode(pickle.dumps({})).decode()))
+    # An earlier position's history with this position's engine state.
+    earlier = random_state(game, seed=11, steps=len(state.history()) - 7)
+    cases.append(("history of an earlier position",
+                  split_serialized(earlier.serialize())[0] + "__dict__=" + payload))
+    # A consistent-looking engine vector of another deal with this history.
+    other = random_state(game, seed=12, steps=len(state.history()))
+    cases.append(("engine state of another deal",
+                  with_array(text, np.array(other.engine_state))))
+    # Another seat to move (every count still consistent).
+    a = arr.copy()
+    a[E.S_CUR] = (a[E.S_CUR] + 1) % game.num_players()
+    cases.append(("another player to move", with_array(text, a)))
+    return cases
+
+
+MISMATCHES = ["empty __dict__", "history of an earlier position",
+              "engine state of another deal", "another player to move"]
+
+
+@pytest.mark.parametrize("case", MISMATCHES, ids=lambda s: s.replace(" ", "_"))
+def test_serialized_history_that_disagrees_with_the_state_is_rejected(
+        serial_game, mid_game_state, case):
+    # engine.validate alone accepts each of these engine vectors: only replaying
+    # the serialized history shows that the history and the state disagree
+    # (e.g. 135 actions in the history, nothing dealt).
+    name, text = dict((k, (k, v)) for k, v in
+                      _history_mismatches(serial_game, mid_game_state))[case]
+    try:
+        back = serial_game.deserialize_state(text)
+    except DESERIALIZE_ERRORS:
+        return
+    replay = serial_game.new_initial_state()
+    for a in back.history():
+        replay.apply_action(a)
+    same = bool(np.array_equal(replay.engine_state, back.engine_state))
+    assert same, (
+        f"{name}: deserialize_state returned a state whose engine state is not the "
+        f"one its history ({len(back.history())} actions) leads to; it renders as\n"
+        f"{back}")
+
+
+# ================================================================ pickle
+@pytest.mark.parametrize("params", [
+    {"players": 5}, {"deck": "kitty", "players": 9},
+    {"deck": "classic", "players": 4, "packs": 1, "moon": "both"},
+    {"players": 6, "target_score": 30, "moon": "choose", "max_hands": 3},
+    {"deck": "custom", "players": 2, "packs": 1, "suits": "HS", "ranks": "QKA",
+     "deal": "whole", "pass_count": 1},
+])
+def test_pickle_round_trip_of_game_and_states(params):
+    game = pyspiel.load_game(NAME, params)
+    game2 = pickle.loads(pickle.dumps(game))
+    assert str(game2) == str(game)
+    assert game2.get_parameters() == game.get_parameters()
+    assert game2.rules == game.rules
+    rng = np.random.default_rng(17)
+    st = game.new_initial_state()
+    while True:
+        st2 = pickle.loads(pickle.dumps(st))
+        assert snapshot(st2)[:5] == snapshot(st)[:5]
+        assert np.array_equal(st2.engine_state, st.engine_state)
+        assert st2.get_game().get_parameters() == game.get_parameters()
+        if st.is_terminal():
+            assert st2.returns() == st.returns()
+            break
+        for _ in range(int(rng.integers(1, 30))):
+            if st.is_terminal():
+                break
+            if st.is_chance_node():
+                acts, probs = zip(*st.chance_outcomes())
+                a = acts[int(rng.choice(len(acts), p=np.array(probs)))]
+            else:
+                la = st.legal_actions()
+                a = la[int(rng.integers(len(la)))]
+            st.apply_action(a)
+
+
+def test_pickled_state_plays_on_like_the_original():
+    game = pyspiel.load_game(NAME, {"players": 7})
+    st = random_state(game, seed=21, steps=150)
+    st2 = pickle.loads(pickle.dumps(st))
+    play_to_end(st, seed=22)
+    play_to_end(st2, seed=22)
+    assert st.history() == st2.history()
+    assert st.returns() == st2.returns()
