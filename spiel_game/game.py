@@ -299,6 +299,13 @@ class CancellationHeartsState(pyspiel.State):
             return E.MOON_ADD_ACTION
         return C.string_to_card(t)
 
+    def resample_from_infostate(self, player_id: int, probability_sampler) -> "CancellationHeartsState":
+        """A state ``player_id`` cannot tell from this one, hidden cards drawn
+        uniformly (see :mod:`spiel_game.resample`). ``probability_sampler``: a
+        numpy Generator, a seed, or OpenSpiel's ``UniformProbabilitySampler``."""
+        from .resample import resample_from_infostate
+        return resample_from_infostate(self, player_id, probability_sampler)
+
     # -------------------------------------------------------------- views
     def __str__(self) -> str:
         from .render import state_to_text
@@ -377,5 +384,8 @@ def _deal_string(game: CancellationHeartsGame, action: int) -> str:
         parts.append(f"kitty[{C.cards_to_string(d[game.rules.players])}]")
     return f"deal:{action} " + " ".join(parts)
 
+
+from .render import install_repr_html  # noqa: E402  (render imports no adapter code)
+install_repr_html(CancellationHeartsState)
 
 pyspiel.register_game(GAME_TYPE, CancellationHeartsGame)

@@ -1,0 +1,618 @@
+"""Sampling the hidden cards consistently with one player's information state.
+
+``resample_from_infostate(state, player, rng)`` returns a full state (with a
+complete, legal history) that ``player`` cannot tell from ``state``: the same
+information-state string and tensor, current player and legal actions.
+
+What is sampled, and from which distribution (a modelling decision, stated
+here and in the README):
+
+* The unseen cards -- the other players' current hands, an untaken kitty and,
+  during the deal, the undealt cards -- are drawn **uniformly over physical
+  card assignments** consistent with everything the player knows: own cards,
+  the cards the player passed (still held by the receiver unless played),
+  received cards, every card played, who showed void in which suit, what a
+  lead proves (R6 A, R9: a heart led while hearts are unbroken means a hand of
+  hearts only; classic: a point card discarded on the first trick means a
+  hand of point cards only) and the copies of each card. With identical
+  copies this is the posterior of the uniform shuffle, i.e. each multiset
+  assignment weighted by its number of physical deals.
+* The parts of the history that the player never sees -- the order in which
+  other players' cards were dealt and the cards other players passed to each
+  other -- are filled in uniformly among the choices consistent with the
+  sampled hands.
+
+The draw only reads the information state: a random permutation of the unseen
+pool (rejection on the void/lead constraints, exact), with an exact
+dynamic-programming sampler as fallback when the constraints are tight.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+import pyspiel
+from numba import njit
+
+from . import cards as C
+from . import engine as E
+
+__all__ = ["resample_from_infostate", "hidden_constraints"]
+
+K = E.K
+_REJECTION_TRIES = 64
+
+
+def _as_generator(rng) -> np.random.Generator:
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if rng is None:
+        raise ValueError("resample_from_infostate needs a numpy Generator, a seed, or a "
+                         "sampler returning uniform floats (e.g. pyspiel.UniformProbabilitySampler)")
+    if isinstance(rng, (int, np.integer)):
+        return np.random.default_rng(int(rng))
+    if callable(rng):
+        return np.random.default_rng(int(rng() * 2**53))
+    raise TypeError(f"rng must be a numpy Generator, an int seed or a callable sampler, "
+                    f"got {type(rng).__name__}")
+
+
+# ------------------------------------------------------------- constraints
+@njit(cache=True)
+def _trick_constraints(p, s, forbid):
+    """Mark in ``forbid[n, K]`` the card types each seat provably does not hold now.
+
+    Hands only shrink during play, so a proof about the hand at some trick
+    holds for the current hand as well.
+    """
+    n = p[E.P_N]
+    T = p[E.P_HAND]
+    broken = 0
+    nplayed = 0
+    t_now = s[E.S_TRICK]
+    if s[E.S_PHASE] != E.PH_PLAY and s[E.S_PHASE] != E.PH_MOON and s[E.S_PHASE] != E.PH_OVER:
+        return
+    for t in range(min(t_now + 1, T)):
+        leader = s[p[E.L_TLEAD] + t]
+        if leader < 0:
+            break
+        base = p[E.L_TCARDS] + t * n
+        lead = s[base + leader]
+        led = E.SUIT_OF[lead]
+        for i in range(n):
+            q = (leader + i) % n
+            c = s[base + q]
+            if c < 0:
+                break
+            if i == 0:
+                if nplayed == 0:
+                    if p[E.P_FIRST_LEAD] != E.FIRST_LEAD_OPENING and (
+                            E.SUIT_OF[c] == E.HEARTS or c == E.QS):
+                        for x in range(K):                    # R6 A: nothing else held
+                            if E.SUIT_OF[x] != E.HEARTS and x != E.QS:
+                                forbid[q, x] = True
+                elif broken == 0 and E.SUIT_OF[c] == E.HEARTS:
+                    for x in range(K):                        # R9: hearts only
+                        if E.SUIT_OF[x] != E.HEARTS:
+                            forbid[q, x] = True
+            elif E.SUIT_OF[c] != led:
+                for x in range(K):                            # R7: void in the suit led
+                    if E.SUIT_OF[x] == led:
+                        forbid[q, x] = True
+                if p[E.P_NO_PTS_FIRST] == 1 and t == 0 and E.POINTS_OF[c] > 0:
+                    for x in range(K):                        # classic: points only
+                        if E.POINTS_OF[x] == 0:
+                            forbid[q, x] = True
+            if E.SUIT_OF[c] == E.HEARTS or c == E.QS:
+                broken = 1
+            nplayed += 1
+
+
+def hidden_constraints(state, player):
+    """``forbid[n, 53]``: card types each seat provably does not hold (from public play)."""
+    P, s = state._P, state._b.a
+    forbid = np.zeros((int(P[E.P_N]), K), np.bool_)
+    _trick_constraints(P, s, forbid)
+    return forbid
+
+
+# ------------------------------------------------------------- sampling
+@njit(cache=True)
+def _try_assign(pool_cards, sizes, forbid_h, out, seed, tries):
+    """Up to ``tries`` uniform shuffles of ``pool_cards`` dealt into holders of
+    ``sizes``; True at the first where no holder gets a forbidden card (exact
+    rejection sampling). Fills ``out[h, K]``."""
+    np.random.seed(seed)
+    m = pool_cards.shape[0]
+    arr = pool_cards.copy()
+    for _ in range(tries):
+        for i in range(m - 1, 0, -1):
+            j = np.random.randint(0, i + 1)
+            t = arr[i]
+            arr[i] = arr[j]
+            arr[j] = t
+        out[:, :] = 0
+        k = 0
+        ok = True
+        for h in range(sizes.shape[0]):
+            for _ in range(sizes[h]):
+                c = arr[k]
+                if forbid_h[h, c]:
+                    ok = False
+                    break
+                out[h, c] += 1
+                k += 1
+            if not ok:
+                break
+        if ok:
+            return True
+    return False
+
+
+def _exact_assign(pool, sizes, forbid_h, rng):
+    """Exact sampler: class-compressed dynamic programming over holders."""
+    H = len(sizes)
+    # Card types with the same forbidding pattern form one class.
+    patterns: dict[tuple, list[int]] = {}
+    for c in np.nonzero(pool)[0]:
+        patterns.setdefault(tuple(bool(x) for x in forbid_h[:, c]), []).append(int(c))
+    classes = list(patterns.items())
+    totals = tuple(int(sum(pool[c] for c in cs)) for _, cs in classes)
+
+    def allocations(h, rem):
+        allowed = [i for i, (pat, _) in enumerate(classes) if not pat[h]]
+
+        def rec(idx, left, cur):
+            if idx == len(allowed):
+                if left == 0:
+                    yield tuple(cur)
+                return
+            i = allowed[idx]
+            for x in range(min(left, rem[i]) + 1):
+                cur[i] = x
+                yield from rec(idx + 1, left - x, cur)
+            cur[i] = 0
+        yield from rec(0, sizes[h], [0] * len(classes))
+
+    @lru_cache(maxsize=None)
+    def count(h, rem):
+        if h == H:
+            return 1.0 if not any(rem) else 0.0
+        tot = 0.0
+        for x in allocations(h, rem):
+            w = 1.0
+            for xi in x:
+                w /= math.factorial(xi)
+            tot += w * count(h + 1, tuple(r - xi for r, xi in zip(rem, x)))
+        return tot
+
+    rem = totals
+    if count(0, rem) == 0.0:
+        raise RuntimeError("no deal is consistent with this information state")
+    alloc = []
+    for h in range(H):
+        opts, ws = [], []
+        for x in allocations(h, rem):
+            w = 1.0
+            for xi in x:
+                w /= math.factorial(xi)
+            w *= count(h + 1, tuple(r - xi for r, xi in zip(rem, x)))
+            if w > 0:
+                opts.append(x)
+                ws.append(w)
+        ws = np.array(ws)
+        x = opts[int(rng.choice(len(opts), p=ws / ws.sum()))]
+        alloc.append(x)
+        rem = tuple(r - xi for r, xi in zip(rem, x))
+    # Within each class, the physical cards are a uniform shuffle.
+    out = np.zeros((H, K), np.int64)
+    for i, (_, cs) in enumerate(classes):
+        phys = np.repeat(np.array(cs), [int(pool[c]) for c in cs])
+        rng.shuffle(phys)
+        k = 0
+        for h in range(H):
+            for c in phys[k:k + alloc[h][i]]:
+                out[h, c] += 1
+            k += alloc[h][i]
+    return out
+
+
+def _assign(pool, sizes, forbid_h, rng):
+    """Uniform physical assignment of ``pool`` (counts[K]) to holders."""
+    sizes = np.asarray(sizes, np.int64)
+    if int(pool.sum()) != int(sizes.sum()):
+        raise RuntimeError(f"inconsistent resampling: {int(pool.sum())} unseen cards for "
+                           f"{int(sizes.sum())} places")
+    cards = np.repeat(np.arange(K), pool).astype(np.int64)
+    out = np.zeros((len(sizes), K), np.int64)
+    tries = _REJECTION_TRIES if forbid_h.any() else 1
+    if _try_assign(cards, sizes, forbid_h, out, int(rng.integers(2**31)), tries):
+        return out
+    return _exact_assign(pool, sizes, forbid_h, rng)
+
+
+def _draw(multiset, k, rng):
+    """``k`` physical cards drawn without replacement from a count vector, in random order."""
+    phys = np.repeat(np.arange(K), multiset)
+    rng.shuffle(phys)
+    return [int(c) for c in phys[:k]]
+
+
+def _counts(ids):
+    return np.bincount(np.asarray(ids, np.int64), minlength=K)
+
+
+# ------------------------------------------------------------- one hand
+class _Hand:
+    """The actions of one hand, split by kind, and who played what."""
+
+    def __init__(self, n):
+        self.deal = []          # chance actions (card ids, or one whole-deal index)
+        self.passes = {}        # seat -> [cards] in order
+        self.pass_order = []    # seats in passing order
+        self.plays = []         # (seat, card)
+        self.moon = []          # (seat, action)
+        self.n = n
+
+
+def _current_hand_from_engine(game, state, history):
+    """The hand of a single-hand game, read off the engine vector (no replay)."""
+    P, s = state._P, state._b.a
+    n = game.rules.players
+    h = _Hand(n)
+    nd = (1 if int(s[E.S_DEALT]) else 0) if game._deals is not None else int(s[E.S_DEALT])
+    h.deal = list(history[:nd])
+    pc = int(P[E.P_PASS])
+    if pc:
+        dealer = int(s[E.S_DEALER])
+        for i in range(n):
+            q = (dealer + 1 + i) % n
+            row = s[P[E.L_PASSSEQ] + q * pc:P[E.L_PASSSEQ] + (q + 1) * pc]
+            seq = [int(c) for c in row if c >= 0]
+            if seq:
+                h.passes[q] = seq
+                h.pass_order.append(q)
+    T = game.rules.hand_size
+    for t in range(T):
+        leader = int(s[P[E.L_TLEAD] + t])
+        if leader < 0:
+            break
+        for i in range(n):
+            q = (leader + i) % n
+            c = int(s[P[E.L_TCARDS] + t * n + q])
+            if c < 0:
+                break
+            h.plays.append((q, c))
+    if s[E.S_MOON_CHOICE] >= 0:
+        h.moon.append((int(s[E.S_SHOOTER]), int(history[-1])))
+    return h
+
+
+def _split_history(game, history):
+    """Replay ``history`` on the engine and split it into hands."""
+    P = game._P
+    s = E.new_state(P)
+    hands = [_Hand(game.rules.players)]
+    for a in history:
+        if s[E.S_PHASE] == E.PH_OVER:
+            break
+        ph = s[E.S_PHASE]
+        cur = int(s[E.S_CUR])
+        h = hands[-1]
+        if ph == E.PH_DEAL:
+            h.deal.append(a)
+            if game._deals is not None:
+                E.apply_whole_deal(P, s, game._deals[a])
+                continue
+        elif ph == E.PH_PASS:
+            if cur not in h.passes:
+                h.passes[cur] = []
+                h.pass_order.append(cur)
+            h.passes[cur].append(a)
+        elif ph == E.PH_PLAY:
+            h.plays.append((cur, a))
+        else:
+            h.moon.append((cur, a))
+        hno = s[E.S_HANDNO]
+        E.apply_unchecked(P, s, a)
+        if s[E.S_HANDNO] != hno and s[E.S_PHASE] != E.PH_OVER:
+            hands.append(_Hand(game.rules.players))
+    return hands
+
+
+def _rebuild_passes(n, me, off, pc, hand_now, played, my_passed, received_by_me, rng):
+    """Passes of every seat and dealt hands, consistent with current hands + plays.
+
+    ``hand_now[q]`` and ``played[q]`` are count vectors; the player's own passes
+    and received cards are known. Returns (passed_seq[q], dealt[q]).
+    """
+    have = [hand_now[q] + played[q] for q in range(n)]     # hand after passing, in full
+    seq = [None] * n
+    seq[me] = list(my_passed)
+    giver = (me - off) % n
+    if giver != me:
+        rcv = list(received_by_me)
+        rng.shuffle(rcv)
+        seq[giver] = [int(c) for c in rcv]
+    for q in range(n):
+        if seq[q] is None:
+            r = (q + off) % n
+            seq[q] = _draw(have[r], pc, rng)
+    dealt = []
+    for q in range(n):
+        d = have[q] + _counts(seq[q]) - _counts(seq[(q - off) % n])
+        if (d < 0).any():
+            raise RuntimeError("inconsistent passes while resampling")
+        dealt.append(d)
+    return seq, dealt
+
+
+def _deal_sequence(game, dealer, dealt, kitty, my_seat, my_real_deal, rng, n_dealt=None):
+    """Chance actions dealing ``dealt[q]`` (and the kitty) in R4 order.
+
+    The player's own cards keep their real order; everyone else's order is random.
+    """
+    r = game.rules
+    n, T = r.players, r.hand_size
+    total = r.num_cards if n_dealt is None else n_dealt
+    seq = np.empty(total, np.int64)
+    idx = np.arange(min(total, n * T))
+    seat_of = (dealer + 1 + idx) % n
+    for q in range(n):
+        pos = idx[seat_of == q]
+        if q == my_seat:
+            seq[pos] = my_real_deal[:len(pos)]
+        else:
+            cs = np.repeat(np.arange(K), dealt[q])
+            rng.shuffle(cs)
+            seq[pos] = cs[:len(pos)]
+    if total > n * T:
+        kit = np.repeat(np.arange(K), kitty)
+        rng.shuffle(kit)
+        seq[n * T:] = kit[:total - n * T]
+    return seq.tolist()
+
+
+def _my_real_deal(game, hand: _Hand, dealer, me):
+    """Cards dealt to ``me`` in their real order (the player saw them)."""
+    n = game.rules.players
+    if game._deals is not None:
+        if not hand.deal:
+            return []
+        d = game._deals[hand.deal[0]][me]
+        return [int(c) for c in np.repeat(np.arange(K), d)]
+    first = (me - dealer - 1) % n
+    return list(hand.deal[first:n * game.rules.hand_size:n])
+
+
+def _whole_deal_index(game, dealt, kitty):
+    table = getattr(game, "_deal_index", None)
+    if table is None:
+        table = {game._deals[i].tobytes(): i for i in range(len(game._deals))}
+        game._deal_index = table
+    m = np.zeros_like(game._deals[0])
+    for q, d in enumerate(dealt):
+        m[q] = d
+    if game.rules.kitty_size:
+        m[game.rules.players] = kitty
+    return table[m.tobytes()]
+
+
+def _finished_hand_actions(game, hand: _Hand, hand_no, me, rng):
+    """A consistent action list for a finished hand of a match: the public play
+    and the player's own cards kept, everyone else's deal order and passes redrawn."""
+    r = game.rules
+    n = r.players
+    dealer = (n - 1 + hand_no) % n
+    off = r.pass_offset % n if r.passes else 0
+    if hand_no % 2 == 1 and off:
+        off = (n - off) % n
+    played = [np.zeros(K, np.int64) for _ in range(n)]
+    for q, c in hand.plays:
+        played[q][c] += 1
+    zero = [np.zeros(K, np.int64) for _ in range(n)]
+    my_passed = hand.passes.get(me, [])
+    if off and r.pass_count:
+        received = hand.passes.get((me - off) % n, [])
+        seq, dealt = _rebuild_passes(n, me, off, r.pass_count, zero, played, my_passed,
+                                     received, rng)
+    else:
+        seq, dealt = [[] for _ in range(n)], played
+    kitty = np.zeros(K, np.int64)
+    if r.kitty_size:
+        kitty = np.array(r.deck_counts, np.int64) - sum(dealt)
+    actions = []
+    if game._deals is not None:
+        actions.append((pyspiel.PlayerId.CHANCE, _whole_deal_index(game, dealt, kitty)))
+    else:
+        for a in _deal_sequence(game, dealer, dealt, kitty, me,
+                                _my_real_deal(game, hand, dealer, me), rng):
+            actions.append((pyspiel.PlayerId.CHANCE, a))
+    for q in hand.pass_order:
+        for a in seq[q]:
+            actions.append((q, a))
+    actions.extend(hand.plays)
+    actions.extend(hand.moon)
+    return actions
+
+
+def _current_hand_actions(game, state, hand: _Hand, me, rng):
+    """A consistent action list for the hand in progress (see module docstring)."""
+    r = game.rules
+    P, s = state._P, state._b.a
+    n, T = r.players, r.hand_size
+    ph = int(s[E.S_PHASE])
+    dealer = int(s[E.S_DEALER])
+    off = int(s[E.S_PASSOFF])
+    pc = int(P[E.P_PASS])
+    deck = np.array(r.deck_counts, np.int64)
+    hands = [s[P[E.L_HANDS] + q * K:P[E.L_HANDS] + (q + 1) * K].astype(np.int64) for q in range(n)]
+    dealt_real = [s[P[E.L_DEALT_HANDS] + q * K:P[E.L_DEALT_HANDS] + (q + 1) * K].astype(np.int64)
+                  for q in range(n)]
+    my_real_deal = _my_real_deal(game, hand, dealer, me)
+    my_passed = hand.passes.get(me, [])
+    kitty_hidden = r.kitty_size > 0 and (ph == E.PH_DEAL or s[E.S_KITTY_IN_POT] == 1)
+    kitty_real = s[P[E.L_KITTY]:P[E.L_KITTY] + K].astype(np.int64)
+    actions = []
+
+    if ph == E.PH_DEAL:
+        # Holders: other seats (cards dealt so far), the partial kitty, the undealt rest.
+        nd = int(s[E.S_DEALT])
+        others = [q for q in range(n) if q != me]
+        sizes = [int(dealt_real[q].sum()) for q in others]
+        kit_n = int(kitty_real.sum())
+        rest = r.num_cards - nd
+        pool = deck - dealt_real[me]
+        holders = np.zeros((len(others) + 2, K), np.bool_)
+        got = _assign(pool, sizes + [kit_n, rest], holders, rng)
+        dealt = [None] * n
+        dealt[me] = dealt_real[me]
+        for i, q in enumerate(others):
+            dealt[q] = got[i]
+        if game._deals is not None:
+            return actions          # nothing dealt yet in a whole deal
+        return [(pyspiel.PlayerId.CHANCE, a) for a in
+                _deal_sequence(game, dealer, dealt, got[len(others)], me, my_real_deal, rng,
+                               n_dealt=nd)]
+
+    passes_done = ph != E.PH_PASS and pc > 0 and off != 0
+    played = [np.zeros(K, np.int64) for _ in range(n)]
+    for q, c in hand.plays:
+        played[q][c] += 1
+
+    if ph == E.PH_PASS:
+        others = [q for q in range(n) if q != me]
+        sizes = [T] * len(others) + ([r.kitty_size] if kitty_hidden else [])
+        pool = deck - dealt_real[me]
+        got = _assign(pool, sizes, np.zeros((len(sizes), K), np.bool_), rng)
+        dealt = [None] * n
+        dealt[me] = dealt_real[me]
+        for i, q in enumerate(others):
+            dealt[q] = got[i]
+        kitty = got[len(others)] if kitty_hidden else kitty_real
+        seq = {}
+        for q in hand.pass_order:
+            k = len(hand.passes[q])
+            seq[q] = list(my_passed) if q == me else _draw(dealt[q], k, rng)
+    else:
+        forbid = np.zeros((n, K), np.bool_)
+        _trick_constraints(P, s, forbid)
+        others = [q for q in range(n) if q != me]
+        sizes = [int(hands[q].sum()) for q in others]
+        pool = deck - hands[me] - sum(played)
+        if not kitty_hidden:
+            pool = pool - kitty_real
+        forced = np.zeros((len(others), K), np.int64)
+        if passes_done:
+            rcv = (me + off) % n
+            need = np.maximum(0, _counts(my_passed) - played[rcv])
+            forced[others.index(rcv)] = need
+        if (int(P[E.P_FIRST_LEAD]) == E.FIRST_LEAD_OPENING and s[E.S_NPLAYED] == 0
+                and ph == E.PH_PLAY and int(s[E.S_LEADER]) != me):
+            # R6 B: the player to lead the first trick holds the opening card.
+            i = others.index(int(s[E.S_LEADER]))
+            oc = int(P[E.P_OPENING])
+            forced[i, oc] = max(forced[i, oc], 1)
+        fh = forbid[others]
+        if kitty_hidden:
+            sizes.append(r.kitty_size)
+            fh = np.vstack([fh, np.zeros((1, K), np.bool_)])
+            forced = np.vstack([forced, np.zeros((1, K), np.int64)])
+        rem_sizes = [sz - int(f.sum()) for sz, f in zip(sizes, forced)]
+        got = _assign(pool - forced.sum(axis=0), rem_sizes, fh, rng) + forced
+        now = [None] * n
+        now[me] = hands[me]
+        for i, q in enumerate(others):
+            now[q] = got[i]
+        kitty = got[len(others)] if kitty_hidden else kitty_real
+        if passes_done:
+            received = hand.passes.get((me - off) % n, [])
+            seq_l, dealt = _rebuild_passes(n, me, off, pc, now, played, my_passed,
+                                           received, rng)
+            seq = {q: seq_l[q] for q in hand.pass_order}
+        else:
+            dealt = [now[q] + played[q] for q in range(n)]
+            seq = {}
+    if game._deals is not None:
+        actions.append((pyspiel.PlayerId.CHANCE, _whole_deal_index(game, dealt, kitty)))
+    else:
+        actions.extend([(-1, a) for a in
+                        _deal_sequence(game, dealer, dealt, kitty, me, my_real_deal, rng)])
+    for q in hand.pass_order:
+        actions.extend([(q, a) for a in seq[q]])
+    actions.extend(hand.plays)
+    actions.extend(hand.moon)
+    return actions
+
+
+def resample_from_infostate(state, player: int, rng) -> "pyspiel.State":
+    """A state ``player`` cannot tell from ``state``, drawn as the module docstring says.
+
+    Args:
+      state: a Cancellation Hearts state.
+      player: the observing player (0..n-1).
+      rng: a numpy Generator, an int seed, or a callable returning uniform
+        floats in [0, 1) (OpenSpiel's ``UniformProbabilitySampler``).
+    """
+    game = state._game
+    n = game.rules.players
+    if not 0 <= player < n:
+        raise ValueError(f"player {player} is not a seat of this {n}-player game")
+    g = _as_generator(rng)
+    hist = state.history()
+    if game.rules.is_match:
+        hands = _split_history(game, hist)
+    else:
+        hands = [_current_hand_from_engine(game, state, hist)]
+    actions = []
+    for hno, hand in enumerate(hands[:-1]):
+        actions.extend(_finished_hand_actions(game, hand, hno, player, g))
+    if state.is_terminal() and game.rules.is_match and len(hands) > 0:
+        actions.extend(_finished_hand_actions(game, hands[-1], len(hands) - 1, player, g))
+    else:
+        actions.extend(_current_hand_actions(game, state, hands[-1], player, g))
+    return _state_from_actions(game, actions)
+
+
+@njit(cache=True)
+def _replay(p, s, actions, start):
+    for i in range(start, actions.shape[0]):
+        err = E.apply_action(p, s, actions[i])
+        if err:
+            return err
+    return 0
+
+
+_HIST_ITEMS: dict = {}
+
+
+def _state_from_actions(game, actions):
+    """Build the state by running the engine, then attach the history via pyspiel."""
+    import base64
+    import pickle
+    from .game import _Box
+    P = game._P
+    s = E.new_state(P)
+    acts = np.array([a for _, a in actions], np.int32)
+    start = 0
+    if game._deals is not None and len(acts):
+        E.apply_whole_deal(P, s, game._deals[acts[0]])
+        start = 1
+    err = _replay(P, s, acts, start)
+    if err:
+        raise RuntimeError(f"resampling built an illegal history (error {err}); "
+                           f"please report this with the state's serialization")
+    items = _HIST_ITEMS
+    parts = []
+    for pl, a in actions:
+        key = (pl, a)
+        t = items.get(key)
+        if t is None:
+            t = items[key] = f"{int(pl)}:{int(a)}"
+        parts.append(t)
+    text = ("history=" + ",".join(parts)
+            + f"\nmove_number={len(actions)}\n__dict__="
+            + base64.b64encode(pickle.dumps({"_b": _Box(s)})).decode())
+    return pyspiel.Game.deserialize_state(game, text)
