@@ -80,12 +80,17 @@ def string_to_card(text: str) -> int:
     return card(t[0], t[1])
 
 
+#: Card ids in display order: by suit (C D H S), then rank (joker lowest).
+DISPLAY_ORDER = tuple(sorted(range(NUM_CARD_TYPES), key=lambda c: (SUIT_OF[c], ORDER_OF[c])))
+_NAMES = tuple(card_to_string(c) for c in range(NUM_CARD_TYPES))
+
+
 def cards_to_string(counts) -> str:
     """Space-separated cards of a count vector, by suit then rank, copies repeated."""
+    counts = counts.tolist() if hasattr(counts, "tolist") else list(counts)
     out = []
-    for s in range(4):
-        ids = [c for c in range(NUM_CARD_TYPES) if SUIT_OF[c] == s]
-        ids.sort(key=lambda c: ORDER_OF[c])
-        for c in ids:
-            out.extend([card_to_string(c)] * int(counts[c]))
+    for c in DISPLAY_ORDER:
+        k = counts[c]
+        if k:
+            out.extend([_NAMES[c]] * int(k))
     return " ".join(out)

@@ -90,6 +90,21 @@ ERR_PHASE = 11
 CON_ANY, CON_FOLLOW, CON_OPENING, CON_NO_HEART_NO_QS, CON_NO_HEART, CON_NO_POINTS = 0, 1, 2, 3, 4, 5
 
 
+def _allowed_table():
+    t = np.zeros((6, K), np.bool_)
+    for c in range(K):
+        su = SUIT_OF[c]
+        t[CON_ANY, c] = True
+        t[CON_NO_HEART_NO_QS, c] = su != HEARTS and c != QS
+        t[CON_NO_HEART, c] = su != HEARTS
+        t[CON_NO_POINTS, c] = POINTS_OF[c] == 0
+    return t
+
+
+#: ALLOWED[constraint, card] for the constraints that do not depend on an argument.
+ALLOWED = _allowed_table()
+
+
 def make_params(rules: RuleSet) -> np.ndarray:
     """Engine parameter vector: the rules plus the state layout offsets."""
     base = rules.engine_params()
@@ -176,7 +191,7 @@ def current_player(p, s):
     return s[S_CUR]
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _deal_seat(p, s):
     """Seat receiving the next dealt card (R4), or -1 for the kitty."""
     n = p[P_N]
@@ -186,20 +201,20 @@ def _deal_seat(p, s):
     return (s[S_DEALER] + 1 + d) % n
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _passer(p, s):
     n = p[P_N]
     return (s[S_DEALER] + 1 + s[S_NPASS] // p[P_PASS]) % n
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _led_suit(p, s):
     n = p[P_N]
     ld = s[S_LEADER]
     return SUIT_OF[s[p[L_TCARDS] + s[S_TRICK] * n + ld]]
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def play_constraint(p, s, player):
     """(constraint, argument) for the card ``player`` must play now (R6, R7, R9)."""
     sc = p[L_SUITCNT] + player * 4
@@ -225,7 +240,7 @@ def play_constraint(p, s, player):
     return CON_ANY, 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _satisfies(con, arg, c):
     if con == CON_ANY:
         return True
@@ -240,7 +255,7 @@ def _satisfies(con, arg, c):
     return POINTS_OF[c] == 0     # CON_NO_POINTS
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def legal_into(p, s, out):
     """Write the sorted legal actions into ``out`` (int32[>= 55]); return how many."""
     ph = s[S_PHASE]
@@ -274,7 +289,7 @@ def legal_into(p, s, out):
             k = 1
         else:
             for c in range(K):
-                if s[h + c] > 0 and _satisfies(con, arg, c):
+                if s[h + c] > 0 and ALLOWED[con, c]:
                     out[k] = c
                     k += 1
     elif ph == PH_MOON:
@@ -339,7 +354,7 @@ def check_action(p, s, a):
 
 
 # ------------------------------------------------------------ transitions
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _start_play(p, s):
     n = p[P_N]
     s[S_PHASE] = PH_PLAY
@@ -375,7 +390,7 @@ def _after_deal(p, s):
         _start_play(p, s)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _apply_deal(p, s, c):
     seat = _deal_seat(p, s)
     s[p[L_UNDEALT] + c] -= 1
@@ -388,6 +403,32 @@ def _apply_deal(p, s, c):
     s[S_DEALT] += 1
     if s[S_DEALT] == p[P_NCARDS]:
         _after_deal(p, s)
+
+
+@njit(cache=True)
+def apply_deal_sequence(p, s, cards):
+    """Deal ``cards`` (int[num_cards], in R4 order) from a fresh deal phase; the
+    same result as applying them one by one as chance actions."""
+    n = p[P_N]
+    nh = n * p[P_HAND]
+    hands = p[L_HANDS]
+    dealt = p[L_DEALT_HANDS]
+    sc = p[L_SUITCNT]
+    seat = (s[S_DEALER] + 1) % n
+    for i in range(nh):
+        c = cards[i]
+        s[hands + seat * K + c] += 1
+        s[dealt + seat * K + c] += 1
+        s[sc + seat * 4 + SUIT_OF[c]] += 1
+        seat += 1
+        if seat == n:
+            seat = 0
+    for i in range(nh, p[P_NCARDS]):
+        s[p[L_KITTY] + cards[i]] += 1
+    for c in range(K):
+        s[p[L_UNDEALT] + c] = 0
+    s[S_DEALT] = p[P_NCARDS]
+    _after_deal(p, s)
 
 
 @njit(cache=True)
@@ -409,7 +450,7 @@ def apply_whole_deal(p, s, hands):
     _after_deal(p, s)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _apply_pass(p, s, c):
     n = p[P_N]
     pl = s[S_CUR]
@@ -432,7 +473,7 @@ def _apply_pass(p, s, c):
         s[S_CUR] = _passer(p, s)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def trick_outcome(p, s, t):
     """Resolve the complete trick ``t``: (winner seat or -1 if void, points, pairs cancelled)."""
     n = p[P_N]
@@ -463,14 +504,15 @@ def trick_outcome(p, s, t):
     return best, pts, pairs
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _take(p, s, seat, pts):
     s[p[L_POINTS] + seat] += pts + s[S_POTPTS]
-    s[S_POTPTS] = 0
-    s[S_POTN] = 0
-    s[S_KITTY_IN_POT] = 0
-    for c in range(K):
-        s[p[L_POT] + c] = 0
+    if s[S_POTN] > 0:
+        s[S_POTPTS] = 0
+        s[S_POTN] = 0
+        s[S_KITTY_IN_POT] = 0
+        for c in range(K):
+            s[p[L_POT] + c] = 0
 
 
 @njit(cache=True)
@@ -506,7 +548,7 @@ def _finish_hand(p, s, choice):
         _reset_hand(p, s)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _end_of_tricks(p, s):
     n = p[P_N]
     s[S_SHOOTER] = -1
@@ -522,7 +564,7 @@ def _end_of_tricks(p, s):
         _finish_hand(p, s, -1)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _apply_play(p, s, c):
     n = p[P_N]
     pl = s[S_CUR]
@@ -581,7 +623,7 @@ def _apply_play(p, s, c):
         _end_of_tricks(p, s)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def apply_unchecked(p, s, a):
     """Apply ``a``, known to be legal (e.g. taken from ``legal_into``), in place."""
     ph = s[S_PHASE]

@@ -20,6 +20,10 @@ print it, so no offset is ever written by hand. Conventions:
   the winner of a trick takes it (``kitty_taken``).
 * Passing is a simultaneous choice (R5): a player never observes how far the
   others have got with choosing their cards.
+* Cards are picked up when the deal is complete: during the deal every view
+  shows only how many cards have been dealt (``deal_progress``). Nobody acts
+  during the deal, and so the order in which one's own cards arrived need not
+  be remembered for perfect recall (OpenSpiel's ``InfostateTree`` checks it).
 
 Views (``perfect_recall`` x ``private_info``, ``public_info=True``):
 
@@ -75,6 +79,43 @@ _PHASE_NAMES = ("deal", "pass", "play", "moon", "over")
  _HAND_NUMBER, _PASSED_SET, _CUR_TRICK, _LEADER, _PLAYED, _VOIDS, _TO_MOVE,
  _DEALT_ALL, _PASSED_SEQ_ALL, _HANDS_ALL, _PASSED_SET_ALL, _KITTY_ALL) = range(32)
 _NUM_PIDS = 32
+
+#: What each piece holds (printed by :func:`format_layout`). "seat" entries are
+#: relative to the observer (absolute in the public view); card sets are thermometers.
+_MEANING = {
+    _SEAT: "observer's own seat (absolute, one-hot)",
+    _DEALER: "dealer's seat",
+    _PASS_OFFSET: "this hand's pass offset (one-hot; zeros if no passing)",
+    _PHASE: "deal, pass, play, moon choice, over (one-hot)",
+    _DEAL_PROGRESS: "cards dealt / cards in the deck",
+    _DEALT: "own cards as dealt (after the deal)",
+    _PASSED_SEQ: "own passes, in the order chosen (one card each)",
+    _RECEIVED: "cards received (once all passing is over)",
+    _HAND: "own current hand",
+    _TRICK_LEADER: "leader's seat of each trick so far",
+    _TRICK_CARDS: "card played by each seat to each trick so far",
+    _TRICK_RESULT: "winner's seat, or [n] void, or [n+1] discarded (R8)",
+    _POT: "cards set aside by void tricks (R8)",
+    _KITTY: "kitty cards, face up once taken (R3 A)",
+    _POINTS: "points taken this hand by each seat / points in the deck",
+    _BROKEN: "hearts broken (R9)",
+    _KITTY_TAKEN: "kitty has left the pot (taken, or discarded by R8 A)",
+    _MOON_PENDING: "observer shot the moon and must choose (R10)",
+    _MOON_CHOICE: "the shooter's choice this hand: subtract, add",
+    _SCORES: "match score of each seat / target score",
+    _HAND_NUMBER: "hands completed / max hands",
+    _PASSED_SET: "own passed cards",
+    _CUR_TRICK: "card played by each seat to the current trick",
+    _LEADER: "leader's seat of the current trick",
+    _PLAYED: "copies of each card played this hand",
+    _VOIDS: "suits (CDHS) each seat has failed to follow this hand",
+    _TO_MOVE: "seat to move",
+    _DEALT_ALL: "each seat's cards as dealt (after the deal)",
+    _PASSED_SEQ_ALL: "each seat's passes, in the order chosen",
+    _HANDS_ALL: "each seat's current hand",
+    _PASSED_SET_ALL: "each seat's passed cards",
+    _KITTY_ALL: "kitty cards (after the deal)",
+}
 
 
 # ------------------------------------------------------------------ layout
@@ -210,13 +251,16 @@ def _view_name(iig_obs_type) -> str:
 def format_layout(game, iig_obs_type=None) -> str:
     """A printable table of :func:`tensor_layout`: name, offset, size, shape."""
     rows = tensor_layout(game, iig_obs_type)
+    pids = [pid for _, _, pid in _pieces(game.rules, iig_obs_type)]
     total = sum(int(np.prod(s, dtype=np.int64)) for _, _, s in rows)
+    seats = ("absolute seats" if _obs_type(iig_obs_type)[2] == pyspiel.PrivateInfoType.NONE
+             else "seats relative to the observer")
     lines = [f"{game.rules.describe()}",
-             f"view: {_view_name(iig_obs_type)}; {total} floats",
-             f"{'piece':<14} {'offset':>7} {'size':>6}  shape"]
-    for name, off, shape in rows:
+             f"view: {_view_name(iig_obs_type)}; {total} floats; {seats}",
+             f"{'piece':<14} {'offset':>7} {'size':>6}  {'shape':<14} meaning"]
+    for (name, off, shape), pid in zip(rows, pids):
         size = int(np.prod(shape, dtype=np.int64))
-        lines.append(f"{name:<14} {off:>7} {size:>6}  {shape}")
+        lines.append(f"{name:<14} {off:>7} {size:>6}  {str(shape):<14} {_MEANING[pid]}")
     return "\n".join(lines) + "\n"
 
 
@@ -274,7 +318,7 @@ def _fill(p, s, player, base, offs, out):
     if o >= 0:
         out[o] = s[E.S_DEALT] / p[R.P_NCARDS]
     o = offs[_DEALT]
-    if o >= 0:
+    if o >= 0 and deal_done:
         _thermo(out, o, s, p[E.L_DEALT_HANDS] + player * K, M)
     o = offs[_PASSED_SEQ]
     if o >= 0:
@@ -287,7 +331,7 @@ def _fill(p, s, player, base, offs, out):
         sender = (player - s[E.S_PASSOFF] + n) % n
         _thermo(out, o, s, p[E.L_PASSED] + sender * K, M)
     o = offs[_HAND]
-    if o >= 0:
+    if o >= 0 and deal_done:
         _thermo(out, o, s, p[E.L_HANDS] + player * K, M)
     o = offs[_TRICK_LEADER]
     if o >= 0:
@@ -318,7 +362,7 @@ def _fill(p, s, player, base, offs, out):
     if o >= 0 and kitty_visible:
         _thermo(out, o, s, p[E.L_KITTY], M)
     o = offs[_KITTY_ALL]
-    if o >= 0:
+    if o >= 0 and deal_done:
         _thermo(out, o, s, p[E.L_KITTY], M)
     o = offs[_POINTS]
     if o >= 0:
@@ -382,11 +426,11 @@ def _fill(p, s, player, base, offs, out):
     if o >= 0 and (ph == E.PH_PASS or ph == E.PH_PLAY or ph == E.PH_MOON):
         out[o + (s[E.S_CUR] - base + n) % n] = 1.0
     o = offs[_DEALT_ALL]
-    if o >= 0:
+    if o >= 0 and deal_done:
         for q in range(n):
             _thermo(out, o + ((q - base + n) % n) * K * M, s, p[E.L_DEALT_HANDS] + q * K, M)
     o = offs[_HANDS_ALL]
-    if o >= 0:
+    if o >= 0 and deal_done:
         for q in range(n):
             _thermo(out, o + ((q - base + n) % n) * K * M, s, p[E.L_HANDS] + q * K, M)
     o = offs[_PASSED_SET_ALL]
@@ -404,142 +448,191 @@ def _fill(p, s, player, base, offs, out):
 
 
 # ------------------------------------------------------------------ strings
+#: Card ids in the order of ``cards.cards_to_string`` (suit, then rank), and their names.
+_TEXT_ORDER = np.array(sorted(range(K), key=lambda c: (int(C.SUIT_OF[c]), int(C.ORDER_OF[c]))))
+_TEXT_NAMES = np.array([C.card_to_string(int(c)) for c in _TEXT_ORDER])
+_NAMES = [C.card_to_string(c) for c in range(K)]
+_SUIT = C.SUIT_OF.tolist()
+
+
 def _cards(v) -> str:
-    return C.cards_to_string(v) or "-"
+    """``cards.cards_to_string(v)`` (a faster equivalent), or ``-`` when empty."""
+    return " ".join(np.repeat(_TEXT_NAMES, v[_TEXT_ORDER]).tolist()) or "-"
 
 
 def _seq(ids) -> str:
-    return " ".join(C.card_to_string(int(c)) for c in ids if c >= 0) or "-"
+    """Card ids (``-1`` = none) in the given order."""
+    if isinstance(ids, np.ndarray):
+        ids = ids.tolist()
+    return " ".join([_NAMES[c] for c in ids if c >= 0]) or "-"
+
+
+class _Ctx:
+    """What the text formatters read: one state seen by one player."""
+
+    __slots__ = ("n", "T", "pc", "player", "ph", "s", "o", "ntr", "done", "kitty_visible",
+                 "num_cards")
+
+    def __init__(self, rules, p, s, player):
+        self.n, self.T, self.num_cards = rules.players, rules.hand_size, rules.num_cards
+        self.pc = int(p[R.P_PASS])
+        self.player = player
+        self.s = s
+        self.o = p                       # offsets of the array fields: p[E.L_*]
+        ph = self.ph = int(s[E.S_PHASE])
+        self.kitty_visible = (rules.kitty_size > 0 and ph != E.PH_DEAL
+                              and s[E.S_KITTY_IN_POT] == 0)
+        if ph == E.PH_PLAY:
+            self.ntr, self.done = int(s[E.S_TRICK]) + 1, int(s[E.S_TRICK])
+        elif ph in (E.PH_MOON, E.PH_OVER):
+            self.ntr = self.done = self.T
+        else:
+            self.ntr = self.done = 0
+
+    def vec(self, field, q=0, size=K):
+        o = int(self.o[field]) + q * size
+        return self.s[o:o + size]
+
+    def tricks(self):
+        return self.vec(E.L_TCARDS, size=self.T * self.n).reshape(self.T, self.n)
+
+    def in_order(self, tcards, t, ld):
+        n = self.n
+        row = tcards[t].tolist()
+        return [row[(ld + i) % n] for i in range(n)]
+
+    def seats(self, field):
+        return " ".join(f"P{q}:{v}" for q, v in enumerate(self.vec(field, size=self.n).tolist()))
+
+
+def _t_deal_progress(c):
+    if c.ph == E.PH_DEAL:
+        return f"dealt {int(c.s[E.S_DEALT])}/{c.num_cards}"
+
+
+def _t_received(c):
+    if c.ph >= E.PH_PLAY and c.pc:
+        sender = (c.player - int(c.s[E.S_PASSOFF])) % c.n
+        return f"received: {_cards(c.vec(E.L_PASSED, sender))}"
+
+
+def _t_per_seat(label, field, fmt, size=K):
+    def text(c):
+        return label + " ".join(f"P{q}[{fmt(c.vec(field, q, size if size else c.pc))}]"
+                                for q in range(c.n))
+    return text
+
+
+def _t_tricks(c):
+    """Every trick so far, with its leader and result (pieces trick_*)."""
+    tcards = c.tricks()
+    tlead, twin = c.vec(E.L_TLEAD, size=c.T).tolist(), c.vec(E.L_TWIN, size=c.T).tolist()
+    out = []
+    for t in range(c.ntr):
+        ld = tlead[t] if t < c.done else int(c.s[E.S_LEADER])
+        text = f"T{t + 1} P{ld}: {_seq(c.in_order(tcards, t, ld))}"
+        if t < c.done:
+            w = twin[t]
+            text += " -> " + {E.TW_VOID: "void", E.TW_DISCARDED: "discarded"}.get(w, f"P{w}")
+        out.append(text)
+    return " | ".join(out)
+
+
+def _t_current_trick(c):
+    """The trick in progress and its leader (pieces current_trick, leader)."""
+    if c.ph == E.PH_PLAY:
+        ld = int(c.s[E.S_LEADER])
+        return f"trick P{ld}: {_seq(c.in_order(c.tricks(), int(c.s[E.S_TRICK]), ld))}"
+
+
+def _t_played(c):
+    ids = c.tricks()[:c.ntr].ravel()
+    return f"played: {_cards(np.bincount(ids[ids >= 0], minlength=K))}"
+
+
+def _t_voids(c):
+    tcards = c.tricks().tolist()
+    tlead = c.vec(E.L_TLEAD, size=c.T).tolist()
+    void = [set() for _ in range(c.n)]
+    for t in range(c.ntr):
+        ld = tlead[t]
+        if ld < 0:
+            continue
+        led = _SUIT[tcards[t][ld]]
+        for q, x in enumerate(tcards[t]):
+            if x >= 0 and _SUIT[x] != led:
+                void[q].add(led)
+    text = " ".join(f"P{q}:" + "".join(C.SUITS[x] for x in sorted(v))
+                    for q, v in enumerate(void) if v)
+    return f"void: {text}" if text else None
+
+
+def _t_pot(c):
+    pot = c.vec(E.L_POT)
+    return f"pot: {_cards(pot)}" if pot.any() else None
+
+
+def _t_moon_choice(c):
+    m = int(c.s[E.S_MOON_CHOICE])
+    if m >= 0:
+        return "moon " + ("add" if m == 1 else "subtract")
+
+
+def _t_to_move(c):
+    if c.ph in (E.PH_PASS, E.PH_PLAY, E.PH_MOON):
+        return f"P{int(c.s[E.S_CUR])} to move"
+
+
+#: pid -> text of that piece (None: nothing to say). trick_leader/trick_result
+#: are written with trick_cards, and leader with current_trick.
+_TEXT = {
+    _SEAT: lambda c: f"P{c.player} of {c.n}",
+    _DEALER: lambda c: f"dealer P{int(c.s[E.S_DEALER])}",
+    _PASS_OFFSET: lambda c: f"pass +{int(c.s[E.S_PASSOFF])}" if c.pc else "no passing",
+    _PHASE: lambda c: f"phase {_PHASE_NAMES[c.ph]}",
+    _DEAL_PROGRESS: _t_deal_progress,
+    _DEALT: lambda c: f"dealt: {_cards(c.vec(E.L_DEALT_HANDS, c.player))}",
+    _PASSED_SEQ: lambda c: f"passed: {_seq(c.vec(E.L_PASSSEQ, c.player, c.pc))}",
+    _PASSED_SET: lambda c: f"passed: {_cards(c.vec(E.L_PASSED, c.player))}",
+    _RECEIVED: _t_received,
+    _HAND: lambda c: f"hand: {_cards(c.vec(E.L_HANDS, c.player))}",
+    _DEALT_ALL: _t_per_seat("dealt: ", E.L_DEALT_HANDS, _cards),
+    _PASSED_SEQ_ALL: _t_per_seat("passed: ", E.L_PASSSEQ, _seq, size=0),
+    _PASSED_SET_ALL: _t_per_seat("passed: ", E.L_PASSED, _cards),
+    _HANDS_ALL: _t_per_seat("hands: ", E.L_HANDS, _cards),
+    _TRICK_CARDS: _t_tricks,
+    _CUR_TRICK: _t_current_trick,
+    _PLAYED: _t_played,
+    _VOIDS: _t_voids,
+    _POT: _t_pot,
+    _KITTY: lambda c: f"kitty: {_cards(c.vec(E.L_KITTY))}" if c.kitty_visible else None,
+    _KITTY_ALL: lambda c: f"kitty: {_cards(c.vec(E.L_KITTY))}",
+    _POINTS: lambda c: f"points {c.seats(E.L_POINTS)}",
+    _BROKEN: lambda c: "hearts broken" if c.s[E.S_BROKEN] else None,
+    _KITTY_TAKEN: lambda c: "kitty taken" if c.kitty_visible else None,
+    _MOON_PENDING: lambda c: ("moon choice pending" if c.ph == E.PH_MOON
+                              and c.s[E.S_SHOOTER] == c.player else None),
+    _MOON_CHOICE: _t_moon_choice,
+    _SCORES: lambda c: f"scores {c.seats(E.L_SCORES)}",
+    _HAND_NUMBER: lambda c: f"hands played {int(c.s[E.S_HANDNO])}",
+    _TO_MOVE: _t_to_move,
+}
+
+
+#: Pieces showing cards being dealt: empty until the deal is complete.
+_PICKED_UP = frozenset([_DEALT, _HAND, _DEALT_ALL, _HANDS_ALL, _KITTY_ALL])
 
 
 def _view_parts(rules, p, s, player, pids) -> list[str]:
-    """The text of the pieces ``pids`` of ``player``'s view: same facts as the tensor."""
-    n, T = rules.players, rules.hand_size
-    pc = int(p[R.P_PASS])
-    ph = int(s[E.S_PHASE])
-    kitty_visible = rules.kitty_size > 0 and ph != E.PH_DEAL and s[E.S_KITTY_IN_POT] == 0
-    if ph == E.PH_PLAY:
-        ntr, done = int(s[E.S_TRICK]) + 1, int(s[E.S_TRICK])
-    elif ph in (E.PH_MOON, E.PH_OVER):
-        ntr = done = T
-    else:
-        ntr = done = 0
-
-    def vec(field, q=0, size=K):
-        o = int(p[field]) + q * size
-        return s[o:o + size]
-
-    tcards = vec(E.L_TCARDS, size=T * n).reshape(T, n)
-    tlead, twin = vec(E.L_TLEAD, size=T), vec(E.L_TWIN, size=T)
-
-    def seats(values):
-        return " ".join(f"P{q}:{v}" for q, v in enumerate(values))
-
-    def in_order(t, ld):
-        return [int(tcards[t, (ld + i) % n]) for i in range(n)]
-
+    """The text of the pieces ``pids`` of ``player``'s view: the same facts as the tensor."""
+    c = _Ctx(rules, p, s, player)
     parts = []
     for pid in pids:
-        if pid == _SEAT:
-            parts.append(f"P{player} of {n}")
-        elif pid == _DEALER:
-            parts.append(f"dealer P{int(s[E.S_DEALER])}")
-        elif pid == _PASS_OFFSET:
-            parts.append(f"pass +{int(s[E.S_PASSOFF])}" if pc else "no passing")
-        elif pid == _PHASE:
-            parts.append(f"phase {_PHASE_NAMES[ph]}")
-        elif pid == _DEAL_PROGRESS:
-            if ph == E.PH_DEAL:
-                parts.append(f"dealt {int(s[E.S_DEALT])}/{rules.num_cards}")
-        elif pid == _DEALT:
-            parts.append(f"dealt: {_cards(vec(E.L_DEALT_HANDS, player))}")
-        elif pid == _PASSED_SEQ:
-            parts.append(f"passed: {_seq(vec(E.L_PASSSEQ, player, pc))}")
-        elif pid == _PASSED_SET:
-            parts.append(f"passed: {_cards(vec(E.L_PASSED, player))}")
-        elif pid == _RECEIVED:
-            if ph >= E.PH_PLAY and pc:
-                sender = (player - int(s[E.S_PASSOFF])) % n
-                parts.append(f"received: {_cards(vec(E.L_PASSED, sender))}")
-        elif pid == _HAND:
-            parts.append(f"hand: {_cards(vec(E.L_HANDS, player))}")
-        elif pid == _DEALT_ALL:
-            parts.append("dealt: " + " ".join(
-                f"P{q}[{_cards(vec(E.L_DEALT_HANDS, q))}]" for q in range(n)))
-        elif pid == _PASSED_SEQ_ALL:
-            parts.append("passed: " + " ".join(
-                f"P{q}[{_seq(vec(E.L_PASSSEQ, q, pc))}]" for q in range(n)))
-        elif pid == _PASSED_SET_ALL:
-            parts.append("passed: " + " ".join(
-                f"P{q}[{_cards(vec(E.L_PASSED, q))}]" for q in range(n)))
-        elif pid == _HANDS_ALL:
-            parts.append("hands: " + " ".join(
-                f"P{q}[{_cards(vec(E.L_HANDS, q))}]" for q in range(n)))
-        elif pid == _TRICK_CARDS:          # with _TRICK_LEADER and _TRICK_RESULT
-            for t in range(ntr):
-                ld = int(tlead[t]) if t < done else int(s[E.S_LEADER])
-                text = f"T{t + 1} P{ld}: {_seq(in_order(t, ld))}"
-                if t < done:
-                    w = int(twin[t])
-                    text += " -> " + ({E.TW_VOID: "void", E.TW_DISCARDED: "discarded"}
-                                      .get(w, f"P{w}"))
-                parts.append(text)
-        elif pid == _CUR_TRICK:            # with _LEADER
-            if ph == E.PH_PLAY:
-                ld = int(s[E.S_LEADER])
-                parts.append(f"trick P{ld}: {_seq(in_order(int(s[E.S_TRICK]), ld))}")
-        elif pid == _PLAYED:
-            cnt = np.zeros(K, np.int64)
-            for c in tcards[:ntr].ravel():
-                if c >= 0:
-                    cnt[c] += 1
-            parts.append(f"played: {_cards(cnt)}")
-        elif pid == _VOIDS:
-            void = [set() for _ in range(n)]
-            for t in range(ntr):
-                ld = int(tlead[t])
-                if ld < 0:
-                    continue
-                led = C.card_suit(int(tcards[t, ld]))
-                for q in range(n):
-                    c = int(tcards[t, q])
-                    if c >= 0 and C.card_suit(c) != led:
-                        void[q].add(led)
-            text = " ".join(f"P{q}:" + "".join(C.SUITS[x] for x in sorted(v))
-                            for q, v in enumerate(void) if v)
+        f = _TEXT.get(pid)
+        if f is not None and not (c.ph == E.PH_DEAL and pid in _PICKED_UP):
+            text = f(c)
             if text:
-                parts.append(f"void: {text}")
-        elif pid == _POT:
-            pot = vec(E.L_POT)
-            if pot.any():
-                parts.append(f"pot: {_cards(pot)}")
-        elif pid == _KITTY:
-            if kitty_visible:
-                parts.append(f"kitty: {_cards(vec(E.L_KITTY))}")
-        elif pid == _KITTY_ALL:
-            parts.append(f"kitty: {_cards(vec(E.L_KITTY))}")
-        elif pid == _POINTS:
-            parts.append(f"points {seats(int(x) for x in vec(E.L_POINTS, size=n))}")
-        elif pid == _BROKEN:
-            if s[E.S_BROKEN]:
-                parts.append("hearts broken")
-        elif pid == _KITTY_TAKEN:
-            if kitty_visible:
-                parts.append("kitty taken")
-        elif pid == _MOON_PENDING:
-            if ph == E.PH_MOON and s[E.S_SHOOTER] == player:
-                parts.append("moon choice pending")
-        elif pid == _MOON_CHOICE:
-            if s[E.S_MOON_CHOICE] >= 0:
-                parts.append("moon " + ("add" if s[E.S_MOON_CHOICE] == 1 else "subtract"))
-        elif pid == _SCORES:
-            parts.append(f"scores {seats(int(x) for x in vec(E.L_SCORES, size=n))}")
-        elif pid == _HAND_NUMBER:
-            parts.append(f"hands played {int(s[E.S_HANDNO])}")
-        elif pid == _TO_MOVE:
-            if ph in (E.PH_PASS, E.PH_PLAY, E.PH_MOON):
-                parts.append(f"P{int(s[E.S_CUR])} to move")
-        # _TRICK_LEADER, _TRICK_RESULT, _LEADER: written with the trick pieces.
+                parts.append(text)
     return parts
 
 
@@ -557,9 +650,7 @@ class CancellationHeartsObserver:
                 f"python_cancellation_hearts observers take no parameters; got {params!r}")
         self._game = game
         self._rules = rules = game.rules
-        self._P = E.make_params(rules)
         recall, public, private = _obs_type(iig_obs_type)
-        self._recall = recall
         self._public_view = private == pyspiel.PrivateInfoType.NONE
         pieces = _pieces(rules, iig_obs_type)
         self._pids = [pid for _, _, pid in pieces]
@@ -573,9 +664,19 @@ class CancellationHeartsObserver:
             self._offs[pid] = off
             off += size
         self._match_history = recall and rules.is_match and public
+        self._n = rules.players
+        self._params = game.new_initial_state()._P
+
+    def _check(self, state, player) -> None:
+        # The kernel does not check bounds: refuse what would write outside a piece.
+        if not 0 <= player < self._n:
+            raise ValueError(f"player {player} is not a seat of this {self._n}-player game")
+        if state._P is not self._params and not np.array_equal(state._P, self._params):
+            raise ValueError("the state belongs to a game with other rules than this observer's")
 
     def set_from(self, state, player: int) -> None:
         """Fill ``tensor`` (and so ``dict``) with ``state`` seen by ``player``."""
+        self._check(state, player)
         _fill(state._P, state._s, player, 0 if self._public_view else player,
               self._offs, self.tensor)
 
@@ -585,6 +686,7 @@ class CancellationHeartsObserver:
         For the information state of a match, what the player saw in each
         previous hand comes first (``H1[...] H2[...]``).
         """
+        self._check(state, player)
         text = " | ".join(_view_parts(self._rules, state._P, state._s, player, self._pids))
         if not self._match_history:
             return text
@@ -601,12 +703,11 @@ class CancellationHeartsObserver:
         out = []
         st = self._game.new_initial_state()
         for a in state.history():
-            before = st._s.copy()
-            text = st.action_to_string(st.current_player(), a)
+            before, mover = st._s.copy(), st.current_player()
             st.apply_action(a)
             if st._s[E.S_HANDNO] != before[E.S_HANDNO] and not st.is_terminal():
                 parts = _view_parts(self._rules, st._P, before, player, self._pids)
-                out.append(" | ".join(parts) + f" | then {text}")
+                out.append(" | ".join(parts) + f" | then {st.action_to_string(mover, a)}")
         return out
 
 

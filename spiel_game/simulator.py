@@ -62,8 +62,7 @@ def _deal(p, s, rng, deck_buf):
         t = deck_buf[i]
         deck_buf[i] = deck_buf[j]
         deck_buf[j] = t
-    for i in range(m):
-        E._apply_deal(p, s, deck_buf[i])
+    E.apply_deal_sequence(p, s, deck_buf)
 
 
 @njit(cache=True)
