@@ -218,13 +218,14 @@ def _led_suit(p, s):
 def play_constraint(p, s, player):
     """(constraint, argument) for the card ``player`` must play now (R6, R7, R9)."""
     sc = p[L_SUITCNT] + player * 4
-    hearts = s[sc + HEARTS]
-    total = s[sc] + s[sc + 1] + hearts + s[sc + 3]
-    qs = s[p[L_HANDS] + player * K + QS]
     if s[S_TLEN] > 0:
         led = _led_suit(p, s)
         if s[sc + led] > 0:
             return CON_FOLLOW, led
+    hearts = s[sc + HEARTS]
+    total = s[sc] + s[sc + 1] + hearts + s[sc + 3]
+    qs = s[p[L_HANDS] + player * K + QS]
+    if s[S_TLEN] > 0:
         if p[P_NO_PTS_FIRST] == 1 and s[S_TRICK] == 0 and total - hearts - qs > 0:
             return CON_NO_POINTS, 0
         return CON_ANY, 0
@@ -258,29 +259,27 @@ def _satisfies(con, arg, c):
 @njit(cache=True, inline='always')
 def legal_into(p, s, out):
     """Write the sorted legal actions into ``out`` (int32[>= 55]); return how many."""
+    # Branch-free scans: write every candidate, advance only past the legal ones.
     ph = s[S_PHASE]
     k = 0
     if ph == PH_DEAL:
         u = p[L_UNDEALT]
         for c in range(K):
-            if s[u + c] > 0:
-                out[k] = c
-                k += 1
+            out[k] = c
+            k += s[u + c] > 0
     elif ph == PH_PASS:
         h = p[L_HANDS] + s[S_CUR] * K
         for c in range(K):
-            if s[h + c] > 0:
-                out[k] = c
-                k += 1
+            out[k] = c
+            k += s[h + c] > 0
     elif ph == PH_PLAY:
         pl = s[S_CUR]
         h = p[L_HANDS] + pl * K
         con, arg = play_constraint(p, s, pl)
         if con == CON_FOLLOW:
             for c in range(arg, 52, 4):          # the suit's cards, ascending ids
-                if s[h + c] > 0:
-                    out[k] = c
-                    k += 1
+                out[k] = c
+                k += s[h + c] > 0
             if arg == 0 and s[h + JOKER] > 0:    # the joker is a club (R3)
                 out[k] = JOKER
                 k += 1
@@ -289,9 +288,8 @@ def legal_into(p, s, out):
             k = 1
         else:
             for c in range(K):
-                if s[h + c] > 0 and ALLOWED[con, c]:
-                    out[k] = c
-                    k += 1
+                out[k] = c
+                k += (s[h + c] > 0) & ALLOWED[con, c]
     elif ph == PH_MOON:
         out[0] = MOON_SUBTRACT_ACTION
         out[1] = MOON_ADD_ACTION
@@ -460,14 +458,20 @@ def _apply_pass(p, s, c):
     s[p[L_PASSSEQ] + pl * p[P_PASS] + s[S_NPASS] % p[P_PASS]] = c
     s[S_NPASS] += 1
     if s[S_NPASS] == n * p[P_PASS]:
+        # R5: everyone has chosen; the passed cards join the receivers' hands.
         off = s[S_PASSOFF]
+        pc = p[P_PASS]
+        seq = p[L_PASSSEQ]
+        hands = p[L_HANDS]
+        sc = p[L_SUITCNT]
         for q in range(n):
-            r = (q + off) % n
-            for x in range(K):
-                v = s[p[L_PASSED] + q * K + x]
-                if v > 0:
-                    s[p[L_HANDS] + r * K + x] += v
-                    s[p[L_SUITCNT] + r * 4 + SUIT_OF[x]] += v
+            r = q + off
+            if r >= n:
+                r -= n
+            for j in range(pc):
+                x = s[seq + q * pc + j]
+                s[hands + r * K + x] += 1
+                s[sc + r * 4 + SUIT_OF[x]] += 1
         _start_play(p, s)
     else:
         s[S_CUR] = _passer(p, s)
@@ -488,18 +492,17 @@ def trick_outcome(p, s, t):
         c = s[base + q]
         pts += POINTS_OF[c]
         copies = 0
-        first = True
+        earlier = 0
         for r in range(n):
-            if s[base + r] == c:
-                copies += 1
-                if r < q:
-                    first = False
-        if copies > 1:
-            if first:
-                pairs += copies // 2
-            continue          # R7: identical cards cancel
-        if SUIT_OF[c] == led and ORDER_OF[c] > best_order:
-            best_order = ORDER_OF[c]
+            same = s[base + r] == c
+            copies += same
+            earlier += same & (r < q)
+        if copies > 1:        # R7: identical cards cancel (counted once per card type)
+            pairs += (earlier == 0) * (copies // 2)
+            continue
+        o = ORDER_OF[c]
+        if SUIT_OF[c] == led and o > best_order:
+            best_order = o
             best = q
     return best, pts, pairs
 
@@ -576,10 +579,9 @@ def _apply_play(p, s, c):
         s[p[L_TLEAD] + t] = pl
     s[S_TLEN] += 1
     s[S_NPLAYED] += 1
-    if SUIT_OF[c] == HEARTS or c == QS:
-        s[S_BROKEN] = 1                       # R9
+    s[S_BROKEN] |= (SUIT_OF[c] == HEARTS) | (c == QS)   # R9
     if s[S_TLEN] < n:
-        s[S_CUR] = (pl + 1) % n
+        s[S_CUR] = pl + 1 if pl + 1 < n else 0
         return
     leader = s[S_LEADER]
     winner, pts, pairs = trick_outcome(p, s, t)
