@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import demo
+from . import demo, rules_stats
 
 
 def main(argv=None) -> int:
@@ -19,11 +19,20 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.cmd == "list":
         print("demo: play and score random hands with 6 and 11 players")
+        print("rules_stats: random-play rules statistics for every player count and scheme")
         return 0
     out = Path(args.out or Path("results") / args.profile)
     res = demo.run(demo.PROFILES[args.profile], out)
     print(demo.summary(res))
-    print(f"results written to {out / 'demo.json'}")
+    rules_stats.run(rules_stats.PROFILES[args.profile], out)
+    print(f"rules statistics: {out / 'rules_stats.json'}")
+    import runpy
+    import sys as _sys
+    root = Path(__file__).resolve().parent.parent
+    for script in [root / "paper" / "tables" / "rules_stats.py"]:
+        _sys.argv = [str(script), str(out)]
+        runpy.run_path(str(script), run_name="__main__")
+    print(f"results written to {out}")
     return 0
 
 

@@ -34,11 +34,12 @@ from .policies import uniform_policy, heuristic_policy, rand_below, make_rng_sta
 from .rules import RuleSet
 
 __all__ = ["simulate", "SimulationResult", "BUILTIN_POLICIES", "clone", "rollout",
-           "make_rng", "STAT_NAMES"]
+           "make_rng", "STAT_NAMES", "state_checksum", "bytes_per_game_in_flight"]
 
 BUILTIN_POLICIES = {"uniform": 0, "heuristic": 1}
 STAT_NAMES = ("void_tricks", "moons", "cancelled_pairs", "aardvark_attempts",
-              "aardvark_successes", "pot_at_last_trick", "hands", "actions")
+              "aardvark_successes", "pot_at_last_trick", "hands", "actions",
+              "state_checksum")
 _NSTAT = len(STAT_NAMES)
 
 
@@ -115,6 +116,16 @@ def _record(p, s, h, points, stats, nact):
     stats[h, 5] = s[E.S_POT_AT_LAST]
     stats[h, 6] = s[E.S_HANDNO]
     stats[h, 7] = nact
+    stats[h, 8] = state_checksum(s)
+
+
+@njit(cache=True)
+def state_checksum(s):
+    """A position-weighted checksum of an engine state vector (int32)."""
+    acc = np.int64(0)
+    for i in range(s.shape[0]):
+        acc = (acc * 1000003 + s[i] + 7) % 2147483647
+    return acc
 
 
 @njit(cache=True)
@@ -250,6 +261,16 @@ def simulate(params: Mapping | RuleSet | None = None, n_hands: int = 1000,
     finally:
         numba.set_num_threads(prev)
     return SimulationResult(rules, seed, points, stats, trace if record else None)
+
+
+def bytes_per_game_in_flight(params: Mapping | RuleSet | None = None) -> int:
+    """Memory one game in flight uses inside the simulator: the state vector,
+    the legal-action and deck buffers and the random stream (plus its row of
+    the output arrays)."""
+    rules = params if isinstance(params, RuleSet) else RuleSet.from_params(dict(params or {}))
+    p = E.make_params(rules)
+    return int(p[E.L_STATE_SIZE] * 4 + (K + 2) * 4 + rules.num_cards * 4 + 8
+               + (rules.players + _NSTAT) * 4)
 
 
 # ------------------------------------------------------------ search primitives
