@@ -39,104 +39,19 @@ from __future__ import annotations
 
 import numpy as np
 import pyspiel
-from numba import njit
 
-from spiel_game import engine as E
-from spiel_game.engine import K, QS, SUIT_OF, ORDER_OF, S_PHASE, S_CUR, PH_PASS, P_PASS, L_HANDS
-from spiel_game.policies import rand_below
+from spiel_game.engine import K, S_PHASE, PH_PASS
+from spiel_game.policies import CONVENTIONS, convention_policy, pass_scores
 
 __all__ = ["CONVENTIONS", "convention_code", "convention_policy", "pass_scores", "compiled_convention",
            "choose_pass", "ConventionBot", "ConventionPolicy"]
 
-CONVENTIONS = ("random", "high", "dump_points", "void_short", "keep_maria", "low", "expert")
-_SPADES, _HEARTS = 3, 2
 
 
 def convention_code(name: str) -> int:
     if name not in CONVENTIONS:
         raise ValueError(f"unknown passing convention {name!r}; known: {list(CONVENTIONS)}")
     return CONVENTIONS.index(name)
-
-
-@njit(cache=True)
-def pass_scores(code, p, s, player, out):
-    """Score every card type for ``player``'s next pass under convention ``code``
-    (higher passes first); cards not held score -1e9. ``out``: float64[53]."""
-    h = p[L_HANDS] + player * K
-    suitn = np.zeros(4, np.int64)
-    for c in range(K):
-        suitn[SUIT_OF[c]] += s[h + c]
-    low_spades = 0
-    for c in range(K):
-        if SUIT_OF[c] == _SPADES and ORDER_OF[c] < ORDER_OF[QS]:
-            low_spades += s[h + c]
-    qs_held = s[h + QS] > 0
-    pc = p[P_PASS]
-    for c in range(K):
-        if s[h + c] <= 0:
-            out[c] = -1e9
-            continue
-        su = SUIT_OF[c]
-        o = ORDER_OF[c]
-        base = o * 4.0 + su            # 'high' order: rank, then S > H > D > C
-        v = 0.0
-        if code == 0:                  # random: all equal (chosen uniformly below)
-            v = 0.0
-        elif code == 1:                # high
-            v = base
-        elif code == 2:                # dump_points
-            if c == QS:
-                v = 10000.0
-            elif su == _HEARTS:
-                v = 5000.0 + o
-            elif su == _SPADES and o > ORDER_OF[QS]:
-                v = 4000.0 + o
-            else:
-                v = base
-        elif code == 3:                # void_short
-            n_su = suitn[su]
-            v = (1000.0 - n_su * 50.0) + o - (500.0 if su == _HEARTS else 0.0)
-        elif code == 4:                # keep_maria
-            if c == QS:
-                v = -5000.0
-            elif su == _HEARTS:
-                v = 5000.0 + o
-            elif su == _SPADES and o > ORDER_OF[QS]:
-                v = 4000.0 + o
-            else:
-                v = base
-        elif code == 5:                # low
-            v = -base
-        else:                          # expert
-            protected = low_spades >= 5
-            if c == QS:
-                v = -3000.0 if protected else 10000.0
-            elif su == _SPADES and o > ORDER_OF[QS]:
-                v = 1000.0 + o if (qs_held and protected) else 8000.0 + o
-            elif su == _HEARTS and o >= 10:
-                v = 6000.0 + o
-            elif su < 2 and suitn[su] <= pc:
-                v = 3000.0 + o - suitn[su] * 20.0
-            else:
-                v = base
-        out[c] = v
-
-
-@njit(cache=True)
-def convention_policy(code, p, s, legal, k, rng):
-    """A compiled policy for the passing phase (signature of spiel_game.policies)."""
-    if code == 0:
-        return legal[rand_below(rng, k)]
-    scores = np.empty(K, np.float64)
-    pass_scores(code, p, s, s[S_CUR], scores)
-    best = legal[0]
-    bv = -1e18
-    for i in range(k):
-        c = legal[i]
-        if scores[c] > bv:
-            bv = scores[c]
-            best = c
-    return best
 
 
 def choose_pass(name: str, state) -> dict[int, float]:
@@ -196,27 +111,11 @@ class ConventionPolicy:
         return self.play_policy.action_probabilities(state, player_id)
 
 
-_COMPILED: dict = {}
-
-
-def compiled_convention(name: str, play: str = "heuristic"):
-    """An ``@njit`` simulator policy: ``name`` while passing, ``play`` (a built-in
-    compiled policy: ``heuristic`` or ``uniform``) afterwards."""
-    from numba import njit as _njit
-    from spiel_game.policies import heuristic_policy, uniform_policy
-    key = (name, play)
-    if key in _COMPILED:
-        return _COMPILED[key]
-    code = convention_code(name)
+def compiled_convention(name: str, play: str = "heuristic") -> str:
+    """The simulator policy name for ``name`` while passing and the compiled
+    ``play`` policy (``heuristic`` or ``uniform``) afterwards, e.g.
+    ``"pass:dump_points+heuristic"`` (runs in the simulator's cached kernel)."""
+    convention_code(name)
     if play not in ("heuristic", "uniform"):
         raise ValueError(f"play must be 'heuristic' or 'uniform', got {play!r}")
-    play_fn = heuristic_policy if play == "heuristic" else uniform_policy
-
-    @_njit
-    def policy(p, s, legal, k, rng):
-        if s[S_PHASE] == PH_PASS:
-            return convention_policy(code, p, s, legal, k, rng)
-        return play_fn(p, s, legal, k, rng)
-
-    _COMPILED[key] = policy
-    return policy
+    return f"pass:{name}+{play}"

@@ -29,12 +29,15 @@ import numpy as np
 from numba import njit
 
 from . import engine as E
-from .engine import (K, QS, HEARTS, SUIT_OF, ORDER_OF, POINTS_OF, S_PHASE, S_CUR,
+from .engine import (K, QS, HEARTS, SUIT_OF, ORDER_OF, POINTS_OF, S_PHASE, S_CUR, P_PASS,
                      S_TLEN, S_TRICK, S_LEADER, PH_PASS, PH_PLAY, PH_MOON, P_N,
                      L_HANDS, L_TCARDS, MOON_SUBTRACT_ACTION)
 
 __all__ = ["make_rng_state", "rand_below", "rand_uniform", "uniform_policy",
-           "heuristic_policy"]
+           "heuristic_policy", "CONVENTIONS", "pass_scores", "convention_policy"]
+
+#: Passing conventions (documented in solvers/passing.py), by code.
+CONVENTIONS = ("random", "high", "dump_points", "void_short", "keep_maria", "low", "expert")
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -212,4 +215,85 @@ def heuristic_policy(p, s, legal, k, rng):
         if d > bd:
             bd = d
             best = legal[i]
+    return best
+
+
+@njit(cache=True)
+def pass_scores(code, p, s, player, out):
+    """Score every card type for ``player``'s next pass under convention ``code``
+    (higher passes first); cards not held score -1e9. ``out``: float64[53]."""
+    h = p[L_HANDS] + player * K
+    suitn = np.zeros(4, np.int64)
+    for c in range(K):
+        suitn[SUIT_OF[c]] += s[h + c]
+    low_spades = 0
+    for c in range(K):
+        if SUIT_OF[c] == 3 and ORDER_OF[c] < ORDER_OF[QS]:
+            low_spades += s[h + c]
+    qs_held = s[h + QS] > 0
+    pc = p[P_PASS]
+    for c in range(K):
+        if s[h + c] <= 0:
+            out[c] = -1e9
+            continue
+        su = SUIT_OF[c]
+        o = ORDER_OF[c]
+        base = o * 4.0 + su            # 'high' order: rank, then S > H > D > C
+        v = 0.0
+        if code == 0:                  # random: all equal (chosen uniformly below)
+            v = 0.0
+        elif code == 1:                # high
+            v = base
+        elif code == 2:                # dump_points
+            if c == QS:
+                v = 10000.0
+            elif su == 2:
+                v = 5000.0 + o
+            elif su == 3 and o > ORDER_OF[QS]:
+                v = 4000.0 + o
+            else:
+                v = base
+        elif code == 3:                # void_short
+            n_su = suitn[su]
+            v = (1000.0 - n_su * 50.0) + o - (500.0 if su == 2 else 0.0)
+        elif code == 4:                # keep_maria
+            if c == QS:
+                v = -5000.0
+            elif su == 2:
+                v = 5000.0 + o
+            elif su == 3 and o > ORDER_OF[QS]:
+                v = 4000.0 + o
+            else:
+                v = base
+        elif code == 5:                # low
+            v = -base
+        else:                          # expert
+            protected = low_spades >= 5
+            if c == QS:
+                v = -3000.0 if protected else 10000.0
+            elif su == 3 and o > ORDER_OF[QS]:
+                v = 1000.0 + o if (qs_held and protected) else 8000.0 + o
+            elif su == 2 and o >= 10:
+                v = 6000.0 + o
+            elif su < 2 and suitn[su] <= pc:
+                v = 3000.0 + o - suitn[su] * 20.0
+            else:
+                v = base
+        out[c] = v
+
+
+@njit(cache=True)
+def convention_policy(code, p, s, legal, k, rng):
+    """A compiled policy for the passing phase (signature of spiel_game.policies)."""
+    if code == 0:
+        return legal[rand_below(rng, k)]
+    scores = np.empty(K, np.float64)
+    pass_scores(code, p, s, s[S_CUR], scores)
+    best = legal[0]
+    bv = -1e18
+    for i in range(k):
+        c = legal[i]
+        if scores[c] > bv:
+            bv = scores[c]
+            best = c
     return best

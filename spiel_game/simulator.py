@@ -30,13 +30,19 @@ from numba import njit, prange
 from . import engine as E
 from .engine import (K, S_PHASE, S_CUR, PH_DEAL, PH_OVER, P_N, P_NCARDS, P_DECK,
                      L_SCORES)
-from .policies import uniform_policy, heuristic_policy, rand_below, make_rng_state
+from .policies import (uniform_policy, heuristic_policy, rand_below, make_rng_state,
+                       convention_policy, CONVENTIONS)
 from .rules import RuleSet
 
 __all__ = ["simulate", "SimulationResult", "BUILTIN_POLICIES", "clone", "rollout",
            "make_rng", "STAT_NAMES", "state_checksum", "bytes_per_game_in_flight"]
 
 BUILTIN_POLICIES = {"uniform": 0, "heuristic": 1}
+# Passing conventions while passing, then a built-in play policy:
+# "pass:<convention>+heuristic" = 16 + 2 i, "pass:<convention>+uniform" = 17 + 2 i.
+for _i, _name in enumerate(CONVENTIONS):
+    BUILTIN_POLICIES[f"pass:{_name}+heuristic"] = 16 + 2 * _i
+    BUILTIN_POLICIES[f"pass:{_name}+uniform"] = 17 + 2 * _i
 STAT_NAMES = ("void_tricks", "moons", "cancelled_pairs", "aardvark_attempts",
               "aardvark_successes", "pot_at_last_trick", "hands", "actions",
               "state_checksum")
@@ -45,6 +51,10 @@ _NSTAT = len(STAT_NAMES)
 
 @njit(cache=True)
 def _choose_builtin(code, p, s, legal, k, rng):
+    if code >= 16:
+        if s[S_PHASE] == E.PH_PASS:
+            return convention_policy((code - 16) // 2, p, s, legal, k, rng)
+        code = 1 if code % 2 == 0 else 0
     if code == 1:
         return heuristic_policy(p, s, legal, k, rng)
     return uniform_policy(p, s, legal, k, rng)
