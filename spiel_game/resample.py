@@ -7,24 +7,31 @@ information-state string and tensor, current player and legal actions.
 What is sampled, and from which distribution (a modelling decision, stated
 here and in the README):
 
-* The unseen cards -- the other players' current hands, an untaken kitty and,
-  during the deal, the undealt cards -- are drawn **uniformly over physical
-  card assignments** consistent with everything the player knows: own cards,
+* The unseen cards -- the other players' current hands and an untaken kitty --
+  are drawn **over physical card assignments** consistent with everything the
+  player knows: own cards,
   the cards the player passed (still held by the receiver unless played),
   received cards, every card played, who showed void in which suit, what a
   lead proves (R6 A, R9: a heart led while hearts are unbroken means a hand of
   hearts only; classic: a point card discarded on the first trick means a
-  hand of point cards only) and the copies of each card. With identical
-  copies this is the posterior of the uniform shuffle, i.e. each multiset
-  assignment weighted by its number of physical deals.
-* The parts of the history that the player never sees -- the order in which
-  other players' cards were dealt and the cards other players passed to each
-  other -- are filled in uniformly among the choices consistent with the
-  sampled hands.
+  hand of point cards only) and the copies of each card. Each assignment is
+  weighted by its number of physical deals *including the copies each holder
+  has played* (a factor ``1 / C(k + p, k)`` for a holder with ``k`` unseen
+  and ``p`` played copies of a card; copies it holds from the player count as
+  played). Without passing this is exactly the posterior of the uniform
+  shuffle. With passing the true posterior depends on how the others chose
+  their (hidden) passes, which no model knows; the same weights are used.
+* During the deal nobody has picked up any card (see observers), so every
+  dealt card is unseen, the player's own included.
+* The parts of the history that the player never sees -- the order of the
+  deal, the order in which the cards received were chosen, and the cards the
+  other players passed to each other -- are filled in uniformly among the
+  choices consistent with the sampled hands.
 
-The draw only reads the information state: a random permutation of the unseen
-pool (rejection on the void/lead constraints, exact), with an exact
-dynamic-programming sampler as fallback when the constraints are tight.
+The draw only reads the information state: random permutations of the unseen
+pool, accepted when they meet the void/lead constraints and the weight test
+(exact rejection sampling, in numba), with an exact dynamic-programming
+sampler as fallback when the constraints are tight.
 """
 
 from __future__ import annotations
@@ -42,7 +49,7 @@ from . import engine as E
 __all__ = ["resample_from_infostate", "hidden_constraints"]
 
 K = E.K
-_REJECTION_TRIES = 64
+_REJECTION_TRIES = 20000
 
 
 def _as_generator(rng) -> np.random.Generator:
@@ -120,10 +127,26 @@ def hidden_constraints(state, player):
 
 # ------------------------------------------------------------- sampling
 @njit(cache=True)
-def _try_assign(pool_cards, sizes, forbid_h, out, seed, tries):
+def _weight_ok(out, played_h, u):
+    """Accept with probability prod_{h,c} 1 / C(k + p, k): the physical-deal weight
+    of holder h holding k unseen copies of c after playing p copies of it."""
+    w = 1.0
+    for h in range(out.shape[0]):
+        for c in range(out.shape[1]):
+            pp = played_h[h, c]
+            k = out[h, c]
+            if pp > 0 and k > 0:
+                for j in range(1, k + 1):
+                    w *= j / (pp + j)
+    return u < w
+
+
+@njit(cache=True)
+def _try_assign(pool_cards, sizes, forbid_h, played_h, out, seed, tries):
     """Up to ``tries`` uniform shuffles of ``pool_cards`` dealt into holders of
-    ``sizes``; True at the first where no holder gets a forbidden card (exact
-    rejection sampling). Fills ``out[h, K]``."""
+    ``sizes``; True at the first that gives no holder a forbidden card and
+    passes the physical-deal weight test (exact rejection sampling).
+    Fills ``out[h, K]``."""
     np.random.seed(seed)
     m = pool_cards.shape[0]
     arr = pool_cards.copy()
@@ -146,13 +169,15 @@ def _try_assign(pool_cards, sizes, forbid_h, out, seed, tries):
                 k += 1
             if not ok:
                 break
-        if ok:
+        if ok and _weight_ok(out, played_h, np.random.random()):
             return True
     return False
 
 
-def _exact_assign(pool, sizes, forbid_h, rng):
-    """Exact sampler: class-compressed dynamic programming over holders."""
+def _exact_assign(pool, sizes, forbid_h, played_h, rng):
+    """Exact sampler: class-compressed dynamic programming over holders draws a
+    uniform constrained physical assignment; the physical-deal weight is then
+    applied by rejection."""
     H = len(sizes)
     # Card types with the same forbidding pattern form one class.
     patterns: dict[tuple, list[int]] = {}
@@ -188,9 +213,16 @@ def _exact_assign(pool, sizes, forbid_h, rng):
             tot += w * count(h + 1, tuple(r - xi for r, xi in zip(rem, x)))
         return tot
 
-    rem = totals
-    if count(0, rem) == 0.0:
+    if count(0, totals) == 0.0:
         raise RuntimeError("no deal is consistent with this information state")
+    while True:
+        out = _dp_draw(classes, totals, H, allocations, count, pool, rng)
+        if _weight_ok(out, played_h, rng.random()):
+            return out
+
+
+def _dp_draw(classes, totals, H, allocations, count, pool, rng):
+    rem = totals
     alloc = []
     for h in range(H):
         opts, ws = [], []
@@ -219,18 +251,21 @@ def _exact_assign(pool, sizes, forbid_h, rng):
     return out
 
 
-def _assign(pool, sizes, forbid_h, rng):
-    """Uniform physical assignment of ``pool`` (counts[K]) to holders."""
+def _assign(pool, sizes, forbid_h, rng, played_h=None):
+    """Physical assignment of ``pool`` (counts[K]) to holders: uniform among
+    those respecting ``forbid_h``, reweighted by ``played_h`` (see _weight_ok)."""
     sizes = np.asarray(sizes, np.int64)
     if int(pool.sum()) != int(sizes.sum()):
         raise RuntimeError(f"inconsistent resampling: {int(pool.sum())} unseen cards for "
                            f"{int(sizes.sum())} places")
     cards = np.repeat(np.arange(K), pool).astype(np.int64)
     out = np.zeros((len(sizes), K), np.int64)
-    tries = _REJECTION_TRIES if forbid_h.any() else 1
-    if _try_assign(cards, sizes, forbid_h, out, int(rng.integers(2**31)), tries):
+    if played_h is None:
+        played_h = np.zeros((len(sizes), K), np.int64)
+    if _try_assign(cards, sizes, forbid_h, played_h, out, int(rng.integers(2**31)),
+                   _REJECTION_TRIES):
         return out
-    return _exact_assign(pool, sizes, forbid_h, rng)
+    return _exact_assign(pool, sizes, forbid_h, played_h, rng)
 
 
 def _draw(multiset, k, rng):
@@ -333,7 +368,7 @@ def _rebuild_passes(n, me, off, pc, hand_now, played, my_passed, received_by_me,
     seq[me] = list(my_passed)
     giver = (me - off) % n
     if giver != me:
-        rcv = list(received_by_me)
+        rcv = sorted(received_by_me)          # the order they were chosen in is unseen
         rng.shuffle(rcv)
         seq[giver] = [int(c) for c in rcv]
     for q in range(n):
@@ -350,10 +385,9 @@ def _rebuild_passes(n, me, off, pc, hand_now, played, my_passed, received_by_me,
 
 
 def _deal_sequence(game, dealer, dealt, kitty, my_seat, my_real_deal, rng, n_dealt=None):
-    """Chance actions dealing ``dealt[q]`` (and the kitty) in R4 order.
-
-    The player's own cards keep their real order; everyone else's order is random.
-    """
+    """Chance actions dealing ``dealt[q]`` (and the kitty) in R4 order, each
+    seat's cards in random order (no player remembers the order of the deal:
+    cards are picked up once the deal is over)."""
     r = game.rules
     n, T = r.players, r.hand_size
     total = r.num_cards if n_dealt is None else n_dealt
@@ -362,12 +396,9 @@ def _deal_sequence(game, dealer, dealt, kitty, my_seat, my_real_deal, rng, n_dea
     seat_of = (dealer + 1 + idx) % n
     for q in range(n):
         pos = idx[seat_of == q]
-        if q == my_seat:
-            seq[pos] = my_real_deal[:len(pos)]
-        else:
-            cs = np.repeat(np.arange(K), dealt[q])
-            rng.shuffle(cs)
-            seq[pos] = cs[:len(pos)]
+        cs = np.repeat(np.arange(K), dealt[q])
+        rng.shuffle(cs)
+        seq[pos] = cs[:len(pos)]
     if total > n * T:
         kit = np.repeat(np.arange(K), kitty)
         rng.shuffle(kit)
@@ -459,23 +490,14 @@ def _current_hand_actions(game, state, hand: _Hand, me, rng):
 
     if ph == E.PH_DEAL:
         # Holders: other seats (cards dealt so far), the partial kitty, the undealt rest.
+        # Cards are picked up only once the deal is over (see observers), so
+        # during the deal even the player's own cards are unseen.
         nd = int(s[E.S_DEALT])
-        others = [q for q in range(n) if q != me]
-        sizes = [int(dealt_real[q].sum()) for q in others]
-        kit_n = int(kitty_real.sum())
-        rest = r.num_cards - nd
-        pool = deck - dealt_real[me]
-        holders = np.zeros((len(others) + 2, K), np.bool_)
-        got = _assign(pool, sizes + [kit_n, rest], holders, rng)
-        dealt = [None] * n
-        dealt[me] = dealt_real[me]
-        for i, q in enumerate(others):
-            dealt[q] = got[i]
         if game._deals is not None:
             return actions          # nothing dealt yet in a whole deal
-        return [(pyspiel.PlayerId.CHANCE, a) for a in
-                _deal_sequence(game, dealer, dealt, got[len(others)], me, my_real_deal, rng,
-                               n_dealt=nd)]
+        seq = np.repeat(np.arange(K), deck)
+        rng.shuffle(seq)
+        return [(-1, int(a)) for a in seq[:nd]]
 
     passes_done = ph != E.PH_PASS and pc > 0 and off != 0
     played = [np.zeros(K, np.int64) for _ in range(n)]
@@ -520,8 +542,11 @@ def _current_hand_actions(game, state, hand: _Hand, me, rng):
             sizes.append(r.kitty_size)
             fh = np.vstack([fh, np.zeros((1, K), np.bool_)])
             forced = np.vstack([forced, np.zeros((1, K), np.int64)])
+        played_h = np.array([played[q] for q in others]
+                            + ([np.zeros(K, np.int64)] if kitty_hidden else []), np.int64)
+        # Forced copies count as already held (they were dealt to the receiver's side).
         rem_sizes = [sz - int(f.sum()) for sz, f in zip(sizes, forced)]
-        got = _assign(pool - forced.sum(axis=0), rem_sizes, fh, rng) + forced
+        got = _assign(pool - forced.sum(axis=0), rem_sizes, fh, rng, played_h + forced) + forced
         now = [None] * n
         now[me] = hands[me]
         for i, q in enumerate(others):
@@ -559,7 +584,8 @@ def resample_from_infostate(state, player: int, rng) -> "pyspiel.State":
     game = state._game
     n = game.rules.players
     if not 0 <= player < n:
-        raise ValueError(f"player {player} is not a seat of this {n}-player game")
+        raise ValueError(f"player {player} is not a seat of this {n}-player game; "
+                         f"allowed 0..{n - 1}")
     g = _as_generator(rng)
     hist = state.history()
     if game.rules.is_match:
@@ -596,11 +622,17 @@ def _state_from_actions(game, actions):
     P = game._P
     s = E.new_state(P)
     acts = np.array([a for _, a in actions], np.int32)
-    start = 0
-    if game._deals is not None and len(acts):
-        E.apply_whole_deal(P, s, game._deals[acts[0]])
-        start = 1
-    err = _replay(P, s, acts, start)
+    if game._deals is None:
+        err = _replay(P, s, acts, 0)
+    else:
+        err = 0
+        for a in acts:
+            if s[E.S_PHASE] == E.PH_DEAL:
+                E.apply_whole_deal(P, s, game._deals[a])
+            else:
+                err = E.apply_action(P, s, a)
+                if err:
+                    break
     if err:
         raise RuntimeError(f"resampling built an illegal history (error {err}); "
                            f"please report this with the state's serialization")
