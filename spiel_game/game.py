@@ -114,6 +114,15 @@ class CancellationHeartsGame(pyspiel.Game):
     def max_chance_nodes_in_history(self) -> int:
         return self._max_chance_nodes
 
+    def _observer(self, kind: str):
+        """Cached default observers: "info" (information state) or "obs"."""
+        cache = self.__dict__.setdefault("_observers", {})
+        if kind not in cache:
+            from .observers import make_observer
+            t = pyspiel.IIGObservationType(perfect_recall=(kind == "info"))
+            cache[kind] = make_observer(self, t, None)
+        return cache[kind]
+
     def make_py_observer(self, iig_obs_type=None, params=None):
         from .observers import make_observer
         return make_observer(self, iig_obs_type, params)
@@ -298,6 +307,38 @@ class CancellationHeartsState(pyspiel.State):
         if t == "moon:add":
             return E.MOON_ADD_ACTION
         return C.string_to_card(t)
+
+    # The observer views answered in Python (no C++ round trip, no list of
+    # thousands of floats): tensors come back as float32 numpy arrays.
+    def _view_player(self, player):
+        if player is None:
+            player = self.current_player()
+            if player < 0:
+                raise RuntimeError(
+                    "no player given and none to move (chance or terminal node): "
+                    "pass the player explicitly")
+        n = self._game.rules.players
+        if player < 0:
+            raise RuntimeError(f"expected player >= 0 (a seat 0..{n - 1}), got {player}")
+        if player >= n:
+            raise RuntimeError(f"expected player < {n} (a seat 0..{n - 1}), got {player}")
+        return player
+
+    def information_state_tensor(self, player: int | None = None) -> np.ndarray:
+        obs = self._game._observer("info")
+        obs.set_from(self, self._view_player(player))
+        return obs.tensor.copy()
+
+    def observation_tensor(self, player: int | None = None) -> np.ndarray:
+        obs = self._game._observer("obs")
+        obs.set_from(self, self._view_player(player))
+        return obs.tensor.copy()
+
+    def information_state_string(self, player: int | None = None) -> str:
+        return self._game._observer("info").string_from(self, self._view_player(player))
+
+    def observation_string(self, player: int | None = None) -> str:
+        return self._game._observer("obs").string_from(self, self._view_player(player))
 
     def resample_from_infostate(self, player_id: int, probability_sampler) -> "CancellationHeartsState":
         """A state ``player_id`` cannot tell from this one, hidden cards drawn
