@@ -152,7 +152,7 @@ def _simulate_builtin(p, s0, codes, seed, first, n_hands, points, stats, trace, 
         _one_builtin(p, s0, codes, seed, first + i, i, points, stats, trace, record)
 
 
-def _custom_kernel(funcs: tuple):
+def _custom_kernel(funcs: tuple, parallel: bool = True):
     """A parallel kernel dispatching seat codes to ``funcs`` (compiled per set).
 
     It is ``_play_game``'s own source with the built-in dispatch replaced, so
@@ -172,7 +172,7 @@ def _custom_kernel(funcs: tuple):
     exec(body, ns)
     play = njit(ns["_play_game"])
 
-    @njit(parallel=True)
+    @njit(parallel=parallel)
     def kernel(p, s0, codes, seed, first, n_hands, points, stats, trace, record):
         for i in prange(n_hands):
             rng = make_rng_state(seed, first + i)
@@ -264,9 +264,10 @@ def simulate(params: Mapping | RuleSet | None = None, n_hands: int = 1000,
         if funcs is None:
             kernel = _simulate_builtin
         else:
-            kernel = _KERNELS.get(funcs)
+            key = (funcs, workers > 1)      # a serial kernel compiles faster
+            kernel = _KERNELS.get(key)
             if kernel is None:
-                kernel = _KERNELS[funcs] = _custom_kernel(funcs)
+                kernel = _KERNELS[key] = _custom_kernel(funcs, parallel=workers > 1)
         kernel(p, s0, codes, np.uint64(seed), first_hand, n_hands, points, stats, trace, record)
     finally:
         numba.set_num_threads(prev)

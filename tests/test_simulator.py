@@ -81,7 +81,7 @@ def _lowest_card(p, s, legal, k, rng):
 
 def test_custom_compiled_policy_plugs_in():
     res = simulate({}, 200, [_lowest_card, "uniform", "uniform", "heuristic", "uniform", "uniform"],
-                   seed=9, workers=2, record=True)
+                   seed=9, workers=1, record=True)
     game = pyspiel.load_game(NAME)
     st = _replay(game, res.trace[0])
     assert st.is_terminal()
