@@ -301,8 +301,15 @@ def _rollout(p, s, codes, rng):
     return E.returns(p, s)
 
 
-def rollout(p: np.ndarray, s: np.ndarray, rng: np.ndarray, policy: str = "uniform") -> np.ndarray:
-    """Play a copy of engine state ``s`` to the end; return the returns (float64[n])."""
+def rollout(p: np.ndarray, s: np.ndarray, rng: np.ndarray,
+            policy: str | Sequence[str] = "uniform") -> np.ndarray:
+    """Play a copy of engine state ``s`` to the end with built-in ``policy``
+    (one name, or one per seat); return the returns (float64[n])."""
     n = int(p[P_N])
-    codes = np.full(n, BUILTIN_POLICIES[policy], np.int32)
+    if isinstance(policy, str):
+        policy = [policy] * n
+    try:
+        codes = np.array([BUILTIN_POLICIES[x] for x in policy], np.int32)
+    except KeyError as e:
+        raise ValueError(f"unknown policy {e.args[0]!r}; built in: {sorted(BUILTIN_POLICIES)}") from None
     return _rollout(p, s.copy(), codes, rng)

@@ -1,0 +1,290 @@
+"""Approximate exploitability of passing conventions on the full game (issue 7).
+
+Play: the compiled heuristic player (``spiel_game/policies.py``) for everyone;
+passing: the conventions of ``solvers/passing.py``. All runs use duplicate
+deals: deal ``d`` is the same hand for every profile and every seat rotation
+(the simulator draws the deal first from game ``d``'s own random stream).
+
+1. **Meta-game.** For every convention profile up to symmetry (a multiset of
+   conventions over the seats), every deal is played with the profile rotated
+   through all cyclic seat assignments; the payoff of a convention is minus
+   the mean points of the seats using it. Sampling error: bootstrap over deals.
+2. **Best response within the library.** ``gain(C) = max_j u_j(one j, others C)
+   - u_C(all C)`` with its bootstrap 95% interval.
+3. **Rollout best-response passer.** Against everyone passing by C, one seat
+   chooses each passed card by simulation: it samples hidden cards from its
+   information state (``resample_from_infostate``), plays every candidate out
+   with the heuristic player in the compiled engine (common random numbers),
+   and passes the best; the gain is the paired difference with passing by C
+   on the same deals, with a 95% interval.
+4. **Equilibria of the estimated meta-game:** a symmetric Nash equilibrium of
+   the n-player symmetric meta-game by replicator dynamics (its regret
+   reported), and alpha-Rank (OpenSpiel's ``open_spiel.python.egt.alpharank``)
+   on the 2-player one-vs-population reduction (entry ``[i, j]``: one seat
+   with ``i``, the others with ``j``), each with bootstrap intervals.
+
+``python -m experiments.passing_metagame --profile quick|paper`` writes
+``results/<profile>/passing_metagame.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import datetime as dt
+import itertools
+import math
+from pathlib import Path
+
+import numpy as np
+import pyspiel
+
+import spiel_game
+from spiel_game import engine as E
+from spiel_game.policies import CONVENTIONS
+from spiel_game.simulator import make_rng, rollout, simulate
+
+from .metadata import metadata, write_result
+
+__all__ = ["MetagameConfig", "PROFILES", "run", "profiles", "replicator_nash", "alpharank_masses",
+           "one_vs_population"]
+
+
+@dataclasses.dataclass(frozen=True)
+class MetagameConfig:
+    players: int = 6
+    conventions: tuple[str, ...] = CONVENTIONS
+    deals: int = 40
+    br_deals: int = 12
+    br_samples: int = 8
+    bootstrap: int = 40
+    play: str = "heuristic"
+    seed: int = 20261129
+    workers: int | None = None
+
+
+PROFILES = {
+    "quick": MetagameConfig(),
+    "paper": MetagameConfig(deals=3000, br_deals=400, br_samples=32, bootstrap=500),
+}
+
+
+def profiles(n_players: int, k: int) -> list[tuple[int, ...]]:
+    """Count vectors of ``k`` strategies over ``n_players`` seats."""
+    out = []
+    for combo in itertools.combinations_with_replacement(range(k), n_players):
+        counts = [0] * k
+        for i in combo:
+            counts[i] += 1
+        out.append(tuple(counts))
+    return out
+
+
+def _profile_payoffs(cfg: MetagameConfig) -> tuple[list, np.ndarray]:
+    """payoff[profile, deal, strategy] (NaN where the strategy is absent)."""
+    k, n = len(cfg.conventions), cfg.players
+    profs = profiles(n, k)
+    pay = np.full((len(profs), cfg.deals, k), np.nan)
+    for r, counts in enumerate(profs):
+        seats = [i for i, c in enumerate(counts) for _ in range(c)]
+        acc = np.zeros((cfg.deals, k))
+        for rot in range(n):
+            order = seats[rot:] + seats[:rot]
+            pols = [f"pass:{cfg.conventions[i]}+{cfg.play}" for i in order]
+            res = simulate({"players": n}, cfg.deals, pols, seed=cfg.seed, workers=cfg.workers)
+            for q, i in enumerate(order):
+                acc[:, i] -= res.points[:, q]
+        for i, c in enumerate(counts):
+            if c:
+                pay[r, :, i] = acc[:, i] / (c * n)
+    return profs, pay
+
+
+def _expected_payoffs(profs, table, x):
+    """Fitness of each strategy against n-1 opponents drawn iid from ``x``."""
+    k = len(x)
+    index = {p: i for i, p in enumerate(profs)}
+    n = sum(profs[0])
+    f = np.zeros(k)
+    for others in profiles(n - 1, k):
+        prob = math.factorial(n - 1)
+        for xi, c in zip(x, others):
+            prob *= xi ** c / math.factorial(c)
+        if prob == 0:
+            continue
+        for i in range(k):
+            full = list(others)
+            full[i] += 1
+            f[i] += prob * table[index[tuple(full)], i]
+    return f
+
+
+def replicator_nash(profs, table, *, steps: int = 3000, lr: float = 0.05):
+    """Discrete-time replicator dynamics from the uniform mixture.
+
+    Returns (mixture, regret): regret = max_i f_i(x) - x . f(x) (0 at a
+    symmetric Nash equilibrium of the estimated meta-game)."""
+    k = table.shape[1]
+    x = np.full(k, 1.0 / k)
+    for _ in range(steps):
+        f = _expected_payoffs(profs, table, x)
+        x = x * np.exp(lr * (f - x @ f))
+        x /= x.sum()
+    f = _expected_payoffs(profs, table, x)
+    return x, float(f.max() - x @ f)
+
+
+def one_vs_population(profs, table):
+    """The 2-player reduction of the symmetric meta-game: ``A[i, j]`` = payoff of
+    one seat using ``i`` while the other n-1 seats use ``j``."""
+    k = table.shape[1]
+    n = sum(profs[0])
+    index = {p: i for i, p in enumerate(profs)}
+    a = np.zeros((k, k))
+    for i in range(k):
+        for j in range(k):
+            prof = tuple((n - 1 if q == j else 0) + (1 if q == i else 0) for q in range(k))
+            a[i, j] = table[index[prof], i]
+    return a
+
+
+def alpharank_masses(profs, table, *, alpha: float = 10.0):
+    """alpha-Rank (OpenSpiel) stationary distribution of the one-vs-population
+    reduction (OpenSpiel's single-population alpha-Rank is defined for
+    2-player symmetric games)."""
+    from open_spiel.python.egt import alpharank
+    out = alpharank.compute([one_vs_population(profs, table)], alpha=alpha)
+    return np.asarray(out[2], float)
+
+
+def _library_gain(profs, table, k, n):
+    """gain[C] = max_j u_j(one j, others C) - u_C(all C)."""
+    index = {p: i for i, p in enumerate(profs)}
+    gain = np.zeros(k)
+    for c in range(k):
+        base = table[index[tuple(n if i == c else 0 for i in range(k))], c]
+        best = base
+        for j in range(k):
+            if j != c:
+                prof = tuple((n - 1 if i == c else 0) + (1 if i == j else 0) for i in range(k))
+                best = max(best, table[index[prof], j])
+        gain[c] = best - base
+    return gain
+
+
+def _rollout_br_gain(cfg: MetagameConfig, conv: str) -> np.ndarray:
+    """Per-deal gain of the rollout best-response passer (seat 0) against ``conv``."""
+    n = cfg.players
+    game = pyspiel.load_game(spiel_game.GAME_NAME, {"players": n})
+    pol_c = f"pass:{conv}+{cfg.play}"
+    out = np.zeros(cfg.br_deals)
+    rng = np.random.default_rng(cfg.seed + 7919)
+    # The deals: replayed from the simulator's traces (duplicate with the meta-game).
+    res = simulate({"players": n}, cfg.br_deals, [pol_c] * n, seed=cfg.seed, record=True,
+                   workers=cfg.workers)
+    for d in range(cfg.br_deals):
+        base = -float(res.points[d, 0])
+        st = game.new_initial_state()
+        for a in res.trace[d][:game.rules.num_cards]:
+            st.apply_action(int(a))
+        # Seat 0 chooses its passes by simulation; everyone else passes by conv.
+        while st.engine_state[E.S_PHASE] == E.PH_PASS:
+            p = st.current_player()
+            if p == 0:
+                dets = [st.resample_from_infostate(0, rng) for _ in range(cfg.br_samples)]
+                best, best_v = None, -np.inf
+                for a in st.legal_actions():
+                    v = 0.0
+                    for j, det in enumerate(dets):
+                        child = det.child(a)
+                        ret = rollout(child.engine_params, np.asarray(child.engine_state),
+                                      make_rng(cfg.seed, 1000 * d + j),
+                                      [f"pass:{conv}+{cfg.play}"] * n)
+                        v += ret[0]
+                    if v > best_v:
+                        best, best_v = a, v
+                st.apply_action(best)
+            else:
+                from solvers.passing import choose_pass
+                dist = choose_pass(conv, st)
+                st.apply_action(max(dist, key=dist.get) if conv != "random"
+                                else int(rng.choice(list(dist))))
+        ret = rollout(st.engine_params, np.asarray(st.engine_state), make_rng(cfg.seed, d),
+                      [pol_c] * n)
+        out[d] = ret[0] - base
+    return out
+
+
+def _ci(samples: np.ndarray) -> list[float]:
+    return [float(np.nanpercentile(samples, 2.5)), float(np.nanpercentile(samples, 97.5))]
+
+
+def run(config: MetagameConfig, out_dir: Path) -> dict:
+    started = dt.datetime.now(dt.timezone.utc)
+    k, n = len(config.conventions), config.players
+    profs, pay = _profile_payoffs(config)
+    table = np.nanmean(pay, axis=1)
+    gain = _library_gain(profs, table, k, n)
+    nash, regret = replicator_nash(profs, table)
+    masses = alpharank_masses(profs, table)
+    rng = np.random.default_rng(config.seed)
+    boot_gain, boot_nash, boot_alpha = [], [], []
+    for _ in range(config.bootstrap):
+        idx = rng.integers(0, config.deals, config.deals)
+        t = np.nanmean(pay[:, idx, :], axis=1)
+        boot_gain.append(_library_gain(profs, t, k, n))
+        boot_nash.append(replicator_nash(profs, t, steps=600)[0])
+        boot_alpha.append(alpharank_masses(profs, t))
+    boot_gain, boot_nash, boot_alpha = map(np.array, (boot_gain, boot_nash, boot_alpha))
+    br = {}
+    for c in config.conventions:
+        g = _rollout_br_gain(config, c)
+        half = 1.959964 * g.std(ddof=1) / math.sqrt(len(g)) if len(g) > 1 else float("nan")
+        br[c] = {"mean": float(g.mean()), "ci95": [float(g.mean() - half), float(g.mean() + half)],
+                 "deals": int(len(g))}
+    index = {p: i for i, p in enumerate(profs)}
+    self_play = {c: float(table[index[tuple(n if j == i else 0 for j in range(k))], i])
+                 for i, c in enumerate(config.conventions)}
+    result = {
+        "conventions": list(config.conventions),
+        "players": n,
+        "play": config.play,
+        "profiles": [list(p) for p in profs],
+        "payoff_table": np.nan_to_num(table, nan=0.0).tolist(),
+        "self_play_payoff": self_play,
+        "library_best_response_gain": {c: {"mean": float(gain[i]), "ci95": _ci(boot_gain[:, i])}
+                                       for i, c in enumerate(config.conventions)},
+        "rollout_best_response_gain": br,
+        "replicator_nash": {"mixture": dict(zip(config.conventions, nash.tolist())),
+                            "regret": regret,
+                            "ci95": {c: _ci(boot_nash[:, i])
+                                     for i, c in enumerate(config.conventions)}},
+        "one_vs_population": one_vs_population(profs, table).tolist(),
+        "alpharank": {"masses": dict(zip(config.conventions, masses.tolist())),
+                      "ci95": {c: _ci(boot_alpha[:, i]) for i, c in enumerate(config.conventions)}},
+    }
+    write_result(out_dir / "passing_metagame.json", result,
+                 metadata(config, config.seed, started))
+    return result
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m experiments.passing_metagame")
+    ap.add_argument("--profile", choices=sorted(PROFILES), default="quick")
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args(argv)
+    out = Path(args.out or Path("results") / args.profile)
+    res = run(PROFILES[args.profile], out)
+    for c in res["conventions"]:
+        g = res["library_best_response_gain"][c]
+        b = res["rollout_best_response_gain"][c]
+        print(f"{c:>12}: self-play {res['self_play_payoff'][c]:7.2f}  library BR gain "
+              f"{g['mean']:5.2f} [{g['ci95'][0]:.2f}, {g['ci95'][1]:.2f}]  rollout BR gain "
+              f"{b['mean']:5.2f} [{b['ci95'][0]:.2f}, {b['ci95'][1]:.2f}]  Nash "
+              f"{res['replicator_nash']['mixture'][c]:.2f}  alpha-Rank {res['alpharank']['masses'][c]:.2f}")
+    print(f"replicator regret {res['replicator_nash']['regret']:.4f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,72 @@
+"""Figures: exploitability of passing conventions, the meta-game heat map and
+alpha-Rank masses (reads results/<profile>/passing_metagame.json).
+
+``python paper/figures/passing_conventions.py [results_dir]`` writes
+paper/figures/passing_exploitability.{pdf,png} and passing_metagame.{pdf,png}.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+
+
+def _save(fig, name):
+    for ext in ("pdf", "png"):
+        fig.savefig(HERE / f"{name}.{ext}", bbox_inches="tight", dpi=150)
+    plt.close(fig)
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    results = Path(argv[0]) if argv else Path("results/quick")
+    data = json.loads((results / "passing_metagame.json").read_text())
+    res, meta = data["result"], data["metadata"]
+    conv = res["conventions"]
+    x = np.arange(len(conv))
+
+    fig, ax = plt.subplots(figsize=(7, 3.2))
+    for off, key, label in ((-0.2, "library_best_response_gain", "best convention in the library"),
+                            (0.2, "rollout_best_response_gain", "rollout best-response passer")):
+        m = np.array([res[key][c]["mean"] for c in conv])
+        lo = np.array([res[key][c]["ci95"][0] for c in conv])
+        hi = np.array([res[key][c]["ci95"][1] for c in conv])
+        ax.bar(x + off, m, 0.4, yerr=[m - lo, hi - m], capsize=3, label=label)
+    ax.axhline(0, color="k", lw=0.6)
+    ax.set_xticks(x, conv, rotation=20)
+    ax.set_ylabel("gain of one deviator (points/hand)")
+    ax.set_title(f"{res['players']} players, {res['play']} play; "
+                 f"{meta['config']['deals']} duplicate deals", fontsize=9)
+    ax.legend(fontsize=8)
+    _save(fig, "passing_exploitability")
+
+    a = np.array(res["one_vs_population"])
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(9, 3.6), gridspec_kw={"width_ratios": [3, 2]})
+    im = ax1.imshow(a, cmap="viridis")
+    ax1.set_xticks(x, conv, rotation=45, ha="right", fontsize=7)
+    ax1.set_yticks(x, conv, fontsize=7)
+    ax1.set_xlabel("the other seats' convention")
+    ax1.set_ylabel("one seat's convention")
+    fig.colorbar(im, ax=ax1, label="payoff (minus points)")
+    masses = [res["alpharank"]["masses"][c] for c in conv]
+    nash = [res["replicator_nash"]["mixture"][c] for c in conv]
+    ax2.bar(x - 0.2, masses, 0.4, label="alpha-Rank mass")
+    ax2.bar(x + 0.2, nash, 0.4, label="symmetric Nash (replicator)")
+    ax2.set_xticks(x, conv, rotation=45, ha="right", fontsize=7)
+    ax2.legend(fontsize=7)
+    _save(fig, "passing_metagame")
+    print(f"wrote {HERE / 'passing_exploitability.pdf'} and {HERE / 'passing_metagame.pdf'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
