@@ -308,8 +308,9 @@ class CancellationHeartsState(pyspiel.State):
             return E.MOON_ADD_ACTION
         return C.string_to_card(t)
 
-    # The observer views answered in Python (no C++ round trip, no list of
-    # thousands of floats): tensors come back as float32 numpy arrays.
+    # The observer views answered in Python (no C++ round trip). Tensors come
+    # back as lists of floats, as pyspiel's do; for speed use an observer's
+    # float32 buffer directly (game.make_py_observer(...).set_from / .tensor).
     def _view_player(self, player):
         if player is None:
             player = self.current_player()
@@ -324,15 +325,15 @@ class CancellationHeartsState(pyspiel.State):
             raise RuntimeError(f"expected player < {n} (a seat 0..{n - 1}), got {player}")
         return player
 
-    def information_state_tensor(self, player: int | None = None) -> np.ndarray:
+    def information_state_tensor(self, player: int | None = None) -> list[float]:
         obs = self._game._observer("info")
         obs.set_from(self, self._view_player(player))
-        return obs.tensor.copy()
+        return obs.tensor.tolist()
 
-    def observation_tensor(self, player: int | None = None) -> np.ndarray:
+    def observation_tensor(self, player: int | None = None) -> list[float]:
         obs = self._game._observer("obs")
         obs.set_from(self, self._view_player(player))
-        return obs.tensor.copy()
+        return obs.tensor.tolist()
 
     def information_state_string(self, player: int | None = None) -> str:
         return self._game._observer("info").string_from(self, self._view_player(player))

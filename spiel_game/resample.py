@@ -45,6 +45,7 @@ from numba import njit
 
 from . import cards as C
 from . import engine as E
+from .policies import make_rng_state, rand_below, rand_uniform
 
 __all__ = ["resample_from_infostate", "hidden_constraints"]
 
@@ -147,29 +148,35 @@ def _try_assign(pool_cards, sizes, forbid_h, played_h, out, seed, tries):
     ``sizes``; True at the first that gives no holder a forbidden card and
     passes the physical-deal weight test (exact rejection sampling).
     Fills ``out[h, K]``."""
-    np.random.seed(seed)
+    rng = make_rng_state(seed, 0)
     m = pool_cards.shape[0]
     arr = pool_cards.copy()
+    H = sizes.shape[0]
     for _ in range(tries):
         for i in range(m - 1, 0, -1):
-            j = np.random.randint(0, i + 1)
+            j = rand_below(rng, i + 1)
             t = arr[i]
             arr[i] = arr[j]
             arr[j] = t
-        out[:, :] = 0
         k = 0
         ok = True
-        for h in range(sizes.shape[0]):
+        for h in range(H):
             for _ in range(sizes[h]):
-                c = arr[k]
-                if forbid_h[h, c]:
+                if forbid_h[h, arr[k]]:
                     ok = False
                     break
-                out[h, c] += 1
                 k += 1
             if not ok:
                 break
-        if ok and _weight_ok(out, played_h, np.random.random()):
+        if not ok:
+            continue
+        out[:, :] = 0
+        k = 0
+        for h in range(H):
+            for _ in range(sizes[h]):
+                out[h, arr[k]] += 1
+                k += 1
+        if _weight_ok(out, played_h, rand_uniform(rng)):
             return True
     return False
 
@@ -440,9 +447,10 @@ def _finished_hand_actions(game, hand: _Hand, hand_no, me, rng):
     off = r.pass_offset % n if r.passes else 0
     if hand_no % 2 == 1 and off:
         off = (n - off) % n
-    played = [np.zeros(K, np.int64) for _ in range(n)]
-    for q, c in hand.plays:
-        played[q][c] += 1
+    played = np.zeros((n, K), np.int64)
+    if hand.plays:
+        pl = np.array(hand.plays, np.int64)
+        np.add.at(played, (pl[:, 0], pl[:, 1]), 1)
     zero = [np.zeros(K, np.int64) for _ in range(n)]
     my_passed = hand.passes.get(me, [])
     if off and r.pass_count:
@@ -479,9 +487,8 @@ def _current_hand_actions(game, state, hand: _Hand, me, rng):
     off = int(s[E.S_PASSOFF])
     pc = int(P[E.P_PASS])
     deck = np.array(r.deck_counts, np.int64)
-    hands = [s[P[E.L_HANDS] + q * K:P[E.L_HANDS] + (q + 1) * K].astype(np.int64) for q in range(n)]
-    dealt_real = [s[P[E.L_DEALT_HANDS] + q * K:P[E.L_DEALT_HANDS] + (q + 1) * K].astype(np.int64)
-                  for q in range(n)]
+    hands = s[P[E.L_HANDS]:P[E.L_HANDS] + n * K].reshape(n, K).astype(np.int64)
+    dealt_real = s[P[E.L_DEALT_HANDS]:P[E.L_DEALT_HANDS] + n * K].reshape(n, K).astype(np.int64)
     my_real_deal = _my_real_deal(game, hand, dealer, me)
     my_passed = hand.passes.get(me, [])
     kitty_hidden = r.kitty_size > 0 and (ph == E.PH_DEAL or s[E.S_KITTY_IN_POT] == 1)
@@ -500,9 +507,10 @@ def _current_hand_actions(game, state, hand: _Hand, me, rng):
         return [(-1, int(a)) for a in seq[:nd]]
 
     passes_done = ph != E.PH_PASS and pc > 0 and off != 0
-    played = [np.zeros(K, np.int64) for _ in range(n)]
-    for q, c in hand.plays:
-        played[q][c] += 1
+    played = np.zeros((n, K), np.int64)
+    if hand.plays:
+        pl = np.array(hand.plays, np.int64)
+        np.add.at(played, (pl[:, 0], pl[:, 1]), 1)
 
     if ph == E.PH_PASS:
         others = [q for q in range(n) if q != me]
@@ -523,7 +531,7 @@ def _current_hand_actions(game, state, hand: _Hand, me, rng):
         _trick_constraints(P, s, forbid)
         others = [q for q in range(n) if q != me]
         sizes = [int(hands[q].sum()) for q in others]
-        pool = deck - hands[me] - sum(played)
+        pool = deck - hands[me] - played.sum(axis=0)
         if not kitty_hidden:
             pool = pool - kitty_real
         forced = np.zeros((len(others), K), np.int64)
@@ -542,8 +550,9 @@ def _current_hand_actions(game, state, hand: _Hand, me, rng):
             sizes.append(r.kitty_size)
             fh = np.vstack([fh, np.zeros((1, K), np.bool_)])
             forced = np.vstack([forced, np.zeros((1, K), np.int64)])
-        played_h = np.array([played[q] for q in others]
-                            + ([np.zeros(K, np.int64)] if kitty_hidden else []), np.int64)
+        played_h = played[others]
+        if kitty_hidden:
+            played_h = np.vstack([played_h, np.zeros((1, K), np.int64)])
         # Forced copies count as already held (they were dealt to the receiver's side).
         rem_sizes = [sz - int(f.sum()) for sz, f in zip(sizes, forced)]
         got = _assign(pool - forced.sum(axis=0), rem_sizes, fh, rng, played_h + forced) + forced
