@@ -40,11 +40,16 @@ def per_action_seconds(game, n_games: int, seed: int) -> float:
     return (time.perf_counter() - t0) / actions
 
 
-def clone_seconds(state, number: int) -> float:
+def seconds_per_call(fn, number: int) -> float:
+    """Mean wall time of ``fn()`` over ``number`` calls."""
     t0 = time.perf_counter()
     for _ in range(number):
-        state.clone()
+        fn()
     return (time.perf_counter() - t0) / number
+
+
+def clone_seconds(state, number: int) -> float:
+    return seconds_per_call(state.clone, number)
 
 
 def mid_hand_state(game, seed: int):

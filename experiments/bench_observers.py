@@ -19,6 +19,7 @@ import pyspiel
 import spiel_game
 from spiel_game import engine as E
 
+from .bench_engine import seconds_per_call
 from .metadata import metadata, write_result
 
 
@@ -39,13 +40,6 @@ def _mid_hand(game, seed, played_target):
     return st
 
 
-def _per_call(fn, number):
-    t0 = time.perf_counter()
-    for _ in range(number):
-        fn()
-    return (time.perf_counter() - t0) / number
-
-
 def run(repeats: int = 7, number: int = 3000, seed: int = 0) -> dict:
     ours = pyspiel.load_game(spiel_game.GAME_NAME, {"players": 6})
     o_st = _mid_hand(ours, seed, 24 + 51)          # passes, then half the cards
@@ -55,9 +49,10 @@ def run(repeats: int = 7, number: int = 3000, seed: int = 0) -> dict:
     obs = ours.make_py_observer(pyspiel.IIGObservationType(perfect_recall=True))
     rows = {"observer": [], "pyspiel_ours": [], "cpp_hearts": []}
     for _ in range(repeats):
-        rows["observer"].append(_per_call(lambda: obs.set_from(o_st, p), number))
-        rows["pyspiel_ours"].append(_per_call(lambda: o_st.information_state_tensor(p), number // 10))
-        rows["cpp_hearts"].append(_per_call(lambda: c_st.information_state_tensor(
+        rows["observer"].append(seconds_per_call(lambda: obs.set_from(o_st, p), number))
+        rows["pyspiel_ours"].append(seconds_per_call(lambda: o_st.information_state_tensor(p),
+                                                     number // 10))
+        rows["cpp_hearts"].append(seconds_per_call(lambda: c_st.information_state_tensor(
             c_st.current_player()), number // 10))
     med = {k: statistics.median(v) * 1e6 for k, v in rows.items()}
     return {"median_us": med,

@@ -97,6 +97,18 @@ def _danger(c, qs_out):
 
 
 @njit(cache=True)
+def _most_dangerous(legal, k, qs_out):
+    best = legal[0]
+    bd = -1
+    for i in range(k):
+        d = _danger(legal[i], qs_out)
+        if d > bd:
+            bd = d
+            best = legal[i]
+    return best
+
+
+@njit(cache=True)
 def _winner_if(p, s, me, c):
     """Seat that would currently win the trick if ``me`` played ``c`` (-1: void)."""
     n = p[P_N]
@@ -140,14 +152,7 @@ def heuristic_policy(p, s, legal, k, rng):
     if ph == PH_MOON:
         return MOON_SUBTRACT_ACTION
     if ph == PH_PASS:
-        best = legal[0]
-        bd = -1
-        for i in range(k):
-            d = _danger(legal[i], True)
-            if d > bd:
-                bd = d
-                best = legal[i]
-        return best
+        return _most_dangerous(legal, k, True)
     n = p[P_N]
     qs_out = _qs_out(p, s, me)
     if s[S_TLEN] == 0:
@@ -207,15 +212,7 @@ def heuristic_policy(p, s, legal, k, rng):
             elif ORDER_OF[c] < ORDER_OF[pick] or pick == QS:
                 pick = c
         return pick
-    # Discarding.
-    best = legal[0]
-    bd = -1
-    for i in range(k):
-        d = _danger(legal[i], qs_out)
-        if d > bd:
-            bd = d
-            best = legal[i]
-    return best
+    return _most_dangerous(legal, k, qs_out)    # discarding
 
 
 @njit(cache=True)

@@ -61,8 +61,8 @@ def _choose_builtin(code, p, s, legal, k, rng):
 
 
 @njit(cache=True)
-def _deal(p, s, rng, deck_buf):
-    """Shuffle (Fisher-Yates) and deal the whole deck card by card (R4)."""
+def _shuffled_deck(p, rng, deck_buf):
+    """Fill ``deck_buf`` with the deck in a uniformly random order (Fisher-Yates)."""
     m = 0
     for c in range(K):
         for _ in range(p[P_DECK + c]):
@@ -73,6 +73,12 @@ def _deal(p, s, rng, deck_buf):
         t = deck_buf[i]
         deck_buf[i] = deck_buf[j]
         deck_buf[j] = t
+
+
+@njit(cache=True)
+def _deal(p, s, rng, deck_buf):
+    """Shuffle and deal the whole deck (R4), as one call."""
+    _shuffled_deck(p, rng, deck_buf)
     E.apply_deal_sequence(p, s, deck_buf)
 
 
@@ -86,17 +92,8 @@ def _play_game(p, s, codes, rng, trace, trace_row, record):
         if s[S_PHASE] == PH_DEAL:
             if record:
                 # Record card by card so the trace replays through pyspiel.
-                m = 0
-                for c in range(K):
-                    for _ in range(p[P_DECK + c]):
-                        deck_buf[m] = c
-                        m += 1
-                for i in range(m - 1, 0, -1):
-                    j = rand_below(rng, i + 1)
-                    t = deck_buf[i]
-                    deck_buf[i] = deck_buf[j]
-                    deck_buf[j] = t
-                for i in range(m):
+                _shuffled_deck(p, rng, deck_buf)
+                for i in range(p[P_NCARDS]):
                     trace[trace_row, nact] = deck_buf[i]
                     nact += 1
                     E._apply_deal(p, s, deck_buf[i])
