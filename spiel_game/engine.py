@@ -66,8 +66,9 @@ L_POINTS, L_HANDPTS, L_SCORES, L_TLEAD, L_TWIN, L_TCARDS = (
     P_SIZE + 6, P_SIZE + 7, P_SIZE + 8, P_SIZE + 9, P_SIZE + 10, P_SIZE + 11)
 L_PASSSEQ = P_SIZE + 12          # pass choices in order: n * pass_count card ids
 L_SUITCNT = P_SIZE + 13          # cards of each suit in each hand: n * 4 (derived, for speed)
-L_STATE_SIZE = P_SIZE + 14
-PARAMS_SIZE = P_SIZE + 15
+L_SCRATCH = P_SIZE + 14          # K counters, zero between kernel calls (trick resolution)
+L_STATE_SIZE = P_SIZE + 15
+PARAMS_SIZE = P_SIZE + 16
 
 # Trick winner sentinels.
 TW_NONE, TW_VOID, TW_DISCARDED = -1, -2, -3
@@ -116,7 +117,7 @@ def make_params(rules: RuleSet) -> np.ndarray:
                         (L_PASSED, n * K), (L_KITTY, K), (L_POT, K), (L_POINTS, n),
                         (L_HANDPTS, n), (L_SCORES, n), (L_TLEAD, t), (L_TWIN, t),
                         (L_TCARDS, t * n), (L_PASSSEQ, n * max(1, rules.pass_count)),
-                        (L_SUITCNT, n * 4)):
+                        (L_SUITCNT, n * 4), (L_SCRATCH, K)):
         p[field] = off
         off += size
     p[L_STATE_SIZE] = off
@@ -479,11 +480,15 @@ def _apply_pass(p, s, c):
 
 @njit(cache=True, inline='always')
 def trick_outcome(p, s, t):
-    """Resolve the complete trick ``t``: (winner seat or -1 if void, points, pairs cancelled)."""
+    """Resolve the complete trick ``t``: (winner seat or -1 if void, points, pairs
+    cancelled). O(n): copies are counted in the state's scratch counters."""
     n = p[P_N]
     base = p[L_TCARDS] + t * n
+    scr = p[L_SCRATCH]
     leader = s[p[L_TLEAD] + t]
     led = SUIT_OF[s[base + leader]]
+    for q in range(n):
+        s[scr + s[base + q]] += 1
     best = -1
     best_order = -1
     pts = 0
@@ -491,19 +496,19 @@ def trick_outcome(p, s, t):
     for q in range(n):
         c = s[base + q]
         pts += POINTS_OF[c]
-        copies = 0
-        earlier = 0
-        for r in range(n):
-            same = s[base + r] == c
-            copies += same
-            earlier += same & (r < q)
-        if copies > 1:        # R7: identical cards cancel (counted once per card type)
-            pairs += (earlier == 0) * (copies // 2)
+        copies = s[scr + c]
+        if copies > 1:            # R7: identical cards cancel
+            pairs += copies // 2
+            s[scr + c] = -copies  # count each card type once
+            continue
+        if copies < 0:
             continue
         o = ORDER_OF[c]
         if SUIT_OF[c] == led and o > best_order:
             best_order = o
             best = q
+    for q in range(n):
+        s[scr + s[base + q]] = 0
     return best, pts, pairs
 
 
@@ -755,6 +760,9 @@ def validate(p, s):
             return 13
     if s[S_TRICK] < 0 or s[S_TRICK] > T or s[S_TLEN] < 0 or s[S_TLEN] >= n:
         return 10
+    for c in range(K):
+        if s[p[L_SCRATCH] + c] != 0:
+            return 17
     # Suit counts agree with the hands.
     for q in range(n):
         for su in range(4):

@@ -111,7 +111,7 @@ def _play_game(p, s, codes, rng, trace, trace_row, record):
 
 
 @njit(cache=True)
-def _record(p, s, h, points, stats, nact):
+def _record(p, s, h, points, stats, nact, record):
     n = p[P_N]
     for q in range(n):
         points[h, q] = s[p[L_SCORES] + q]
@@ -123,7 +123,7 @@ def _record(p, s, h, points, stats, nact):
     stats[h, 5] = s[E.S_POT_AT_LAST]
     stats[h, 6] = s[E.S_HANDNO]
     stats[h, 7] = nact
-    stats[h, 8] = state_checksum(s)
+    stats[h, 8] = state_checksum(s) if record else 0
 
 
 @njit(cache=True)
@@ -140,7 +140,7 @@ def _one_builtin(p, s0, codes, seed, h, i, points, stats, trace, record):
     rng = make_rng_state(seed, h)
     s = s0.copy()
     nact = _play_game(p, s, codes, rng, trace, i, record)
-    _record(p, s, i, points, stats, nact)
+    _record(p, s, i, points, stats, nact, record)
 
 
 @njit(cache=True, parallel=True)
@@ -175,7 +175,7 @@ def _custom_kernel(funcs: tuple, parallel: bool = True):
             rng = make_rng_state(seed, first + i)
             s = s0.copy()
             nact = play(p, s, codes, rng, trace, i, record)
-            _record(p, s, i, points, stats, nact)
+            _record(p, s, i, points, stats, nact, record)
     return kernel
 
 
@@ -187,7 +187,8 @@ class SimulationResult:
     """Per-game arrays. ``points[h, seat]``: final points (hand, or match totals,
     after the moon rule); ``stats[h, j]`` with ``j`` named by ``STAT_NAMES``;
     ``trace[h, t]``: the actions of game ``h`` (chance included, -1 padded) when
-    ``record=True``."""
+    ``record=True`` (then also ``stat("state_checksum")``, a checksum of the final
+    engine state; 0 otherwise)."""
 
     rules: RuleSet
     seed: int
