@@ -62,8 +62,8 @@ def test_chunks_reproduce_one_run():
 
 
 def test_different_seeds_give_different_games():
-    a = simulate({}, 50, seed=1, workers=1)
-    b = simulate({}, 50, seed=2, workers=1)
+    a = simulate({}, 50, seed=1, workers=1, record=True)
+    b = simulate({}, 50, seed=2, workers=1, record=True)
     assert not np.array_equal(a.stat("state_checksum"), b.stat("state_checksum"))
 
 
