@@ -8,10 +8,10 @@ PROFILE ?= quick
 
 .PHONY: test reproduce bench venv clean browser
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[dev,paper]"
+	$(PY) -m pip install --quiet -e ".[dev,paper,distributed]"
 	touch $(STAMP)
 
 venv: $(STAMP)

@@ -1,1 +1,41 @@
-"""Experiments: each module runs one experiment and writes results with metadata."""
+"""Experiments: registered units of work, run locally or on Ray, with resumable results.
+
+From Python or a notebook::
+
+    import experiments
+    experiments.list_experiments()                      # {name: description}
+    res = experiments.run("rules_stats", profile="quick", overrides={"hands": 2000})
+    res.rows, res.tables["summary"], res.metadata       # pandas tables, provenance
+    experiments.load("rules_stats", profile="quick")    # saved results, no computation
+
+The command line is ``python -m experiments`` (see ``experiments/__main__.py``);
+the plug-in interface is :mod:`experiments.registry`.
+"""
+
+from __future__ import annotations
+
+__all__ = ["run", "load", "list_experiments", "register"]
+
+
+def run(name: str, **kwargs):
+    """:func:`experiments.runner.run`: run (or resume) one experiment."""
+    from .runner import run as _run
+    return _run(name, **kwargs)
+
+
+def load(name: str, profile: str = "quick", out=None):
+    """:func:`experiments.runner.load`: the saved results of a finished run."""
+    from .runner import load as _load
+    return _load(name, profile, out)
+
+
+def list_experiments() -> dict[str, str]:
+    """``{name: description}`` of every registered experiment."""
+    from .registry import experiments
+    return {k: v.description for k, v in experiments().items()}
+
+
+def register(*args, **kwargs):
+    """:func:`experiments.registry.register`."""
+    from .registry import register as _register
+    return _register(*args, **kwargs)

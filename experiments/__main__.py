@@ -1,39 +1,228 @@
-"""Command line: ``python -m experiments reproduce [--profile quick|paper]``."""
+"""Command line of the experiment runner.
+
+    python -m experiments list
+    python -m experiments show NAME [--profile P]
+    python -m experiments run NAME [--profile quick|paper] [--backend local|ray]
+        [--address auto|HOST:PORT] [--workers N] [--seed S] [--config FILE.toml]
+        [--set key=value ...] [--out DIR] [--fresh] [--no-progress]
+    python -m experiments reproduce [--profile quick|paper] [--out DIR] [--backend ...]
+        [--workers N] [--no-paper]
+    python -m experiments paper [--profile quick|paper] [--out DIR] [--no-build]
+
+``reproduce`` (what ``make reproduce`` runs) runs every registered experiment
+of the profile, then every script in ``paper/figures/`` and ``paper/tables/``
+(as ``python SCRIPT RESULTS_DIR``), then builds ``paper/main.pdf`` when LaTeX
+is installed (else it prints the command that installs it). ``paper`` does the
+last two steps only, from saved results. Both first delete the generated
+files (``paper/figures/*.pdf|png``, ``paper/tables/*.tex``), so nothing stale
+from other results survives.
+
+A figure or table script takes the results folder (``results/<profile>``) as
+its one positional argument, reads only saved results, writes its output next
+to itself (``paper/figures/NAME.pdf`` and ``.png``, ``paper/tables/NAME.tex``)
+and, when its results are missing, prints a warning and exits 0 (main.tex
+shows a placeholder for an absent file).
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import shutil
+import subprocess
 import sys
+import time
 from pathlib import Path
 
-from . import demo, rules_stats
+from . import registry, runner
+from .config import ConfigError, config_to_dict, parse_assignments
+
+ROOT = Path(__file__).resolve().parent.parent
+PAPER = ROOT / "paper"
+LATEX_INSTALL = ("apt-get install -y --no-install-recommends latexmk "
+                 "texlive-latex-recommended texlive-fonts-recommended")
+
+
+def _add_exec_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--profile", default="quick", help="quick (default) or paper")
+    p.add_argument("--backend", choices=runner.BACKENDS, default="local")
+    p.add_argument("--address", default=None,
+                   help="Ray cluster: auto or HOST:PORT (default: start a local Ray)")
+    p.add_argument("--workers", type=int, default=None,
+                   help="local processes (default: all cores; 1: in this process) "
+                        "or the most Ray tasks in flight")
+    p.add_argument("--out", default=None, help="results folder (default results/<profile>)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _toml_value(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if v is None:
+        return '"none"'
+    return json.dumps(v)
+
+
+def cmd_list(args) -> int:
+    exps = registry.experiments()
+    for name, exp in exps.items():
+        try:
+            n = len(exp.units(exp.config("quick")))
+            size = f"{n} units in quick"
+        except Exception as err:  # report, do not hide the others
+            size = f"units failed: {err!r}"
+        print(f"{name:<20} {exp.description} ({size}; module {exp.module})")
+    for mod in registry.discovery_errors():
+        print(f"(module {mod} failed to import; python -c 'import {mod}' shows why)")
+    return 0
+
+
+def cmd_show(args) -> int:
+    exp = registry.get(args.name)
+    cfg = exp.config(args.profile)
+    print(f"# {exp.name}: {exp.description}\n# profile {args.profile}; "
+          f"a TOML file for --config (every key optional)")
+    for k, v in config_to_dict(cfg).items():
+        print(f"{k} = {_toml_value(v)}")
+    return 0
+
+
+def cmd_run(args) -> int:
+    res = runner.run(args.name, profile=args.profile,
+                     overrides=parse_assignments(args.set or []),
+                     config_file=args.config, seed=args.seed, backend=args.backend,
+                     address=args.address, workers=args.workers, out=args.out,
+                     fresh=args.fresh, progress=not args.no_progress)
+    print(f"results: {res.path}")
+    return 0
+
+
+def paper_scripts() -> list[Path]:
+    """Every figure and table script (``paper/figures/*.py``, ``paper/tables/*.py``)."""
+    out = []
+    for folder in ("figures", "tables"):
+        out += sorted(p for p in (PAPER / folder).glob("*.py") if not p.name.startswith("_"))
+    return out
+
+
+def clean_generated() -> int:
+    """Delete the generated figures and tables (``paper/figures/*.pdf|png``,
+    ``paper/tables/*.tex``: all git-ignored), so that the paper shows only what
+    the scripts make from the results at hand, never a stale file."""
+    n = 0
+    for pattern in ("figures/*.pdf", "figures/*.png", "tables/*.tex"):
+        for f in PAPER.glob(pattern):
+            f.unlink()
+            n += 1
+    return n
+
+
+def run_paper_scripts(results: Path, scripts=None) -> list[str]:
+    """Run each script as ``python SCRIPT RESULTS``; the names of those that failed."""
+    failed = []
+    for script in scripts if scripts is not None else paper_scripts():
+        rel = script.relative_to(ROOT) if script.is_relative_to(ROOT) else script
+        print(f"--- {rel}", flush=True)
+        rc = subprocess.run([sys.executable, str(script), str(results)], cwd=ROOT).returncode
+        if rc != 0:
+            failed.append(str(rel))
+    return failed
+
+
+def build_paper() -> str:
+    """Build paper/main.pdf; returns 'built', 'failed' or 'no latex'."""
+    if shutil.which("latexmk"):
+        cmd = [["latexmk", "-pdf", "-interaction=nonstopmode", "-halt-on-error", "main.tex"]]
+    elif shutil.which("pdflatex"):
+        one = ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "main.tex"]
+        cmd = [one, one]
+    else:
+        print("LaTeX is not installed, so paper/main.pdf was not built. Install it with\n"
+              f"    {LATEX_INSTALL}\n(as root, Debian/Ubuntu) and run make reproduce again.")
+        return "no latex"
+    for c in cmd:
+        r = subprocess.run(c, cwd=PAPER, capture_output=True, text=True)
+        if r.returncode != 0:
+            print(r.stdout[-3000:])
+            print(f"building paper/main.pdf failed ({' '.join(c)}); see paper/main.log")
+            return "failed"
+    print(f"built {PAPER / 'main.pdf'}")
+    return "built"
+
+
+def cmd_reproduce(args) -> int:
+    t0 = time.perf_counter()
+    out = Path(args.out) if args.out else runner.results_root() / args.profile
+    failed = []
+    for name, exp in registry.experiments().items():
+        if not exp.reproduce:
+            continue
+        print(f"=== {name}", flush=True)
+        try:
+            runner.run(name, profile=args.profile, backend=args.backend, address=args.address,
+                       workers=args.workers, out=out, progress=not args.no_progress)
+        except Exception as err:  # keep going: one broken experiment must not hide the rest
+            print(f"experiment {name} failed: {err!r}", file=sys.stderr)
+            failed.append(f"experiment {name}")
+    for mod in registry.discovery_errors():
+        failed.append(f"import {mod}")
+    print("=== paper figures and tables", flush=True)
+    clean_generated()
+    failed += [f"script {s}" for s in run_paper_scripts(out)]
+    if not args.no_paper:
+        if build_paper() == "failed":
+            failed.append("paper build")
+    print(f"results in {out} ({time.perf_counter() - t0:.0f} s)")
+    if failed:
+        print("FAILED: " + "; ".join(failed), file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_paper(args) -> int:
+    out = Path(args.out) if args.out else runner.results_root() / args.profile
+    clean_generated()
+    failed = [f"script {s}" for s in run_paper_scripts(out)]
+    if not args.no_build and build_paper() == "failed":
+        failed.append("paper build")
+    if failed:
+        print("FAILED: " + "; ".join(failed), file=sys.stderr)
+        return 1
+    return 0
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m experiments")
+    ap = argparse.ArgumentParser(prog="python -m experiments",
+                                 description="Run experiments, reproduce the paper.")
     sub = ap.add_subparsers(dest="cmd", required=True)
-    rep = sub.add_parser("reproduce", help="run the main job (the paper pipeline, quick profile by default)")
-    rep.add_argument("--profile", choices=sorted(demo.PROFILES), default="quick")
-    rep.add_argument("--out", default=None, help="results folder (default results/<profile>)")
-    sub.add_parser("list", help="list experiments")
+    sub.add_parser("list", help="list the registered experiments")
+    sh = sub.add_parser("show", help="print an experiment's configuration as TOML")
+    sh.add_argument("name")
+    sh.add_argument("--profile", default="quick")
+    r = sub.add_parser("run", help="run one experiment (resumes finished units)")
+    r.add_argument("name")
+    _add_exec_args(r)
+    r.add_argument("--seed", type=int, default=None, help="the config seed")
+    r.add_argument("--config", default=None, help="a TOML file of config fields")
+    r.add_argument("--set", nargs="+", action="extend", metavar="KEY=VALUE",
+                   help="override config fields")
+    r.add_argument("--fresh", action="store_true",
+                   help="delete this experiment's existing results first")
+    rep = sub.add_parser("reproduce", help="every experiment, figure and table; the paper")
+    _add_exec_args(rep)
+    rep.add_argument("--no-paper", action="store_true", help="do not build paper/main.pdf")
+    pa = sub.add_parser("paper", help="regenerate figures, tables and macros from saved "
+                                      "results; build paper/main.pdf")
+    pa.add_argument("--profile", default="quick")
+    pa.add_argument("--out", default=None, help="results folder (default results/<profile>)")
+    pa.add_argument("--no-build", action="store_true", help="do not build paper/main.pdf")
     args = ap.parse_args(argv)
-    if args.cmd == "list":
-        print("demo: play and score random hands with 6 and 11 players")
-        print("rules_stats: random-play rules statistics for every player count and scheme")
-        return 0
-    out = Path(args.out or Path("results") / args.profile)
-    res = demo.run(demo.PROFILES[args.profile], out)
-    print(demo.summary(res))
-    rules_stats.run(rules_stats.PROFILES[args.profile], out)
-    print(f"rules statistics: {out / 'rules_stats.json'}")
-    import runpy
-    import sys as _sys
-    root = Path(__file__).resolve().parent.parent
-    for script in [root / "paper" / "tables" / "rules_stats.py"]:
-        _sys.argv = [str(script), str(out)]
-        runpy.run_path(str(script), run_name="__main__")
-    print(f"results written to {out}")
-    return 0
+    try:
+        return {"list": cmd_list, "show": cmd_show, "run": cmd_run, "paper": cmd_paper,
+                "reproduce": cmd_reproduce}[args.cmd](args)
+    except (ConfigError, runner.RunError, registry.UnknownExperimentError) as err:
+        print(f"error: {err.args[0] if err.args else err}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

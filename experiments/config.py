@@ -1,0 +1,209 @@
+"""Typed, closed experiment configurations (STYLE principle 11).
+
+A configuration is a frozen dataclass with a ``seed: int`` field. This module
+builds one from a base value plus overrides that come from a Python dict, a
+TOML file (:func:`load_toml`) or ``--set key=value`` strings
+(:func:`parse_assignments`); unknown keys are rejected with the list of the
+allowed ones, and every value is converted to (or checked against) the field's
+annotated type::
+
+    cfg = make_config(RulesStatsConfig, RulesStatsConfig(),
+                      parse_assignments(["hands=2000", "policy=heuristic"]))
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import tomllib
+import types
+import typing
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+__all__ = ["ConfigError", "config_fields", "make_config", "load_toml", "parse_assignments",
+           "config_to_dict", "fingerprint", "check_config_class"]
+
+
+class ConfigError(ValueError):
+    """An unknown key, or a value that does not fit the field's type."""
+
+
+def check_config_class(cls) -> None:
+    """Raise unless ``cls`` is a frozen dataclass with an ``int`` field ``seed``."""
+    if not (isinstance(cls, type) and dataclasses.is_dataclass(cls)):
+        raise TypeError(f"{cls!r} is not a dataclass")
+    if not cls.__dataclass_params__.frozen:
+        raise TypeError(f"{cls.__name__} must be a frozen dataclass (@dataclass(frozen=True))")
+    if "seed" not in config_fields(cls):
+        raise TypeError(f"{cls.__name__} needs a field 'seed: int' (the experiment's seed)")
+
+
+def config_fields(cls) -> dict[str, Any]:
+    """``{name: resolved type}`` of the dataclass fields of ``cls``, in order."""
+    hints = typing.get_type_hints(cls)
+    return {f.name: hints[f.name] for f in dataclasses.fields(cls)}
+
+
+def config_to_dict(config) -> dict:
+    """A JSON-ready dict of a configuration (tuples become lists)."""
+    return json.loads(json.dumps(dataclasses.asdict(config), default=_json_default))
+
+
+def fingerprint(obj) -> str:
+    """A stable SHA-256 of a JSON-serializable value (configs, unit lists)."""
+    text = json.dumps(obj, sort_keys=True, default=_json_default, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _json_default(x):
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        return dataclasses.asdict(x)
+    if isinstance(x, (tuple, set, frozenset)):
+        return list(x)
+    item = getattr(x, "item", None)          # numpy scalars
+    if callable(item):
+        return item()
+    tolist = getattr(x, "tolist", None)      # numpy arrays
+    if callable(tolist):
+        return tolist()
+    raise TypeError(f"not JSON-serializable: {type(x).__name__}")
+
+
+def make_config(cls, base=None, overrides: Mapping[str, Any] | None = None):
+    """``base`` (default ``cls()``) with ``overrides`` applied, types converted.
+
+    String values (from the command line) are parsed into the field's type;
+    other values are checked and converted (a list for a tuple field, an int
+    for a float field).
+    """
+    base = cls() if base is None else base
+    if not isinstance(base, cls):
+        raise ConfigError(f"base config is a {type(base).__name__}, expected {cls.__name__}")
+    overrides = dict(overrides or {})
+    fields = config_fields(cls)
+    unknown = sorted(set(overrides) - set(fields))
+    if unknown:
+        raise ConfigError(f"unknown config key(s) {unknown} for {cls.__name__}; "
+                          f"allowed: {', '.join(fields)}")
+    changes = {}
+    for key, value in overrides.items():
+        try:
+            changes[key] = convert(value, fields[key])
+        except (TypeError, ValueError) as err:
+            raise ConfigError(f"{cls.__name__}.{key}: {err}") from None
+    try:
+        return dataclasses.replace(base, **changes)
+    except (TypeError, ValueError) as err:   # __post_init__ validation
+        raise ConfigError(f"{cls.__name__}: {err}") from None
+
+
+def load_toml(path: str | Path) -> dict[str, Any]:
+    """The key/value pairs of a TOML file (flat: one key per config field)."""
+    with open(path, "rb") as f:
+        data = tomllib.load(f)
+    nested = [k for k, v in data.items() if isinstance(v, dict)]
+    if nested:
+        raise ConfigError(f"{path}: tables {nested} are not config fields; write the fields "
+                          f"as top-level keys (key = value)")
+    return data
+
+
+def parse_assignments(items: Sequence[str]) -> dict[str, str]:
+    """``["hands=200", "policy=uniform"]`` -> ``{"hands": "200", "policy": "uniform"}``."""
+    out = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"--set expects key=value, got {item!r}")
+        out[key.strip()] = value.strip()
+    return out
+
+
+# ------------------------------------------------------------------ conversion
+_TRUE = {"true", "1", "yes", "on"}
+_FALSE = {"false", "0", "no", "off"}
+
+
+def _parse_literal(text: str):
+    """A TOML literal (``[5, 6]``, ``"x"``, ``1.5``) or the text itself."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def convert(value, tp):
+    """``value`` converted to type annotation ``tp`` (raises ValueError/TypeError)."""
+    origin = typing.get_origin(tp)
+    args = typing.get_args(tp)
+    if tp is Any:
+        return value
+    if origin in (typing.Union, types.UnionType):
+        if type(None) in args and (value is None or (isinstance(value, str)
+                                                     and value.lower() in ("none", "null"))):
+            return None
+        errors = []
+        for a in args:
+            if a is type(None):
+                continue
+            try:
+                return convert(value, a)
+            except (TypeError, ValueError) as err:
+                errors.append(str(err))
+        raise ValueError("; ".join(errors))
+    if origin is typing.Literal:
+        v = value
+        if isinstance(value, str) and not all(isinstance(a, str) for a in args):
+            v = _parse_literal(value)
+        if v not in args:
+            raise ValueError(f"{value!r} is not one of {list(args)}")
+        return v
+    if origin in (tuple, list):
+        if isinstance(value, str):
+            text = value.strip()
+            if text.startswith("["):
+                value = _parse_literal(text)
+            else:
+                value = [x.strip() for x in text.split(",") if x.strip()] if text else []
+        if not isinstance(value, (list, tuple)):
+            raise TypeError(f"expected a list, got {value!r}")
+        if origin is tuple and not (len(args) == 2 and args[1] is Ellipsis) and args:
+            if len(args) != len(value):
+                raise ValueError(f"expected {len(args)} items, got {len(value)}")
+            return tuple(convert(v, a) for v, a in zip(value, args))
+        item = args[0] if args else Any
+        seq = [convert(v, item) for v in value]
+        return tuple(seq) if origin is tuple else seq
+    if tp is bool:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.lower() in _TRUE | _FALSE:
+            return value.lower() in _TRUE
+        raise ValueError(f"expected a boolean, got {value!r}")
+    if tp is int:
+        if isinstance(value, bool):
+            raise TypeError(f"expected an integer, got {value!r}")
+        if isinstance(value, int):
+            return value
+        if isinstance(value, str):
+            return int(value.replace("_", ""))
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        raise TypeError(f"expected an integer, got {value!r}")
+    if tp is float:
+        if isinstance(value, bool):
+            raise TypeError(f"expected a number, got {value!r}")
+        if isinstance(value, (int, float)):
+            return float(value)
+        if isinstance(value, str):
+            return float(value)
+        raise TypeError(f"expected a number, got {value!r}")
+    if tp is str:
+        if isinstance(value, str):
+            return value
+        raise TypeError(f"expected a string, got {value!r}")
+    if isinstance(tp, type) and isinstance(value, tp):
+        return value
+    raise TypeError(f"cannot convert {value!r} to {tp}")

@@ -1,0 +1,238 @@
+"""The plug-in interface of the experiment runner.
+
+An experiment is four things, registered under a name at import time of its
+module (``experiments/<module>.py``)::
+
+    from experiments.registry import register, Unit, Summary
+
+    @dataclasses.dataclass(frozen=True)
+    class LadderConfig:                 # typed, closed, carries its seed
+        seed: int = 0
+        games: int = 100
+        bots: tuple[str, ...] = ("random", "pimc")
+
+    def units(config) -> list[dict]:    # the work, split deterministically
+        return [{"a": a, "b": b} for a in config.bots for b in config.bots]
+
+    def run_unit(config, unit: Unit) -> list[dict]:   # one unit's tidy rows
+        rng = unit.rng()                 # seeded from (config.seed, unit.index)
+        return [{"a": unit.params["a"], "b": unit.params["b"], "game": g, ...}
+                for g in range(config.games)]
+
+    def summarize(config, rows: pandas.DataFrame) -> Summary:   # optional
+        return Summary(tables={"summary": rows.groupby(["a", "b"]).mean()}, text="...")
+
+    register("ladder", LadderConfig, units, run_unit, summarize,
+             profiles={"quick": {"games": 20}, "paper": {"games": 5000}},
+             description="round-robin of the bots")
+
+Rules:
+
+* ``units(config)`` returns JSON-serializable dicts, the same list for the same
+  config. The runner numbers them and gives each a seed derived from the
+  config seed and its index (:attr:`Unit.seed`, :meth:`Unit.rng`). A unit whose
+  answer must not depend on how the work is split should draw its random
+  streams from the work itself instead (e.g. ``simulate(seed=..., first_hand=...)``).
+* ``run_unit(config, unit)`` is a module-level function (it is pickled by
+  reference to worker processes and Ray workers) returning a list of flat
+  dicts or a DataFrame; it must be deterministic given ``(config, unit)``. It
+  may use :func:`experiments.runner.unit_threads` threads.
+* ``summarize(config, rows)`` (optional) returns a :class:`Summary`, a
+  DataFrame (the table ``summary``) or a string.
+* Figure and table scripts (``paper/figures/*.py``, ``paper/tables/*.py``) read
+  ``results/<profile>/<name>/rows.csv`` and ``<table>.csv`` (see the runner).
+
+The runner finds experiments by importing every module of the ``experiments``
+package whose source calls ``register(``; modules elsewhere register by being
+imported (or are named in ``CH_EXPERIMENT_MODULES``, comma-separated).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import os
+import pkgutil
+import sys
+import traceback
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from .config import check_config_class, make_config
+
+__all__ = ["register", "get", "experiments", "Experiment", "Unit", "Summary",
+           "discovery_errors", "unit_seed", "UnknownExperimentError"]
+
+_REGISTRY: dict[str, "Experiment"] = {}
+_ERRORS: dict[str, str] = {}
+_DISCOVERED = False
+_INFRASTRUCTURE = {"config", "registry", "runner", "metadata"}
+
+
+class UnknownExperimentError(KeyError):
+    """No experiment, or no profile, by that name."""
+
+
+def unit_seed(seed: int, index: int) -> int:
+    """The seed of unit ``index`` of a run seeded ``seed`` (a 63-bit int)."""
+    ss = np.random.SeedSequence(entropy=int(seed), spawn_key=(int(index),))
+    return int(ss.generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
+@dataclasses.dataclass(frozen=True)
+class Unit:
+    """One piece of work: its position, its seed and its parameters."""
+
+    index: int
+    seed: int
+    params: Mapping[str, Any]
+
+    def rng(self) -> np.random.Generator:
+        """A numpy Generator seeded with :attr:`seed`."""
+        return np.random.default_rng(self.seed)
+
+
+@dataclasses.dataclass(frozen=True)
+class Summary:
+    """What ``summarize`` returns: named tables (written as ``<name>.csv``) and text."""
+
+    tables: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    text: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class Experiment:
+    name: str
+    config_cls: type
+    units_fn: Callable[[Any], list]
+    unit_fn: Callable[[Any, Unit], Any]
+    summary_fn: Callable[[Any, Any], Any] | None
+    profiles: Mapping[str, Any]
+    description: str
+    reproduce: bool
+    module: str
+
+    def config(self, profile: str = "quick", overrides: Mapping[str, Any] | None = None):
+        """The profile's configuration with ``overrides`` applied (types converted)."""
+        if profile not in self.profiles:
+            raise UnknownExperimentError(f"experiment {self.name!r} has no profile {profile!r}; "
+                           f"profiles: {sorted(self.profiles)}")
+        base = self.profiles[profile]
+        if isinstance(base, Mapping):
+            base = make_config(self.config_cls, None, base)
+        return make_config(self.config_cls, base, overrides)
+
+    def units(self, config) -> list[Unit]:
+        params = list(self.units_fn(config))
+        for p in params:
+            if not isinstance(p, Mapping):
+                raise TypeError(f"{self.name}: units() must return dicts, got {type(p).__name__}")
+        return [Unit(i, unit_seed(config.seed, i), dict(p)) for i, p in enumerate(params)]
+
+
+def register(name: str, config_cls: type, units_fn: Callable, unit_fn: Callable,
+             summary_fn: Callable | None = None, *, profiles: Mapping[str, Any] | None = None,
+             description: str = "", reproduce: bool = True) -> Experiment:
+    """Register an experiment (see the module docstring).
+
+    Args:
+      name: what ``python -m experiments run NAME`` and the results folder use.
+      config_cls: a frozen dataclass with a ``seed: int`` field.
+      units_fn: ``units(config) -> list[dict]``.
+      unit_fn: ``run_unit(config, unit) -> list[dict] | DataFrame``.
+      summary_fn: optional ``summarize(config, rows) -> Summary | DataFrame | str``.
+      profiles: ``{"quick": ..., "paper": ...}``, each a config instance or a
+        dict of overrides of the defaults; a missing one means the defaults.
+      description: one line for ``python -m experiments list``.
+      reproduce: whether ``make reproduce`` runs it.
+    """
+    check_config_class(config_cls)
+    profiles = dict(profiles or {})
+    for prof in ("quick", "paper"):
+        profiles.setdefault(prof, {})
+    exp = Experiment(name, config_cls, units_fn, unit_fn, summary_fn, profiles,
+                     description or (config_cls.__doc__ or "").strip().split("\n")[0],
+                     reproduce, getattr(unit_fn, "__module__", "?"))
+    for prof in profiles:
+        exp.config(prof)                  # validate every profile now
+    old = _REGISTRY.get(name)
+    if old is not None and old.module != exp.module:
+        if exp.module == "__main__":      # `python -m experiments.x` next to the import
+            return old
+        if old.module != "__main__":
+            raise ValueError(f"experiment {name!r} is registered twice: by {old.module} "
+                             f"and by {exp.module}")
+    _REGISTRY[name] = exp
+    return exp
+
+
+def _candidates() -> list[tuple[str, str | None]]:
+    """``(module, source)`` of the modules that may register experiments (source
+    None: named in ``CH_EXPERIMENT_MODULES``)."""
+    here = Path(__file__).resolve().parent
+    out = []
+    for info in pkgutil.iter_modules([str(here)]):
+        if info.name.startswith("_") or info.name in _INFRASTRUCTURE:
+            continue
+        src = here / f"{info.name}.py"
+        text = src.read_text(encoding="utf-8") if src.exists() else "register("
+        if "register(" in text:
+            out.append((f"{__package__}.{info.name}", text))
+    out += [(m.strip(), None) for m in os.environ.get("CH_EXPERIMENT_MODULES", "").split(",")
+            if m.strip()]
+    return out
+
+
+def _import(mod: str) -> None:
+    if mod in _ERRORS or mod in sys.modules:
+        return
+    try:
+        importlib.import_module(mod)
+    except Exception:  # one broken module must not hide the others
+        _ERRORS[mod] = traceback.format_exc()
+        print(f"warning: could not import experiment module {mod}: "
+              f"{sys.exc_info()[1]!r}", file=sys.stderr)
+
+
+def _discover(name: str | None = None) -> None:
+    """Import the experiment modules: first those naming ``name``, else all."""
+    global _DISCOVERED
+    if _DISCOVERED:
+        return
+    cands = _candidates()
+    if name is not None:
+        for mod, text in cands:
+            if text is None or f'"{name}"' in text or f"'{name}'" in text:
+                _import(mod)
+        if name in _REGISTRY:
+            return
+    _DISCOVERED = True
+    for mod, _ in cands:
+        _import(mod)
+
+
+def experiments() -> dict[str, Experiment]:
+    """Every registered experiment, by name (sorted)."""
+    _discover()
+    return dict(sorted(_REGISTRY.items()))
+
+
+def get(name: str) -> Experiment:
+    if name in _REGISTRY:
+        return _REGISTRY[name]
+    _discover(name)
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        msg = f"no experiment {name!r}; registered: {sorted(_REGISTRY)}"
+        if _ERRORS:
+            msg += f"; modules that failed to import: {sorted(_ERRORS)}"
+        raise UnknownExperimentError(msg) from None
+
+
+def discovery_errors() -> dict[str, str]:
+    """``{module: traceback}`` of experiment modules that failed to import."""
+    _discover()
+    return dict(_ERRORS)

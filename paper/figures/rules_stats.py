@@ -1,0 +1,87 @@
+"""Figure: seat bias and the Aardvark's success by player count (random play).
+
+``python paper/figures/rules_stats.py [RESULTS_DIR]`` reads
+``RESULTS_DIR/rules_stats/summary.csv`` and ``seats.csv`` (written by
+``python -m experiments run rules_stats``; default ``results/quick``) and writes
+``paper/figures/rules_stats.pdf`` and ``.png``. Missing results: a warning, no
+figure, exit 0.
+
+(a) spread of the mean points between the best and worst seat, with the
+largest 95% half-width of a seat mean; (b) mean points by seat for the
+balanced deck with 6 and 11 players, 95% intervals; (c) share of led Black
+Marias cancelled by their twin, with a binomial 95% interval.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+STYLE = {"balanced": dict(color="tab:blue", marker="o"),
+         "kitty": dict(color="tab:orange", marker="s")}
+
+
+def draw(summary: pd.DataFrame, seats: pd.DataFrame):
+    fig, axes = plt.subplots(1, 3, figsize=(11, 3.2))
+    two = summary[summary.packs == 2]
+    for deck, g in two.groupby("deck", sort=False):
+        axes[0].errorbar(g.players, g.seat_spread, yerr=g.ci95_max, capsize=2, label=deck,
+                         **STYLE.get(deck, {}))
+        attempts = g.aardvark_attempts_per_hand * g.hands
+        p = g.aardvark_success_rate
+        half = 1.959964 * np.sqrt(p * (1 - p) / attempts.where(attempts > 0))
+        axes[2].errorbar(g.players, p, yerr=half, capsize=2, label=deck, **STYLE.get(deck, {}))
+    three = summary[summary.packs == 3]
+    if len(three):
+        axes[0].errorbar(three.players, three.seat_spread, yerr=three.ci95_max, fmt="^",
+                         color="tab:green", capsize=2, label="balanced, 3 packs")
+        attempts = three.aardvark_attempts_per_hand * three.hands
+        p = three.aardvark_success_rate
+        axes[2].errorbar(three.players, p, yerr=1.959964 * np.sqrt(p * (1 - p) / attempts),
+                         fmt="^", color="tab:green", capsize=2, label="balanced, 3 packs")
+    axes[0].set(xlabel="players", ylabel="best - worst seat (points)", title="(a) seat spread")
+    axes[2].set(xlabel="players", ylabel="success rate", title="(c) Aardvark success")
+    for name, color in (("balanced 6", "tab:blue"), ("balanced 11", "tab:purple")):
+        g = seats[seats.configuration == name]
+        if len(g):
+            axes[1].errorbar(g.seat, g.mean_points - g.mean_points.mean(), yerr=g.ci95,
+                             fmt="o", capsize=2, color=color, label=name)
+    axes[1].axhline(0, color="k", lw=0.6)
+    axes[1].set(xlabel="seat (0 = left of the dealer)", ylabel="mean points - table mean",
+                title="(b) points by seat")
+    for ax in axes:
+        ax.legend(fontsize=7)
+        ax.grid(alpha=0.3)
+    hands = int(summary.hands.iloc[0])
+    fig.suptitle(f"Random play, {hands:,} hands per configuration", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    results = Path(argv[0]) if argv else Path("results/quick")
+    src = results / "rules_stats"
+    if not (src / "summary.csv").exists() or not (src / "seats.csv").exists():
+        print(f"warning: {src}/summary.csv or seats.csv not found (python -m experiments run "
+              f"rules_stats); no figure written")
+        return 0
+    fig = draw(pd.read_csv(src / "summary.csv"), pd.read_csv(src / "seats.csv"))
+    for ext in ("pdf", "png"):
+        out = HERE / f"rules_stats.{ext}"
+        fig.savefig(out, dpi=150, metadata={"CreationDate": None} if ext == "pdf" else None)
+        print(f"wrote {out}")
+    plt.close(fig)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
