@@ -45,6 +45,7 @@ from spiel_game.policies import CONVENTIONS
 from spiel_game.simulator import make_rng, rollout, simulate
 
 from .metadata import metadata, write_result
+from .registry import Summary, Unit, register
 
 __all__ = ["MetagameConfig", "PROFILES", "run", "profiles", "replicator_nash", "alpharank_masses",
            "one_vs_population"]
@@ -100,23 +101,28 @@ def _profile_payoffs(cfg: MetagameConfig) -> tuple[list, np.ndarray]:
     return profs, pay
 
 
-def _expected_payoffs(profs, table, x):
-    """Fitness of each strategy against n-1 opponents drawn iid from ``x``."""
-    k = len(x)
+def _fitness_setup(profs):
+    """Opponent multisets (n-1 seats), their multinomial log-coefficients, and
+    the row of the full profile for each (multiset, strategy)."""
+    n, k = sum(profs[0]), len(profs[0])
     index = {p: i for i, p in enumerate(profs)}
-    n = sum(profs[0])
-    f = np.zeros(k)
-    for others in profiles(n - 1, k):
-        prob = math.factorial(n - 1)
-        for xi, c in zip(x, others):
-            prob *= xi ** c / math.factorial(c)
-        if prob == 0:
-            continue
+    others = np.array(profiles(n - 1, k), np.float64)
+    coef = np.array([math.lgamma(n) - sum(math.lgamma(c + 1) for c in row) for row in others])
+    rows = np.zeros((len(others), k), np.int64)
+    for m, row in enumerate(others.astype(int)):
         for i in range(k):
-            full = list(others)
+            full = list(row)
             full[i] += 1
-            f[i] += prob * table[index[tuple(full)], i]
-    return f
+            rows[m, i] = index[tuple(full)]
+    return others, coef, rows
+
+
+def _expected_payoffs(setup, table, x):
+    """Fitness of each strategy against n-1 opponents drawn iid from ``x``."""
+    others, coef, rows = setup
+    logx = np.log(np.maximum(x, 1e-300))
+    prob = np.exp(coef + np.where(others > 0, others * logx, 0.0).sum(axis=1))
+    return prob @ table[rows, np.arange(table.shape[1])]
 
 
 def replicator_nash(profs, table, *, steps: int = 3000, lr: float = 0.05):
@@ -124,13 +130,14 @@ def replicator_nash(profs, table, *, steps: int = 3000, lr: float = 0.05):
 
     Returns (mixture, regret): regret = max_i f_i(x) - x . f(x) (0 at a
     symmetric Nash equilibrium of the estimated meta-game)."""
+    setup = _fitness_setup(profs)
     k = table.shape[1]
     x = np.full(k, 1.0 / k)
     for _ in range(steps):
-        f = _expected_payoffs(profs, table, x)
+        f = _expected_payoffs(setup, table, x)
         x = x * np.exp(lr * (f - x @ f))
         x /= x.sum()
-    f = _expected_payoffs(profs, table, x)
+    f = _expected_payoffs(setup, table, x)
     return x, float(f.max() - x @ f)
 
 
@@ -220,7 +227,22 @@ def _ci(samples: np.ndarray) -> list[float]:
 
 
 def run(config: MetagameConfig, out_dir: Path) -> dict:
+    """Everything in one call; writes ``out_dir/passing_metagame.json``."""
     started = dt.datetime.now(dt.timezone.utc)
+    result = _metagame(config)
+    br = {}
+    for c in config.conventions:
+        g = _rollout_br_gain(config, c)
+        half = 1.959964 * g.std(ddof=1) / math.sqrt(len(g)) if len(g) > 1 else float("nan")
+        br[c] = {"mean": float(g.mean()), "ci95": [float(g.mean() - half), float(g.mean() + half)],
+                 "deals": int(len(g))}
+    result["rollout_best_response_gain"] = br
+    write_result(out_dir / "passing_metagame.json", result,
+                 metadata(config, config.seed, started))
+    return result
+
+
+def _metagame(config: MetagameConfig) -> dict:
     k, n = len(config.conventions), config.players
     profs, pay = _profile_payoffs(config)
     table = np.nanmean(pay, axis=1)
@@ -236,12 +258,6 @@ def run(config: MetagameConfig, out_dir: Path) -> dict:
         boot_nash.append(replicator_nash(profs, t, steps=600)[0])
         boot_alpha.append(alpharank_masses(profs, t))
     boot_gain, boot_nash, boot_alpha = map(np.array, (boot_gain, boot_nash, boot_alpha))
-    br = {}
-    for c in config.conventions:
-        g = _rollout_br_gain(config, c)
-        half = 1.959964 * g.std(ddof=1) / math.sqrt(len(g)) if len(g) > 1 else float("nan")
-        br[c] = {"mean": float(g.mean()), "ci95": [float(g.mean() - half), float(g.mean() + half)],
-                 "deals": int(len(g))}
     index = {p: i for i, p in enumerate(profs)}
     self_play = {c: float(table[index[tuple(n if j == i else 0 for j in range(k))], i])
                  for i, c in enumerate(config.conventions)}
@@ -254,7 +270,6 @@ def run(config: MetagameConfig, out_dir: Path) -> dict:
         "self_play_payoff": self_play,
         "library_best_response_gain": {c: {"mean": float(gain[i]), "ci95": _ci(boot_gain[:, i])}
                                        for i, c in enumerate(config.conventions)},
-        "rollout_best_response_gain": br,
         "replicator_nash": {"mixture": dict(zip(config.conventions, nash.tolist())),
                             "regret": regret,
                             "ci95": {c: _ci(boot_nash[:, i])
@@ -263,9 +278,62 @@ def run(config: MetagameConfig, out_dir: Path) -> dict:
         "alpharank": {"masses": dict(zip(config.conventions, masses.tolist())),
                       "ci95": {c: _ci(boot_alpha[:, i]) for i, c in enumerate(config.conventions)}},
     }
-    write_result(out_dir / "passing_metagame.json", result,
-                 metadata(config, config.seed, started))
     return result
+
+
+# ------------------------------------------------------------------ runner
+def units(config: MetagameConfig) -> list[dict]:
+    """The meta-game (one unit) and one rollout best-response unit per convention."""
+    return [{"kind": "metagame"}] + [{"kind": "rollout_br", "convention": c}
+                                     for c in config.conventions]
+
+
+def run_unit(config: MetagameConfig, unit: Unit) -> list[dict]:
+    """Tidy rows: per convention (``kind=convention``), the one-vs-population
+    matrix (``kind=one_vs_population``) and the rollout best-response gains."""
+    if unit.params["kind"] == "rollout_br":
+        c = unit.params["convention"]
+        g = _rollout_br_gain(config, c)
+        half = 1.959964 * g.std(ddof=1) / math.sqrt(len(g)) if len(g) > 1 else float("nan")
+        return [{"kind": "rollout_br", "convention": c, "mean": float(g.mean()),
+                 "lo": float(g.mean() - half), "hi": float(g.mean() + half),
+                 "deals": int(len(g))}]
+    res = _metagame(config)
+    rows = []
+    for c in config.conventions:
+        rows.append({"kind": "convention", "convention": c,
+                     "self_play": res["self_play_payoff"][c],
+                     "library_gain": res["library_best_response_gain"][c]["mean"],
+                     "library_lo": res["library_best_response_gain"][c]["ci95"][0],
+                     "library_hi": res["library_best_response_gain"][c]["ci95"][1],
+                     "nash": res["replicator_nash"]["mixture"][c],
+                     "nash_lo": res["replicator_nash"]["ci95"][c][0],
+                     "nash_hi": res["replicator_nash"]["ci95"][c][1],
+                     "alpharank": res["alpharank"]["masses"][c],
+                     "alpharank_lo": res["alpharank"]["ci95"][c][0],
+                     "alpharank_hi": res["alpharank"]["ci95"][c][1],
+                     "regret": res["replicator_nash"]["regret"]})
+    for i, ci in enumerate(config.conventions):
+        for j, cj in enumerate(config.conventions):
+            rows.append({"kind": "one_vs_population", "convention": ci, "others": cj,
+                         "payoff": res["one_vs_population"][i][j]})
+    return rows
+
+
+def summarize_rows(config: MetagameConfig, rows) -> Summary:
+    conv = rows[rows.kind == "convention"].set_index("convention")
+    br = rows[rows.kind == "rollout_br"].set_index("convention")
+    table = conv[["self_play", "library_gain", "library_lo", "library_hi", "nash",
+                  "alpharank"]].join(br[["mean", "lo", "hi"]].rename(
+                      columns={"mean": "rollout_gain", "lo": "rollout_lo", "hi": "rollout_hi"}))
+    return Summary(tables={"summary": table.reset_index()},
+                   text=table.round(3).to_string())
+
+
+register("passing_metagame", MetagameConfig, units, run_unit, summarize_rows,
+         profiles={"quick": {}, "paper": dataclasses.asdict(PROFILES["paper"])},
+         description="exploitability of passing conventions on the full game "
+                     "(duplicate deals, heuristic play, meta-game Nash and alpha-Rank)")
 
 
 def main(argv=None) -> int:

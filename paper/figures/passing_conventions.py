@@ -26,16 +26,48 @@ def _save(fig, name):
     plt.close(fig)
 
 
+def _from_rows(folder: Path) -> tuple[dict, dict]:
+    """The runner's tidy rows (results/<profile>/passing_metagame/rows.csv) as
+    the dictionary of ``experiments.passing_metagame.run``."""
+    import pandas as pd
+    rows = pd.read_csv(folder / "rows.csv")
+    meta = json.loads((folder / "metadata.json").read_text())
+    conv_rows = rows[rows.kind == "convention"]
+    conv = list(conv_rows.convention)
+    br = rows[rows.kind == "rollout_br"].set_index("convention")
+    ovp = rows[rows.kind == "one_vs_population"]
+    res = {
+        "conventions": conv,
+        "players": meta["config"]["players"],
+        "play": meta["config"]["play"],
+        "library_best_response_gain": {
+            r.convention: {"mean": r.library_gain, "ci95": [r.library_lo, r.library_hi]}
+            for r in conv_rows.itertuples()},
+        "rollout_best_response_gain": {
+            c: {"mean": br.loc[c, "mean"], "ci95": [br.loc[c, "lo"], br.loc[c, "hi"]]}
+            for c in conv},
+        "one_vs_population": [[float(ovp[(ovp.convention == a) & (ovp.others == b)].payoff.iloc[0])
+                               for b in conv] for a in conv],
+        "alpharank": {"masses": dict(zip(conv, conv_rows.alpharank))},
+        "replicator_nash": {"mixture": dict(zip(conv, conv_rows.nash))},
+    }
+    return res, meta
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     results = Path(argv[0]) if argv else Path("results/quick")
+    folder = results / "passing_metagame"
     src = results / "passing_metagame.json"
-    if not src.exists():   # the paper's contract: warn, write nothing, exit 0
-        print(f"warning: {src} not found (python -m experiments.passing_metagame); "
-              f"no figure written")
+    if (folder / "rows.csv").exists():
+        res, meta = _from_rows(folder)
+    elif src.exists():
+        data = json.loads(src.read_text())
+        res, meta = data["result"], data["metadata"]
+    else:   # the paper's contract: warn, write nothing, exit 0
+        print(f"warning: no passing_metagame results in {results} "
+              f"(python -m experiments run passing_metagame); no figure written")
         return 0
-    data = json.loads(src.read_text())
-    res, meta = data["result"], data["metadata"]
     conv = res["conventions"]
     x = np.arange(len(conv))
 
