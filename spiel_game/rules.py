@@ -376,6 +376,26 @@ PRESETS: dict[str, dict[str, Any]] = {
     "match6": {"players": 6, "target_score": 30, "moon": "choose"},
     "tiny": {"deck": "custom", "players": 2, "suits": "HS", "ranks": "QKA",
              "pass_count": 0, "deal": "whole"},
+    # Reduced deals for exact solving (solvers/cfr): one chance node over whole
+    # deals, two copies of each card (small3: three). Histories: micro 1,346;
+    # micro3 2,015; micro4 5,023; micro_pass 10,910; small 61,694; small3 75,512;
+    # (tiny 683,150); medium3 1,499,592; medium 12,728,020 (see the README).
+    "micro": {"deck": "custom", "players": 2, "suits": "HS", "ranks": "QA",
+              "pass_count": 0, "deal": "whole"},
+    "micro3": {"deck": "custom", "players": 3, "suits": "S", "ranks": "JQK",
+               "pass_count": 1, "deal": "whole"},
+    "micro4": {"deck": "custom", "players": 4, "suits": "HS", "ranks": "KA",
+               "pass_count": 0, "deal": "whole"},
+    "micro_pass": {"deck": "custom", "players": 2, "suits": "HS", "ranks": "QA",
+                   "pass_count": 1, "deal": "whole"},
+    "small": {"deck": "custom", "players": 2, "suits": "HS", "ranks": "QA",
+              "pass_count": 2, "deal": "whole"},
+    "small3": {"deck": "custom", "players": 3, "suits": "HS", "ranks": "KA", "packs": 3,
+               "pass_count": 0, "deal": "whole"},
+    "medium3": {"deck": "custom", "players": 3, "suits": "HS", "ranks": "QKA",
+                "pass_count": 0, "deal": "whole"},
+    "medium": {"deck": "custom", "players": 2, "suits": "HS", "ranks": "QKA",
+               "pass_count": 1, "deal": "whole"},
 }
 
 

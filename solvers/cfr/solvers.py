@@ -1,0 +1,364 @@
+"""The CFR family on a flat :class:`~solvers.cfr.tree.GameTree`.
+
+Every solver keeps three arrays over the tree's sequences (``S`` = number of
+(information set, action) pairs): ``regret float64[S]`` (cumulative
+counterfactual regrets), ``policy float64[S]`` (the current strategy, a
+distribution over the actions of each information set) and
+``avg_numerator float64[S]`` (the weighted sum of reach-weighted strategies
+whose normalisation is the average strategy). One iteration runs, for each
+player ``p`` in turn (alternating updates), one pass over the tree:
+
+1. top down, the reach probability of every node for every player and chance
+   (``reach float64[n + 1, N]``, chance last);
+2. bottom up, the value of every node to ``p`` under the current profile
+   (``value float64[N]``);
+3. over ``p``'s decision nodes in breadth-first order, regret and average
+   updates; then ``p``'s information sets get their new strategy.
+
+This is exactly OpenSpiel's alternating-update CFR (``pyspiel.CFRSolver``):
+same products, same sums in the same order, so vanilla CFR reproduces its
+iterates (the tests compare NashConv iteration by iteration). Variants differ
+only in how regrets are kept and how iterations are weighted:
+
+=====================  ==================================  ===================
+solver                 regrets after iteration ``t``       average weight
+=====================  ==================================  ===================
+:class:`CFR`           ``R + r``                           1
+:class:`CFRPlus`       ``max(R + r, 0)``                   ``t``
+:class:`LinearCFR`     ``(R + r) * t / (t + 1)``           ``t``
+:class:`DCFR`          ``(R + r) * t^a / (t^a + 1)`` if    ``t^gamma``
+                       ``>= 0`` else ``* t^b / (t^b + 1)``
+:class:`PCFRPlus`      ``max(R + r, 0)``; the strategy     ``t^2`` (default)
+                       is RM of ``R + m``, ``m = r``
+=====================  ==================================  ===================
+
+References: Zinkevich et al. 2007 (CFR); Tammelin 2014 (CFR+); Brown and
+Sandholm 2019, "Solving Imperfect-Information Games via Discounted Regret
+Minimization" (Linear CFR, DCFR with alpha=1.5, beta=0, gamma=2); Farina,
+Kroer and Sandholm 2021, "Faster Game Solving via Predictive Blackwell
+Approachability" (Predictive CFR+). CFR+ follows ``pyspiel.CFRPlusSolver``;
+Linear CFR and DCFR follow OpenSpiel's ``discounted_cfr`` (discount after
+adding the iteration's regrets).
+
+Memory while iterating: ``8 (n + 2) N`` bytes of work arrays plus ``24 S``
+(``32 S`` for PCFR+) bytes of tables; see :func:`solver_nbytes`.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from numba import njit
+
+from .tree import CHANCE, TERMINAL, GameTree
+
+__all__ = ["CFR", "CFRPlus", "LinearCFR", "DCFR", "PCFRPlus", "SOLVERS",
+           "make_solver", "average_policy", "regret_matching", "solver_nbytes"]
+
+
+# ================================================================== kernels
+@njit(cache=True)
+def _reach_and_values(p, node_player, node_data, child_start, chance_prob, payoff,
+                      seq_start, policy, reach, value):
+    """Fill ``reach[q, u]`` (players then chance) top down and ``value[u]``,
+    the value to player ``p``, bottom up."""
+    N = node_player.shape[0]
+    m = reach.shape[0]
+    for q in range(m):
+        reach[q, 0] = 1.0
+    cidx = m - 1
+    for u in range(N):
+        k = node_player[u]
+        if k == TERMINAL:
+            continue
+        c0 = child_start[u]
+        c1 = child_start[u + 1]
+        if k == CHANCE:
+            b = node_data[u] - c0
+            for c in range(c0, c1):
+                for q in range(m):
+                    reach[q, c] = reach[q, u]
+                reach[cidx, c] = reach[cidx, u] * chance_prob[b + c]
+        else:
+            b = seq_start[node_data[u]] - c0
+            for c in range(c0, c1):
+                for q in range(m):
+                    reach[q, c] = reach[q, u]
+                reach[k, c] = reach[k, u] * policy[b + c]
+    for u in range(N - 1, -1, -1):
+        k = node_player[u]
+        if k == TERMINAL:
+            value[u] = payoff[node_data[u], p]
+            continue
+        c0 = child_start[u]
+        c1 = child_start[u + 1]
+        v = 0.0
+        if k == CHANCE:
+            b = node_data[u] - c0
+            for c in range(c0, c1):
+                v += chance_prob[b + c] * value[c]
+        else:
+            b = seq_start[node_data[u]] - c0
+            for c in range(c0, c1):
+                v += policy[b + c] * value[c]
+        value[u] = v
+
+
+@njit(cache=True)
+def _accumulate(p, node_player, node_data, child_start, seq_start, policy, reach, value,
+                regret, avg, avg_weight):
+    """Over ``p``'s decision nodes in order: ``regret += cf_reach * (v(child) - v)``
+    and ``avg += reach_p * policy * avg_weight``."""
+    N = node_player.shape[0]
+    m = reach.shape[0]
+    for u in range(N):
+        if node_player[u] != p:
+            continue
+        cf = 1.0
+        for q in range(m):
+            if q != p:
+                cf *= reach[q, u]
+        own = reach[p, u]
+        v = value[u]
+        c0 = child_start[u]
+        b = seq_start[node_data[u]] - c0
+        for c in range(c0, child_start[u + 1]):
+            regret[b + c] += cf * (value[c] - v)
+            avg[b + c] += own * policy[b + c] * avg_weight
+
+
+@njit(cache=True)
+def _regret_matching(regret, seq_start, i0, i1, policy):
+    """``policy`` of information sets ``i0 .. i1 - 1`` proportional to the
+    positive part of ``regret`` (uniform when none is positive)."""
+    for i in range(i0, i1):
+        a = seq_start[i]
+        b = seq_start[i + 1]
+        total = 0.0
+        for j in range(a, b):
+            if regret[j] > 0:
+                total += regret[j]
+        for j in range(a, b):
+            if total > 0:
+                policy[j] = regret[j] / total if regret[j] > 0 else 0.0
+            else:
+                policy[j] = 1.0 / (b - a)
+
+
+@njit(cache=True)
+def _normalise(weights, seq_start, out):
+    for i in range(seq_start.shape[0] - 1):
+        a = seq_start[i]
+        b = seq_start[i + 1]
+        total = 0.0
+        for j in range(a, b):
+            total += weights[j]
+        for j in range(a, b):
+            out[j] = weights[j] / total if total != 0.0 else 1.0 / (b - a)
+
+
+def regret_matching(tree: GameTree, regret: np.ndarray) -> np.ndarray:
+    """The regret-matching strategy of cumulative regrets ``regret float64[S]``."""
+    out = np.empty(tree.num_sequences)
+    _regret_matching(np.asarray(regret, np.float64), tree.infoset_seq_start, 0,
+                     tree.num_infosets, out)
+    return out
+
+
+def average_policy(tree: GameTree, avg_numerator: np.ndarray) -> np.ndarray:
+    """Normalise ``avg_numerator float64[S]`` per information set (uniform where
+    it sums to zero). Returns ``float64[S]``."""
+    out = np.empty(tree.num_sequences)
+    _normalise(np.asarray(avg_numerator, np.float64), tree.infoset_seq_start, out)
+    return out
+
+
+def solver_nbytes(tree: GameTree, tables: int = 3) -> int:
+    """Bytes of work arrays and tables a solver holds on ``tree``."""
+    return 8 * (tree.num_players + 2) * tree.num_nodes + 8 * tables * tree.num_sequences
+
+
+# ================================================================== solvers
+class CFR:
+    """Vanilla CFR with alternating updates (``pyspiel.CFRSolver``).
+
+    Args:
+      tree: the game's :class:`~solvers.cfr.tree.GameTree`.
+
+    Attributes: ``iteration`` (completed iterations), ``regret``,
+    ``policy`` (current strategy) and ``avg_numerator``, all ``float64[S]``;
+    ``seconds`` (time spent in :meth:`iterate`).
+    """
+
+    name = "CFR"
+    #: Extra per-sequence tables beyond regret, policy and average.
+    _extra_tables = 0
+
+    def __init__(self, tree: GameTree):
+        self.tree = tree
+        S, N, n = tree.num_sequences, tree.num_nodes, tree.num_players
+        self.iteration = 0
+        self.seconds = 0.0
+        self.regret = np.zeros(S)
+        self.policy = np.empty(S)
+        self.avg_numerator = np.zeros(S)
+        _regret_matching(self.regret, tree.infoset_seq_start, 0, tree.num_infosets,
+                         self.policy)
+        self._reach = np.empty((n + 1, N))
+        self._value = np.empty(N)
+
+    # ---- hooks of the variants
+    def _avg_weight(self, t: int) -> float:
+        return 1.0
+
+    def _update_player(self, p: int, t: int) -> None:
+        """Turn ``p``'s accumulated regrets into its next strategy."""
+        t_ = self.tree
+        i0, i1 = t_.player_infoset_start[p], t_.player_infoset_start[p + 1]
+        _regret_matching(self.regret, t_.infoset_seq_start, i0, i1, self.policy)
+
+    # ---- main loop
+    def iterate(self, iterations: int = 1) -> "CFR":
+        """Run ``iterations`` more iterations; returns ``self``."""
+        t0 = time.perf_counter()
+        tr = self.tree
+        for _ in range(iterations):
+            self.iteration += 1
+            t = self.iteration
+            w = self._avg_weight(t)
+            for p in range(tr.num_players):
+                _reach_and_values(p, tr.node_player, tr.node_data, tr.child_start,
+                                  tr.chance_prob, tr.payoff_table, tr.infoset_seq_start,
+                                  self.policy, self._reach, self._value)
+                _accumulate(p, tr.node_player, tr.node_data, tr.child_start,
+                            tr.infoset_seq_start, self.policy, self._reach, self._value,
+                            self._regret_target(p), self.avg_numerator, w)
+                self._update_player(p, t)
+        self.seconds += time.perf_counter() - t0
+        return self
+
+    def _regret_target(self, p: int) -> np.ndarray:
+        """The array this iteration's regrets of ``p`` are added to."""
+        return self.regret
+
+    def average_policy(self) -> np.ndarray:
+        """The average strategy ``float64[S]`` (uniform where never reached)."""
+        return average_policy(self.tree, self.avg_numerator)
+
+    def current_policy(self) -> np.ndarray:
+        return self.policy.copy()
+
+    def nbytes(self) -> int:
+        """Bytes of this solver's work arrays and tables."""
+        return solver_nbytes(self.tree, 3 + self._extra_tables)
+
+
+class CFRPlus(CFR):
+    """CFR+ (``pyspiel.CFRPlusSolver``): regret matching+ (cumulative regrets
+    floored at zero after each update), alternating updates, and linear
+    averaging (iteration ``t`` weighted by ``t``)."""
+
+    name = "CFR+"
+
+    def _avg_weight(self, t):
+        return float(t)
+
+    def _update_player(self, p, t):
+        r = self.regret[self.tree.player_sequences(p)]
+        np.maximum(r, 0.0, out=r)
+        super()._update_player(p, t)
+
+
+class DCFR(CFR):
+    """Discounted CFR (Brown and Sandholm 2019).
+
+    After adding iteration ``t``'s regrets, positive cumulative regrets are
+    multiplied by ``t^alpha / (t^alpha + 1)`` and negative ones by
+    ``t^beta / (t^beta + 1)``; iteration ``t`` enters the average with weight
+    ``t^gamma``.
+
+    Args:
+      tree: the game tree.
+      alpha: discount exponent of positive regrets (default 1.5).
+      beta: discount exponent of negative regrets (default 0: halved each time).
+      gamma: exponent of the average's weights (default 2).
+    """
+
+    name = "DCFR"
+
+    def __init__(self, tree: GameTree, *, alpha: float = 1.5, beta: float = 0.0,
+                 gamma: float = 2.0):
+        super().__init__(tree)
+        self.alpha, self.beta, self.gamma = float(alpha), float(beta), float(gamma)
+
+    def _avg_weight(self, t):
+        return float(t) ** self.gamma
+
+    def _update_player(self, p, t):
+        r = self.regret[self.tree.player_sequences(p)]
+        ta, tb = float(t) ** self.alpha, float(t) ** self.beta
+        r *= np.where(r >= 0, ta / (ta + 1), tb / (tb + 1))
+        super()._update_player(p, t)
+
+
+class LinearCFR(DCFR):
+    """Linear CFR (Brown and Sandholm 2019): iteration ``t``'s regrets and
+    strategy are weighted by ``t`` (DCFR with alpha = beta = gamma = 1)."""
+
+    name = "LCFR"
+
+    def __init__(self, tree: GameTree):
+        super().__init__(tree, alpha=1.0, beta=1.0, gamma=1.0)
+
+
+class PCFRPlus(CFR):
+    """Predictive CFR+ (Farina, Kroer and Sandholm 2021), alternating updates.
+
+    Cumulative regrets follow regret matching+ (``R = max(R + r, 0)``); the
+    next strategy is regret matching on ``max(R + m, 0)`` with the prediction
+    ``m`` = the last instantaneous regret ``r``.
+
+    Args:
+      tree: the game tree.
+      average_exponent: iteration ``t`` enters the average with weight
+        ``t^average_exponent`` (default 2, the quadratic averaging used with
+        PCFR+ in that paper's experiments).
+    """
+
+    name = "PCFR+"
+    _extra_tables = 1
+
+    def __init__(self, tree: GameTree, *, average_exponent: float = 2.0):
+        super().__init__(tree)
+        self.average_exponent = float(average_exponent)
+        self._instant = np.zeros(tree.num_sequences)   # r, then R + r (the prediction)
+
+    def _regret_target(self, p):
+        self._instant[self.tree.player_sequences(p)] = 0.0
+        return self._instant
+
+    def _avg_weight(self, t):
+        return float(t) ** self.average_exponent
+
+    def _update_player(self, p, t):
+        tr = self.tree
+        sl = tr.player_sequences(p)
+        r, m = self.regret[sl], self._instant[sl]
+        r += m
+        np.maximum(r, 0.0, out=r)                 # R = max(R + r, 0)
+        m += r                                    # R + m with m = r
+        i0, i1 = tr.player_infoset_start[p], tr.player_infoset_start[p + 1]
+        _regret_matching(self._instant, tr.infoset_seq_start, i0, i1, self.policy)
+
+
+#: Solver classes by name (as used in experiments and result files).
+SOLVERS = {"CFR": CFR, "CFR+": CFRPlus, "LCFR": LinearCFR, "DCFR": DCFR,
+           "PCFR+": PCFRPlus}
+
+
+def make_solver(name: str, tree: GameTree, **hyperparameters):
+    """A solver from :data:`SOLVERS` by name."""
+    if name not in SOLVERS:
+        raise KeyError(f"unknown solver {name!r}; known: {sorted(SOLVERS)}")
+    return SOLVERS[name](tree, **hyperparameters)
