@@ -1,0 +1,320 @@
+"""Exact analysis of the passing conventions on reduced deals (issue 7).
+
+For a 2-player deal (``micro_pass``: H/S x Q/A, 2 cards each, pass 1) and a
+3-player deal (``micro3``: 2 packs of JQK of spades, 2 cards each, pass 1),
+everything is exact on the flat game tree of :mod:`solvers.cfr`:
+
+1. **Fixed passing, solved play.** For an assignment of conventions to seats,
+   every pass-phase decision node of the tree is turned into a *chance* node
+   whose probabilities are the convention's distribution
+   (:func:`solvers.passing.choose_pass` at that information set)
+   (:func:`fix_to_chance`). Sequences and information sets keep their numbers,
+   so a profile of the fixed tree is a profile of the full tree. The play
+   phase is then solved by a CFR variant (``DCFR`` by default) on that tree;
+   its NashConv (``play_nash_conv``) is the exact NashConv of the play
+   subgame with passing fixed (best responses range over play decisions only).
+   This needs no change to the solver API (which has no notion of frozen
+   information sets): the kernels already treat chance nodes generically.
+2. **Exploitability of C.** Profile ``P_C`` = C's passes + the play solved
+   for everyone-C. For each seat ``p`` (exact, :func:`best_response`):
+
+   * ``gain_pass_play``: ``BR_p(P_C) - v_p(P_C)`` on the full tree (``p``
+     deviates in passing and play);
+   * ``gain_pass_only``: the same on the tree where ``p``'s *play* nodes are
+     chance nodes with ``P_C``'s play policy (``p`` deviates in passing only).
+
+   Reported per seat and averaged over seats.
+3. **Meta-game.** For every ordered assignment of conventions to seats
+   (``k**n``), the play is solved *for that assignment* (CFR as in 1) and the
+   exact expected payoff of each seat is recorded. The symmetric meta-game
+   ``table[count profile, strategy]`` averages over all seat arrangements of a
+   count profile. Nash: for 2 players, the symmetric zero-sum game of payoff
+   differences ``A - A^T`` (``A[i, j]`` = payoff of ``i`` against ``j``) by
+   :func:`scipy.optimize.linprog` (exact Nash of ``A`` when the deal is
+   constant-sum; the regret of the mixture in ``A`` itself is reported); for
+   3 players, replicator dynamics (:func:`experiments.passing_metagame.replicator_nash`,
+   regret reported). alpha-Rank: OpenSpiel's single-population
+   ``alpharank.compute`` on the one-vs-population matrix (for 2 players this is
+   ``A`` itself).
+
+Approximations: the play phase is solved only to the stated NashConv (the
+exploitabilities are exact *given* that play policy); the 3-player Nash is a
+replicator rest point (its regret is reported); alpha-Rank uses the 2-player
+one-vs-population reduction for 3 players. Payoffs are the game's returns
+(negative points).
+
+``python -m experiments run passing_exact --profile quick`` (rows in
+``results/<profile>/passing_exact/rows.csv``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import itertools
+import math
+
+import numpy as np
+
+import spiel_game
+from solvers.cfr.best_response import best_response, nash_conv, policy_values
+from solvers.cfr.solvers import SOLVERS, make_solver
+from solvers.cfr.tree import CHANCE, GameTree, build_tree
+from solvers.passing import CONVENTIONS, choose_pass
+from spiel_game.engine import PH_PASS, S_PHASE
+
+from .passing_metagame import alpharank_masses, one_vs_population, profiles, replicator_nash
+from .registry import Summary, register
+
+__all__ = ["PassingExactConfig", "DealAnalysis", "fix_to_chance", "pass_infosets",
+           "convention_pass_profile", "solve_play", "exploitability", "metagame_table",
+           "symmetric_zero_sum_nash", "units", "run_unit", "summarize"]
+
+
+@dataclasses.dataclass(frozen=True)
+class PassingExactConfig:
+    seed: int = 0                                    # recorded only: all exact
+    deals: tuple[str, ...] = ("micro_pass", "micro3")
+    conventions: tuple[str, ...] = tuple(CONVENTIONS)
+    solver: str = "DCFR"
+    iterations: int = 200                            # CFR iterations per play solve
+    tremble: float = 1e-3                            # pass tremble while solving play
+    alpha: float = 10.0                              # alpha-Rank ranking intensity
+
+    def __post_init__(self):
+        bad = [d for d in self.deals if d not in spiel_game.PRESETS]
+        if bad:
+            raise ValueError(f"unknown preset(s) {bad}")
+        bad = [c for c in self.conventions if c not in CONVENTIONS]
+        if bad:
+            raise ValueError(f"unknown convention(s) {bad}; known: {list(CONVENTIONS)}")
+        if self.solver not in SOLVERS:
+            raise ValueError(f"unknown solver {self.solver!r}; known: {list(SOLVERS)}")
+
+
+# ------------------------------------------------------------------ tree surgery
+def fix_to_chance(tree: GameTree, profile: np.ndarray, node_mask: np.ndarray) -> GameTree:
+    """A copy of ``tree`` where the decision nodes in ``node_mask bool[N]`` are
+    chance nodes playing ``profile`` at their information set. Information
+    sets and sequences keep their numbers (those left without nodes are
+    ignored by the kernels), so profiles are interchangeable."""
+    nodes = np.flatnonzero(node_mask & (tree.node_player >= 0))
+    player = tree.node_player.copy()
+    data = tree.node_data.copy()
+    probs, acts = [tree.chance_prob], [tree.chance_action]
+    at = tree.chance_prob.shape[0]
+    seq = tree.infoset_seq_start
+    for u in nodes:
+        i = data[u]
+        a, b = seq[i], seq[i + 1]
+        probs.append(np.asarray(profile[a:b], np.float64))
+        acts.append(tree.sequence_action[a:b])
+        player[u] = CHANCE
+        data[u] = at
+        at += b - a
+    return dataclasses.replace(tree, node_player=player, node_data=data.astype(tree.node_data.dtype),
+                               chance_prob=np.concatenate(probs),
+                               chance_action=np.concatenate(acts).astype(tree.chance_action.dtype),
+                               _keys=None)
+
+
+@functools.lru_cache(maxsize=None)
+def _deal(deal: str) -> "DealAnalysis":
+    return DealAnalysis(deal)
+
+
+class DealAnalysis:
+    """A deal's full tree, its pass-phase information sets and the conventions'
+    pass distributions there (cached per deal name)."""
+
+    def __init__(self, deal: str):
+        self.deal = deal
+        self.tree = build_tree(spiel_game.load(deal))
+        tr = self.tree
+        self.is_pass = pass_infosets(tr)
+        self.pass_nodes = (tr.node_player >= 0) & self.is_pass[np.maximum(tr.node_data, 0)]
+        self.pass_seq = self.is_pass[tr.sequence_infoset]
+        self._conv: dict[str, np.ndarray] = {}
+
+    def convention(self, name: str) -> np.ndarray:
+        """``float64[S]``: ``name``'s pass distribution on pass sequences, 0 elsewhere."""
+        if name not in self._conv:
+            self._conv[name] = convention_pass_profile(self.tree, self.is_pass, name)
+        return self._conv[name]
+
+    def assignment_profile(self, assignment) -> np.ndarray:
+        """Pass sequences of seat ``p`` follow ``assignment[p]`` (0 elsewhere)."""
+        tr = self.tree
+        out = np.zeros(tr.num_sequences)
+        for p, c in enumerate(assignment):
+            sl = tr.player_sequences(p)
+            out[sl] = self.convention(c)[sl]
+        return out
+
+
+def pass_infosets(tree: GameTree) -> np.ndarray:
+    """``bool[I]``: information sets in the passing phase (R5)."""
+    out = np.zeros(tree.num_infosets, bool)
+    for i in range(tree.num_infosets):
+        st = tree.state(int(tree.infoset_node[i]))
+        out[i] = st.engine_state[S_PHASE] == PH_PASS
+    return out
+
+
+def convention_pass_profile(tree: GameTree, is_pass: np.ndarray, name: str) -> np.ndarray:
+    out = np.zeros(tree.num_sequences)
+    seq = tree.infoset_seq_start
+    for i in np.flatnonzero(is_pass):
+        dist = choose_pass(name, tree.state(int(tree.infoset_node[i])))
+        for s in range(seq[i], seq[i + 1]):
+            out[s] = dist[int(tree.sequence_action[s])]
+    return out
+
+
+# ------------------------------------------------------------------ solving
+def solve_play(da: DealAnalysis, assignment, *, solver: str = "DCFR", iterations: int = 200,
+               tremble: float = 1e-3):
+    """Solve the play phase with passing fixed by ``assignment``.
+
+    CFR runs on the tree whose passes follow ``(1 - tremble) * C + tremble *
+    uniform``, so that play after passes the convention never makes (reached
+    when a player deviates in passing) is solved rather than left uniform; the
+    reported NashConv is that of the play subgame with the *exact* passes.
+
+    Returns ``(profile float64[S] on the full tree, play NashConv, values float64[n])``."""
+    pass_prof = da.assignment_profile(assignment)
+    fixed = fix_to_chance(da.tree, pass_prof, da.pass_nodes)
+    train = fixed
+    if tremble > 0:
+        uni = np.zeros(da.tree.num_sequences)
+        seq = da.tree.infoset_seq_start
+        width = (seq[1:] - seq[:-1])[da.tree.sequence_infoset]
+        uni[da.pass_seq] = 1.0 / width[da.pass_seq]
+        train = fix_to_chance(da.tree, (1 - tremble) * pass_prof + tremble * uni, da.pass_nodes)
+    s = make_solver(solver, train).iterate(iterations)
+    prof = s.average_policy()
+    prof[da.pass_seq] = pass_prof[da.pass_seq]
+    nc = nash_conv(fixed, prof)
+    return prof, float(nc), policy_values(da.tree, prof)
+
+
+def exploitability(da: DealAnalysis, profile: np.ndarray) -> dict[str, np.ndarray]:
+    """Per seat: ``gain_pass_only`` and ``gain_pass_play`` (exact BR gains)."""
+    tr = da.tree
+    on = policy_values(tr, profile)
+    n = tr.num_players
+    pass_play = np.array([best_response(tr, profile, p).value for p in range(n)]) - on
+    pass_only = np.empty(n)
+    for p in range(n):
+        play_nodes_p = (tr.node_player == p) & ~da.pass_nodes
+        fixed = fix_to_chance(tr, profile, play_nodes_p)
+        pass_only[p] = best_response(fixed, profile, p).value - on[p]
+    return {"values": on, "gain_pass_only": pass_only, "gain_pass_play": pass_play}
+
+
+def metagame_table(payoffs: dict, conventions, n: int):
+    """``(profs, table)``: ``table[r, i]`` = mean payoff of a seat playing
+    convention ``i`` over every seat arrangement of count profile ``profs[r]``
+    (NaN where ``i`` is absent). ``payoffs[assignment] = float64[n]``."""
+    k = len(conventions)
+    profs = profiles(n, k)
+    index = {p: r for r, p in enumerate(profs)}
+    tot = np.zeros((len(profs), k))
+    cnt = np.zeros((len(profs), k))
+    for assignment, vals in payoffs.items():
+        idx = [conventions.index(c) for c in assignment]
+        counts = tuple(idx.count(i) for i in range(k))
+        for p, i in enumerate(idx):
+            tot[index[counts], i] += vals[p]
+            cnt[index[counts], i] += 1
+    with np.errstate(invalid="ignore"):
+        return profs, np.where(cnt > 0, tot / np.maximum(cnt, 1), np.nan)
+
+
+def symmetric_zero_sum_nash(a: np.ndarray) -> np.ndarray:
+    """Maximin mixture of the symmetric zero-sum game ``M = A - A^T``
+    (``scipy.optimize.linprog``)."""
+    from scipy.optimize import linprog
+    m = a - a.T
+    k = m.shape[0]
+    # variables x (k) and v; maximise v s.t. x^T M[:, j] >= v, sum x = 1
+    c = np.zeros(k + 1)
+    c[-1] = -1.0
+    a_ub = np.hstack([-m.T, np.ones((k, 1))])
+    res = linprog(c, A_ub=a_ub, b_ub=np.zeros(k), A_eq=[[1.0] * k + [0.0]], b_eq=[1.0],
+                  bounds=[(0, None)] * k + [(None, None)], method="highs")
+    if not res.success:
+        raise RuntimeError(res.message)
+    x = np.maximum(res.x[:k], 0.0)
+    return x / x.sum()
+
+
+# ------------------------------------------------------------------ runner
+def units(config: PassingExactConfig) -> list[dict]:
+    """One unit per deal."""
+    return [{"deal": d} for d in config.deals]
+
+
+def run_unit(config: PassingExactConfig, unit) -> list[dict]:
+    """Tidy rows of one deal: ``kind`` = ``seat`` (per convention and seat),
+    ``convention`` (per convention: averages, meta-game Nash and alpha-Rank
+    masses) and ``assignment`` (per ordered assignment of conventions to seats)."""
+    params = unit.params if hasattr(unit, "params") else unit
+    da = _deal(params["deal"])
+    n = da.tree.num_players
+    convs = list(config.conventions)
+    rows = []
+    payoffs, solved = {}, {}
+    for assignment in itertools.product(convs, repeat=n):
+        prof, nc, vals = solve_play(da, assignment, solver=config.solver,
+                                    iterations=config.iterations, tremble=config.tremble)
+        payoffs[assignment] = vals
+        solved[assignment] = (prof, nc)
+        rows.append({"deal": da.deal, "kind": "assignment", "players": n,
+                     "assignment": "|".join(assignment), "play_nash_conv": nc,
+                     **{f"payoff_{p}": float(v) for p, v in enumerate(vals)}})
+    profs, table = metagame_table(payoffs, convs, n)
+    a = one_vs_population(profs, table)
+    if n == 2:
+        nash = symmetric_zero_sum_nash(a)
+        method = "linprog(A - A^T)"
+    else:
+        nash, _ = replicator_nash(profs, table)
+        method = "replicator"
+    f = a @ nash if n == 2 else None
+    if n == 2:
+        regret = float(f.max() - nash @ f)
+    else:
+        regret = replicator_nash(profs, table)[1]
+    ar = alpharank_masses(profs, table, alpha=config.alpha)
+    for ci, c in enumerate(convs):
+        prof, nc = solved[(c,) * n]
+        ex = exploitability(da, prof)
+        for p in range(n):
+            rows.append({"deal": da.deal, "kind": "seat", "players": n, "convention": c,
+                         "seat": p, "value": float(ex["values"][p]),
+                         "gain_pass_only": float(ex["gain_pass_only"][p]),
+                         "gain_pass_play": float(ex["gain_pass_play"][p])})
+        rows.append({"deal": da.deal, "kind": "convention", "players": n, "convention": c,
+                     "solver": config.solver, "iterations": config.iterations,
+                     "tremble": config.tremble,
+                     "play_nash_conv": nc, "self_play_value": float(ex["values"].mean()),
+                     "gain_pass_only": float(ex["gain_pass_only"].mean()),
+                     "gain_pass_play": float(ex["gain_pass_play"].mean()),
+                     "nash": float(nash[ci]), "nash_method": method, "nash_regret": regret,
+                     "alpharank": float(ar[ci])})
+    return rows
+
+
+def summarize(config: PassingExactConfig, rows):
+    conv = rows[rows.kind == "convention"]
+    table = conv[["deal", "convention", "play_nash_conv", "gain_pass_only", "gain_pass_play",
+                  "nash", "alpharank", "nash_regret"]].reset_index(drop=True)
+    return Summary(tables={"summary": table}, text=table.round(4).to_string())
+
+
+register("passing_exact", PassingExactConfig, units, run_unit, summarize,
+         profiles={"quick": {"iterations": 200},
+                   "paper": {"iterations": 2000}},
+         description="exact exploitability and meta-game of passing conventions on "
+                     "reduced deals (fixed passing, CFR-solved play, exact best response)")
