@@ -22,7 +22,6 @@ MAIN = (ROOT / "paper" / "main.tex").read_text()
 #: placeholder). Remove an entry when its experiment adds fixture results.
 AWAITING = {
     "figures/ismcts_strength.pdf": "issue 5 (search ladder)",
-    "figures/cfr_convergence.pdf": "issue 6 (CFR on reduced deals)",
 }
 
 
