@@ -1,0 +1,890 @@
+"""Single-observer information-set MCTS (SO-ISMCTS), compiled end to end.
+
+Cowling, Powley and Whitehouse, "Information Set Monte Carlo Tree Search",
+IEEE TCIAIG 4(2), 2012 (Algorithm 2, SO-ISMCTS). One search tree per move,
+seen from the player to move (the *observer*). Each iteration:
+
+1. **determinize**: draw the hidden cards uniformly given the observer's
+   information state (the distribution of ``state.resample_from_infostate``,
+   see :class:`Determinizer`);
+2. **select**: from the root, follow the edges compatible with the
+   determinization; at each decision the player to move picks the child
+   maximising the subset-armed UCB1 of Cowling et al.,
+   ``mean reward + uct_c * sqrt(ln(availability) / visits)``, with rewards of
+   the *acting* player scaled to [0, 1] by the game's utility range
+   (``(u - min_utility) / (max_utility - min_utility)``), so one ``uct_c``
+   serves every player count and scoring variant;
+3. **expand** one untried legal action (uniformly at random);
+4. **roll out** to the end of the game with the compiled engine and a compiled
+   policy (``rollout="random"`` or ``"heuristic"``, see
+   :mod:`spiel_game.policies`);
+5. **back up** the scaled returns along the path.
+
+What the tree branches on (the observer's information, nothing more): its own
+actions and every public action (card plays, the moon choice) are edges. Other
+players' passes are hidden from the observer, so they are not edges: they are
+played by the rollout policy inside the determinization. When the passing
+round completes, the cards the observer receives are an observation: the tree
+branches on them (one child per distinct received multiset). A new hand of a
+match (its deal) ends the tree; the rest is rollout.
+
+Budgets: ``iterations`` per move, or ``time_limit`` seconds per move (checked
+between chunks of iterations). Final move choice as in OpenSpiel's
+``ISMCTSBot``: ``max_visit_count`` (default), ``normalized_visit_count``
+(sample proportionally to visits) or ``max_value``.
+
+Everything random comes from one explicit splitmix64 stream per bot
+(:func:`spiel_game.policies.make_rng_state`), seeded by ``seed``.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from spiel_game import engine as E
+from spiel_game.policies import (heuristic_policy, uniform_policy, rand_below,
+                                 rand_uniform, make_rng_state)
+from spiel_game.resample import hidden_constraints
+
+from .bots import Agent
+
+__all__ = ["ISMCTSBot", "Determinizer", "FINAL_POLICIES", "ROLLOUT_POLICIES"]
+
+K = E.K
+ROLLOUT_POLICIES = {"random": 0, "heuristic": 1}
+FINAL_POLICIES = ("max_visit_count", "normalized_visit_count", "max_value")
+
+_MODE_PLAY, _MODE_PASS = 0, 1
+_OBS_FLAG = np.int64(1) << np.int64(62)
+_BINOM = np.array([[math.comb(a, b) for b in range(200)] for a in range(200)], np.float64)
+_BINOM.setflags(write=False)
+# Determinization tables above this many entries fall back to rejection only.
+_MAX_TABLE = 1 << 22
+
+
+# ================================================================ compiled kernels
+@njit(cache=True)
+def _policy(code, p, s, legal, k, rng):
+    if code == 1:
+        return heuristic_policy(p, s, legal, k, rng)
+    return uniform_policy(p, s, legal, k, rng)
+
+
+@njit(cache=True)
+def _shuffle(a, m, rng):
+    for i in range(m - 1, 0, -1):
+        j = rand_below(rng, i + 1)
+        t = a[i]
+        a[i] = a[j]
+        a[j] = t
+
+
+@njit(cache=True)
+def _rollout(p, s, code, rng, legal, deck_buf):
+    """Play ``s`` to the end in place (new hands of a match dealt by shuffling)."""
+    while s[E.S_PHASE] != E.PH_OVER:
+        if s[E.S_PHASE] == E.PH_DEAL:
+            m = 0
+            for c in range(K):
+                for _ in range(p[E.P_DECK + c]):
+                    deck_buf[m] = c
+                    m += 1
+            _shuffle(deck_buf, m, rng)
+            E.apply_deal_sequence(p, s, deck_buf)
+            continue
+        k = E.legal_into(p, s, legal)
+        E.apply_unchecked(p, s, _policy(code, p, s, legal, k, rng))
+
+
+# ---------------------------------------------------------------- determinization
+@njit(cache=True)
+def _hyper_w(x, f, rem, remf, D, bc):
+    """prod_d C(rem_d, x_d) * C(remf, f) (the hypergeometric numerator)."""
+    w = bc[remf, f]
+    for d in range(D):
+        w *= bc[rem[d], x[d]]
+    return w
+
+
+@njit(cache=True)
+def _next_alloc(x, rem, allowed_h, D, size):
+    """Advance the odometer ``x`` over allocations with x_d <= rem_d, sum <= size."""
+    for d in range(D):
+        if not allowed_h[d]:
+            continue
+        tot = 0
+        for e in range(D):
+            tot += x[e]
+        if x[d] < rem[d] and tot < size:
+            x[d] += 1
+            return True
+        x[d] = 0
+    return False
+
+
+@njit(cache=True)
+def _build_table(dims, strides, allowed, sizes, R, g, bc):
+    """g[h, rem]: probability that a uniform assignment of a pool with
+    constrained-class counts ``rem`` (and ``R[h] - sum(rem)`` free cards) to
+    holders h.. respects every holder's forbidden classes. Holders >= Hc are
+    unconstrained (g = 1 there)."""
+    Hc = allowed.shape[0]
+    D = dims.shape[0]
+    S = g.shape[1]
+    rem = np.zeros(D, np.int64)
+    x = np.zeros(D, np.int64)
+    for idx in range(S):
+        t = 0
+        for d in range(D):
+            t += (idx // strides[d]) % (dims[d] + 1)
+        g[Hc, idx] = 1.0 if t <= R[Hc] else 0.0
+    total = 0
+    for d in range(D):
+        total += dims[d]
+    for h in range(Hc - 1, -1, -1):
+        m = sizes[h]
+        norm = bc[R[h], m]
+        before = R[0] - R[h]              # places of the holders before h
+        for idx in range(S):
+            tot = 0
+            for d in range(D):
+                rem[d] = (idx // strides[d]) % (dims[d] + 1)
+                tot += rem[d]
+            remf = R[h] - tot
+            if remf < 0 or total - tot > before:      # impossible, or unreachable from the top
+                g[h, idx] = 0.0
+                continue
+            acc = 0.0
+            x[:] = 0
+            while True:
+                sx = 0
+                off = 0
+                for d in range(D):
+                    sx += x[d]
+                    off += x[d] * strides[d]
+                f = m - sx
+                if 0 <= f <= remf:
+                    nxt = g[h + 1, idx - off]
+                    if nxt > 0.0:
+                        acc += _hyper_w(x, f, rem, remf, D, bc) / norm * nxt
+                if not _next_alloc(x, rem, allowed[h], D, m):
+                    break
+            g[h, idx] = acc
+
+
+@njit(cache=True)
+def _sample_tables(dims, strides, allowed, sizes, R, g, bc, xout, wbuf, xbuf, rng):
+    """Draw the class counts ``xout[h, d]`` of the constrained holders, holder
+    by holder: P(x) ~ hypergeometric(x | rem) * g[h + 1, rem - x]."""
+    Hc = allowed.shape[0]
+    D = dims.shape[0]
+    rem = dims.copy()
+    x = np.zeros(D, np.int64)
+    for h in range(Hc):
+        m = sizes[h]
+        tot = 0
+        idx = 0
+        for d in range(D):
+            tot += rem[d]
+            idx += rem[d] * strides[d]
+        remf = R[h] - tot
+        total = 0.0
+        nA = 0
+        x[:] = 0
+        sx = 0
+        off = 0
+        while True:
+            f = m - sx
+            if f <= remf:
+                nxt = g[h + 1, idx - off]
+                if nxt > 0.0:
+                    total += _hyper_w(x, f, rem, remf, D, bc) * nxt
+                    wbuf[nA] = total
+                    xbuf[nA, :D] = x
+                    nA += 1
+            d = 0
+            while d < D:                      # odometer over x_d <= rem_d, sum <= m
+                if allowed[h, d] and x[d] < rem[d] and sx < m:
+                    x[d] += 1
+                    sx += 1
+                    off += strides[d]
+                    break
+                sx -= x[d]
+                off -= x[d] * strides[d]
+                x[d] = 0
+                d += 1
+            if d == D:
+                break
+        u = rand_uniform(rng) * total
+        lo_i, hi_i = 0, nA - 1
+        while lo_i < hi_i:                    # first cumulative weight > u
+            mid = (lo_i + hi_i) // 2
+            if wbuf[mid] > u:
+                hi_i = mid
+            else:
+                lo_i = mid + 1
+        for d in range(D):
+            xout[h, d] = xbuf[lo_i, d]
+            rem[d] -= xbuf[lo_i, d]
+
+
+@njit(cache=True)
+def _weight_ok(out, wlist, u):
+    """Physical-deal weight test of ``resample_from_infostate``: accept with
+    probability prod_{h,c} 1 / C(k + p, k) for holder h holding k unseen copies
+    of card c after playing (or provably holding) p copies of it.
+    ``wlist[i] = (h, c, p)`` lists the cells with p > 0 (the others weigh 1)."""
+    w = 1.0
+    for i in range(wlist.shape[0]):
+        k = out[wlist[i, 0], wlist[i, 1]]
+        pp = wlist[i, 2]
+        for j in range(1, k + 1):
+            w *= j / (pp + j)
+    return u < w
+
+
+@njit(cache=True)
+def _sample_hidden(cards, cls_start, forbid, sizes, wlist, dims, strides, allowed, R, g,
+                   bc, use_table, max_tries, out, buf, xout, wbuf, xbuf, rng):
+    """Physical assignment of the pool ``cards`` to holders of ``sizes``, no
+    holder getting a forbidden card type, weighted as :func:`_weight_ok`;
+    counts into ``out[H, K]``.
+
+    A uniform constrained draw (rejection: shuffle and deal, for up to
+    ``max_tries`` tries; then the exact sampler over class tables), accepted
+    by the weight test, else drawn again: exact. Returns False only when
+    rejection is the only method and every try failed."""
+    while True:
+        if _uniform_constrained(cards, cls_start, forbid, sizes, dims, strides, allowed, R,
+                                g, bc, use_table, max_tries, out, buf, xout, wbuf, xbuf, rng):
+            if _weight_ok(out, wlist, rand_uniform(rng)):
+                return True
+        else:
+            return False
+
+
+@njit(cache=True)
+def _uniform_constrained(cards, cls_start, forbid, sizes, dims, strides, allowed, R, g, bc,
+                         use_table, max_tries, out, buf, xout, wbuf, xbuf, rng):
+    H = sizes.shape[0]
+    M = cards.shape[0]
+    for _ in range(max_tries):
+        buf[:M] = cards
+        _shuffle(buf, M, rng)
+        out[:, :] = 0
+        k = 0
+        ok = True
+        for h in range(H):
+            for _ in range(sizes[h]):
+                c = buf[k]
+                if forbid[h, c]:
+                    ok = False
+                    break
+                out[h, c] += 1
+                k += 1
+            if not ok:
+                break
+        if ok:
+            return True
+    if not use_table:
+        return False
+    Hc = allowed.shape[0]
+    D = dims.shape[0]
+    _sample_tables(dims, strides, allowed, sizes, R, g, bc, xout, wbuf, xbuf, rng)
+    out[:, :] = 0
+    buf[:M] = cards
+    # Shuffle each class (D constrained classes, then the free class).
+    for i in range(D + 1):
+        a, b = cls_start[i], cls_start[i + 1]
+        for j in range(b - 1, a, -1):
+            r = a + rand_below(rng, j - a + 1)
+            t = buf[j]
+            buf[j] = buf[r]
+            buf[r] = t
+    ptr = cls_start[:D + 2].copy()
+    for h in range(Hc):
+        fcount = sizes[h]
+        for d in range(D):
+            for _ in range(xout[h, d]):
+                out[h, buf[ptr[d]]] += 1
+                ptr[d] += 1
+            fcount -= xout[h, d]
+        for _ in range(fcount):
+            out[h, buf[ptr[D]]] += 1
+            ptr[D] += 1
+    # The leftovers of every class go uniformly to the unconstrained holders.
+    m = 0
+    for i in range(D + 1):
+        for j in range(ptr[i], cls_start[i + 1]):
+            buf[M + m] = buf[j]
+            m += 1
+    _shuffle(buf[M:M + m], m, rng)
+    k = M
+    for h in range(Hc, H):
+        for _ in range(sizes[h]):
+            out[h, buf[k]] += 1
+            k += 1
+    return True
+
+
+@njit(cache=True)
+def _write_determinization(p, s, mode, seats, forced, npass, out, kitty_pts_old, rng, tmp):
+    """Put the sampled hidden cards into engine state ``s`` (a copy of the root)."""
+    H = seats.shape[0]
+    pc = p[E.P_PASS]
+    for h in range(H):
+        q = seats[h]
+        if q < 0:                                   # the untaken kitty
+            pts = 0
+            for c in range(K):
+                v = out[h, c] + forced[h, c]
+                s[p[E.L_KITTY] + c] = v
+                pts += v * E.POINTS_OF[c]
+            s[E.S_POTPTS] += pts - kitty_pts_old
+            continue
+        hb = p[E.L_HANDS] + q * K
+        if mode == _MODE_PLAY:
+            for c in range(K):
+                s[hb + c] = out[h, c] + forced[h, c]
+        else:                                       # passing: dealt hand, hidden passes
+            db = p[E.L_DEALT_HANDS] + q * K
+            pb = p[E.L_PASSED] + q * K
+            m = 0
+            for c in range(K):
+                v = out[h, c]
+                s[db + c] = v
+                s[hb + c] = v
+                s[pb + c] = 0
+                for _ in range(v):
+                    tmp[m] = c
+                    m += 1
+            for j in range(npass[h]):               # a uniform draw without replacement
+                r = j + rand_below(rng, m - j)
+                t = tmp[j]
+                tmp[j] = tmp[r]
+                tmp[r] = t
+                c = tmp[j]
+                s[p[E.L_PASSSEQ] + q * pc + j] = c
+                s[pb + c] += 1
+                s[hb + c] -= 1
+        sc = p[E.L_SUITCNT] + q * 4
+        for su in range(4):
+            s[sc + su] = 0
+        for c in range(K):
+            s[sc + E.SUIT_OF[c]] += s[hb + c]
+
+
+@dataclass
+class _Problem:
+    """The hidden-card problem of one information state (built in Python once per move)."""
+
+    mode: int
+    seats: np.ndarray       # int64[H] holder seat, -1 = the kitty; constrained holders first
+    sizes: np.ndarray       # int64[H] free places (after forced cards)
+    forced: np.ndarray      # int32[H, K] cards a holder provably holds
+    npass: np.ndarray       # int64[H] hidden passes already made (passing phase)
+    forbid: np.ndarray      # bool[H, K]
+    played: np.ndarray      # int64[L, 3] (holder, card, copies played or forced): weights
+    cards: np.ndarray       # int64[M] the free physical cards, grouped by class
+    cls_start: np.ndarray   # int64[D + 2]
+    dims: np.ndarray        # int64[D] cards of each constrained class
+    strides: np.ndarray     # int64[D]
+    allowed: np.ndarray     # bool[Hc, D]
+    R: np.ndarray           # int64[Hc + 1] free places of holders h..
+    g: np.ndarray           # float64[Hc + 1, S] (1 x 1 when unused)
+    use_table: bool
+    max_tries: int
+    kitty_pts_old: int
+    accept: float           # probability that one rejection try succeeds
+
+
+class Determinizer:
+    """Draws engine states consistent with ``player``'s information state.
+
+    The distribution is the one of ``state.resample_from_infostate`` (physical
+    assignments of the unseen cards consistent with everything the player
+    knows: own and played cards, voids and lead constraints from
+    :func:`spiel_game.resample.hidden_constraints`, the cards it passed and
+    that the receiver has not played yet; each weighted by its number of
+    physical deals, a factor ``1 / C(k + p, k)`` for a holder with ``k``
+    unseen and ``p`` played copies of a card); only the engine state is built
+    (no history), so a draw costs microseconds. Exact: a uniform constrained
+    assignment (rejection while it is likely to succeed, else an exact sampler
+    over class-count tables: multivariate hypergeometric dynamic programming
+    over the holders that have constraints, the others filled uniformly),
+    accepted with probability equal to its weight. ``tests/test_agents.py``
+    checks the distribution against ``resample_from_infostate`` (chi-square).
+
+    ``sample(rng) -> int32[state_size]``; ``sample_into(s, rng)`` writes into
+    ``s`` (int32[state_size], overwritten with the root first). ``rng`` is a
+    ``uint64[1]`` stream (:func:`spiel_game.simulator.make_rng`). ``method``
+    (for tests): ``auto``, or only ``table`` / only ``rejection`` sampling.
+    """
+
+    def __init__(self, state, player: int, *, method: str = "auto"):
+        if method not in ("auto", "table", "rejection"):
+            raise ValueError(f"method={method!r}; allowed: auto, table, rejection")
+        P = np.asarray(state.engine_params)
+        s = np.array(state.engine_state)
+        if s[E.S_PHASE] not in (E.PH_PASS, E.PH_PLAY, E.PH_MOON):
+            raise ValueError("determinization needs a decision node (passing, play or moon choice)")
+        self.P, self.root, self.player = P, s, int(player)
+        self.problem = pr = _make_problem(state, P, s, int(player))
+        if method == "table" and pr.use_table:
+            pr.max_tries = 0
+        elif method == "rejection" and pr.allowed.shape[0] > 0:
+            pr.max_tries, pr.use_table = 1_000_000, False
+        n_cards = max(1, int(pr.cards.shape[0]))
+        self._buf = np.zeros(2 * n_cards + 1, np.int64)
+        self._out = np.zeros((pr.seats.shape[0], K), np.int64)
+        self._x = np.zeros((pr.allowed.shape[0], max(1, pr.dims.shape[0])), np.int64)
+        self._tmp = np.zeros(K * 8 + 64, np.int64)
+        Hc, D = pr.allowed.shape
+        n_alloc = 1
+        if pr.use_table:
+            m = int(pr.sizes[:Hc].max())
+            n_alloc = int(np.prod(np.minimum(pr.dims, m) + 1))
+        self._wbuf = np.zeros(n_alloc, np.float64)
+        self._xbuf = np.zeros((n_alloc, max(1, D)), np.int64)
+
+    def sample_into(self, s: np.ndarray, rng: np.ndarray) -> np.ndarray:
+        s[:] = self.root
+        if not _determinize(self.P, s, rng, *self.args()):
+            raise RuntimeError("determinization: rejection sampling failed (table too large)")
+        return s
+
+    def sample(self, rng: np.ndarray) -> np.ndarray:
+        return self.sample_into(np.empty_like(self.root), rng)
+
+    def args(self):
+        pr = self.problem
+        return (pr.mode, pr.seats, pr.sizes, pr.forced, pr.npass, pr.forbid, pr.played, pr.cards,
+                pr.cls_start, pr.dims, pr.strides, pr.allowed, pr.R, pr.g, _BINOM,
+                pr.use_table, pr.max_tries, pr.kitty_pts_old, self._out, self._buf, self._x,
+                self._wbuf, self._xbuf, self._tmp)
+
+
+@njit(cache=True)
+def _determinize(p, s, rng, mode, seats, sizes, forced, npass, forbid, wlist, cards,
+                 cls_start,
+                 dims, strides, allowed, R, g, bc, use_table, max_tries, kitty_pts_old,
+                 out, buf, xout, wbuf, xbuf, tmp):
+    if seats.shape[0] == 0:
+        return True
+    if not _sample_hidden(cards, cls_start, forbid, sizes, wlist, dims, strides, allowed,
+                          R, g, bc, use_table, max_tries, out, buf, xout, wbuf, xbuf, rng):
+        return False
+    _write_determinization(p, s, mode, seats, forced, npass, out, kitty_pts_old, rng, tmp)
+    return True
+
+
+def _make_problem(state, P, s, me) -> _Problem:
+    n, T = int(P[E.P_N]), int(P[E.P_HAND])
+    ph = int(s[E.S_PHASE])
+    deck = P[E.P_DECK:E.P_DECK + K].astype(np.int64)
+    kitty_size = int(P[E.P_KITTY])
+    kitty_hidden = kitty_size > 0 and int(s[E.S_KITTY_IN_POT]) == 1
+    kitty_real = s[P[E.L_KITTY]:P[E.L_KITTY] + K].astype(np.int64)
+    others = [q for q in range(n) if q != me]
+    pc = int(P[E.P_PASS])
+
+    def row(field, q):
+        return s[P[field] + q * K:P[field] + (q + 1) * K].astype(np.int64)
+
+    if ph == E.PH_PASS:
+        mode = _MODE_PASS
+        pool = deck - row(E.L_DEALT_HANDS, me)
+        sizes = [T] * len(others)
+        forbid = np.zeros((len(others), K), np.bool_)
+        forced = np.zeros((len(others), K), np.int64)
+        played_h = np.zeros((len(others), K), np.int64)
+        seq = s[P[E.L_PASSSEQ]:P[E.L_PASSSEQ] + n * max(1, pc)]
+        npass = [int((seq[q * pc:(q + 1) * pc] >= 0).sum()) if pc else 0 for q in others]
+    else:
+        mode = _MODE_PLAY
+        hands = [row(E.L_HANDS, q) for q in range(n)]
+        played = np.zeros((n, K), np.int64)
+        tc = s[P[E.L_TCARDS]:P[E.L_TCARDS] + T * n].reshape(T, n)
+        for q in range(n):
+            col = tc[:, q]
+            played[q] = np.bincount(col[col >= 0], minlength=K)
+        pool = deck - hands[me] - played.sum(axis=0)
+        if kitty_size and not kitty_hidden:
+            pool = pool - kitty_real
+        sizes = [int(hands[q].sum()) for q in others]
+        forbid = hidden_constraints(state, me)[others]
+        forced = np.zeros((len(others), K), np.int64)
+        off = int(s[E.S_PASSOFF])
+        if pc > 0 and off % n != 0:
+            rcv = (me + off) % n
+            need = np.maximum(0, row(E.L_PASSED, me) - played[rcv])
+            forced[others.index(rcv)] = need
+        if (int(P[E.P_FIRST_LEAD]) == E.FIRST_LEAD_OPENING and int(s[E.S_NPLAYED]) == 0
+                and ph == E.PH_PLAY and int(s[E.S_LEADER]) != me):
+            i = others.index(int(s[E.S_LEADER]))
+            oc = int(P[E.P_OPENING])
+            forced[i, oc] = max(forced[i, oc], 1)
+        npass = [0] * len(others)
+        played_h = played[others] + forced      # forced copies count as held: weights
+    seats = list(others)
+    if kitty_hidden:
+        seats.append(-1)
+        sizes.append(kitty_size)
+        forbid = np.vstack([forbid, np.zeros((1, K), np.bool_)])
+        forced = np.vstack([forced, np.zeros((1, K), np.int64)])
+        played_h = np.vstack([played_h, np.zeros((1, K), np.int64)])
+        npass.append(0)
+    sizes = np.array(sizes, np.int64) - forced.sum(axis=1)
+    pool = pool - forced.sum(axis=0)
+    if (pool < 0).any() or (sizes < 0).any() or int(pool.sum()) != int(sizes.sum()):
+        raise RuntimeError(
+            f"determinization: {int(pool.sum())} unseen cards for {int(sizes.sum())} places "
+            f"(inconsistent information state; please report with state.serialize())")
+    present = pool > 0
+    forbid = forbid & present[None, :]
+    # Classes of card types by their forbidding pattern; constrained holders first.
+    constrained_h = forbid.any(axis=1)
+    order = np.concatenate([np.nonzero(constrained_h)[0], np.nonzero(~constrained_h)[0]])
+    seats = np.array(seats, np.int64)[order]
+    sizes, forced, forbid = sizes[order], forced[order].astype(np.int32), forbid[order]
+    npass = np.array(npass, np.int64)[order]
+    played_h = np.ascontiguousarray(played_h[order], np.int64)
+    hh, cc = np.nonzero((played_h > 0) & (pool > 0)[None, :])
+    wlist = np.stack([hh, cc, played_h[hh, cc]], axis=1).astype(np.int64).reshape(-1, 3)
+    Hc = int(constrained_h.sum())
+    patterns: dict[tuple, list[int]] = {}
+    for c in np.nonzero(present)[0]:
+        patterns.setdefault(tuple(forbid[:Hc, c].tolist()), []).append(int(c))
+    free_key = tuple([False] * Hc)
+    cons = [(k, v) for k, v in patterns.items() if k != free_key]
+    classes = cons + [(free_key, patterns.get(free_key, []))]
+    D = len(cons)
+    cards, starts = [], [0]
+    for _, cs in classes:
+        for c in cs:
+            cards.extend([c] * int(pool[c]))
+        starts.append(len(cards))
+    dims = np.array([starts[i + 1] - starts[i] for i in range(D)], np.int64)
+    strides = np.ones(D, np.int64)
+    for d in range(1, D):
+        strides[d] = strides[d - 1] * (dims[d - 1] + 1)
+    allowed = np.array([[not k[h] for k, _ in cons] for h in range(Hc)], np.bool_).reshape(Hc, D)
+    R = np.array([int(sizes[h:].sum()) for h in range(Hc + 1)], np.int64)
+    S = int(np.prod(dims + 1)) if D else 1
+    use_table = Hc > 0 and S * (Hc + 1) <= _MAX_TABLE
+    g = np.ones((1, 1))
+    accept = 1.0
+    if use_table:
+        g = np.zeros((Hc + 1, S))
+        _build_table(dims, strides, allowed, sizes[:Hc].copy(), R, g, _BINOM)
+        accept = float(g[0, S - 1])
+        if accept <= 0.0:
+            raise RuntimeError("determinization: no deal is consistent with this information state")
+    # Rejection while a try is likely to succeed; the table sampler otherwise.
+    if Hc == 0:
+        max_tries = 1
+    elif use_table:
+        max_tries = 4 if accept > 0.25 else 0
+    else:
+        max_tries = 1_000_000
+    return _Problem(mode, seats, sizes.astype(np.int64), forced, npass, forbid, wlist,
+                    np.array(cards, np.int64), np.array(starts, np.int64), dims, strides,
+                    allowed, R, g, use_table, max_tries,
+                    int((kitty_real * E.POINTS_OF).sum()), accept)
+
+
+# ---------------------------------------------------------------- the search
+@njit(cache=True)
+def _obs_key(p, s, me):
+    """Key of the cards ``me`` received when the passing round completed."""
+    n = p[E.P_N]
+    pc = p[E.P_PASS]
+    giver = (me - s[E.S_PASSOFF]) % n
+    h = np.uint64(0)
+    for j in range(pc):
+        z = np.uint64(s[p[E.L_PASSSEQ] + giver * pc + j] + 1) * np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(29))) * np.uint64(0xBF58476D1CE4E5B9)
+        h += z ^ (z >> np.uint64(32))
+    return np.int64(h >> np.uint64(2)) | _OBS_FLAG
+
+
+@njit(cache=True)
+def _new_node(tree_i, tree_f, parent, key, mover):
+    """Append a child of ``parent``; returns its index or -1 when the tree is full."""
+    n = tree_i[0, 0]
+    if n >= tree_i.shape[1]:
+        return -1
+    tree_i[0, 0] = n + 1
+    tree_i[1, n] = -1                  # first child
+    tree_i[2, n] = tree_i[1, parent]   # next sibling
+    tree_i[1, parent] = n
+    tree_i[3, n] = key
+    tree_i[4, n] = mover
+    tree_i[5, n] = 0                   # expanded-action mask (bits 0..54)
+    tree_f[0, n] = 0.0                 # visits
+    tree_f[1, n] = 0.0                 # availability
+    tree_f[2, n] = 0.0                 # reward sum (of the mover)
+    if key < 64:
+        tree_i[5, parent] |= np.int64(1) << key
+    return n
+
+
+@njit(cache=True)
+def _search(p, root, me, n_iter, uct_c, lo, scale, code, rng, tree_i, tree_f,
+            s, legal, deck_buf, path, det_args):
+    """Run ``n_iter`` SO-ISMCTS iterations on the tree (``tree_i``/``tree_f``)."""
+    (mode, seats, sizes, forced, npass, forbid, wlist, cards, cls_start, dims, strides,
+     allowed,
+     R, g, bc, use_table, max_tries, kitty_pts_old, out, buf, xout, wbuf, xbuf, tmp) = det_args
+    n = p[E.P_N]
+    for _ in range(n_iter):
+        s[:] = root
+        if seats.shape[0] > 0:
+            if not _sample_hidden(cards, cls_start, forbid, sizes, wlist, dims, strides,
+                                  allowed, R, g, bc, use_table, max_tries, out, buf, xout,
+                                  wbuf, xbuf, rng):
+                return False
+            _write_determinization(p, s, mode, seats, forced, npass, out, kitty_pts_old,
+                                   rng, tmp)
+        _iteration(p, s, me, uct_c, lo, scale, code, rng, tree_i, tree_f, legal, deck_buf,
+                   path, n)
+    return True
+
+
+@njit(cache=True)
+def _iteration(p, s, me, uct_c, lo, scale, code, rng, tree_i, tree_f, legal, deck_buf, path, n):
+    node = 0
+    depth = 0
+    path[0] = 0
+    while True:
+        ph = s[E.S_PHASE]
+        if ph == E.PH_OVER or ph == E.PH_DEAL:
+            break
+        cur = s[E.S_CUR]
+        k = E.legal_into(p, s, legal)
+        if ph == E.PH_PASS and cur != me:
+            # A hidden move for the observer: played by the policy, no edge.
+            E.apply_unchecked(p, s, _policy(code, p, s, legal, k, rng))
+            if s[E.S_PHASE] != E.PH_PASS:
+                node = _obs_child(p, s, me, node, tree_i, tree_f)
+                if node < 0:
+                    break
+                depth += 1
+                path[depth] = node
+            continue
+        lmask = np.int64(0)
+        for i in range(k):
+            lmask |= np.int64(1) << legal[i]
+        # Availability: every existing child compatible with this determinization.
+        best = -1
+        best_v = -1e300
+        c = tree_i[1, node]
+        while c >= 0:
+            key = tree_i[3, c]
+            if key < 64 and (lmask >> key) & 1:
+                tree_f[1, c] += 1.0
+                vis = tree_f[0, c]
+                if vis > 0:
+                    v = tree_f[2, c] / vis + uct_c * math.sqrt(math.log(tree_f[1, c]) / vis)
+                else:
+                    v = 1e299
+                v += rand_uniform(rng) * 1e-9          # random tie-breaking
+                if v > best_v:
+                    best_v = v
+                    best = c
+            c = tree_i[2, c]
+        unexp = lmask & ~tree_i[5, node]
+        expanded = False
+        if unexp != 0:
+            cnt = 0
+            for i in range(k):
+                if (unexp >> legal[i]) & 1:
+                    cnt += 1
+            r = rand_below(rng, cnt)
+            a = -1
+            for i in range(k):
+                if (unexp >> legal[i]) & 1:
+                    if r == 0:
+                        a = legal[i]
+                        break
+                    r -= 1
+            child = _new_node(tree_i, tree_f, node, a, cur)
+            if child < 0:
+                break
+            tree_f[1, child] = 1.0
+            expanded = True
+        else:
+            child = best
+            a = tree_i[3, child]
+        E.apply_unchecked(p, s, a)
+        depth += 1
+        path[depth] = child
+        node = child
+        if expanded:
+            break
+        if ph == E.PH_PASS and s[E.S_PHASE] != E.PH_PASS:
+            node = _obs_child(p, s, me, node, tree_i, tree_f)
+            if node < 0:
+                break
+            depth += 1
+            path[depth] = node
+    _rollout(p, s, code, rng, legal, deck_buf)
+    ret = E.returns(p, s)
+    tree_f[0, 0] += 1.0
+    for i in range(1, depth + 1):
+        v = path[i]
+        tree_f[0, v] += 1.0
+        mv = tree_i[4, v]
+        if mv >= 0:
+            tree_f[2, v] += (ret[mv] - lo) * scale
+
+
+@njit(cache=True)
+def _obs_child(p, s, me, node, tree_i, tree_f):
+    key = _obs_key(p, s, me)
+    c = tree_i[1, node]
+    while c >= 0:
+        if tree_i[3, c] == key:
+            return c
+        c = tree_i[2, c]
+    return _new_node(tree_i, tree_f, node, key, -1)
+
+
+# ================================================================ the bot
+class ISMCTSBot(Agent):
+    """SO-ISMCTS agent (see the module docstring).
+
+    Args (keyword-only, with defaults):
+      iterations: iterations per move (ignored when ``time_limit`` is set).
+      time_limit: seconds per move, or None for an iteration budget.
+      uct_c: UCB exploration constant on rewards scaled to [0, 1].
+      final_policy: ``max_visit_count`` | ``normalized_visit_count`` | ``max_value``.
+      rollout: rollout policy, ``random`` or ``heuristic``.
+      determinization: ``compiled`` (the :class:`Determinizer`, default) or
+        ``resample`` (call ``state.resample_from_infostate`` every iteration:
+        the reference, about 100 times slower).
+      max_nodes: tree capacity (default: grows with the budget).
+    """
+
+    def __init__(self, game, player: int, seed: int = 0, *, iterations: int = 1000,
+                 time_limit: float | None = None, uct_c: float = 0.4,
+                 final_policy: str = "max_visit_count", rollout: str = "random",
+                 determinization: str = "compiled", max_nodes: int | None = None):
+        super().__init__(game, player, seed)
+        if final_policy not in FINAL_POLICIES:
+            raise ValueError(f"final_policy={final_policy!r}; allowed: {list(FINAL_POLICIES)}")
+        if rollout not in ROLLOUT_POLICIES:
+            raise ValueError(f"rollout={rollout!r}; allowed: {sorted(ROLLOUT_POLICIES)}")
+        if determinization not in ("compiled", "resample"):
+            raise ValueError(f"determinization={determinization!r}; allowed: compiled, resample")
+        if time_limit is None and (not isinstance(iterations, int) or iterations < 1):
+            raise ValueError(f"iterations must be a positive int, got {iterations!r}")
+        if time_limit is not None and not time_limit > 0:
+            raise ValueError(f"time_limit must be > 0 seconds, got {time_limit!r}")
+        if not uct_c >= 0:
+            raise ValueError(f"uct_c must be >= 0, got {uct_c!r}")
+        self.iterations = iterations
+        self.time_limit = time_limit
+        self.uct_c = float(uct_c)
+        self.final_policy = final_policy
+        self.rollout = rollout
+        self.determinization = determinization
+        self.max_nodes = max_nodes
+        lo, hi = game.min_utility(), game.max_utility()
+        self._lo, self._scale = float(lo), 1.0 / float(hi - lo)
+        self._rng = make_rng_state(np.uint64(seed), 0)
+        #: Statistics of the last search: iterations, seconds, nodes.
+        self.last_search: dict = {}
+
+    # -------------------------------------------------------------- search
+    def search(self, state):
+        """Run one search from ``state`` (the bot's turn); returns the root's
+        children as arrays ``(actions, visits, mean_rewards)``."""
+        me = state.current_player()
+        P = np.asarray(state.engine_params)
+        det = Determinizer(state, me) if self.determinization == "compiled" else None
+        root = np.array(state.engine_state)
+        budget = self.iterations if self.time_limit is None else None
+        cap = self.max_nodes or (2 * (budget or 4096) + 64)
+        tree_i = np.zeros((6, cap), np.int64)
+        tree_f = np.zeros((3, cap), np.float64)
+        tree_i[0, 0] = 1
+        tree_i[1, 0] = -1
+        tree_i[2, 0] = -1
+        tree_i[3, 0] = -1
+        tree_i[4, 0] = -1
+        s = np.empty_like(root)
+        legal = np.empty(K + 2, np.int32)
+        deck_buf = np.empty(int(P[E.P_NCARDS]), np.int32)
+        path = np.empty(4 * int(P[E.P_N]) * int(P[E.P_HAND]) + 8, np.int64)
+        code = ROLLOUT_POLICIES[self.rollout]
+        t0 = time.perf_counter()
+        done = 0
+        gen = None
+        while True:
+            if budget is not None:
+                chunk = budget - done
+            else:
+                chunk = 64 if done < 256 else 512
+                if time.perf_counter() - t0 >= self.time_limit:
+                    break
+            if chunk <= 0:
+                break
+            if tree_i[0, 0] + 2 * chunk + 2 > tree_i.shape[1] and self.max_nodes is None:
+                grow = max(tree_i.shape[1], 2 * chunk + 64)
+                tree_i = np.concatenate([tree_i, np.zeros((6, grow), np.int64)], axis=1)
+                tree_f = np.concatenate([tree_f, np.zeros((3, grow))], axis=1)
+            if det is not None:
+                if not _search(P, root, me, chunk, self.uct_c, self._lo, self._scale, code,
+                               self._rng, tree_i, tree_f, s, legal, deck_buf, path, det.args()):
+                    raise RuntimeError("ISMCTS: determinization failed")
+            else:
+                if gen is None:
+                    gen = np.random.default_rng(int(self._rng[0] & np.uint64(2**62)))
+                for _ in range(chunk):
+                    d = state.resample_from_infostate(me, gen)
+                    s[:] = d.engine_state
+                    _iteration(P, s, me, self.uct_c, self._lo, self._scale, code, self._rng,
+                               tree_i, tree_f, legal, deck_buf, path, int(P[E.P_N]))
+            done += chunk
+        self.last_search = {"iterations": done, "seconds": time.perf_counter() - t0,
+                            "nodes": int(tree_i[0, 0])}
+        acts, vis, val = [], [], []
+        c = int(tree_i[1, 0])
+        while c >= 0:
+            acts.append(int(tree_i[3, c]))
+            v = tree_f[0, c]
+            vis.append(v)
+            val.append(tree_f[2, c] / v if v > 0 else 0.0)
+            c = int(tree_i[2, c])
+        order = np.argsort(acts)
+        return (np.array(acts, np.int64)[order], np.array(vis)[order], np.array(val)[order])
+
+    def _policy_and_action(self, state):
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            return [(legal[0], 1.0)], legal[0]
+        acts, vis, val = self.search(state)
+        probs = dict.fromkeys(legal, 0.0)
+        if self.final_policy == "normalized_visit_count":
+            for a, v in zip(acts, vis):
+                probs[int(a)] = v / vis.sum()
+            ps = np.array([probs[a] for a in legal])
+            action = legal[int(self._choice(ps))]
+        else:
+            score = vis if self.final_policy == "max_visit_count" else \
+                np.where(vis > 0, val, -np.inf)
+            best = np.flatnonzero(score == score.max())
+            for i in best:
+                probs[int(acts[i])] = 1.0 / len(best)
+            action = int(acts[best[rand_below(self._rng, len(best))]])
+        return list(probs.items()), action
+
+    def _choice(self, ps):
+        u = rand_uniform(self._rng) * ps.sum()
+        return min(int(np.searchsorted(np.cumsum(ps), u, side="right")), len(ps) - 1)

@@ -1,0 +1,115 @@
+"""Perfect-information Monte Carlo (PIMC), compiled.
+
+For the player to move: draw ``worlds`` determinizations of the hidden cards
+(the distribution of ``state.resample_from_infostate``, via
+:class:`solvers.ismcts.Determinizer`); in each world evaluate every legal
+action by ``rollouts`` playouts to the end of the game with a compiled policy
+(``heuristic`` by default, or ``random``), using the same random numbers for
+every action of a world and playout (common random numbers, so the
+comparison between actions is paired); play the action with the best mean
+reward (ties: the heuristic's choice if among them, else the lowest action id).
+Cost per move: ``worlds * rollouts *
+(number of legal actions)`` playouts.
+
+Other players' hidden passes during the passing phase are played by the
+rollout policy inside each world. Everything random comes from ``seed``.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from numba import njit
+
+from spiel_game import engine as E
+from spiel_game.policies import heuristic_policy, make_rng_state
+
+from .bots import Agent
+from .ismcts import Determinizer, ROLLOUT_POLICIES, _determinize, _rollout
+
+__all__ = ["PIMCBot"]
+
+K = E.K
+
+
+@njit(cache=True)
+def _pimc_values(p, root, me, legal, k, worlds, rollouts, code, rng, s, s2, lbuf, deck_buf,
+                 sums, det_args):
+    """``sums[i]``: total reward of ``me`` over every world and playout after ``legal[i]``."""
+    (mode, seats, sizes, forced, npass, forbid, wlist, cards, cls_start, dims, strides,
+     allowed, R, g, bc, use_table, max_tries, kitty_pts_old, out, buf, xout, wbuf, xbuf,
+     tmp) = det_args
+    crn = np.empty(1, np.uint64)
+    for _ in range(worlds):
+        s[:] = root
+        if not _determinize(p, s, rng, mode, seats, sizes, forced, npass, forbid, wlist,
+                            cards, cls_start, dims, strides, allowed, R, g, bc, use_table,
+                            max_tries, kitty_pts_old, out, buf, xout, wbuf, xbuf, tmp):
+            return False
+        for _r in range(rollouts):
+            rng[0] += np.uint64(0x9E3779B97F4A7C15)
+            start = rng[0]
+            for i in range(k):
+                s2[:] = s
+                E.apply_unchecked(p, s2, legal[i])
+                crn[0] = start
+                _rollout(p, s2, code, crn, lbuf, deck_buf)
+                sums[i] += E.returns(p, s2)[me]
+    return True
+
+
+class PIMCBot(Agent):
+    """PIMC agent (see the module docstring).
+
+    Args (keyword-only, with defaults):
+      worlds: determinizations per move.
+      rollouts: playouts per world and legal action.
+      rollout: playout policy, ``heuristic`` or ``random``.
+    """
+
+    def __init__(self, game, player: int, seed: int = 0, *, worlds: int = 16,
+                 rollouts: int = 2, rollout: str = "heuristic"):
+        super().__init__(game, player, seed)
+        for name, v in (("worlds", worlds), ("rollouts", rollouts)):
+            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+                raise ValueError(f"{name} must be a positive int, got {v!r}")
+        if rollout not in ROLLOUT_POLICIES:
+            raise ValueError(f"rollout={rollout!r}; allowed: {sorted(ROLLOUT_POLICIES)}")
+        self.worlds, self.rollouts, self.rollout = worlds, rollouts, rollout
+        self._rng = make_rng_state(np.uint64(self.seed), 0)
+        self._legal = np.empty(K + 2, np.int32)
+        self.last_search: dict = {}
+
+    def action_values(self, state):
+        """(legal actions, mean reward of the player to move after each)."""
+        me = state.current_player()
+        P = np.asarray(state.engine_params)
+        legal = np.array(state.legal_actions(), np.int32)
+        det = Determinizer(state, me)
+        root = det.root
+        sums = np.zeros(len(legal))
+        t0 = time.perf_counter()
+        ok = _pimc_values(P, root, me, legal, len(legal), self.worlds, self.rollouts,
+                          ROLLOUT_POLICIES[self.rollout], self._rng, np.empty_like(root),
+                          np.empty_like(root), np.empty(K + 2, np.int32),
+                          np.empty(int(P[E.P_NCARDS]), np.int32), sums, det.args())
+        if not ok:
+            raise RuntimeError("PIMC: determinization failed")
+        self.last_search = {"seconds": time.perf_counter() - t0,
+                            "playouts": self.worlds * self.rollouts * len(legal)}
+        return legal, sums / (self.worlds * self.rollouts)
+
+    def _policy_and_action(self, state):
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            return [(legal[0], 1.0)], legal[0]
+        acts, vals = self.action_values(state)
+        ties = acts[vals >= vals.max() - 1e-9]
+        # Exact ties are common (deterministic heuristic playouts): prefer the
+        # heuristic's own choice among them, else the lowest action id.
+        s = np.array(state.engine_state)
+        k = E.legal_into(state.engine_params, s, self._legal)
+        h = int(heuristic_policy(state.engine_params, s, self._legal, k, self._rng))
+        a = h if h in ties else int(ties[0])
+        return [(int(b), 1.0 if b == a else 0.0) for b in acts], a
