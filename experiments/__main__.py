@@ -164,6 +164,14 @@ def cmd_reproduce(args) -> int:
         except Exception as err:  # keep going: one broken experiment must not hide the rest
             print(f"experiment {name} failed: {err!r}", file=sys.stderr)
             failed.append(f"experiment {name}")
+    # Experiments with their own result files (not runner experiments yet).
+    from . import ladder
+    print("=== ladder", flush=True)
+    try:
+        ladder.run(ladder.PROFILES[args.profile], out, progress=not args.no_progress)
+    except Exception as err:
+        print(f"experiment ladder failed: {err!r}", file=sys.stderr)
+        failed.append("experiment ladder")
     for mod in registry.discovery_errors():
         failed.append(f"import {mod}")
     print("=== paper figures and tables", flush=True)

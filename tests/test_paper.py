@@ -21,7 +21,6 @@ MAIN = (ROOT / "paper" / "main.tex").read_text()
 #: (their inputs are guarded: \generatedfigure / \generatedtable print a
 #: placeholder). Remove an entry when its experiment adds fixture results.
 AWAITING = {
-    "figures/ismcts_strength.pdf": "issue 5 (search ladder)",
 }
 
 

@@ -1,0 +1,66 @@
+"""Figure: the strength ladder random < heuristic < pimc < ismcts (and, with the
+paper profile, ISMCTS strength against iterations), from
+results/<profile>/ladder.json (``python -m experiments.ladder --profile P``).
+
+``python paper/figures/ismcts_strength.py [results_dir]`` writes
+paper/figures/ismcts_strength.{pdf,png}.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    results = Path(argv[0]) if argv else Path("results/quick")
+    src = results / "ladder.json"
+    if not src.exists():   # the paper's contract: warn, write nothing, exit 0
+        print(f"warning: {src} not found (python -m experiments.ladder); no figure written")
+        return 0
+    res = json.loads(src.read_text())["result"]
+    steps = res["steps"]
+    sweep = res.get("sweep") or []
+    fig, axes = plt.subplots(1, 2 if sweep else 1, figsize=(10 if sweep else 6, 3.2),
+                             squeeze=False)
+    ax = axes[0][0]
+    labels = [f"{s['lower']}\u2192{s['higher']}\n{s['players']} pl., {s['deals']} deals"
+              for s in steps]
+    m = np.array([s["payoff_gain_of_higher"]["mean"] for s in steps])
+    lo = np.array([s["payoff_gain_of_higher"]["lo"] for s in steps])
+    hi = np.array([s["payoff_gain_of_higher"]["hi"] for s in steps])
+    x = np.arange(len(steps))
+    ax.bar(x, m, yerr=[m - lo, hi - m], capsize=3,
+           color=["tab:green" if s["holds"] else "tab:gray" for s in steps])
+    ax.axhline(0, color="k", lw=0.6)
+    ax.set_xticks(x, labels, fontsize=6)
+    ax.set_ylabel("zero-sum gain of the stronger agent\n(points/hand, 95% CI)", fontsize=8)
+    if sweep:
+        ax2 = axes[0][1]
+        its = [p["iterations"] for p in sweep]
+        g = np.array([p["payoff_gain_of_higher"]["mean"] for p in sweep])
+        glo = np.array([p["payoff_gain_of_higher"]["lo"] for p in sweep])
+        ghi = np.array([p["payoff_gain_of_higher"]["hi"] for p in sweep])
+        ax2.errorbar(its, g, yerr=[g - glo, ghi - g], marker="o", capsize=3)
+        ax2.set_xscale("log")
+        ax2.set_xlabel("ISMCTS iterations per move")
+        ax2.set_ylabel("zero-sum payoff", fontsize=8)
+    for ext in ("pdf", "png"):
+        fig.savefig(HERE / f"ismcts_strength.{ext}", bbox_inches="tight", dpi=150)
+    plt.close(fig)
+    print(f"wrote {HERE / 'ismcts_strength.pdf'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
