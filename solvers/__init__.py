@@ -7,7 +7,6 @@ agents live in :mod:`solvers.bots` (``random``, ``heuristic``),
 ``import solvers.<submodule>`` stays cheap.
 """
 
-import hashlib as _hashlib
 from pathlib import Path as _Path
 
 __all__ = ["Agent", "RandomBot", "HeuristicBot", "PIMCBot", "ISMCTSBot", "Determinizer",
@@ -22,24 +21,11 @@ _WHERE = {"Agent": "bots", "RandomBot": "bots", "HeuristicBot": "bots", "PIMCBot
 
 
 def _numba_cache_guard() -> None:
-    """numba's on-disk cache does not notice edits to *called* functions in other
-    modules (the engine kernels inlined in the search): drop this folder's cached
-    kernels when a source of ``spiel_game`` or of these modules changed."""
+    """The search kernels inline the engine's: drop this folder's cached kernels
+    when a source of ``spiel_game`` or of these modules changed."""
+    from spiel_game.numba_cache import engine_sources, guard
     here = _Path(__file__).resolve().parent
-    digest = _hashlib.sha256()
-    for f in sorted(here.glob("*.py")) + sorted((here.parent / "spiel_game").glob("*.py")):
-        digest.update(f.name.encode())
-        digest.update(f.read_bytes())
-    stamp = here / "__pycache__" / "numba_sources.sha256"
-    try:
-        if stamp.exists() and stamp.read_text() == digest.hexdigest():
-            return
-        stamp.parent.mkdir(exist_ok=True)
-        for f in list(stamp.parent.glob("*.nbi")) + list(stamp.parent.glob("*.nbc")):
-            f.unlink(missing_ok=True)
-        stamp.write_text(digest.hexdigest())
-    except OSError:
-        pass
+    guard(here / "__pycache__", sorted(here.glob("*.py")) + engine_sources())
 
 
 _numba_cache_guard()

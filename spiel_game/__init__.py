@@ -6,32 +6,11 @@
     game = pyspiel.load_game("python_cancellation_hearts", {"players": 6})
 """
 
-import hashlib as _hashlib
 from pathlib import Path as _Path
 
+from .numba_cache import engine_sources as _engine_sources, guard as _guard
 
-def _numba_cache_guard() -> None:
-    """numba's on-disk cache does not notice edits to *called* functions in
-    other modules, so a stale kernel could run old rules. Drop the cache when
-    any source file of this package changed since it was written."""
-    here = _Path(__file__).resolve().parent
-    digest = _hashlib.sha256()
-    for f in sorted(here.glob("*.py")):
-        digest.update(f.name.encode())
-        digest.update(f.read_bytes())
-    stamp = here / "__pycache__" / "numba_sources.sha256"
-    try:
-        if stamp.exists() and stamp.read_text() == digest.hexdigest():
-            return
-        stamp.parent.mkdir(exist_ok=True)
-        for f in list(stamp.parent.glob("*.nbi")) + list(stamp.parent.glob("*.nbc")):
-            f.unlink(missing_ok=True)
-        stamp.write_text(digest.hexdigest())
-    except OSError:
-        pass
-
-
-_numba_cache_guard()
+_guard(_Path(__file__).resolve().parent / "__pycache__", _engine_sources())
 
 from . import cards  # noqa: E402
 from .rules import (RuleSet, PARAMETER_DEFAULTS, PRESETS, preset,  # noqa: E402

@@ -14,7 +14,6 @@ partitions histories exactly as ``information_state_string`` does.
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import numpy as np
@@ -24,25 +23,11 @@ import spiel_game
 
 
 def _numba_cache_guard() -> None:
-    """This module's compiled kernels inline the engine's, and numba's on-disk
-    cache does not notice edits to other modules: drop this module's cache
-    when any source of ``spiel_game`` (or this file) changed since it was written."""
+    """This module's compiled kernels inline the engine's: drop its cached
+    kernels when a source of ``spiel_game`` (or this file) changed."""
+    from spiel_game.numba_cache import engine_sources, guard
     here = Path(__file__).resolve()
-    digest = hashlib.sha256()
-    for f in sorted(Path(spiel_game.__file__).resolve().parent.glob("*.py")) + [here]:
-        digest.update(f.name.encode())
-        digest.update(f.read_bytes())
-    cache = here.parent / "__pycache__"
-    stamp = cache / f"{here.stem}.sources.sha256"
-    try:
-        if stamp.exists() and stamp.read_text() == digest.hexdigest():
-            return
-        cache.mkdir(exist_ok=True)
-        for f in list(cache.glob(f"{here.stem}.*.nbi")) + list(cache.glob(f"{here.stem}.*.nbc")):
-            f.unlink(missing_ok=True)
-        stamp.write_text(digest.hexdigest())
-    except OSError:
-        pass
+    guard(here.parent / "__pycache__", engine_sources() + [here], prefix=here.stem)
 
 
 _numba_cache_guard()
