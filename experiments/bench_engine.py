@@ -101,17 +101,24 @@ def table(res: dict) -> str:
     ])
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m experiments.bench_engine")
+def bench_cli(prog: str, run_fn, table_fn, default_out: str, argv=None) -> int:
+    """The command line shared by the benchmarks: ``--repeats --seed --out``;
+    prints the table and writes the result with its metadata."""
+    ap = argparse.ArgumentParser(prog=prog)
     ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--out", default="results/bench/engine.json")
+    ap.add_argument("--out", default=default_out)
     args = ap.parse_args(argv)
-    res = run(args.repeats, args.seed)
-    print(table(res))
+    res = run_fn(args.repeats, seed=args.seed)
+    print(table_fn(res))
     write_result(args.out, res, metadata(vars(args), args.seed))
     print(f"written to {args.out}")
     return 0
+
+
+def main(argv=None) -> int:
+    return bench_cli("python -m experiments.bench_engine", run, table,
+                     "results/bench/engine.json", argv)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,6 @@ state. Goal: ours at least 5x faster. ``python -m experiments.bench_observers``.
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import time
 
@@ -19,8 +18,8 @@ import pyspiel
 import spiel_game
 from spiel_game import engine as E
 
-from .bench_engine import seconds_per_call
-from .metadata import metadata, write_result
+from .bench_engine import bench_cli, seconds_per_call
+
 
 
 def _mid_hand(game, seed, played_target):
@@ -79,16 +78,8 @@ def table(res: dict) -> str:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m experiments.bench_observers")
-    ap.add_argument("--repeats", type=int, default=7)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--out", default="results/bench/observers.json")
-    args = ap.parse_args(argv)
-    res = run(args.repeats, seed=args.seed)
-    print(table(res))
-    write_result(args.out, res, metadata(vars(args), args.seed))
-    print(f"written to {args.out}")
-    return 0
+    return bench_cli("python -m experiments.bench_observers", run, table,
+                     "results/bench/observers.json", argv)
 
 
 if __name__ == "__main__":

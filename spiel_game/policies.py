@@ -241,9 +241,9 @@ def pass_scores(code, p, s, player, out):
             v = 0.0
         elif code == 1:                # high
             v = base
-        elif code == 2:                # dump_points
+        elif code == 2 or code == 4:   # dump_points / keep_maria: differ on QS only
             if c == QS:
-                v = 10000.0
+                v = 10000.0 if code == 2 else -5000.0
             elif su == 2:
                 v = 5000.0 + o
             elif su == 3 and o > ORDER_OF[QS]:
@@ -253,15 +253,6 @@ def pass_scores(code, p, s, player, out):
         elif code == 3:                # void_short
             n_su = suitn[su]
             v = (1000.0 - n_su * 50.0) + o - (500.0 if su == 2 else 0.0)
-        elif code == 4:                # keep_maria
-            if c == QS:
-                v = -5000.0
-            elif su == 2:
-                v = 5000.0 + o
-            elif su == 3 and o > ORDER_OF[QS]:
-                v = 4000.0 + o
-            else:
-                v = base
         elif code == 5:                # low
             v = -base
         else:                          # expert
