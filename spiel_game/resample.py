@@ -370,7 +370,7 @@ def _rebuild_passes(n, me, off, pc, hand_now, played, my_passed, received_by_me,
     ``hand_now[q]`` and ``played[q]`` are count vectors; the player's own passes
     and received cards are known. Returns (passed_seq[q], dealt[q]).
     """
-    have = [hand_now[q] + played[q] for q in range(n)]     # hand after passing, in full
+    have = np.asarray(hand_now) + np.asarray(played)      # hand after passing, in full
     seq = [None] * n
     seq[me] = list(my_passed)
     giver = (me - off) % n
@@ -382,13 +382,13 @@ def _rebuild_passes(n, me, off, pc, hand_now, played, my_passed, received_by_me,
         if seq[q] is None:
             r = (q + off) % n
             seq[q] = _draw(have[r], pc, rng)
-    dealt = []
+    passed = np.zeros((n, K), np.int64)
     for q in range(n):
-        d = have[q] + _counts(seq[q]) - _counts(seq[(q - off) % n])
-        if (d < 0).any():
-            raise RuntimeError("inconsistent passes while resampling")
-        dealt.append(d)
-    return seq, dealt
+        np.add.at(passed[q], np.asarray(seq[q], np.int64), 1)
+    dealt = have + passed - np.roll(passed, off, axis=0)  # received from seat q - off
+    if (dealt < 0).any():
+        raise RuntimeError("inconsistent passes while resampling")
+    return seq, list(dealt)
 
 
 def _deal_sequence(game, dealer, dealt, kitty, my_seat, my_real_deal, rng, n_dealt=None):
@@ -399,13 +399,13 @@ def _deal_sequence(game, dealer, dealt, kitty, my_seat, my_real_deal, rng, n_dea
     n, T = r.players, r.hand_size
     total = r.num_cards if n_dealt is None else n_dealt
     seq = np.empty(total, np.int64)
-    idx = np.arange(min(total, n * T))
-    seat_of = (dealer + 1 + idx) % n
-    for q in range(n):
-        pos = idx[seat_of == q]
-        cs = np.repeat(np.arange(K), dealt[q])
-        rng.shuffle(cs)
-        seq[pos] = cs[:len(pos)]
+    m = min(total, n * T)
+    dealt = np.asarray(dealt, np.int64).reshape(n, K)
+    cards = np.repeat(np.tile(np.arange(K), n), dealt.ravel())       # grouped by seat
+    seat_of_card = np.repeat(np.arange(n), dealt.sum(axis=1))
+    shuffled = cards[np.lexsort((rng.random(len(cards)), seat_of_card))]
+    seat_of_pos = (dealer + 1 + np.arange(m)) % n
+    seq[np.argsort(seat_of_pos, kind="stable")] = shuffled[:m]
     if total > n * T:
         kit = np.repeat(np.arange(K), kitty)
         rng.shuffle(kit)
