@@ -47,7 +47,7 @@ import numpy as np
 from numba import njit
 
 from spiel_game import engine as E
-from spiel_game.policies import (heuristic_policy, uniform_policy, rand_below,
+from spiel_game.policies import (heuristic_policy, uniform_policy, rand_below, shuffle_prefix,
                                  rand_uniform, make_rng_state)
 from spiel_game.resample import hidden_constraints
 
@@ -76,15 +76,6 @@ def _policy(code, p, s, legal, k, rng):
 
 
 @njit(cache=True)
-def _shuffle(a, m, rng):
-    for i in range(m - 1, 0, -1):
-        j = rand_below(rng, i + 1)
-        t = a[i]
-        a[i] = a[j]
-        a[j] = t
-
-
-@njit(cache=True)
 def _rollout(p, s, code, rng, legal, deck_buf):
     """Play ``s`` to the end in place (new hands of a match dealt by shuffling)."""
     while s[E.S_PHASE] != E.PH_OVER:
@@ -94,7 +85,7 @@ def _rollout(p, s, code, rng, legal, deck_buf):
                 for _ in range(p[E.P_DECK + c]):
                     deck_buf[m] = c
                     m += 1
-            _shuffle(deck_buf, m, rng)
+            shuffle_prefix(deck_buf, m, rng)
             E.apply_deal_sequence(p, s, deck_buf)
             continue
         k = E.legal_into(p, s, legal)
@@ -275,7 +266,7 @@ def _uniform_constrained(cards, cls_start, forbid, sizes, dims, strides, allowed
     M = cards.shape[0]
     for _ in range(max_tries):
         buf[:M] = cards
-        _shuffle(buf, M, rng)
+        shuffle_prefix(buf, M, rng)
         out[:, :] = 0
         k = 0
         ok = True
@@ -323,7 +314,7 @@ def _uniform_constrained(cards, cls_start, forbid, sizes, dims, strides, allowed
         for j in range(ptr[i], cls_start[i + 1]):
             buf[M + m] = buf[j]
             m += 1
-    _shuffle(buf[M:M + m], m, rng)
+    shuffle_prefix(buf[M:M + m], m, rng)
     k = M
     for h in range(Hc, H):
         for _ in range(sizes[h]):

@@ -33,7 +33,7 @@ from .engine import (K, QS, HEARTS, SUIT_OF, ORDER_OF, POINTS_OF, S_PHASE, S_CUR
                      S_TLEN, S_TRICK, S_LEADER, PH_PASS, PH_PLAY, PH_MOON, P_N,
                      L_HANDS, L_TCARDS, MOON_SUBTRACT_ACTION)
 
-__all__ = ["make_rng_state", "rand_below", "rand_uniform", "uniform_policy",
+__all__ = ["make_rng_state", "rand_below", "rand_uniform", "shuffle_prefix", "uniform_policy",
            "heuristic_policy", "CONVENTIONS", "pass_scores", "convention_policy"]
 
 #: Passing conventions (documented in solvers/passing.py), by code.
@@ -75,6 +75,16 @@ def rand_uniform(rng):
 def rand_below(rng, n):
     """An int in [0, n) (multiply-shift on the top 32 bits; n < 2**32)."""
     return int(((_next(rng) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
+
+
+@njit(cache=True)
+def shuffle_prefix(a, m, rng):
+    """Fisher-Yates shuffle of ``a[:m]`` in place with stream ``rng``."""
+    for i in range(m - 1, 0, -1):
+        j = rand_below(rng, i + 1)
+        t = a[i]
+        a[i] = a[j]
+        a[j] = t
 
 
 @njit(cache=True)

@@ -45,7 +45,7 @@ from numba import njit
 
 from . import cards as C
 from . import engine as E
-from .policies import make_rng_state, rand_below, rand_uniform
+from .policies import make_rng_state, rand_uniform, shuffle_prefix
 
 __all__ = ["resample_from_infostate", "hidden_constraints"]
 
@@ -153,11 +153,7 @@ def _try_assign(pool_cards, sizes, forbid_h, played_h, out, seed, tries):
     arr = pool_cards.copy()
     H = sizes.shape[0]
     for _ in range(tries):
-        for i in range(m - 1, 0, -1):
-            j = rand_below(rng, i + 1)
-            t = arr[i]
-            arr[i] = arr[j]
-            arr[j] = t
+        shuffle_prefix(arr, m, rng)
         k = 0
         ok = True
         for h in range(H):

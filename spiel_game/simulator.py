@@ -30,7 +30,8 @@ from numba import njit, prange
 from . import engine as E
 from .engine import (K, S_PHASE, S_CUR, PH_DEAL, PH_OVER, P_N, P_NCARDS, P_DECK,
                      L_SCORES)
-from .policies import (uniform_policy, heuristic_policy, rand_below, make_rng_state,
+from .policies import (uniform_policy, heuristic_policy, make_rng_state,
+                       shuffle_prefix,
                        convention_policy, CONVENTIONS)
 from .rules import RuleSet
 
@@ -68,11 +69,7 @@ def _shuffled_deck(p, rng, deck_buf):
         for _ in range(p[P_DECK + c]):
             deck_buf[m] = c
             m += 1
-    for i in range(m - 1, 0, -1):
-        j = rand_below(rng, i + 1)
-        t = deck_buf[i]
-        deck_buf[i] = deck_buf[j]
-        deck_buf[j] = t
+    shuffle_prefix(deck_buf, m, rng)
 
 
 @njit(cache=True)

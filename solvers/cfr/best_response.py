@@ -28,6 +28,23 @@ from .tree import CHANCE, TERMINAL, GameTree
 __all__ = ["policy_values", "best_response", "nash_conv", "NashConvResult", "BestResponse"]
 
 
+@njit(cache=True, inline='always')
+def _expectation(u, k, node_data, child_start, chance_prob, seq_start, policy, value):
+    """Expected child value of a chance node (``k == CHANCE``) or of a decision
+    node played by ``policy``."""
+    c0 = child_start[u]
+    v = 0.0
+    if k == CHANCE:
+        b = node_data[u] - c0
+        for c in range(c0, child_start[u + 1]):
+            v += chance_prob[b + c] * value[c]
+    else:
+        b = seq_start[node_data[u]] - c0
+        for c in range(c0, child_start[u + 1]):
+            v += policy[b + c] * value[c]
+    return v
+
+
 @njit(cache=True)
 def _values(p, node_player, node_data, child_start, chance_prob, payoff, seq_start,
             policy, value):
@@ -36,18 +53,9 @@ def _values(p, node_player, node_data, child_start, chance_prob, payoff, seq_sta
         k = node_player[u]
         if k == TERMINAL:
             value[u] = payoff[node_data[u], p]
-            continue
-        c0 = child_start[u]
-        v = 0.0
-        if k == CHANCE:
-            b = node_data[u] - c0
-            for c in range(c0, child_start[u + 1]):
-                v += chance_prob[b + c] * value[c]
         else:
-            b = seq_start[node_data[u]] - c0
-            for c in range(c0, child_start[u + 1]):
-                v += policy[b + c] * value[c]
-        value[u] = v
+            value[u] = _expectation(u, k, node_data, child_start, chance_prob, seq_start,
+                                    policy, value)
 
 
 @njit(cache=True)
@@ -78,19 +86,9 @@ def _node_value(p, u, node_player, node_data, child_start, chance_prob, payoff,
     k = node_player[u]
     if k == TERMINAL:
         return payoff[node_data[u], p]
-    c0 = child_start[u]
     if k == p:
-        return value[c0 + choice[node_data[u]]]
-    v = 0.0
-    if k == CHANCE:
-        b = node_data[u] - c0
-        for c in range(c0, child_start[u + 1]):
-            v += chance_prob[b + c] * value[c]
-    else:
-        b = seq_start[node_data[u]] - c0
-        for c in range(c0, child_start[u + 1]):
-            v += policy[b + c] * value[c]
-    return v
+        return value[child_start[u] + choice[node_data[u]]]
+    return _expectation(u, k, node_data, child_start, chance_prob, seq_start, policy, value)
 
 
 @njit(cache=True)
