@@ -36,7 +36,9 @@ sampler as fallback when the constraints are tight.
 
 from __future__ import annotations
 
+import base64
 import math
+import pickle
 from functools import lru_cache
 
 import numpy as np
@@ -45,7 +47,7 @@ from numba import njit
 
 from . import cards as C
 from . import engine as E
-from .policies import make_rng_state, rand_uniform, shuffle_prefix
+from .policies import make_rng_state, rand_below, rand_uniform, shuffle_prefix
 
 __all__ = ["resample_from_infostate", "hidden_constraints"]
 
@@ -143,12 +145,11 @@ def _weight_ok(out, played_h, u):
 
 
 @njit(cache=True)
-def _try_assign(pool_cards, sizes, forbid_h, played_h, out, seed, tries):
+def _rejection_assign(pool_cards, sizes, forbid_h, played_h, out, rng, tries):
     """Up to ``tries`` uniform shuffles of ``pool_cards`` dealt into holders of
     ``sizes``; True at the first that gives no holder a forbidden card and
     passes the physical-deal weight test (exact rejection sampling).
-    Fills ``out[h, K]``."""
-    rng = make_rng_state(seed, 0)
+    Fills ``out[h, K]``; ``rng`` is a splitmix stream (uint64[1])."""
     m = pool_cards.shape[0]
     arr = pool_cards.copy()
     H = sizes.shape[0]
@@ -254,7 +255,7 @@ def _dp_draw(classes, totals, H, allocations, count, pool, rng):
     return out
 
 
-def _assign(pool, sizes, forbid_h, rng, played_h=None):
+def _assign(pool, sizes, forbid_h, rng, played_h=None, tries=_REJECTION_TRIES):
     """Physical assignment of ``pool`` (counts[K]) to holders: uniform among
     those respecting ``forbid_h``, reweighted by ``played_h`` (see _weight_ok)."""
     sizes = np.asarray(sizes, np.int64)
@@ -265,8 +266,8 @@ def _assign(pool, sizes, forbid_h, rng, played_h=None):
     out = np.zeros((len(sizes), K), np.int64)
     if played_h is None:
         played_h = np.zeros((len(sizes), K), np.int64)
-    if _try_assign(cards, sizes, forbid_h, played_h, out, int(rng.integers(2**31)),
-                   _REJECTION_TRIES):
+    if tries and _rejection_assign(cards, sizes, forbid_h, played_h, out,
+                                   make_rng_state(int(rng.integers(2**31)), 0), tries):
         return out
     return _exact_assign(pool, sizes, forbid_h, played_h, rng)
 
@@ -473,7 +474,7 @@ def _finished_hand_actions(game, hand: _Hand, hand_no, me, rng):
     return actions
 
 
-def _current_hand_actions(game, state, hand: _Hand, me, rng):
+def _current_hand_actions(game, state, hand: _Hand, me, rng, tries=_REJECTION_TRIES):
     """A consistent action list for the hand in progress (see module docstring)."""
     r = game.rules
     P, s = state._P, state._b.a
@@ -551,7 +552,8 @@ def _current_hand_actions(game, state, hand: _Hand, me, rng):
             played_h = np.vstack([played_h, np.zeros((1, K), np.int64)])
         # Forced copies count as already held (they were dealt to the receiver's side).
         rem_sizes = [sz - int(f.sum()) for sz, f in zip(sizes, forced)]
-        got = _assign(pool - forced.sum(axis=0), rem_sizes, fh, rng, played_h + forced) + forced
+        got = _assign(pool - forced.sum(axis=0), rem_sizes, fh, rng, played_h + forced,
+                      tries) + forced
         now = [None] * n
         now[me] = hands[me]
         for i, q in enumerate(others):
@@ -577,6 +579,304 @@ def _current_hand_actions(game, state, hand: _Hand, me, rng):
     return actions
 
 
+# ------------------------------------------------------------- compiled path
+# The whole resample of a single-hand, card-by-card game (passing, play, moon
+# choice, end), in one kernel: the same distribution as the Python path below
+# (which handles matches, whole-deal chance, the deal itself, and the exact
+# fallback when rejection fails).
+_FAST_REJECTED, _FAST_INCONSISTENT = -1, -2
+
+
+@njit(cache=True)
+def _draw_into(counts, k, rng, tmp, dst, d0):
+    """``k`` physical cards drawn without replacement from ``counts``, in random
+    order, written to ``dst[d0:d0 + k]``."""
+    m = 0
+    for c in range(K):
+        for _ in range(counts[c]):
+            tmp[m] = c
+            m += 1
+    for j in range(k):
+        r = j + rand_below(rng, m - j)
+        t = tmp[j]
+        tmp[j] = tmp[r]
+        tmp[r] = t
+        dst[d0 + j] = tmp[j]
+
+
+@njit(cache=True)
+def _resample_hand(p, s, me, moon_action, rng, tries, out_pl, out_act, s_new):
+    """Actions (``out_pl``, ``out_act``) of a history ``me`` cannot tell from
+    ``s``, replayed into ``s_new`` (a fresh state). Returns the number of
+    actions, ``_FAST_REJECTED`` when ``tries`` rejection tries all failed, or
+    ``_FAST_INCONSISTENT``."""
+    n, T, pc, ksz = p[E.P_N], p[E.P_HAND], p[E.P_PASS], p[E.P_KITTY]
+    ph = s[E.S_PHASE]
+    dealer, off = s[E.S_DEALER], s[E.S_PASSOFF]
+    LH, LD, LK, LQ = p[E.L_HANDS], p[E.L_DEALT_HANDS], p[E.L_KITTY], p[E.L_PASSSEQ]
+    kitty_hidden = ksz > 0 and s[E.S_KITTY_IN_POT] == 1
+    H = n - 1 + (1 if kitty_hidden else 0)
+    seat = np.empty(H, np.int64)
+    h = 0
+    for q in range(n):
+        if q != me:
+            seat[h] = q
+            h += 1
+    if kitty_hidden:
+        seat[H - 1] = -1
+    total = 0
+    for c in range(K):
+        total += p[E.P_DECK + c]
+    played = np.zeros((n, K), np.int64)
+    sizes = np.zeros(H, np.int64)
+    forced = np.zeros((H, K), np.int64)
+    forbid_h = np.zeros((H, K), np.bool_)
+    pool = np.zeros(K, np.int64)
+    tmp = np.empty(total + K, np.int64)
+    passes_done = ph != E.PH_PASS and pc > 0 and off != 0
+    if ph == E.PH_PASS:
+        for c in range(K):
+            pool[c] = p[E.P_DECK + c] - s[LD + me * K + c]
+        for h in range(H):
+            sizes[h] = T if seat[h] >= 0 else ksz
+    else:
+        for t in range(T):
+            leader = s[p[E.L_TLEAD] + t]
+            if leader < 0:
+                break
+            for i in range(n):
+                q = (leader + i) % n
+                c = s[p[E.L_TCARDS] + t * n + q]
+                if c < 0:
+                    break
+                played[q, c] += 1
+        forbid = np.zeros((n, K), np.bool_)
+        _trick_constraints(p, s, forbid)
+        for c in range(K):
+            v = p[E.P_DECK + c] - s[LH + me * K + c]
+            for q in range(n):
+                v -= played[q, c]
+            if not kitty_hidden:
+                v -= s[LK + c]
+            pool[c] = v
+        for h in range(H):
+            q = seat[h]
+            if q < 0:
+                sizes[h] = ksz
+                continue
+            for c in range(K):
+                sizes[h] += s[LH + q * K + c]
+                forbid_h[h, c] = forbid[q, c]
+        if passes_done:
+            rcv = (me + off) % n
+            hr = rcv - 1 if rcv > me else rcv
+            for j in range(pc):
+                c = s[LQ + me * pc + j]
+                if c >= 0:
+                    forced[hr, c] += 1
+            for c in range(K):
+                forced[hr, c] = max(0, forced[hr, c] - played[rcv, c])
+        leader = s[E.S_LEADER]
+        if (p[E.P_FIRST_LEAD] == E.FIRST_LEAD_OPENING and s[E.S_NPLAYED] == 0
+                and ph == E.PH_PLAY and leader != me):
+            hl = leader - 1 if leader > me else leader
+            oc = p[E.P_OPENING]
+            forced[hl, oc] = max(forced[hl, oc], 1)
+    # Forced copies count as already held (they were dealt to the receiver's side).
+    played_h = np.zeros((H, K), np.int64)
+    m = 0
+    for h in range(H):
+        q = seat[h]
+        for c in range(K):
+            f = forced[h, c]
+            sizes[h] -= f
+            pool[c] -= f
+            if q >= 0:
+                played_h[h, c] = played[q, c] + f
+    ncards = 0
+    for c in range(K):
+        if pool[c] < 0:
+            return _FAST_INCONSISTENT
+        ncards += pool[c]
+    need = 0
+    for h in range(H):
+        if sizes[h] < 0:
+            return _FAST_INCONSISTENT
+        need += sizes[h]
+    if ncards != need:
+        return _FAST_INCONSISTENT
+    cards = np.empty(ncards, np.int64)
+    for c in range(K):
+        for _ in range(pool[c]):
+            cards[m] = c
+            m += 1
+    got = np.zeros((H, K), np.int64)
+    if not _rejection_assign(cards, sizes, forbid_h, played_h, got, rng, tries):
+        return _FAST_REJECTED
+    # Hands now (or dealt hands, while passing), then passes and dealt hands.
+    dealt = np.zeros((n, K), np.int64)
+    kitty = np.zeros(K, np.int64)
+    for c in range(K):
+        kitty[c] = s[LK + c]
+    for h in range(H):
+        q = seat[h]
+        for c in range(K):
+            v = got[h, c] + forced[h, c]
+            if q < 0:
+                kitty[c] = v
+            else:
+                dealt[q, c] = v
+    seq = np.full((n, max(pc, 1)), -1, np.int64)
+    npass = np.zeros(n, np.int64)
+    for q in range(n):
+        for j in range(pc):
+            if s[LQ + q * pc + j] >= 0:
+                npass[q] += 1
+    if ph == E.PH_PASS:
+        for c in range(K):
+            dealt[me, c] = s[LD + me * K + c]
+        for q in range(n):
+            if q == me:
+                for j in range(npass[q]):
+                    seq[q, j] = s[LQ + q * pc + j]
+            elif npass[q] > 0:
+                _draw_into(dealt[q], npass[q], rng, tmp, seq[q], 0)
+    else:
+        for c in range(K):
+            dealt[me, c] = s[LH + me * K + c]
+        for q in range(n):
+            for c in range(K):
+                dealt[q, c] += played[q, c]            # the hand after passing, in full
+        if passes_done:
+            giver = (me - off) % n
+            for j in range(pc):
+                seq[me, j] = s[LQ + me * pc + j]
+            if giver != me:
+                for j in range(pc):
+                    seq[giver, j] = s[LQ + giver * pc + j]
+                seq[giver, :pc] = np.sort(seq[giver, :pc])
+                shuffle_prefix(seq[giver], pc, rng)    # the order they were chosen in is unseen
+            for q in range(n):
+                if q != me and q != giver:
+                    _draw_into(dealt[(q + off) % n], pc, rng, tmp, seq[q], 0)
+            passed = np.zeros((n, K), np.int64)
+            for q in range(n):
+                for j in range(pc):
+                    passed[q, seq[q, j]] += 1
+            for q in range(n):
+                g = (q - off) % n
+                for c in range(K):
+                    v = dealt[q, c] + passed[q, c] - passed[g, c]
+                    if v < 0:
+                        return _FAST_INCONSISTENT
+                    dealt[q, c] = v
+    # The deal in R4 order, each seat's cards in random order (cards are picked
+    # up once the deal is over, so nobody saw the order).
+    k = 0
+    nt = min(total, n * T)
+    start = np.zeros(n + 1, np.int64)
+    for q in range(n):
+        for c in range(K):
+            for _ in range(dealt[q, c]):
+                tmp[k] = c
+                k += 1
+        start[q + 1] = k
+    for q in range(n):
+        shuffle_prefix(tmp[start[q]:start[q + 1]], start[q + 1] - start[q], rng)
+    ptr = start[:n].copy()
+    a = 0
+    for i in range(nt):
+        q = (dealer + 1 + i) % n
+        out_pl[a] = -1
+        out_act[a] = tmp[ptr[q]]
+        ptr[q] += 1
+        a += 1
+    if total > nt:
+        kk = 0
+        for c in range(K):
+            for _ in range(kitty[c]):
+                tmp[kk] = c
+                kk += 1
+        shuffle_prefix(tmp, kk, rng)
+        for j in range(total - nt):
+            out_pl[a] = -1
+            out_act[a] = tmp[j]
+            a += 1
+    for i in range(n):
+        q = (dealer + 1 + i) % n
+        for j in range(npass[q] if ph == E.PH_PASS else (pc if passes_done else 0)):
+            out_pl[a] = q
+            out_act[a] = seq[q, j]
+            a += 1
+    if ph != E.PH_PASS:
+        for t in range(T):
+            leader = s[p[E.L_TLEAD] + t]
+            if leader < 0:
+                break
+            for i in range(n):
+                q = (leader + i) % n
+                c = s[p[E.L_TCARDS] + t * n + q]
+                if c < 0:
+                    break
+                out_pl[a] = q
+                out_act[a] = c
+                a += 1
+        if s[E.S_MOON_CHOICE] >= 0:
+            out_pl[a] = s[E.S_SHOOTER]
+            out_act[a] = moon_action
+            a += 1
+    for i in range(a):
+        if E.apply_action(p, s_new, out_act[i]):
+            return _FAST_INCONSISTENT
+    return a
+
+
+@njit(cache=True)
+def _history_text(out_pl, out_act, a, buf):
+    """``"pl:action,..."`` (pyspiel's serialized history) as ASCII into ``buf``; its length."""
+    k = 0
+    for i in range(a):
+        if i:
+            buf[k] = 44                                 # ','
+            k += 1
+        for j in range(2):
+            v = out_pl[i] if j == 0 else out_act[i]
+            if v < 0:
+                buf[k] = 45                             # '-'
+                k += 1
+                v = -v
+            if v >= 10:
+                buf[k] = 48 + v // 10
+                k += 1
+            buf[k] = 48 + v % 10
+            k += 1
+            if j == 0:
+                buf[k] = 58                             # ':'
+                k += 1
+    return k
+
+
+def _fast_resample(game, state, player, g):
+    """The compiled path (single-hand card-by-card games after the deal), or
+    None when rejection failed and the exact sampler is needed."""
+    P, s = game._P, state._b.a
+    L = int(P[E.P_N]) * int(P[E.P_HAND]) * 2 + 64 + int(P[E.P_DECK:E.P_DECK + K].sum())
+    out_pl = np.empty(L, np.int64)
+    out_act = np.empty(L, np.int64)
+    s_new = game._S0.copy()
+    moon = state.history()[-1] if s[E.S_MOON_CHOICE] >= 0 else -1
+    rng = make_rng_state(int(g.integers(2**63)), 0)
+    a = _resample_hand(P, s, player, moon, rng, _REJECTION_TRIES, out_pl, out_act, s_new)
+    if a == _FAST_REJECTED:
+        return None
+    if a < 0:
+        raise RuntimeError("resampling met an inconsistent information state; please report "
+                           "this with the state's serialization")
+    buf = np.empty(a * 8 + 8, np.uint8)
+    k = _history_text(out_pl, out_act, a, buf)
+    return _deserialize(game, buf[:k].tobytes().decode("ascii"), a, s_new)
+
+
 def resample_from_infostate(state, player: int, rng) -> "pyspiel.State":
     """A state ``player`` cannot tell from ``state``, drawn as the module docstring says.
 
@@ -592,6 +892,14 @@ def resample_from_infostate(state, player: int, rng) -> "pyspiel.State":
         raise ValueError(f"player {player} is not a seat of this {n}-player game; "
                          f"allowed 0..{n - 1}")
     g = _as_generator(rng)
+    if (not game.rules.is_match and game._deals is None
+            and state._b.a[E.S_PHASE] != E.PH_DEAL):
+        fast = _fast_resample(game, state, player, g)
+        if fast is not None:
+            return fast
+        tries = 0                       # rejection failed: the exact sampler
+    else:
+        tries = _REJECTION_TRIES
     hist = state.history()
     if game.rules.is_match:
         hands = _split_history(game, hist)
@@ -603,7 +911,7 @@ def resample_from_infostate(state, player: int, rng) -> "pyspiel.State":
     if state.is_terminal() and game.rules.is_match and len(hands) > 0:
         actions.extend(_finished_hand_actions(game, hands[-1], len(hands) - 1, player, g))
     else:
-        actions.extend(_current_hand_actions(game, state, hands[-1], player, g))
+        actions.extend(_current_hand_actions(game, state, hands[-1], player, g, tries))
     return _state_from_actions(game, actions)
 
 
@@ -621,9 +929,6 @@ _HIST_ITEMS: dict = {}
 
 def _state_from_actions(game, actions):
     """Build the state by running the engine, then attach the history via pyspiel."""
-    import base64
-    import pickle
-    from .game import _Box
     P = game._P
     s = E.new_state(P)
     acts = np.array([a for _, a in actions], np.int32)
@@ -649,7 +954,13 @@ def _state_from_actions(game, actions):
         if t is None:
             t = items[key] = f"{int(pl)}:{int(a)}"
         parts.append(t)
-    text = ("history=" + ",".join(parts)
-            + f"\nmove_number={len(actions)}\n__dict__="
+    return _deserialize(game, ",".join(parts), len(actions), s)
+
+
+def _deserialize(game, history_text, n_actions, s):
+    """A pyspiel state with history ``history_text`` and engine state ``s``
+    (attached without replaying the history through pyspiel)."""
+    from .game import _Box
+    text = (f"history={history_text}\nmove_number={n_actions}\n__dict__="
             + base64.b64encode(pickle.dumps({"_b": _Box(s)})).decode())
     return pyspiel.Game.deserialize_state(game, text)

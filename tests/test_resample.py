@@ -920,3 +920,66 @@ def test_bad_rng_type_is_a_type_error(bad):
     st = next(decision_points(game, np.random.default_rng(0)))
     with pytest.raises(TypeError, match="rng"):
         st.resample_from_infostate(st.current_player(), bad)
+
+
+# ---------------------------------------------------------- compiled path
+def _python_path(game, st, me, rng):
+    """The pure-Python resample (the path for matches and whole-deal games)."""
+    from spiel_game import resample as R
+    h = R._current_hand_from_engine(game, st, st.history())
+    return R._state_from_actions(game, R._current_hand_actions(game, st, h, me, rng))
+
+
+def _holders_of(state, me, card) -> tuple:
+    """Which hidden holders have the copies of ``card`` (seats, -1 = kitty), sorted."""
+    n = state.rules.players
+    out = []
+    for q in range(n):
+        if q != me:
+            out += [q] * int(_row(state, E.L_HANDS, q)[card])
+    if kitty_hidden(state):
+        s, P = state.engine_state, state.engine_params
+        out += [-1] * int(s[P[E.L_KITTY] + card])
+    return tuple(sorted(out))
+
+
+@pytest.mark.parametrize("params,seed,n_played", [
+    ({"players": 6}, 3, 40),                                     # passing, two packs
+    (spiel_game.preset("kitty7"), 5, 20),                        # an unseen kitty
+    ({"players": 5, "pass_count": 3}, 7, 0),                     # first trick, forced cards
+])
+def test_compiled_path_draws_the_python_paths_distribution(params, seed, n_played):
+    """Single-hand card-by-card games are resampled by one compiled kernel;
+    the Python path (used for matches and whole-deal games) must give the same
+    distribution. Two-sample chi-square on where the copies of each unseen
+    card are (Bonferroni over the cards), 1,500 draws each."""
+    game = load(params)
+    rng = np.random.default_rng(seed)
+    st = game.new_initial_state()
+    while st.is_chance_node() or st.engine_state[E.S_PHASE] == E.PH_PASS \
+            or st.engine_state[E.S_NPLAYED] < n_played:
+        if st.is_chance_node():
+            chance_step(st, rng)
+        else:
+            la = st.legal_actions()
+            st.apply_action(la[int(rng.integers(len(la)))])
+    me = st.current_player()
+    fast_rng, slow_rng = np.random.default_rng(seed + 1), np.random.default_rng(seed + 2)
+    fast = [st.resample_from_infostate(me, fast_rng) for _ in range(1500)]
+    slow = [_python_path(game, st, me, slow_rng) for _ in range(1500)]
+    for r in fast[:20] + slow[:20]:
+        assert r.information_state_string(me) == st.information_state_string(me)
+    cards = sorted({c for r in fast[:50] for q in range(game.num_players()) if q != me
+                    for c in np.nonzero(_row(r, E.L_HANDS, q))[0]})
+    assert len(cards) > 5
+    pvals = []
+    for c in cards:
+        a = collections.Counter(_holders_of(r, me, c) for r in fast)
+        b = collections.Counter(_holders_of(r, me, c) for r in slow)
+        keys = sorted(set(a) | set(b))
+        if len(keys) < 2:
+            assert a == b
+            continue
+        table = np.array([[a[k] for k in keys], [b[k] for k in keys]])
+        pvals.append(scipy.stats.chi2_contingency(table)[1])
+    assert min(pvals) > ALPHA / len(pvals), f"min p = {min(pvals):.2e} over {len(pvals)} cards"
