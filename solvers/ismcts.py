@@ -49,6 +49,7 @@ from numba import njit
 from spiel_game import engine as E
 from spiel_game.policies import (heuristic_policy, uniform_policy, rand_below, shuffle_prefix,
                                  rand_uniform, make_rng_state)
+from spiel_game.hidden import BINOM, build_problem, sample_hidden
 from spiel_game.resample import hidden_constraints
 
 from .bots import Agent
@@ -61,10 +62,6 @@ FINAL_POLICIES = ("max_visit_count", "normalized_visit_count", "max_value")
 
 _MODE_PLAY, _MODE_PASS = 0, 1
 _OBS_FLAG = np.int64(1) << np.int64(62)
-_BINOM = np.array([[math.comb(a, b) for b in range(200)] for a in range(200)], np.float64)
-_BINOM.setflags(write=False)
-# Determinization tables above this many entries fall back to rejection only.
-_MAX_TABLE = 1 << 22
 
 
 # ================================================================ compiled kernels
@@ -93,236 +90,6 @@ def _rollout(p, s, code, rng, legal, deck_buf):
 
 
 # ---------------------------------------------------------------- determinization
-@njit(cache=True)
-def _hyper_w(x, f, rem, remf, D, bc):
-    """prod_d C(rem_d, x_d) * C(remf, f) (the hypergeometric numerator)."""
-    w = bc[remf, f]
-    for d in range(D):
-        w *= bc[rem[d], x[d]]
-    return w
-
-
-@njit(cache=True)
-def _next_alloc(x, rem, allowed_h, D, size):
-    """Advance the odometer ``x`` over allocations with x_d <= rem_d, sum <= size."""
-    for d in range(D):
-        if not allowed_h[d]:
-            continue
-        tot = 0
-        for e in range(D):
-            tot += x[e]
-        if x[d] < rem[d] and tot < size:
-            x[d] += 1
-            return True
-        x[d] = 0
-    return False
-
-
-@njit(cache=True)
-def _build_table(dims, strides, allowed, sizes, R, g, bc):
-    """g[h, rem]: probability that a uniform assignment of a pool with
-    constrained-class counts ``rem`` (and ``R[h] - sum(rem)`` free cards) to
-    holders h.. respects every holder's forbidden classes. Holders >= Hc are
-    unconstrained (g = 1 there)."""
-    Hc = allowed.shape[0]
-    D = dims.shape[0]
-    S = g.shape[1]
-    rem = np.zeros(D, np.int64)
-    x = np.zeros(D, np.int64)
-    for idx in range(S):
-        t = 0
-        for d in range(D):
-            t += (idx // strides[d]) % (dims[d] + 1)
-        g[Hc, idx] = 1.0 if t <= R[Hc] else 0.0
-    total = 0
-    for d in range(D):
-        total += dims[d]
-    for h in range(Hc - 1, -1, -1):
-        m = sizes[h]
-        norm = bc[R[h], m]
-        before = R[0] - R[h]              # places of the holders before h
-        for idx in range(S):
-            tot = 0
-            for d in range(D):
-                rem[d] = (idx // strides[d]) % (dims[d] + 1)
-                tot += rem[d]
-            remf = R[h] - tot
-            if remf < 0 or total - tot > before:      # impossible, or unreachable from the top
-                g[h, idx] = 0.0
-                continue
-            acc = 0.0
-            x[:] = 0
-            while True:
-                sx = 0
-                off = 0
-                for d in range(D):
-                    sx += x[d]
-                    off += x[d] * strides[d]
-                f = m - sx
-                if 0 <= f <= remf:
-                    nxt = g[h + 1, idx - off]
-                    if nxt > 0.0:
-                        acc += _hyper_w(x, f, rem, remf, D, bc) / norm * nxt
-                if not _next_alloc(x, rem, allowed[h], D, m):
-                    break
-            g[h, idx] = acc
-
-
-@njit(cache=True)
-def _sample_tables(dims, strides, allowed, sizes, R, g, bc, xout, wbuf, xbuf, rng):
-    """Draw the class counts ``xout[h, d]`` of the constrained holders, holder
-    by holder: P(x) ~ hypergeometric(x | rem) * g[h + 1, rem - x]."""
-    Hc = allowed.shape[0]
-    D = dims.shape[0]
-    rem = dims.copy()
-    x = np.zeros(D, np.int64)
-    for h in range(Hc):
-        m = sizes[h]
-        tot = 0
-        idx = 0
-        for d in range(D):
-            tot += rem[d]
-            idx += rem[d] * strides[d]
-        remf = R[h] - tot
-        total = 0.0
-        nA = 0
-        x[:] = 0
-        sx = 0
-        off = 0
-        while True:
-            f = m - sx
-            if f <= remf:
-                nxt = g[h + 1, idx - off]
-                if nxt > 0.0:
-                    total += _hyper_w(x, f, rem, remf, D, bc) * nxt
-                    wbuf[nA] = total
-                    xbuf[nA, :D] = x
-                    nA += 1
-            d = 0
-            while d < D:                      # odometer over x_d <= rem_d, sum <= m
-                if allowed[h, d] and x[d] < rem[d] and sx < m:
-                    x[d] += 1
-                    sx += 1
-                    off += strides[d]
-                    break
-                sx -= x[d]
-                off -= x[d] * strides[d]
-                x[d] = 0
-                d += 1
-            if d == D:
-                break
-        u = rand_uniform(rng) * total
-        lo_i, hi_i = 0, nA - 1
-        while lo_i < hi_i:                    # first cumulative weight > u
-            mid = (lo_i + hi_i) // 2
-            if wbuf[mid] > u:
-                hi_i = mid
-            else:
-                lo_i = mid + 1
-        for d in range(D):
-            xout[h, d] = xbuf[lo_i, d]
-            rem[d] -= xbuf[lo_i, d]
-
-
-@njit(cache=True)
-def _weight_ok(out, wlist, u):
-    """Physical-deal weight test of ``resample_from_infostate``: accept with
-    probability prod_{h,c} 1 / C(k + p, k) for holder h holding k unseen copies
-    of card c after playing (or provably holding) p copies of it.
-    ``wlist[i] = (h, c, p)`` lists the cells with p > 0 (the others weigh 1)."""
-    w = 1.0
-    for i in range(wlist.shape[0]):
-        k = out[wlist[i, 0], wlist[i, 1]]
-        pp = wlist[i, 2]
-        for j in range(1, k + 1):
-            w *= j / (pp + j)
-    return u < w
-
-
-@njit(cache=True)
-def _sample_hidden(cards, cls_start, forbid, sizes, wlist, dims, strides, allowed, R, g,
-                   bc, use_table, max_tries, out, buf, xout, wbuf, xbuf, rng):
-    """Physical assignment of the pool ``cards`` to holders of ``sizes``, no
-    holder getting a forbidden card type, weighted as :func:`_weight_ok`;
-    counts into ``out[H, K]``.
-
-    A uniform constrained draw (rejection: shuffle and deal, for up to
-    ``max_tries`` tries; then the exact sampler over class tables), accepted
-    by the weight test, else drawn again: exact. Returns False only when
-    rejection is the only method and every try failed."""
-    while True:
-        if _uniform_constrained(cards, cls_start, forbid, sizes, dims, strides, allowed, R,
-                                g, bc, use_table, max_tries, out, buf, xout, wbuf, xbuf, rng):
-            if _weight_ok(out, wlist, rand_uniform(rng)):
-                return True
-        else:
-            return False
-
-
-@njit(cache=True)
-def _uniform_constrained(cards, cls_start, forbid, sizes, dims, strides, allowed, R, g, bc,
-                         use_table, max_tries, out, buf, xout, wbuf, xbuf, rng):
-    H = sizes.shape[0]
-    M = cards.shape[0]
-    for _ in range(max_tries):
-        buf[:M] = cards
-        shuffle_prefix(buf, M, rng)
-        out[:, :] = 0
-        k = 0
-        ok = True
-        for h in range(H):
-            for _ in range(sizes[h]):
-                c = buf[k]
-                if forbid[h, c]:
-                    ok = False
-                    break
-                out[h, c] += 1
-                k += 1
-            if not ok:
-                break
-        if ok:
-            return True
-    if not use_table:
-        return False
-    Hc = allowed.shape[0]
-    D = dims.shape[0]
-    _sample_tables(dims, strides, allowed, sizes, R, g, bc, xout, wbuf, xbuf, rng)
-    out[:, :] = 0
-    buf[:M] = cards
-    # Shuffle each class (D constrained classes, then the free class).
-    for i in range(D + 1):
-        a, b = cls_start[i], cls_start[i + 1]
-        for j in range(b - 1, a, -1):
-            r = a + rand_below(rng, j - a + 1)
-            t = buf[j]
-            buf[j] = buf[r]
-            buf[r] = t
-    ptr = cls_start[:D + 2].copy()
-    for h in range(Hc):
-        fcount = sizes[h]
-        for d in range(D):
-            for _ in range(xout[h, d]):
-                out[h, buf[ptr[d]]] += 1
-                ptr[d] += 1
-            fcount -= xout[h, d]
-        for _ in range(fcount):
-            out[h, buf[ptr[D]]] += 1
-            ptr[D] += 1
-    # The leftovers of every class go uniformly to the unconstrained holders.
-    m = 0
-    for i in range(D + 1):
-        for j in range(ptr[i], cls_start[i + 1]):
-            buf[M + m] = buf[j]
-            m += 1
-    shuffle_prefix(buf[M:M + m], m, rng)
-    k = M
-    for h in range(Hc, H):
-        for _ in range(sizes[h]):
-            out[h, buf[k]] += 1
-            k += 1
-    return True
-
-
 @njit(cache=True)
 def _write_determinization(p, s, mode, seats, forced, npass, out, kitty_pts_old, rng, tmp):
     """Put the sampled hidden cards into engine state ``s`` (a copy of the root)."""
@@ -455,7 +222,7 @@ class Determinizer:
     def args(self):
         pr = self.problem
         return (pr.mode, pr.seats, pr.sizes, pr.forced, pr.npass, pr.forbid, pr.played, pr.cards,
-                pr.cls_start, pr.dims, pr.strides, pr.allowed, pr.R, pr.g, _BINOM,
+                pr.cls_start, pr.dims, pr.strides, pr.allowed, pr.R, pr.g, BINOM,
                 pr.use_table, pr.max_tries, pr.kitty_pts_old, self._out, self._buf, self._x,
                 self._wbuf, self._xbuf, self._tmp)
 
@@ -467,7 +234,7 @@ def _determinize(p, s, rng, mode, seats, sizes, forced, npass, forbid, wlist, ca
                  out, buf, xout, wbuf, xbuf, tmp):
     if seats.shape[0] == 0:
         return True
-    if not _sample_hidden(cards, cls_start, forbid, sizes, wlist, dims, strides, allowed,
+    if not sample_hidden(cards, cls_start, forbid, sizes, wlist, dims, strides, allowed,
                           R, g, bc, use_table, max_tries, out, buf, xout, wbuf, xbuf, rng):
         return False
     _write_determinization(p, s, mode, seats, forced, npass, out, kitty_pts_old, rng, tmp)
@@ -532,61 +299,12 @@ def _make_problem(state, P, s, me) -> _Problem:
         npass.append(0)
     sizes = np.array(sizes, np.int64) - forced.sum(axis=1)
     pool = pool - forced.sum(axis=0)
-    if (pool < 0).any() or (sizes < 0).any() or int(pool.sum()) != int(sizes.sum()):
-        raise RuntimeError(
-            f"determinization: {int(pool.sum())} unseen cards for {int(sizes.sum())} places "
-            f"(inconsistent information state; please report with state.serialize())")
-    present = pool > 0
-    forbid = forbid & present[None, :]
-    # Classes of card types by their forbidding pattern; constrained holders first.
-    constrained_h = forbid.any(axis=1)
-    order = np.concatenate([np.nonzero(constrained_h)[0], np.nonzero(~constrained_h)[0]])
-    seats = np.array(seats, np.int64)[order]
-    sizes, forced, forbid = sizes[order], forced[order].astype(np.int32), forbid[order]
-    npass = np.array(npass, np.int64)[order]
-    played_h = np.ascontiguousarray(played_h[order], np.int64)
-    hh, cc = np.nonzero((played_h > 0) & (pool > 0)[None, :])
-    wlist = np.stack([hh, cc, played_h[hh, cc]], axis=1).astype(np.int64).reshape(-1, 3)
-    Hc = int(constrained_h.sum())
-    patterns: dict[tuple, list[int]] = {}
-    for c in np.nonzero(present)[0]:
-        patterns.setdefault(tuple(forbid[:Hc, c].tolist()), []).append(int(c))
-    free_key = tuple([False] * Hc)
-    cons = [(k, v) for k, v in patterns.items() if k != free_key]
-    classes = cons + [(free_key, patterns.get(free_key, []))]
-    D = len(cons)
-    cards, starts = [], [0]
-    for _, cs in classes:
-        for c in cs:
-            cards.extend([c] * int(pool[c]))
-        starts.append(len(cards))
-    dims = np.array([starts[i + 1] - starts[i] for i in range(D)], np.int64)
-    strides = np.ones(D, np.int64)
-    for d in range(1, D):
-        strides[d] = strides[d - 1] * (dims[d - 1] + 1)
-    allowed = np.array([[not k[h] for k, _ in cons] for h in range(Hc)], np.bool_).reshape(Hc, D)
-    R = np.array([int(sizes[h:].sum()) for h in range(Hc + 1)], np.int64)
-    S = int(np.prod(dims + 1)) if D else 1
-    use_table = Hc > 0 and S * (Hc + 1) <= _MAX_TABLE
-    g = np.ones((1, 1))
-    accept = 1.0
-    if use_table:
-        g = np.zeros((Hc + 1, S))
-        _build_table(dims, strides, allowed, sizes[:Hc].copy(), R, g, _BINOM)
-        accept = float(g[0, S - 1])
-        if accept <= 0.0:
-            raise RuntimeError("determinization: no deal is consistent with this information state")
-    # Rejection while a try is likely to succeed; the table sampler otherwise.
-    if Hc == 0:
-        max_tries = 1
-    elif use_table:
-        max_tries = 4 if accept > 0.25 else 0
-    else:
-        max_tries = 1_000_000
-    return _Problem(mode, seats, sizes.astype(np.int64), forced, npass, forbid, wlist,
-                    np.array(cards, np.int64), np.array(starts, np.int64), dims, strides,
-                    allowed, R, g, use_table, max_tries,
-                    int((kitty_real * E.POINTS_OF).sum()), accept)
+    hp = build_problem(pool, sizes, forbid, played_h)
+    o = hp.order
+    return _Problem(mode, np.array(seats, np.int64)[o], hp.sizes, forced[o].astype(np.int32),
+                    np.array(npass, np.int64)[o], hp.forbid, hp.wlist, hp.cards, hp.cls_start,
+                    hp.dims, hp.strides, hp.allowed, hp.R, hp.g, hp.use_table, hp.max_tries,
+                    int((kitty_real * E.POINTS_OF).sum()), hp.accept)
 
 
 # ---------------------------------------------------------------- the search
@@ -636,7 +354,7 @@ def _search(p, root, me, n_iter, uct_c, lo, scale, code, rng, tree_i, tree_f,
     for _ in range(n_iter):
         s[:] = root
         if seats.shape[0] > 0:
-            if not _sample_hidden(cards, cls_start, forbid, sizes, wlist, dims, strides,
+            if not sample_hidden(cards, cls_start, forbid, sizes, wlist, dims, strides,
                                   allowed, R, g, bc, use_table, max_tries, out, buf, xout,
                                   wbuf, xbuf, rng):
                 return False

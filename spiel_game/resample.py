@@ -30,8 +30,15 @@ here and in the README):
 
 The draw only reads the information state: random permutations of the unseen
 pool, accepted when they meet the void/lead constraints and the weight test
-(exact rejection sampling, in numba), with an exact dynamic-programming
-sampler as fallback when the constraints are tight.
+(exact rejection sampling, in numba). When rejection is unlikely to succeed,
+the exact class-table sampler of :mod:`spiel_game.hidden` takes over, and an
+exact dynamic programme (Python) where those tables would be too large.
+
+Single-hand card-by-card games (the default) are resampled by one compiled
+kernel (``_resample_hand``: constraints, draw, passes, deal order, history);
+matches, whole-deal chance and states inside the deal take the Python path
+below, which draws from the same distribution (``tests/test_resample.py``
+compares the two).
 """
 
 from __future__ import annotations
@@ -47,12 +54,16 @@ from numba import njit
 
 from . import cards as C
 from . import engine as E
+from .hidden import build_problem, sample_assignment, weight_ok
 from .policies import make_rng_state, rand_below, rand_uniform, shuffle_prefix
 
 __all__ = ["resample_from_infostate", "hidden_constraints"]
 
 K = E.K
 _REJECTION_TRIES = 20000
+# The compiled path's rejection budget (a failed try costs ~0.1 us); past it,
+# the class-table sampler, which costs a Python-side set-up (~0.2 ms).
+_FAST_TRIES = 1000
 
 
 def _as_generator(rng) -> np.random.Generator:
@@ -130,26 +141,12 @@ def hidden_constraints(state, player):
 
 # ------------------------------------------------------------- sampling
 @njit(cache=True)
-def _weight_ok(out, played_h, u):
-    """Accept with probability prod_{h,c} 1 / C(k + p, k): the physical-deal weight
-    of holder h holding k unseen copies of c after playing p copies of it."""
-    w = 1.0
-    for h in range(out.shape[0]):
-        for c in range(out.shape[1]):
-            pp = played_h[h, c]
-            k = out[h, c]
-            if pp > 0 and k > 0:
-                for j in range(1, k + 1):
-                    w *= j / (pp + j)
-    return u < w
-
-
-@njit(cache=True)
-def _rejection_assign(pool_cards, sizes, forbid_h, played_h, out, rng, tries):
+def _rejection_assign(pool_cards, sizes, forbid_h, wlist, out, rng, tries):
     """Up to ``tries`` uniform shuffles of ``pool_cards`` dealt into holders of
     ``sizes``; True at the first that gives no holder a forbidden card and
-    passes the physical-deal weight test (exact rejection sampling).
-    Fills ``out[h, K]``; ``rng`` is a splitmix stream (uint64[1])."""
+    passes the physical-deal weight test (:func:`spiel_game.hidden.weight_ok`:
+    exact rejection sampling). Fills ``out[h, K]``; ``rng`` is a splitmix
+    stream (uint64[1])."""
     m = pool_cards.shape[0]
     arr = pool_cards.copy()
     H = sizes.shape[0]
@@ -173,9 +170,30 @@ def _rejection_assign(pool_cards, sizes, forbid_h, played_h, out, rng, tries):
             for _ in range(sizes[h]):
                 out[h, arr[k]] += 1
                 k += 1
-        if _weight_ok(out, played_h, rand_uniform(rng)):
+        if weight_ok(out, wlist, rand_uniform(rng)):
             return True
     return False
+
+
+@njit(cache=True)
+def _weight_list(played_h):
+    """``(holder, card, copies)`` rows of the nonzero weights (see weight_ok)."""
+    H = played_h.shape[0]
+    m = 0
+    for h in range(H):
+        for c in range(K):
+            if played_h[h, c] > 0:
+                m += 1
+    w = np.empty((m, 3), np.int64)
+    m = 0
+    for h in range(H):
+        for c in range(K):
+            if played_h[h, c] > 0:
+                w[m, 0] = h
+                w[m, 1] = c
+                w[m, 2] = played_h[h, c]
+                m += 1
+    return w
 
 
 def _exact_assign(pool, sizes, forbid_h, played_h, rng):
@@ -221,7 +239,7 @@ def _exact_assign(pool, sizes, forbid_h, played_h, rng):
         raise RuntimeError("no deal is consistent with this information state")
     while True:
         out = _dp_draw(classes, totals, H, allocations, count, pool, rng)
-        if _weight_ok(out, played_h, rng.random()):
+        if weight_ok(out, _weight_list(played_h), rng.random()):
             return out
 
 
@@ -257,7 +275,7 @@ def _dp_draw(classes, totals, H, allocations, count, pool, rng):
 
 def _assign(pool, sizes, forbid_h, rng, played_h=None, tries=_REJECTION_TRIES):
     """Physical assignment of ``pool`` (counts[K]) to holders: uniform among
-    those respecting ``forbid_h``, reweighted by ``played_h`` (see _weight_ok)."""
+    those respecting ``forbid_h``, reweighted by ``played_h`` (see hidden.weight_ok)."""
     sizes = np.asarray(sizes, np.int64)
     if int(pool.sum()) != int(sizes.sum()):
         raise RuntimeError(f"inconsistent resampling: {int(pool.sum())} unseen cards for "
@@ -266,9 +284,17 @@ def _assign(pool, sizes, forbid_h, rng, played_h=None, tries=_REJECTION_TRIES):
     out = np.zeros((len(sizes), K), np.int64)
     if played_h is None:
         played_h = np.zeros((len(sizes), K), np.int64)
-    if tries and _rejection_assign(cards, sizes, forbid_h, played_h, out,
-                                   make_rng_state(int(rng.integers(2**31)), 0), tries):
+    played_h = np.ascontiguousarray(played_h, np.int64)
+    st = make_rng_state(int(rng.integers(2**63)), 0)
+    if tries and _rejection_assign(cards, sizes, forbid_h, _weight_list(played_h), out, st,
+                                   tries):
         return out
+    # Rejection is unlikely to succeed: the compiled class-table sampler, or the
+    # dynamic programme below where the tables would be too large.
+    pr = build_problem(pool, sizes, forbid_h, played_h)
+    if pr.use_table:
+        pr.max_tries = 0
+        return sample_assignment(pr, st)
     return _exact_assign(pool, sizes, forbid_h, played_h, rng)
 
 
@@ -711,7 +737,7 @@ def _resample_hand(p, s, me, moon_action, rng, tries, out_pl, out_act, s_new):
             cards[m] = c
             m += 1
     got = np.zeros((H, K), np.int64)
-    if not _rejection_assign(cards, sizes, forbid_h, played_h, got, rng, tries):
+    if not _rejection_assign(cards, sizes, forbid_h, _weight_list(played_h), got, rng, tries):
         return _FAST_REJECTED
     # Hands now (or dealt hands, while passing), then passes and dealt hands.
     dealt = np.zeros((n, K), np.int64)
@@ -866,7 +892,7 @@ def _fast_resample(game, state, player, g):
     s_new = game._S0.copy()
     moon = state.history()[-1] if s[E.S_MOON_CHOICE] >= 0 else -1
     rng = make_rng_state(int(g.integers(2**63)), 0)
-    a = _resample_hand(P, s, player, moon, rng, _REJECTION_TRIES, out_pl, out_act, s_new)
+    a = _resample_hand(P, s, player, moon, rng, _FAST_TRIES, out_pl, out_act, s_new)
     if a == _FAST_REJECTED:
         return None
     if a < 0:
