@@ -1,13 +1,18 @@
 """Figures: exploitability of passing conventions, the meta-game heat map and
-alpha-Rank masses (reads results/<profile>/passing_metagame.json).
+alpha-Rank masses, for 6 and for 11 players.
 
-``python paper/figures/passing_conventions.py [results_dir]`` writes
-paper/figures/passing_exploitability.{pdf,png} and passing_metagame.{pdf,png}.
+``python paper/figures/passing_conventions.py [results_dir]`` reads the
+runner's ``results_dir/passing_metagame/`` (else ``passing_metagame.json``) and
+writes paper/figures/passing_exploitability.{pdf,png} and
+passing_metagame.{pdf,png}; from ``passing_metagame_11/`` (else
+``passing_metagame_11.json``) it writes passing_exploitability_11 and
+passing_metagame_11. A missing result gives a warning and no figure.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -54,20 +59,40 @@ def _from_rows(folder: Path) -> tuple[dict, dict]:
     return res, meta
 
 
+def load(results: Path, name: str) -> tuple[dict, dict] | None:
+    """(result, metadata) of experiment ``name`` in ``results``, or None."""
+    folder = results / name
+    src = results / f"{name}.json"
+    if (folder / "rows.csv").exists():
+        return _from_rows(folder)
+    if src.exists():
+        data = json.loads(src.read_text())
+        return data["result"], data["metadata"]
+    return None
+
+
+def _design(res: dict, meta: dict) -> str:
+    """'P profiles x n rotations x D deals' of the meta-game."""
+    k, n, d = len(res["conventions"]), res["players"], meta["config"]["deals"]
+    profiles = math.comb(n + k - 1, k - 1)
+    return f"{profiles:,} profiles x {n} rotations x {d:,} duplicate deals"
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     results = Path(argv[0]) if argv else Path("results/quick")
-    folder = results / "passing_metagame"
-    src = results / "passing_metagame.json"
-    if (folder / "rows.csv").exists():
-        res, meta = _from_rows(folder)
-    elif src.exists():
-        data = json.loads(src.read_text())
-        res, meta = data["result"], data["metadata"]
-    else:   # the paper's contract: warn, write nothing, exit 0
-        print(f"warning: no passing_metagame results in {results} "
-              f"(python -m experiments run passing_metagame); no figure written")
-        return 0
+    for name, suffix in (("passing_metagame", ""), ("passing_metagame_11", "_11")):
+        got = load(results, name)
+        if got is None:   # the paper's contract: warn, write nothing, exit 0
+            print(f"warning: no {name} results in {results} "
+                  f"(python -m experiments run {name}); no figure written")
+            continue
+        figures(*got, suffix)
+    return 0
+
+
+def figures(res: dict, meta: dict, suffix: str) -> None:
+    """passing_exploitability<suffix> and passing_metagame<suffix>."""
     conv = res["conventions"]
     x = np.arange(len(conv))
 
@@ -81,10 +106,11 @@ def main(argv=None) -> int:
     ax.axhline(0, color="k", lw=0.6)
     ax.set_xticks(x, conv, rotation=20)
     ax.set_ylabel("gain of one deviator (points/hand)")
-    ax.set_title(f"{res['players']} players, {res['play']} play; "
-                 f"{meta['config']['deals']} duplicate deals", fontsize=9)
+    br_deals = meta["config"].get("br_deals", "?")
+    ax.set_title(f"{res['players']} players, {res['play']} play; {_design(res, meta)}; "
+                 f"rollout passer on {br_deals} deals", fontsize=8)
     ax.legend(fontsize=8)
-    _save(fig, "passing_exploitability")
+    _save(fig, f"passing_exploitability{suffix}")
 
     a = np.array(res["one_vs_population"])
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(9, 3.6), gridspec_kw={"width_ratios": [3, 2]})
@@ -100,9 +126,10 @@ def main(argv=None) -> int:
     ax2.bar(x + 0.2, nash, 0.4, label="symmetric Nash (replicator)")
     ax2.set_xticks(x, conv, rotation=45, ha="right", fontsize=7)
     ax2.legend(fontsize=7)
-    _save(fig, "passing_metagame")
-    print(f"wrote {HERE / 'passing_exploitability.pdf'} and {HERE / 'passing_metagame.pdf'}")
-    return 0
+    fig.suptitle(f"{res['players']} players", fontsize=9)
+    _save(fig, f"passing_metagame{suffix}")
+    print(f"wrote {HERE / f'passing_exploitability{suffix}.pdf'} and "
+          f"{HERE / f'passing_metagame{suffix}.pdf'}")
 
 
 if __name__ == "__main__":
