@@ -10,7 +10,9 @@ deals: deal ``d`` is the same hand for every profile and every seat rotation
    through all cyclic seat assignments; the payoff of a convention is minus
    the mean points of the seats using it. Sampling error: bootstrap over deals.
 2. **Best response within the library.** ``gain(C) = max_j u_j(one j, others C)
-   - u_C(all C)`` with its bootstrap 95% interval.
+   - u_C(all C)`` with its bootstrap 95% interval (percentile; the bootstrap
+   of a maximum is biased upward, so the interval need not contain the
+   estimate when two deviations are close).
 3. **Rollout best-response passer.** Against everyone passing by C, one seat
    chooses each passed card by simulation: it samples hidden cards from its
    information state (``resample_from_infostate``), plays every candidate out
@@ -30,9 +32,11 @@ conventions the meta-game has C(17, 6) = 12,376 profiles, each played in all
 
 * **paper profile: the full heuristic payoff table** (every profile, every
   rotation, all seven conventions) with fewer duplicate deals per profile
-  than the 6-player run (330 instead of 3,000: 45 million hands, measured
-  ~33 us per 11-player hand on one core), and bootstrap over those deals.
-  Nothing is left out of the meta-game; the price is wider intervals.
+  than the 6-player run (200 instead of 3,000: 27 million hands at a
+  measured ~35 us per 11-player hand on one core, ~20 minutes of one idle
+  core for the table, sized to finish in about 40 minutes on a shared
+  2-core machine with ``nice``), and bootstrap over those deals. Nothing is
+  left out of the meta-game; the price is wider intervals.
 * **quick profile: a restricted convention set** (``dump_points``,
   ``void_short``, ``low``, ``expert``: 364 profiles) on 40 deals, so that
   ``make reproduce`` and the tests stay at seconds; its numbers are a smoke
@@ -62,6 +66,8 @@ import dataclasses
 import datetime as dt
 import itertools
 import math
+import sys
+import time
 import warnings
 from pathlib import Path
 
@@ -106,7 +112,7 @@ QUICK_11_CONVENTIONS = ("dump_points", "void_short", "low", "expert")
 PROFILES_11 = {
     "quick": MetagameConfig(players=11, conventions=QUICK_11_CONVENTIONS, deals=40, br_deals=40,
                             br_samples=8, bootstrap=40, workers=1),
-    "paper": MetagameConfig(players=11, deals=330, br_deals=2000, br_samples=16, bootstrap=500,
+    "paper": MetagameConfig(players=11, deals=200, br_deals=1500, br_samples=16, bootstrap=500,
                             workers=1),
 }
 PROFILES_BY_PLAYERS = {6: PROFILES, 11: PROFILES_11}
@@ -134,12 +140,19 @@ def _profile_payoffs(cfg: MetagameConfig) -> tuple[list, np.ndarray]:
     Profile ``counts`` seats its conventions in blocks (``counts[0]`` seats of
     the first, then the second, ...) and plays every deal in all ``n`` cyclic
     rotations of that arrangement; a convention's payoff on a deal is minus
-    the mean points of its seats over the rotations."""
+    the mean points of its seats over the rotations. A long table (the
+    11-player one) reports its progress on stderr at every tenth."""
     k, n = len(cfg.conventions), cfg.players
     rules = RuleSet.from_params({"players": n})
     profs = profiles(n, k)
     pay = np.full((len(profs), cfg.deals, k), np.nan)
+    t0 = time.perf_counter()
+    tenth = max(1, len(profs) // 10)
     for r, counts in enumerate(profs):
+        if r and r % tenth == 0 and time.perf_counter() - t0 > 10:
+            el = time.perf_counter() - t0
+            print(f"passing meta-game, {n} players: {r}/{len(profs)} profiles in {el:.0f} s, "
+                  f"about {el * (len(profs) - r) / r:.0f} s to go", file=sys.stderr, flush=True)
         seats = [i for i, c in enumerate(counts) for _ in range(c)]
         acc = np.zeros((cfg.deals, k))
         for rot in range(n):

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from experiments.passing_metagame import (MetagameConfig, _library_gain, alpharank_masses,
-                                          one_vs_population, profiles, replicator_nash, run)
+                                          bootstrap_tables, fitness_setup, one_vs_population,
+                                          profiles, replicator_nash, run)
 
 
 def _table_from(fn, n, k):
@@ -60,3 +61,115 @@ def test_quick_pipeline_on_the_full_game_runs_and_is_deterministic(tmp_path):
     assert a["self_play_payoff"]["low"] == pytest.approx(-52 / 5, abs=1e-9) or \
         a["self_play_payoff"]["low"] < -52 / 5
     assert set(a["alpharank"]["masses"]) == {"dump_points", "low"}
+
+
+# ------------------------------------------------------------------ 11 players
+def test_eleven_seat_profiles_are_the_multisets_and_the_fitness_setup_indexes_them():
+    profs = profiles(11, 7)
+    assert len(profs) == math.comb(17, 6) == 12376 == len(set(profs))
+    assert all(sum(p) == 11 and min(p) >= 0 for p in profs)
+    others, coef, rows = fitness_setup(profs)
+    assert len(others) == math.comb(16, 6)
+    # Row (m, i) is the opponents' multiset m plus one seat with strategy i.
+    rng = np.random.default_rng(3)
+    for m in rng.integers(0, len(others), 50):
+        for i in range(7):
+            expect = others[m].astype(int).copy()
+            expect[i] += 1
+            assert profs[rows[m, i]] == tuple(expect)
+    # The multinomial coefficients make a distribution over the opponents' multisets.
+    x = rng.dirichlet(np.ones(7))
+    assert np.exp(coef + others @ np.log(x)).sum() == pytest.approx(1.0)
+
+
+def test_bootstrap_tables_equal_the_resampled_nanmean():
+    rng = np.random.default_rng(5)
+    profs = profiles(4, 3)
+    pay = rng.normal(size=(len(profs), 9, 3))
+    pay[np.broadcast_to((np.array(profs) == 0)[:, None, :], pay.shape)] = np.nan
+    got = list(bootstrap_tables(pay, np.random.default_rng(11), 4))
+    ref = np.random.default_rng(11)
+    for t in got:
+        idx = ref.integers(0, 9, 9)
+        with np.errstate(all="ignore"), pytest.warns(RuntimeWarning):
+            want = np.nanmean(pay[:, idx, :], axis=1)
+        np.testing.assert_allclose(t, want, equal_nan=True)
+    # Resampled means are unbiased: their average over many replicates is the table.
+    with np.errstate(all="ignore"), pytest.warns(RuntimeWarning):
+        table = np.nanmean(pay, axis=1)
+    avg = np.mean(list(bootstrap_tables(pay, np.random.default_rng(2), 4000)), axis=0)
+    np.testing.assert_allclose(avg, table, atol=0.02, equal_nan=True)
+
+
+def test_eleven_player_pipeline_on_a_tiny_config(tmp_path):
+    from spiel_game.simulator import simulate
+    conv = ("dump_points", "low", "void_short")
+    cfg = MetagameConfig(players=11, conventions=conv, deals=5, br_deals=3, br_samples=2,
+                         bootstrap=20, workers=1)
+    res = run(cfg, tmp_path, name="passing_metagame_11")
+    assert (tmp_path / "passing_metagame_11.json").exists()
+    n_prof = math.comb(13, 2)
+    assert res["design"] == {"profiles": n_prof, "rotations": 11, "deals": 5,
+                             "hands": n_prof * 11 * 5}
+    counts = np.array(res["profiles"])
+    table = np.array(res["payoff_table"])
+    assert counts.shape == table.shape == (n_prof, 3) and (counts.sum(axis=1) == 11).all()
+    # The penalty points are shared out (no moon on these deals): in every profile
+    # the seats' payoffs add up to minus the 52 points of two packs.
+    np.testing.assert_allclose((counts * table).sum(axis=1), -52.0, atol=1e-9)
+    # A symmetric profile is a plain simulation with everyone on one convention.
+    for c in conv:
+        pts = simulate({"players": 11}, 5, f"pass:{c}+heuristic", seed=cfg.seed,
+                       workers=1).points
+        assert res["self_play_payoff"][c] == pytest.approx(-pts.sum(axis=1).mean() / 11)
+    a = np.array(res["one_vs_population"])
+    assert a.shape == (3, 3)
+    np.testing.assert_allclose(np.diag(a), [res["self_play_payoff"][c] for c in conv])
+    for c in conv:
+        # A gain is a maximum over deviations that include "no deviation": >= 0 in
+        # the estimate and in every replicate. (Its percentile interval need not
+        # contain the estimate: the bootstrap of a maximum is biased upward.)
+        g = res["library_best_response_gain"][c]
+        assert g["mean"] >= 0 and 0 <= g["ci95"][0] <= g["ci95"][1]
+        b = res["rollout_best_response_gain"][c]
+        assert b["deals"] == 3 and b["ci95"][0] <= b["mean"] <= b["ci95"][1]
+        for key in ("replicator_nash", "alpharank"):
+            lo, hi = res[key]["ci95"][c]
+            assert -1e-9 <= lo <= hi <= 1 + 1e-9
+    for key, field in (("replicator_nash", "mixture"), ("alpharank", "masses")):
+        assert sum(res[key][field].values()) == pytest.approx(1.0)
+    assert res["replicator_nash"]["regret"] < 1e-3
+
+
+def test_eleven_player_experiment_is_registered_and_runs_in_the_runner(tmp_path):
+    import shutil
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+    from experiments import registry, runner
+    from spiel_game.policies import CONVENTIONS
+    exp = registry.get("passing_metagame_11")
+    quick, paper = exp.config("quick"), exp.config("paper")
+    assert quick.players == paper.players == 11 and paper.conventions == CONVENTIONS
+    assert len(profiles(paper.players, len(paper.conventions))) == 12376
+    assert len(exp.units(quick)) == 1 + len(quick.conventions)
+    out = tmp_path / "results"
+    got = runner.run("passing_metagame_11", out=out, workers=1, progress=False, verbose=False,
+                     overrides={"conventions": ("low", "expert"), "deals": 3, "br_deals": 2,
+                                "br_samples": 2, "bootstrap": 5})
+    kinds = got.rows.kind.value_counts().to_dict()
+    # 12 profiles of 2 conventions over 11 seats, 22 (profile, present convention) pairs.
+    assert kinds == {"convention": 2, "one_vs_population": 4, "payoff": 22, "rollout_br": 2}
+    assert set(got.tables["summary"].convention) == {"low", "expert"}
+    # The figure script draws the 11-player figures from these rows.
+    figs = tmp_path / "figures"
+    figs.mkdir()
+    shutil.copy(ROOT / "paper" / "figures" / "passing_conventions.py", figs)
+    r = subprocess.run([sys.executable, str(figs / "passing_conventions.py"), str(out)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "no passing_metagame results" in r.stdout       # the 6-player run is absent
+    for name in ("passing_exploitability_11", "passing_metagame_11"):
+        assert (figs / f"{name}.pdf").stat().st_size > 1000
+    assert not (figs / "passing_exploitability.pdf").exists()

@@ -53,8 +53,12 @@ def _from_rows(folder: Path) -> tuple[dict, dict]:
             for c in conv},
         "one_vs_population": [[float(ovp[(ovp.convention == a) & (ovp.others == b)].payoff.iloc[0])
                                for b in conv] for a in conv],
-        "alpharank": {"masses": dict(zip(conv, conv_rows.alpharank))},
-        "replicator_nash": {"mixture": dict(zip(conv, conv_rows.nash))},
+        "alpharank": {"masses": dict(zip(conv, conv_rows.alpharank)),
+                      "ci95": {r.convention: [r.alpharank_lo, r.alpharank_hi]
+                               for r in conv_rows.itertuples()}},
+        "replicator_nash": {"mixture": dict(zip(conv, conv_rows.nash)),
+                            "ci95": {r.convention: [r.nash_lo, r.nash_hi]
+                                     for r in conv_rows.itertuples()}},
     }
     return res, meta
 
@@ -91,6 +95,14 @@ def main(argv=None) -> int:
     return 0
 
 
+def _interval(ax, x, lo, hi, capsize=3) -> None:
+    """Draw the intervals [lo, hi] as they are (a percentile bootstrap interval
+    of a maximum need not contain the estimate, so not as +- around the bar)."""
+    lo, hi = np.asarray(lo, float), np.asarray(hi, float)
+    ax.errorbar(x, (lo + hi) / 2, yerr=(hi - lo) / 2, fmt="none", ecolor="k", elinewidth=1,
+                capsize=capsize)
+
+
 def figures(res: dict, meta: dict, suffix: str) -> None:
     """passing_exploitability<suffix> and passing_metagame<suffix>."""
     conv = res["conventions"]
@@ -102,7 +114,8 @@ def figures(res: dict, meta: dict, suffix: str) -> None:
         m = np.array([res[key][c]["mean"] for c in conv])
         lo = np.array([res[key][c]["ci95"][0] for c in conv])
         hi = np.array([res[key][c]["ci95"][1] for c in conv])
-        ax.bar(x + off, m, 0.4, yerr=[m - lo, hi - m], capsize=3, label=label)
+        ax.bar(x + off, m, 0.4, label=label)
+        _interval(ax, x + off, lo, hi)
     ax.axhline(0, color="k", lw=0.6)
     ax.set_xticks(x, conv, rotation=20)
     ax.set_ylabel("gain of one deviator (points/hand)")
@@ -120,10 +133,14 @@ def figures(res: dict, meta: dict, suffix: str) -> None:
     ax1.set_xlabel("the other seats' convention")
     ax1.set_ylabel("one seat's convention")
     fig.colorbar(im, ax=ax1, label="payoff (minus points)")
-    masses = [res["alpharank"]["masses"][c] for c in conv]
-    nash = [res["replicator_nash"]["mixture"][c] for c in conv]
-    ax2.bar(x - 0.2, masses, 0.4, label="alpha-Rank mass")
-    ax2.bar(x + 0.2, nash, 0.4, label="symmetric Nash (replicator)")
+    for off, key, field, label in ((-0.2, "alpharank", "masses", "alpha-Rank mass"),
+                                   (0.2, "replicator_nash", "mixture",
+                                    "symmetric Nash (replicator)")):
+        ax2.bar(x + off, [res[key][field][c] for c in conv], 0.4, label=label)
+        ci = res[key].get("ci95")
+        if ci is not None:
+            _interval(ax2, x + off, [ci[c][0] for c in conv], [ci[c][1] for c in conv], 2)
+    ax2.set_title("masses, bootstrap 95% intervals", fontsize=8)
     ax2.set_xticks(x, conv, rotation=45, ha="right", fontsize=7)
     ax2.legend(fontsize=7)
     fig.suptitle(f"{res['players']} players", fontsize=9)

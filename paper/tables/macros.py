@@ -3,7 +3,9 @@
 ``python paper/tables/macros.py [RESULTS_DIR] [--bench DIR]``
 
 ``RESULTS_DIR`` is ``results/<profile>`` (default ``results/quick``): the
-runner's folders ``rules_stats/`` and ``demo/``. Benchmarks are read from
+runner's folders ``rules_stats/``, ``demo/`` and ``passing_metagame_11/`` (or
+the file ``passing_metagame_11.json`` of ``python -m
+experiments.passing_metagame --players 11``). Benchmarks are read from
 ``--bench`` (default ``RESULTS_DIR/../bench``: ``engine.json``, ``sim.json``,
 ``resample.json``, written by ``python -m experiments.bench_*``). Every number
 the text quotes is a macro defined here; a macro whose result is missing
@@ -73,6 +75,31 @@ class Macros:
         for name, value, what in self.defs:
             lines.append(f"\\newcommand{{\\{name}}}{{{value}}}" + (f"  % {what}" if what else ""))
         return "\n".join(lines) + "\n"
+
+
+def passing_eleven(results: Path) -> dict:
+    """The 11-player passing meta-game (runner folder, else the JSON file), as
+    ``{"config", "conventions", "library", "rollout", "nash", "alpharank"}``
+    with ``(mean, lo, hi)`` for the gains."""
+    folder = results / "passing_metagame_11"
+    if (folder / "summary.csv").exists():
+        cfg = _json(folder / "metadata.json")["config"]
+        rows = _csv(folder / "summary.csv")
+        f = lambda r, *keys: tuple(float(r[k]) for k in keys)       # noqa: E731
+        return {"config": cfg, "conventions": [r["convention"] for r in rows],
+                "library": {r["convention"]: f(r, "library_gain", "library_lo", "library_hi")
+                            for r in rows},
+                "rollout": {r["convention"]: f(r, "rollout_gain", "rollout_lo", "rollout_hi")
+                            for r in rows},
+                "nash": {r["convention"]: float(r["nash"]) for r in rows},
+                "alpharank": {r["convention"]: float(r["alpharank"]) for r in rows}}
+    data = _json(results / "passing_metagame_11.json")
+    res = data["result"]
+    g = lambda d: (d["mean"], *d["ci95"])                             # noqa: E731
+    return {"config": data["metadata"]["config"], "conventions": res["conventions"],
+            "library": {c: g(v) for c, v in res["library_best_response_gain"].items()},
+            "rollout": {c: g(v) for c, v in res["rollout_best_response_gain"].items()},
+            "nash": res["replicator_nash"]["mixture"], "alpharank": res["alpharank"]["masses"]}
 
 
 def collect(results: Path, bench: Path) -> Macros:
@@ -158,6 +185,42 @@ def collect(results: Path, bench: Path) -> Macros:
     m.add("MoonsPerTenThousandMax",
           lambda: 1e4 * max(float(r["moon_frequency"]) for r in rs()), fixed(1),
           "most moons per 10^4 random hands over the configurations")
+    # ---- passing conventions, 11 players (python -m experiments run passing_metagame_11)
+    p11 = lambda: passing_eleven(results)                          # noqa: E731
+    top = lambda key: max(p11()[key].items(), key=lambda kv: kv[1])   # noqa: E731
+    k11 = lambda: len(p11()["conventions"])                         # noqa: E731
+    m.add("PassingElevenConventions", k11, str, "conventions in the 11-player meta-game")
+    m.add("PassingElevenProfiles", lambda: math.comb(10 + k11(), k11() - 1), thousands,
+          "profiles up to symmetry, 11 seats")
+    m.add("PassingElevenDeals", lambda: p11()["config"]["deals"], thousands,
+          "duplicate deals per profile and rotation")
+    m.add("PassingElevenHands",
+          lambda: math.comb(10 + k11(), k11() - 1) * 11 * p11()["config"]["deals"], thousands,
+          "hands simulated for the 11-player meta-game")
+    m.add("PassingElevenBootstrap", lambda: p11()["config"]["bootstrap"], thousands,
+          "bootstrap replicates over deals")
+    m.add("PassingElevenRolloutDeals", lambda: p11()["config"]["br_deals"], thousands,
+          "deals of the rollout best-response passer")
+    m.add("PassingElevenRolloutSamples", lambda: p11()["config"]["br_samples"], str,
+          "sampled worlds per candidate pass")
+    m.add("PassingElevenNashTop", lambda: top("nash")[0], tex_text,
+          "largest mass of the replicator equilibrium")
+    m.add("PassingElevenNashTopMass", lambda: top("nash")[1], fixed(2), "its mass")
+    m.add("PassingElevenAlphaTop", lambda: top("alpharank")[0], tex_text,
+          "largest alpha-Rank mass")
+    m.add("PassingElevenAlphaTopMass", lambda: top("alpharank")[1], fixed(2), "its mass")
+    lib = lambda: max(p11()["library"].items(), key=lambda kv: kv[1][0])    # noqa: E731
+    m.add("PassingElevenLibraryMax", lambda: lib()[0], tex_text,
+          "most exploitable convention by the best library deviation")
+    m.add("PassingElevenLibraryMaxGain", lambda: lib()[1][0], fixed(2), "its gain, points/hand")
+    m.add("PassingElevenLibraryMaxLo", lambda: lib()[1][1], fixed(2), "95% bootstrap low")
+    m.add("PassingElevenLibraryMaxHi", lambda: lib()[1][2], fixed(2), "95% bootstrap high")
+    ro = lambda: max(p11()["rollout"].items(), key=lambda kv: kv[1][0])     # noqa: E731
+    m.add("PassingElevenRolloutMax", lambda: ro()[0], tex_text,
+          "largest gain of the rollout best-response passer")
+    m.add("PassingElevenRolloutMaxGain", lambda: ro()[1][0], fixed(2), "its gain, points/hand")
+    m.add("PassingElevenRolloutMaxLo", lambda: ro()[1][1], fixed(2), "95% low")
+    m.add("PassingElevenRolloutMaxHi", lambda: ro()[1][2], fixed(2), "95% high")
     # ---- demo (python -m experiments run demo)
     m.add("DemoHands", lambda: _json(results / "demo" / "metadata.json")["config"]["hands"],
           thousands, "random hands per player count in the demo")
