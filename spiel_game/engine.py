@@ -16,6 +16,9 @@ Kernel API (documented, used by the adapter and the solvers):
   returns 0, or returns an ``ERR_*`` code and leaves ``s`` unchanged.
 * ``apply_unchecked(p, s, a)``: the same for an action known to be legal.
 * ``legal_into(p, s, out) -> k``: allocation-free ``legal_actions``.
+* ``legal_mask(p, s) -> int``: the legal card actions as a bit mask (bit c:
+  card type c); ``popcount`` and ``nth_bit`` count and index it, so a uniform
+  draw need not list the actions (``policies.uniform_action``).
 * ``apply_whole_deal(p, s, hands)``: deal every hand at once.
 * ``returns(p, s) -> float64[n]``; ``validate(p, s) -> int`` (0 = consistent).
 """
@@ -23,7 +26,9 @@ Kernel API (documented, used by the adapter and the solvers):
 from __future__ import annotations
 
 import numpy as np
+from llvmlite import ir as _ir
 from numba import njit
+from numba.extending import intrinsic as _intrinsic, overload as _overload
 
 from . import cards as C
 from .rules import (P_N, P_HAND, P_KITTY, P_NCARDS, P_PASS, P_PASS_OFFSET,
@@ -104,6 +109,68 @@ def _allowed_table():
 
 #: ALLOWED[constraint, card] for the constraints that do not depend on an argument.
 ALLOWED = _allowed_table()
+
+
+def _mask_tables():
+    suit = np.zeros(4, np.int64)
+    con = np.zeros(6, np.int64)
+    for c in range(K):
+        suit[SUIT_OF[c]] |= 1 << c
+        for k in range(6):
+            if ALLOWED[k, c]:
+                con[k] |= 1 << c
+    return suit, con
+
+
+#: Card-type bit masks (bit c = card type c, 53 bits): SUIT_MASK[suit] (the
+#: joker is a club, R3) and CON_MASK[constraint], ``ALLOWED`` as masks.
+SUIT_MASK, CON_MASK = _mask_tables()
+
+
+# ------------------------------------------------------------ bit masks
+# popcount / lowest_bit are plain Python (for NUMBA_DISABLE_JIT) and compile to
+# the CPU's popcnt / tzcnt instructions inside kernels.
+def popcount(x):
+    """Number of set bits of a non-negative integer mask."""
+    return bin(int(x)).count("1")
+
+
+def lowest_bit(x):
+    """Index of the lowest set bit of a non-zero integer mask."""
+    x = int(x)
+    return (x & -x).bit_length() - 1
+
+
+@_intrinsic
+def _ctpop(typingctx, x):
+    def codegen(context, builder, sig, args):
+        return builder.ctpop(args[0])
+    return x(x), codegen
+
+
+@_intrinsic
+def _cttz(typingctx, x):
+    def codegen(context, builder, sig, args):
+        return builder.cttz(args[0], _ir.Constant(_ir.IntType(1), 0))
+    return x(x), codegen
+
+
+@_overload(popcount, inline='always')
+def _popcount_jit(x):
+    return lambda x: _ctpop(x)
+
+
+@_overload(lowest_bit, inline='always')
+def _lowest_bit_jit(x):
+    return lambda x: _cttz(x)
+
+
+@njit(cache=True, inline='always')
+def nth_bit(m, j):
+    """Index of the ``j``-th lowest set bit of mask ``m`` (``j < popcount(m)``)."""
+    for _ in range(j):
+        m &= m - 1
+    return lowest_bit(m)
 
 
 def make_params(rules: RuleSet) -> np.ndarray:
@@ -258,43 +325,50 @@ def _satisfies(con, arg, c):
 
 
 @njit(cache=True, inline='always')
+def _held_mask(s, base):
+    """Bit c set iff ``s[base + c] > 0``: the card types present (vectorised)."""
+    h = s[base:base + K]
+    m = 0
+    for c in range(K):
+        if h[c] > 0:
+            m |= 1 << c
+    return m
+
+
+@njit(cache=True, inline='always')
+def legal_mask(p, s):
+    """The legal card actions as a bit mask (bit c: card type c; at a deal node
+    the card types left to deal). 0 at a moon choice (actions 53, 54) and at the end."""
+    ph = s[S_PHASE]
+    if ph == PH_DEAL:
+        return _held_mask(s, p[L_UNDEALT])
+    if ph == PH_PASS:
+        return _held_mask(s, p[L_HANDS] + s[S_CUR] * K)
+    if ph == PH_PLAY:
+        pl = s[S_CUR]
+        con, arg = play_constraint(p, s, pl)
+        if con == CON_OPENING:
+            return 1 << arg
+        m = _held_mask(s, p[L_HANDS] + pl * K)
+        if con == CON_FOLLOW:
+            return m & SUIT_MASK[arg]
+        return m & CON_MASK[con]
+    return 0
+
+
+@njit(cache=True, inline='always')
 def legal_into(p, s, out):
     """Write the sorted legal actions into ``out`` (int32[>= 55]); return how many."""
-    # Branch-free scans: write every candidate, advance only past the legal ones.
-    ph = s[S_PHASE]
-    k = 0
-    if ph == PH_DEAL:
-        u = p[L_UNDEALT]
-        for c in range(K):
-            out[k] = c
-            k += s[u + c] > 0
-    elif ph == PH_PASS:
-        h = p[L_HANDS] + s[S_CUR] * K
-        for c in range(K):
-            out[k] = c
-            k += s[h + c] > 0
-    elif ph == PH_PLAY:
-        pl = s[S_CUR]
-        h = p[L_HANDS] + pl * K
-        con, arg = play_constraint(p, s, pl)
-        if con == CON_FOLLOW:
-            for c in range(arg, 52, 4):          # the suit's cards, ascending ids
-                out[k] = c
-                k += s[h + c] > 0
-            if arg == 0 and s[h + JOKER] > 0:    # the joker is a club (R3)
-                out[k] = JOKER
-                k += 1
-        elif con == CON_OPENING:
-            out[0] = arg
-            k = 1
-        else:
-            for c in range(K):
-                out[k] = c
-                k += (s[h + c] > 0) & ALLOWED[con, c]
-    elif ph == PH_MOON:
+    if s[S_PHASE] == PH_MOON:
         out[0] = MOON_SUBTRACT_ACTION
         out[1] = MOON_ADD_ACTION
-        k = 2
+        return 2
+    m = legal_mask(p, s)
+    k = 0
+    while m != 0:
+        out[k] = lowest_bit(m)
+        k += 1
+        m &= m - 1
     return k
 
 

@@ -33,7 +33,8 @@ from .engine import (K, QS, HEARTS, SUIT_OF, ORDER_OF, POINTS_OF, S_PHASE, S_CUR
                      S_TLEN, S_TRICK, S_LEADER, PH_PASS, PH_PLAY, PH_MOON, P_N,
                      L_HANDS, L_TCARDS, MOON_SUBTRACT_ACTION)
 
-__all__ = ["make_rng_state", "rand_below", "rand_uniform", "shuffle_prefix", "uniform_policy",
+__all__ = ["make_rng_state", "rng_start", "rand_below", "rand_uniform", "shuffle_prefix", "uniform_policy",
+           "uniform_action",
            "heuristic_policy", "CONVENTIONS", "pass_scores", "convention_policy"]
 
 #: Passing conventions (documented in solvers/passing.py), by code.
@@ -52,10 +53,16 @@ def _mix(z):
 
 
 @njit(cache=True)
+def rng_start(seed, stream):
+    """The starting word of stream ``stream`` of ``seed`` (see ``make_rng_state``)."""
+    return _mix(np.uint64(seed) + _GOLDEN * np.uint64(stream + 1))
+
+
+@njit(cache=True)
 def make_rng_state(seed, stream):
     """Independent stream ``stream`` of ``seed``: a uint64[1] state."""
     st = np.empty(1, np.uint64)
-    st[0] = _mix(np.uint64(seed) + _GOLDEN * np.uint64(stream + 1))
+    st[0] = rng_start(seed, stream)
     return st
 
 
@@ -90,6 +97,16 @@ def shuffle_prefix(a, m, rng):
 @njit(cache=True)
 def uniform_policy(p, s, legal, k, rng):
     return legal[rand_below(rng, k)]
+
+
+@njit(cache=True, inline='always')
+def uniform_action(p, s, rng):
+    """``uniform_policy`` without the list: the same action from the same draw
+    (``legal[j]`` is the ``j``-th set bit of the engine's ``legal_mask``)."""
+    if s[S_PHASE] == PH_MOON:
+        return MOON_SUBTRACT_ACTION + rand_below(rng, 2)
+    m = E.legal_mask(p, s)
+    return E.nth_bit(m, rand_below(rng, E.popcount(m)))
 
 
 @njit(cache=True)

@@ -30,8 +30,8 @@ from numba import njit, prange
 from . import engine as E
 from .engine import (K, S_PHASE, S_CUR, PH_DEAL, PH_OVER, P_N, P_NCARDS, P_DECK,
                      L_SCORES)
-from .policies import (uniform_policy, heuristic_policy, make_rng_state,
-                       shuffle_prefix,
+from .policies import (uniform_policy, uniform_action, heuristic_policy, make_rng_state,
+                       rng_start, shuffle_prefix,
                        convention_policy, CONVENTIONS)
 from .rules import RuleSet
 
@@ -44,6 +44,11 @@ BUILTIN_POLICIES = {"uniform": 0, "heuristic": 1}
 for _i, _name in enumerate(CONVENTIONS):
     BUILTIN_POLICIES[f"pass:{_name}+heuristic"] = 16 + 2 * _i
     BUILTIN_POLICIES[f"pass:{_name}+uniform"] = 17 + 2 * _i
+# Seat code of the uniform policy: the game loop draws it without listing the
+# legal actions (``uniform_action``: the same action from the same draw).
+_UNIFORM = BUILTIN_POLICIES["uniform"]
+# At most this many games per chunk of a run (a chunk reuses one set of buffers).
+_CHUNK = 256
 STAT_NAMES = ("void_tricks", "moons", "cancelled_pairs", "aardvark_attempts",
               "aardvark_successes", "pot_at_last_trick", "hands", "actions",
               "state_checksum")
@@ -79,11 +84,33 @@ def _deal(p, s, rng, deck_buf):
     E.apply_deal_sequence(p, s, deck_buf)
 
 
+# Engine steps for the game loop, compiled without reference counting
+# (``_nrt=False``; they allocate nothing, and anything that did would not
+# compile). Inlined into an ordinary numba function, the engine kernels bring
+# atomic reference-count updates of ``p`` and ``s`` with them, which cost more
+# than the rules themselves; across a call boundary they do not.
+@njit(cache=True, _nrt=False)
+def _uniform_step(p, s, rng):
+    """Draw the uniform policy's action (``uniform_action``), apply it, return it."""
+    a = uniform_action(p, s, rng)
+    E.apply_unchecked(p, s, a)
+    return a
+
+
+@njit(cache=True, _nrt=False)
+def _legal(p, s, legal):
+    return E.legal_into(p, s, legal)
+
+
+@njit(cache=True, _nrt=False)
+def _apply(p, s, a):
+    E.apply_unchecked(p, s, a)
+
+
 @njit(cache=True)
-def _play_game(p, s, codes, rng, trace, trace_row, record):
-    """Play from ``s`` to the end (in place); returns the number of actions."""
-    legal = np.empty(K + 2, np.int32)
-    deck_buf = np.empty(p[P_NCARDS], np.int32)
+def _play_game(p, s, codes, rng, trace, trace_row, record, legal, deck_buf):
+    """Play from ``s`` to the end (in place); returns the number of actions.
+    ``legal`` (int32[K + 2]) and ``deck_buf`` (int32[num_cards]) are scratch."""
     nact = 0
     while s[S_PHASE] != PH_OVER:
         if s[S_PHASE] == PH_DEAL:
@@ -93,17 +120,21 @@ def _play_game(p, s, codes, rng, trace, trace_row, record):
                 for i in range(p[P_NCARDS]):
                     trace[trace_row, nact] = deck_buf[i]
                     nact += 1
-                    E._apply_deal(p, s, deck_buf[i])
+                    _apply(p, s, deck_buf[i])
             else:
                 _deal(p, s, rng, deck_buf)
                 nact += p[P_NCARDS]
             continue
-        k = E.legal_into(p, s, legal)
-        a = _choose_builtin(codes[s[S_CUR]], p, s, legal, k, rng)
+        code = codes[s[S_CUR]]
+        if code == _UNIFORM:
+            a = _uniform_step(p, s, rng)
+        else:
+            k = _legal(p, s, legal)
+            a = _choose_builtin(code, p, s, legal, k, rng)
+            _apply(p, s, a)
         if record:
             trace[trace_row, nact] = a
         nact += 1
-        E.apply_unchecked(p, s, a)
     return nact
 
 
@@ -133,17 +164,24 @@ def state_checksum(s):
 
 
 @njit(cache=True)
-def _one_builtin(p, s0, codes, seed, h, i, points, stats, trace, record):
-    rng = make_rng_state(seed, h)
+def _chunk_builtin(p, s0, codes, seed, first, lo, hi, points, stats, trace, record):
+    """Games ``lo..hi-1`` of a run, with one set of buffers."""
     s = s0.copy()
-    nact = _play_game(p, s, codes, rng, trace, i, record)
-    _record(p, s, i, points, stats, nact, record)
+    rng = np.empty(1, np.uint64)
+    legal = np.empty(K + 2, np.int32)
+    deck_buf = np.empty(p[P_NCARDS], np.int32)
+    for i in range(lo, hi):
+        rng[0] = rng_start(seed, first + i)
+        s[:] = s0
+        nact = _play_game(p, s, codes, rng, trace, i, record, legal, deck_buf)
+        _record(p, s, i, points, stats, nact, record)
 
 
 @njit(cache=True, parallel=True)
-def _simulate_builtin(p, s0, codes, seed, first, n_hands, points, stats, trace, record):
-    for i in prange(n_hands):
-        _one_builtin(p, s0, codes, seed, first + i, i, points, stats, trace, record)
+def _simulate_builtin(p, s0, codes, seed, first, n_hands, chunk, points, stats, trace, record):
+    for c in prange((n_hands + chunk - 1) // chunk):
+        _chunk_builtin(p, s0, codes, seed, first, c * chunk, min(n_hands, (c + 1) * chunk),
+                       points, stats, trace, record)
 
 
 def _custom_kernel(funcs: tuple, parallel: bool = True):
@@ -159,6 +197,7 @@ def _custom_kernel(funcs: tuple, parallel: bool = True):
     src.append("    return legal[0]")
     ns = dict(globals())
     ns.update({f"f{i}": f for i, f in enumerate(funcs)})
+    ns["_UNIFORM"] = funcs.index(uniform_policy) if uniform_policy in funcs else -1
     exec("\n".join(src), ns)
     ns["choose"] = njit(ns["choose"])
     body = textwrap.dedent(inspect.getsource(_play_game.py_func))
@@ -167,12 +206,17 @@ def _custom_kernel(funcs: tuple, parallel: bool = True):
     play = njit(ns["_play_game"])
 
     @njit(parallel=parallel)
-    def kernel(p, s0, codes, seed, first, n_hands, points, stats, trace, record):
-        for i in prange(n_hands):
-            rng = make_rng_state(seed, first + i)
+    def kernel(p, s0, codes, seed, first, n_hands, chunk, points, stats, trace, record):
+        for c in prange((n_hands + chunk - 1) // chunk):
             s = s0.copy()
-            nact = play(p, s, codes, rng, trace, i, record)
-            _record(p, s, i, points, stats, nact, record)
+            rng = np.empty(1, np.uint64)
+            legal = np.empty(K + 2, np.int32)
+            deck_buf = np.empty(p[P_NCARDS], np.int32)
+            for i in range(c * chunk, min(n_hands, (c + 1) * chunk)):
+                rng[0] = rng_start(seed, first + i)
+                s[:] = s0
+                nact = play(p, s, codes, rng, trace, i, record, legal, deck_buf)
+                _record(p, s, i, points, stats, nact, record)
     return kernel
 
 
@@ -263,7 +307,10 @@ def simulate(params: Mapping | RuleSet | None = None, n_hands: int = 1000,
             kernel = _KERNELS.get(key)
             if kernel is None:
                 kernel = _KERNELS[key] = _custom_kernel(funcs, parallel=workers > 1)
-        kernel(p, s0, codes, np.uint64(seed), first_hand, n_hands, points, stats, trace, record)
+        # Chunks only group games for scheduling: game h always uses stream h.
+        chunk = max(1, min(_CHUNK, -(-n_hands // (8 * workers))))
+        kernel(p, s0, codes, np.uint64(seed), first_hand, n_hands, chunk, points, stats, trace,
+               record)
     finally:
         numba.set_num_threads(prev)
     return SimulationResult(rules, seed, points, stats, trace if record else None)
@@ -292,7 +339,8 @@ def clone(s: np.ndarray) -> np.ndarray:
 @njit(cache=True)
 def _rollout(p, s, codes, rng):
     trace = np.empty((1, 1), np.int32)
-    _play_game(p, s, codes, rng, trace, 0, False)
+    _play_game(p, s, codes, rng, trace, 0, False, np.empty(K + 2, np.int32),
+               np.empty(p[P_NCARDS], np.int32))
     return E.returns(p, s)
 
 

@@ -8,6 +8,7 @@ from numba import njit
 
 import spiel_game
 from spiel_game import engine as E
+from spiel_game.policies import rand_below, uniform_action, uniform_policy
 from spiel_game.simulator import (STAT_NAMES, bytes_per_game_in_flight, make_rng, rollout,
                                   simulate, state_checksum)
 
@@ -136,3 +137,60 @@ def test_memory_per_game_is_stated():
     b6 = bytes_per_game_in_flight({"players": 6})
     b11 = bytes_per_game_in_flight({"players": 11})
     assert 1000 < b6 < b11 < 20000
+
+
+@njit
+def _uniform_from_the_list(p, s, legal, k, rng):
+    return legal[rand_below(rng, k)]
+
+
+@pytest.mark.parametrize("params", [{}, {"deck": "kitty", "players": 7},
+                                    {"players": 5, "target_score": 40, "moon": "choose"}],
+                         ids=["default", "kitty7", "match-choose"])
+def test_uniform_draw_without_the_list_plays_the_same_games(params):
+    """The game loop draws uniform seats from the legal mask (``uniform_action``);
+    a policy drawing from the listed actions must play exactly the same games."""
+    fast = simulate(params, 300, "uniform", seed=21, workers=2, record=True)
+    listed = simulate(params, 300, _uniform_from_the_list, seed=21, workers=1, record=True)
+    assert np.array_equal(fast.trace, listed.trace)
+    assert np.array_equal(fast.points, listed.points) and np.array_equal(fast.stats, listed.stats)
+
+
+@pytest.mark.parametrize("params", [{}, {"players": 11, "packs": 3}, spiel_game.preset("classic"),
+                                    {"deck": "kitty", "players": 5, "moon": "choose",
+                                     "points_on_first_trick": "forbidden"}],
+                         ids=["default", "11p3packs", "classic", "kitty5-choose"])
+def test_legal_mask_and_uniform_action_agree_with_the_legal_actions(params):
+    game = pyspiel.load_game(NAME, params)
+    rng = np.random.default_rng(3)
+    seen = 0
+    for g in range(6):
+        st = game.new_initial_state()
+        while not st.is_terminal():
+            P, s = st.engine_params, np.array(st.engine_state)
+            legal = E.legal_actions(P, s)
+            mask = E.legal_mask(P, s)
+            assert [c for c in range(E.K) if mask >> c & 1] == [a for a in legal if a < E.K]
+            assert E.popcount(mask) == sum(a < E.K for a in legal)
+            assert all((E.check_action(P, s, a) == E.OK) == (a in legal)
+                       for a in range(E.NUM_ACTIONS_WITH_MOON))
+            r1, r2 = make_rng(g, seen), make_rng(g, seen)
+            assert uniform_action(P, s, r1) == uniform_policy(P, s, legal, len(legal), r2)
+            assert r1[0] == r2[0]                         # one draw, the same one
+            seen += 1
+            st.apply_action(int(legal[int(rng.integers(len(legal)))]))
+    assert seen > 500
+
+
+@njit
+def _bits(x):
+    return E.popcount(x), E.lowest_bit(x), E.nth_bit(x, 2)
+
+
+def test_bit_helpers_compiled_and_in_python_agree():
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        x = int(rng.integers(1, 2**53)) | 0b111
+        assert _bits(x) == (E.popcount(x), E.lowest_bit(x), E.nth_bit.py_func(x, 2))
+        assert E.popcount(x) == bin(x).count("1")
+        assert E.nth_bit.py_func(x, 2) == [i for i in range(53) if x >> i & 1][2]
