@@ -35,7 +35,7 @@ def _from_rows(folder: Path) -> tuple[dict, dict]:
     """The runner's tidy rows (results/<profile>/passing_metagame/rows.csv) as
     the dictionary of ``experiments.passing_metagame.run``."""
     import pandas as pd
-    rows = pd.read_csv(folder / "rows.csv")
+    rows = pd.read_csv(folder / "rows.csv", low_memory=False)
     meta = json.loads((folder / "metadata.json").read_text())
     conv_rows = rows[rows.kind == "convention"]
     conv = list(conv_rows.convention)

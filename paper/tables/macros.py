@@ -185,7 +185,14 @@ def collect(results: Path, bench: Path) -> Macros:
     m.add("MoonsPerTenThousandMax",
           lambda: 1e4 * max(float(r["moon_frequency"]) for r in rs()), fixed(1),
           "most moons per 10^4 random hands over the configurations")
-    # ---- passing conventions, 11 players (python -m experiments run passing_metagame_11)
+    # ---- passing conventions, 6 and 11 players (python -m experiments run passing_metagame[_11])
+    def six_config():
+        folder = results / "passing_metagame"
+        if (folder / "metadata.json").exists():
+            return _json(folder / "metadata.json")["config"]
+        return _json(results / "passing_metagame.json")["metadata"]["config"]
+    m.add("PassingSixDeals", lambda: six_config()["deals"], thousands,
+          "duplicate deals per profile and rotation, 6-player meta-game")
     p11 = lambda: passing_eleven(results)                          # noqa: E731
     top = lambda key: max(p11()[key].items(), key=lambda kv: kv[1])   # noqa: E731
     k11 = lambda: len(p11()["conventions"])                         # noqa: E731
