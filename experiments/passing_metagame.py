@@ -33,10 +33,11 @@ conventions the meta-game has C(17, 6) = 12,376 profiles, each played in all
 * **paper profile: the full heuristic payoff table** (every profile, every
   rotation, all seven conventions) with fewer duplicate deals per profile
   than the 6-player run (200 instead of 3,000: 27 million hands at a
-  measured ~35 us per 11-player hand on one core, ~20 minutes of one idle
-  core for the table, sized to finish in about 40 minutes on a shared
-  2-core machine with ``nice``), and bootstrap over those deals. Nothing is
-  left out of the meta-game; the price is wider intervals.
+  measured ~35 us per 11-player hand on one core), and bootstrap over those
+  deals. Sized to fit 40 minutes on a shared 2-core machine with ``nice``:
+  the whole paper run took 26 minutes wall, 18.5 minutes of CPU, under a
+  load of about 4 (README). Nothing is left out of the meta-game; the price
+  is wider intervals.
 * **quick profile: a restricted convention set** (``dump_points``,
   ``void_short``, ``low``, ``expert``: 364 profiles) on 40 deals, so that
   ``make reproduce`` and the tests stay at seconds; its numbers are a smoke
