@@ -5,9 +5,10 @@
 ``RESULTS_DIR`` is ``results/<profile>`` (default ``results/quick``): the
 runner's folders ``rules_stats/``, ``demo/`` and ``passing_metagame_11/`` (or
 the file ``passing_metagame_11.json`` of ``python -m
-experiments.passing_metagame --players 11``). Benchmarks are read from
-``--bench`` (default ``RESULTS_DIR/../bench``: ``engine.json``, ``sim.json``,
-``resample.json``, written by ``python -m experiments.bench_*``). Every number
+experiments.passing_metagame --players 11``) and ``ladder.json`` (``python -m
+experiments.ladder``). Benchmarks are read from ``--bench`` (default
+``RESULTS_DIR/../bench``: ``engine.json``, ``sim.json``, ``resample.json``,
+``search.json``, written by ``python -m experiments.bench_*``). Every number
 the text quotes is a macro defined here; a macro whose result is missing
 expands to a bold ``??`` and the script prints a warning (it still exits 0, so
 the paper builds from whatever exists).
@@ -228,6 +229,43 @@ def collect(results: Path, bench: Path) -> Macros:
     m.add("PassingElevenRolloutMaxGain", lambda: ro()[1][0], fixed(2), "its gain, points/hand")
     m.add("PassingElevenRolloutMaxLo", lambda: ro()[1][1], fixed(2), "95% low")
     m.add("PassingElevenRolloutMaxHi", lambda: ro()[1][2], fixed(2), "95% high")
+    # ---- search: the strength ladder and the ISMCTS sweep (python -m experiments.ladder),
+    # speed against OpenSpiel (python -m experiments.bench_search)
+    lad = lambda: _json(results / "ladder.json")                     # noqa: E731
+    steps = lambda: lad()["result"]["steps"]                         # noqa: E731
+    sweep = lambda: lad()["result"]["sweep"]                         # noqa: E731
+    m.add("LadderSteps", lambda: len(steps()), str, "adjacent steps of the ladder")
+    m.add("LadderHolds", lambda: sum(s["holds"] for s in steps()), str,
+          "steps significant at the ladder's alpha")
+    m.add("LadderAlpha", lambda: lad()["metadata"]["config"]["alpha"], str,
+          "significance level of a ladder step")
+    m.add("LadderDeals", lambda: lad()["metadata"]["config"]["deals"], thousands,
+          "duplicate deals per ladder step")
+    m.add("LadderPlayers",
+          lambda: " and ".join(str(n) for n in lad()["metadata"]["config"]["players"]), str,
+          "player counts of the ladder")
+    m.add("SweepMinIterations", lambda: min(p["iterations"] for p in sweep()), thousands,
+          "smallest ISMCTS budget of the sweep")
+    m.add("SweepMaxIterations", lambda: max(p["iterations"] for p in sweep()), thousands,
+          "largest ISMCTS budget of the sweep")
+    m.add("SweepDeals", lambda: lad()["metadata"]["config"]["sweep_deals"], thousands,
+          "duplicate deals per sweep budget")
+    m.add("SweepOpponent", lambda: lad()["metadata"]["config"]["sweep_opponent"], tex_text,
+          "the sweep's opponent")
+    best_sw = lambda: max(sweep(), key=lambda p: p["payoff_gain_of_higher"]["mean"])  # noqa: E731
+    m.add("SweepBestIterations", lambda: best_sw()["iterations"], thousands,
+          "budget with the largest gain over the opponent")
+    m.add("SweepBestGain", lambda: best_sw()["payoff_gain_of_higher"]["mean"], fixed(2),
+          "its zero-sum gain, points per hand")
+    m.add("SweepBestLo", lambda: best_sw()["payoff_gain_of_higher"]["lo"], fixed(2), "95% low")
+    m.add("SweepBestHi", lambda: best_sw()["payoff_gain_of_higher"]["hi"], fixed(2), "95% high")
+    search = lambda: _json(bench / "search.json")["result"]["speed"]   # noqa: E731
+    m.add("IsmctsItersPerSecond", lambda: search()["iterations_per_second"]["ours"],
+          lambda x: thousands(round(float(x))), "ISMCTS iterations/s, 6 players mid-hand")
+    m.add("IsmctsRatioPython", lambda: search()["ratio_vs_openspiel_python"], fixed(0),
+          "ours / OpenSpiel Python ISMCTSBot on our game")
+    m.add("IsmctsRatioCpp", lambda: search()["ratio_vs_openspiel_cpp_hearts"], fixed(2),
+          "ours / OpenSpiel C++ ISMCTSBot on C++ hearts")
     # ---- demo (python -m experiments run demo)
     m.add("DemoHands", lambda: _json(results / "demo" / "metadata.json")["config"]["hands"],
           thousands, "random hands per player count in the demo")
