@@ -53,7 +53,7 @@ from spiel_game.hidden import BINOM, build_problem, sample_hidden
 from spiel_game.resample import hidden_constraints
 # Engine steps compiled without reference counting (see spiel_game.simulator):
 # inlined, the engine kernels add atomic reference-count updates to every action.
-from spiel_game.simulator import _apply, _legal, _uniform_step
+from spiel_game.simulator import step_apply, step_legal, step_uniform
 
 from .bots import Agent
 
@@ -89,10 +89,10 @@ def _rollout(p, s, code, rng, legal, deck_buf):
             E.apply_deal_sequence(p, s, deck_buf)
             continue
         if code == 0:
-            _uniform_step(p, s, rng)
+            step_uniform(p, s, rng)
         else:
-            k = _legal(p, s, legal)
-            _apply(p, s, heuristic_policy(p, s, legal, k, rng))
+            k = step_legal(p, s, legal)
+            step_apply(p, s, heuristic_policy(p, s, legal, k, rng))
 
 
 # ---------------------------------------------------------------- determinization
@@ -381,10 +381,10 @@ def _iteration(p, s, me, uct_c, lo, scale, code, rng, tree_i, tree_f, legal, dec
         if ph == E.PH_OVER or ph == E.PH_DEAL:
             break
         cur = s[E.S_CUR]
-        k = _legal(p, s, legal)
+        k = step_legal(p, s, legal)
         if ph == E.PH_PASS and cur != me:
             # A hidden move for the observer: played by the policy, no edge.
-            _apply(p, s, _policy(code, p, s, legal, k, rng))
+            step_apply(p, s, _policy(code, p, s, legal, k, rng))
             if s[E.S_PHASE] != E.PH_PASS:
                 node = _obs_child(p, s, me, node, tree_i, tree_f)
                 if node < 0:
@@ -436,7 +436,7 @@ def _iteration(p, s, me, uct_c, lo, scale, code, rng, tree_i, tree_f, legal, dec
         else:
             child = best
             a = tree_i[3, child]
-        _apply(p, s, a)
+        step_apply(p, s, a)
         depth += 1
         path[depth] = child
         node = child

@@ -24,7 +24,7 @@ from numba import njit
 
 from spiel_game import engine as E
 from spiel_game.policies import heuristic_policy, make_rng_state
-from spiel_game.simulator import _apply
+from spiel_game.simulator import step_apply
 
 from .bots import Agent
 from .ismcts import Determinizer, ROLLOUT_POLICIES, _determinize, _rollout
@@ -53,7 +53,7 @@ def _pimc_values(p, root, me, legal, k, worlds, rollouts, code, rng, s, s2, lbuf
             start = rng[0]
             for i in range(k):
                 s2[:] = s
-                _apply(p, s2, legal[i])
+                step_apply(p, s2, legal[i])
                 crn[0] = start
                 _rollout(p, s2, code, crn, lbuf, deck_buf)
                 sums[i] += E.returns(p, s2)[me]

@@ -36,7 +36,8 @@ from .policies import (uniform_policy, uniform_action, heuristic_policy, make_rn
 from .rules import RuleSet
 
 __all__ = ["simulate", "SimulationResult", "BUILTIN_POLICIES", "clone", "rollout",
-           "make_rng", "STAT_NAMES", "state_checksum", "bytes_per_game_in_flight"]
+           "make_rng", "STAT_NAMES", "state_checksum", "bytes_per_game_in_flight",
+           "step_legal", "step_apply", "step_uniform"]
 
 BUILTIN_POLICIES = {"uniform": 0, "heuristic": 1}
 # Passing conventions while passing, then a built-in play policy:
@@ -84,13 +85,15 @@ def _deal(p, s, rng, deck_buf):
     E.apply_deal_sequence(p, s, deck_buf)
 
 
-# Engine steps for the game loop, compiled without reference counting
-# (``_nrt=False``; they allocate nothing, and anything that did would not
-# compile). Inlined into an ordinary numba function, the engine kernels bring
-# atomic reference-count updates of ``p`` and ``s`` with them, which cost more
-# than the rules themselves; across a call boundary they do not.
+# Engine steps for compiled game loops (this simulator, ISMCTS and PIMC
+# rollouts), compiled without reference counting (``_nrt=False``; they
+# allocate nothing, and anything that did would not compile). Inlined into an
+# ordinary numba function, the engine kernels bring atomic reference-count
+# updates of ``p`` and ``s`` with them, which cost more than the rules
+# themselves; across a call boundary they do not. Call these from your own
+# ``@njit`` search loops.
 @njit(cache=True, _nrt=False)
-def _uniform_step(p, s, rng):
+def step_uniform(p, s, rng):
     """Draw the uniform policy's action (``uniform_action``), apply it, return it."""
     a = uniform_action(p, s, rng)
     E.apply_unchecked(p, s, a)
@@ -98,12 +101,14 @@ def _uniform_step(p, s, rng):
 
 
 @njit(cache=True, _nrt=False)
-def _legal(p, s, legal):
+def step_legal(p, s, legal):
+    """``engine.legal_into``: the legal actions into ``legal``; their number."""
     return E.legal_into(p, s, legal)
 
 
 @njit(cache=True, _nrt=False)
-def _apply(p, s, a):
+def step_apply(p, s, a):
+    """``engine.apply_unchecked``: apply a legal action in place."""
     E.apply_unchecked(p, s, a)
 
 
@@ -120,18 +125,18 @@ def _play_game(p, s, codes, rng, trace, trace_row, record, legal, deck_buf):
                 for i in range(p[P_NCARDS]):
                     trace[trace_row, nact] = deck_buf[i]
                     nact += 1
-                    _apply(p, s, deck_buf[i])
+                    step_apply(p, s, deck_buf[i])
             else:
                 _deal(p, s, rng, deck_buf)
                 nact += p[P_NCARDS]
             continue
         code = codes[s[S_CUR]]
         if code == _UNIFORM:
-            a = _uniform_step(p, s, rng)
+            a = step_uniform(p, s, rng)
         else:
-            k = _legal(p, s, legal)
+            k = step_legal(p, s, legal)
             a = _choose_builtin(code, p, s, legal, k, rng)
-            _apply(p, s, a)
+            step_apply(p, s, a)
         if record:
             trace[trace_row, nact] = a
         nact += 1
