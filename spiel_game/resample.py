@@ -339,17 +339,10 @@ def _current_hand_from_engine(game, state, history):
             if seq:
                 h.passes[q] = seq
                 h.pass_order.append(q)
-    T = game.rules.hand_size
-    for t in range(T):
-        leader = int(s[P[E.L_TLEAD] + t])
-        if leader < 0:
-            break
-        for i in range(n):
-            q = (leader + i) % n
-            c = int(s[P[E.L_TCARDS] + t * n + q])
-            if c < 0:
-                break
-            h.plays.append((q, c))
+    seats = np.empty(n * game.rules.hand_size, np.int64)
+    cards = np.empty_like(seats)
+    m = _plays(P, s, seats, cards)
+    h.plays = list(zip(seats[:m].tolist(), cards[:m].tolist()))
     if s[E.S_MOON_CHOICE] >= 0:
         h.moon.append((int(s[E.S_SHOOTER]), int(history[-1])))
     return h
@@ -631,6 +624,26 @@ def _draw_into(counts, k, rng, tmp, dst, d0):
 
 
 @njit(cache=True)
+def _plays(p, s, seats, cards):
+    """The cards played so far, in order: (seat, card) into ``seats``/``cards``; how many."""
+    n, T = p[E.P_N], p[E.P_HAND]
+    m = 0
+    for t in range(T):
+        leader = s[p[E.L_TLEAD] + t]
+        if leader < 0:
+            break
+        for i in range(n):
+            q = (leader + i) % n
+            c = s[p[E.L_TCARDS] + t * n + q]
+            if c < 0:
+                break
+            seats[m] = q
+            cards[m] = c
+            m += 1
+    return m
+
+
+@njit(cache=True)
 def _resample_hand(p, s, me, moon_action, rng, tries, out_pl, out_act, s_new):
     """Actions (``out_pl``, ``out_act``) of a history ``me`` cannot tell from
     ``s``, replayed into ``s_new`` (a fresh state). Returns the number of
@@ -666,16 +679,11 @@ def _resample_hand(p, s, me, moon_action, rng, tries, out_pl, out_act, s_new):
         for h in range(H):
             sizes[h] = T if seat[h] >= 0 else ksz
     else:
-        for t in range(T):
-            leader = s[p[E.L_TLEAD] + t]
-            if leader < 0:
-                break
-            for i in range(n):
-                q = (leader + i) % n
-                c = s[p[E.L_TCARDS] + t * n + q]
-                if c < 0:
-                    break
-                played[q, c] += 1
+        play_q = np.empty(n * T, np.int64)
+        play_c = np.empty(n * T, np.int64)
+        nplays = _plays(p, s, play_q, play_c)
+        for i in range(nplays):
+            played[play_q[i], play_c[i]] += 1
         forbid = np.zeros((n, K), np.bool_)
         _trick_constraints(p, s, forbid)
         for c in range(K):
@@ -835,18 +843,7 @@ def _resample_hand(p, s, me, moon_action, rng, tries, out_pl, out_act, s_new):
             out_act[a] = seq[q, j]
             a += 1
     if ph != E.PH_PASS:
-        for t in range(T):
-            leader = s[p[E.L_TLEAD] + t]
-            if leader < 0:
-                break
-            for i in range(n):
-                q = (leader + i) % n
-                c = s[p[E.L_TCARDS] + t * n + q]
-                if c < 0:
-                    break
-                out_pl[a] = q
-                out_act[a] = c
-                a += 1
+        a += _plays(p, s, out_pl[a:], out_act[a:])
         if s[E.S_MOON_CHOICE] >= 0:
             out_pl[a] = s[E.S_SHOOTER]
             out_act[a] = moon_action
