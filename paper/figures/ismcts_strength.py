@@ -34,8 +34,11 @@ def main(argv=None) -> int:
     fig, axes = plt.subplots(1, 2 if sweep else 1, figsize=(10 if sweep else 6, 3.2),
                              squeeze=False)
     ax = axes[0][0]
-    labels = [f"{s['lower']}\u2192{s['higher']}\n{s['players']} pl., {s['deals']} deals"
-              for s in steps]
+    def short(spec):                      # "pimc(worlds=32, rollouts=1)" -> "pimc"
+        return spec.split("(")[0]
+
+    labels = [f"{short(s['lower'])}\n\u2192 {short(s['higher'])}\n{s['players']} pl., "
+              f"{s['deals']}" for s in steps]
     m = np.array([s["payoff_gain_of_higher"]["mean"] for s in steps])
     lo = np.array([s["payoff_gain_of_higher"]["lo"] for s in steps])
     hi = np.array([s["payoff_gain_of_higher"]["hi"] for s in steps])
@@ -54,7 +57,8 @@ def main(argv=None) -> int:
         ax2.errorbar(its, g, yerr=[g - glo, ghi - g], marker="o", capsize=3)
         ax2.set_xscale("log")
         ax2.set_xlabel("ISMCTS iterations per move")
-        ax2.set_ylabel("zero-sum payoff", fontsize=8)
+        ax2.set_ylabel(f"zero-sum gain over {short(sweep[0]['lower'])}\n"
+                       "(points/hand, 95% CI)", fontsize=8)
     for ext in ("pdf", "png"):
         fig.savefig(HERE / f"ismcts_strength.{ext}", bbox_inches="tight", dpi=150)
     plt.close(fig)
