@@ -953,16 +953,9 @@ def test_compiled_path_draws_the_python_paths_distribution(params, seed, n_playe
     the Python path (used for matches and whole-deal games) must give the same
     distribution. Two-sample chi-square on where the copies of each unseen
     card are (Bonferroni over the cards), 1,500 draws each."""
+    from experiments.bench_resample import state_after_plays
     game = load(params)
-    rng = np.random.default_rng(seed)
-    st = game.new_initial_state()
-    while st.is_chance_node() or st.engine_state[E.S_PHASE] == E.PH_PASS \
-            or st.engine_state[E.S_NPLAYED] < n_played:
-        if st.is_chance_node():
-            chance_step(st, rng)
-        else:
-            la = st.legal_actions()
-            st.apply_action(la[int(rng.integers(len(la)))])
+    st = state_after_plays(game, seed, n_played)
     me = st.current_player()
     fast_rng, slow_rng = np.random.default_rng(seed + 1), np.random.default_rng(seed + 2)
     fast = [st.resample_from_infostate(me, fast_rng) for _ in range(1500)]
