@@ -49,7 +49,7 @@ from numba import njit
 from spiel_game import engine as E
 from spiel_game.policies import (heuristic_policy, uniform_policy, rand_below, shuffle_prefix,
                                  rand_uniform, make_rng_state)
-from spiel_game.hidden import BINOM, build_problem, sample_hidden
+from spiel_game.hidden import BINOM, HiddenProblem, build_problem, sample_hidden
 from spiel_game.resample import hidden_constraints
 # Engine steps compiled without reference counting (see spiel_game.simulator):
 # inlined, the engine kernels add atomic reference-count updates to every action.
@@ -165,6 +165,7 @@ class _Problem:
     max_tries: int
     kitty_pts_old: int
     accept: float           # probability that one rejection try succeeds
+    hidden: HiddenProblem   # the hidden-card problem these fields come from
 
 
 class Determinizer:
@@ -191,30 +192,14 @@ class Determinizer:
     """
 
     def __init__(self, state, player: int, *, method: str = "auto"):
-        if method not in ("auto", "table", "rejection"):
-            raise ValueError(f"method={method!r}; allowed: auto, table, rejection")
         P = np.asarray(state.engine_params)
         s = np.array(state.engine_state)
         if s[E.S_PHASE] not in (E.PH_PASS, E.PH_PLAY, E.PH_MOON):
             raise ValueError("determinization needs a decision node (passing, play or moon choice)")
         self.P, self.root, self.player = P, s, int(player)
-        self.problem = pr = _make_problem(state, P, s, int(player))
-        if method == "table" and pr.use_table:
-            pr.max_tries = 0
-        elif method == "rejection" and pr.allowed.shape[0] > 0:
-            pr.max_tries, pr.use_table = 1_000_000, False
-        n_cards = max(1, int(pr.cards.shape[0]))
-        self._buf = np.zeros(2 * n_cards + 1, np.int64)
-        self._out = np.zeros((pr.seats.shape[0], K), np.int64)
-        self._x = np.zeros((pr.allowed.shape[0], max(1, pr.dims.shape[0])), np.int64)
+        self.problem = pr = _make_problem(state, P, s, int(player), method)
+        self._out, self._buf, self._x, self._wbuf, self._xbuf = pr.hidden.buffers()
         self._tmp = np.zeros(K * 8 + 64, np.int64)
-        Hc, D = pr.allowed.shape
-        n_alloc = 1
-        if pr.use_table:
-            m = int(pr.sizes[:Hc].max())
-            n_alloc = int(np.prod(np.minimum(pr.dims, m) + 1))
-        self._wbuf = np.zeros(n_alloc, np.float64)
-        self._xbuf = np.zeros((n_alloc, max(1, D)), np.int64)
 
     def sample_into(self, s: np.ndarray, rng: np.ndarray) -> np.ndarray:
         s[:] = self.root
@@ -247,7 +232,7 @@ def _determinize(p, s, rng, mode, seats, sizes, forced, npass, forbid, wlist, ca
     return True
 
 
-def _make_problem(state, P, s, me) -> _Problem:
+def _make_problem(state, P, s, me, method: str = "auto") -> _Problem:
     n, T = int(P[E.P_N]), int(P[E.P_HAND])
     ph = int(s[E.S_PHASE])
     deck = P[E.P_DECK:E.P_DECK + K].astype(np.int64)
@@ -305,12 +290,12 @@ def _make_problem(state, P, s, me) -> _Problem:
         npass.append(0)
     sizes = np.array(sizes, np.int64) - forced.sum(axis=1)
     pool = pool - forced.sum(axis=0)
-    hp = build_problem(pool, sizes, forbid, played_h)
+    hp = build_problem(pool, sizes, forbid, played_h, method=method)
     o = hp.order
     return _Problem(mode, np.array(seats, np.int64)[o], hp.sizes, forced[o].astype(np.int32),
                     np.array(npass, np.int64)[o], hp.forbid, hp.wlist, hp.cards, hp.cls_start,
                     hp.dims, hp.strides, hp.allowed, hp.R, hp.g, hp.use_table, hp.max_tries,
-                    int((kitty_real * E.POINTS_OF).sum()), hp.accept)
+                    int((kitty_real * E.POINTS_OF).sum()), hp.accept, hp)
 
 
 # ---------------------------------------------------------------- the search

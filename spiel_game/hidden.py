@@ -311,6 +311,8 @@ def build_problem(pool, sizes, forbid, weights, *, method: str = "auto") -> Hidd
     ``forbid[H, K]``, weighted by ``weights[H, K]`` (copies each holder played
     or provably holds). ``method``: ``auto``; ``table`` or ``rejection`` only
     (for tests). Raises RuntimeError when no assignment is possible."""
+    if method not in ("auto", "table", "rejection"):
+        raise ValueError(f"method={method!r}; allowed: auto, table, rejection")
     pool = np.asarray(pool, np.int64)
     sizes = np.asarray(sizes, np.int64)
     if (pool < 0).any() or (sizes < 0).any() or int(pool.sum()) != int(sizes.sum()):
@@ -361,8 +363,6 @@ def build_problem(pool, sizes, forbid, weights, *, method: str = "auto") -> Hidd
         max_tries = 4 if accept > 0.25 else 0
     else:
         max_tries = 1_000_000
-    if method not in ("auto", "table", "rejection"):
-        raise ValueError(f"method={method!r}; allowed: auto, table, rejection")
     if method == "table" and use_table:
         max_tries = 0
     elif method == "rejection" and Hc > 0:
