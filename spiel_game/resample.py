@@ -44,6 +44,7 @@ compares the two).
 from __future__ import annotations
 
 import base64
+import collections
 import math
 import pickle
 from functools import lru_cache
@@ -291,11 +292,33 @@ def _assign(pool, sizes, forbid_h, rng, played_h=None, tries=_REJECTION_TRIES):
         return out
     # Rejection is unlikely to succeed: the compiled class-table sampler, or the
     # dynamic programme below where the tables would be too large.
-    pr = build_problem(pool, sizes, forbid_h, played_h)
+    pr = _table_problem(np.ascontiguousarray(pool, np.int64), sizes,
+                        np.ascontiguousarray(forbid_h, np.bool_), played_h)
     if pr.use_table:
-        pr.max_tries = 0
         return sample_assignment(pr, st)
     return _exact_assign(pool, sizes, forbid_h, played_h, rng)
+
+
+_PROBLEMS: "collections.OrderedDict[tuple, object]" = collections.OrderedDict()
+_PROBLEMS_KEPT = 8
+
+
+def _table_problem(pool, sizes, forbid_h, played_h):
+    """``hidden.build_problem`` for the table sampler, remembered for the last
+    few problems: a search resamples one information state many times, and
+    building a large table costs milliseconds (11 players, 3 packs)."""
+    key = (pool.tobytes(), sizes.tobytes(), forbid_h.shape, forbid_h.tobytes(),
+           played_h.tobytes())
+    pr = _PROBLEMS.get(key)
+    if pr is None:
+        pr = build_problem(pool, sizes, forbid_h, played_h)
+        pr.max_tries = 0                       # straight to the tables
+        _PROBLEMS[key] = pr
+        if len(_PROBLEMS) > _PROBLEMS_KEPT:
+            _PROBLEMS.popitem(last=False)
+    else:
+        _PROBLEMS.move_to_end(key)
+    return pr
 
 
 def _draw(multiset, k, rng):

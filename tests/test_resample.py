@@ -976,3 +976,36 @@ def test_compiled_path_draws_the_python_paths_distribution(params, seed, n_playe
         table = np.array([[a[k] for k in keys], [b[k] for k in keys]])
         pvals.append(scipy.stats.chi2_contingency(table)[1])
     assert min(pvals) > ALPHA / len(pvals), f"min p = {min(pvals):.2e} over {len(pvals)} cards"
+
+
+def test_table_problems_are_remembered_per_information_state(monkeypatch):
+    """Where rejection fails, the class tables of a problem are built once and
+    reused (a search resamples one information state many times); the draws
+    still vary and respect the constraints."""
+    from spiel_game import resample as R
+    built = []
+    real = R.build_problem
+
+    def counting(*args, **kw):
+        built.append(1)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(R, "build_problem", counting)
+    monkeypatch.setattr(R, "_PROBLEMS", collections.OrderedDict())
+    pool = np.zeros(K, np.int64)
+    pool[[0, 1, 2, 3, 4, 5]] = 2                      # 12 cards, two copies of six kinds
+    forbid = np.zeros((3, K), np.bool_)
+    forbid[0, [0, 1, 2]] = True                       # holder 0 cannot hold kinds 0-2
+    forbid[1, [3, 4]] = True
+    rng = np.random.default_rng(3)
+    draws = set()
+    for _ in range(30):
+        out = R._assign(pool, [4, 4, 4], forbid, rng, tries=0)
+        assert (out.sum(axis=0) == pool).all() and (out.sum(axis=1) == 4).all()
+        assert not (out[forbid] > 0).any()
+        draws.add(out.tobytes())
+    assert len(built) == 1
+    assert len(draws) > 5
+    forbid[2, 5] = True                               # another information state
+    R._assign(pool, [4, 4, 4], forbid, rng, tries=0)
+    assert len(built) == 2
