@@ -17,6 +17,7 @@ from spiel_game.policies import heuristic_policy
 from spiel_game.scenarios import state_from_hands
 from spiel_game.simulator import make_rng
 
+from experiments.bench_search import mid_hand_state
 from solvers import HeuristicBot, ISMCTSBot, Determinizer, make_agent
 
 K = E.K
@@ -154,14 +155,7 @@ def test_heuristic_bot_is_the_compiled_heuristic_policy():
 
 def test_agents_are_deterministic_for_a_seed_and_ignore_the_global_rng():
     game = spiel_game.load(players=6)
-    rng = np.random.default_rng(4)
-    st = game.new_initial_state()
-    while st.is_chance_node() or st.engine_state[E.S_NPLAYED] < 20:
-        if st.is_chance_node():
-            _chance(st, rng)
-        else:
-            la = st.legal_actions()
-            st.apply_action(la[int(rng.integers(len(la)))])
+    st = mid_hand_state(game, 4, 20)
     p = st.current_player()
     for spec in ("random", "pimc(worlds=4)", "ismcts(iterations=200)",
                  "ismcts(iterations=100, final_policy='normalized_visit_count')"):
@@ -175,15 +169,7 @@ def test_agents_are_deterministic_for_a_seed_and_ignore_the_global_rng():
 
 def test_ismcts_budgets_final_policies_and_statistics():
     game = spiel_game.load(players=6)
-    rng = np.random.default_rng(5)
-    st = game.new_initial_state()
-    while st.is_chance_node() or st.engine_state[E.S_NPLAYED] < 40 or \
-            len(st.legal_actions()) < 2:
-        if st.is_chance_node():
-            _chance(st, rng)
-        else:
-            la = st.legal_actions()
-            st.apply_action(la[int(rng.integers(len(la)))])
+    st = mid_hand_state(game, 5, 40)
     p = st.current_player()
     bot = ISMCTSBot(game, p, 0, iterations=300)
     acts, visits, values = bot.search(st)
