@@ -34,6 +34,7 @@ from solvers.cfr.best_response import nash_conv
 from solvers.cfr.solvers import SOLVERS, make_solver
 from solvers.cfr.tree import build_tree
 
+from .config import check_names
 from .metadata import metadata, write_result
 from .registry import register
 
@@ -52,12 +53,8 @@ class CFRConvergenceConfig:
     checkpoints: int = 25                               # log-spaced, the last included
 
     def __post_init__(self):
-        unknown = [d for d in self.deals if d not in spiel_game.PRESETS]
-        if unknown:
-            raise ValueError(f"unknown preset(s) {unknown}; known: {sorted(spiel_game.PRESETS)}")
-        bad = [s for s in self.solvers if s not in SOLVERS]
-        if bad:
-            raise ValueError(f"unknown solver(s) {bad}; known: {list(SOLVERS)}")
+        check_names("preset", self.deals, sorted(spiel_game.PRESETS))
+        check_names("solver", self.solvers, list(SOLVERS))
         if self.iterations < 1 or self.checkpoints < 1:
             raise ValueError("iterations and checkpoints must be >= 1")
 

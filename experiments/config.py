@@ -23,11 +23,18 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 __all__ = ["ConfigError", "config_fields", "make_config", "load_toml", "parse_assignments",
-           "config_to_dict", "fingerprint", "check_config_class"]
+           "config_to_dict", "fingerprint", "check_config_class", "check_names"]
 
 
 class ConfigError(ValueError):
     """An unknown key, or a value that does not fit the field's type."""
+
+
+def check_names(kind: str, names, known) -> None:
+    """Raise :class:`ConfigError` naming the unknown ``names`` and the ``known`` ones."""
+    bad = [x for x in names if x not in known]
+    if bad:
+        raise ConfigError(f"unknown {kind}(s) {bad}; known: {list(known)}")
 
 
 def check_config_class(cls) -> None:

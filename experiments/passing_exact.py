@@ -63,6 +63,7 @@ from solvers.cfr.tree import CHANCE, GameTree, build_tree
 from solvers.passing import CONVENTIONS, choose_pass
 from spiel_game.engine import PH_PASS, S_PHASE
 
+from .config import check_names
 from .passing_metagame import alpharank_masses, one_vs_population, profiles, replicator_nash
 from .registry import Summary, register
 
@@ -82,14 +83,9 @@ class PassingExactConfig:
     alpha: float = 10.0                              # alpha-Rank ranking intensity
 
     def __post_init__(self):
-        bad = [d for d in self.deals if d not in spiel_game.PRESETS]
-        if bad:
-            raise ValueError(f"unknown preset(s) {bad}")
-        bad = [c for c in self.conventions if c not in CONVENTIONS]
-        if bad:
-            raise ValueError(f"unknown convention(s) {bad}; known: {list(CONVENTIONS)}")
-        if self.solver not in SOLVERS:
-            raise ValueError(f"unknown solver {self.solver!r}; known: {list(SOLVERS)}")
+        check_names("preset", self.deals, sorted(spiel_game.PRESETS))
+        check_names("convention", self.conventions, list(CONVENTIONS))
+        check_names("solver", [self.solver], list(SOLVERS))
 
 
 # ------------------------------------------------------------------ tree surgery

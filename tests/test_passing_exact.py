@@ -135,3 +135,10 @@ def test_registered():
     from experiments.registry import get
     exp = get("passing_exact")
     assert "quick" in exp.profiles
+
+
+def test_config_rejects_unknown_names_and_lists_the_known_ones():
+    for kw, kind in (({"deals": ("nope",)}, "preset"), ({"conventions": ("nope",)}, "convention"),
+                     ({"solver": "nope"}, "solver")):
+        with pytest.raises(ValueError, match=rf"unknown {kind}\(s\) \['nope'\]; known: \["):
+            pe.PassingExactConfig(**kw)
