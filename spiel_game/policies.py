@@ -18,9 +18,15 @@ choosing one of ``legal[:k]`` for the player to move in engine state ``s``.
 * **Discarding (void in the suit led):** dumps a Black Maria, then the highest
   heart, then A/K of spades while a Black Maria is still out, then its highest card.
 * **Leading:** the Aardvark when it holds one Black Maria, the twin is still
-  out and it holds no higher spade; otherwise low in the suit where its
-  lowest card is lowest, avoiding hearts and spades above the jack.
+  out and it holds no higher spade (K or A of spades); otherwise low in the
+  suit where its lowest card is lowest, avoiding hearts and spades above the jack.
 * **Moon choice:** subtract.
+
+The player uses only what its seat knows. "A Black Maria is still out" means
+that some copy of the QS is neither in its hand nor seen: not played to any
+trick of this hand and not in a kitty that has been turned face up. (Before
+2026-11-30 the player peeked at the other hands to decide this, and the
+Aardvark rule read the King and Ace of *clubs* instead of spades.)
 """
 
 from __future__ import annotations
@@ -29,9 +35,11 @@ import numpy as np
 from numba import njit
 
 from . import engine as E
+from . import cards as C
 from .engine import (K, QS, HEARTS, SUIT_OF, ORDER_OF, POINTS_OF, S_PHASE, S_CUR, P_PASS,
-                     S_TLEN, S_TRICK, S_LEADER, PH_PASS, PH_PLAY, PH_MOON, P_N,
-                     L_HANDS, L_TCARDS, MOON_SUBTRACT_ACTION)
+                     S_TLEN, S_TRICK, S_LEADER, PH_PASS, PH_PLAY, PH_MOON, PH_DEAL, P_N,
+                     L_HANDS, L_TCARDS, L_KITTY, S_KITTY_IN_POT, MOON_SUBTRACT_ACTION)
+from .rules import P_DECK, P_HAND, P_KITTY
 
 __all__ = ["make_rng_state", "rng_start", "rand_below", "rand_uniform", "shuffle_prefix", "uniform_policy",
            "uniform_action",
@@ -39,6 +47,12 @@ __all__ = ["make_rng_state", "rng_start", "rand_below", "rand_uniform", "shuffle
 
 #: Passing conventions (documented in solvers/passing.py), by code.
 CONVENTIONS = ("random", "high", "dump_points", "void_short", "keep_maria", "low", "expert")
+
+#: Named cards the heuristic reasons about (ids are ``rank * 4 + suit``).
+KS = C.card("K", "S")
+AS = C.card("A", "S")
+SPADES = C.SUITS.index("S")
+_JACK = int(C.ORDER_OF[C.card("J", "S")])
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -110,25 +124,31 @@ def uniform_action(p, s, rng):
 
 
 @njit(cache=True)
-def _danger(c, qs_out):
-    """How much a card hurts to keep: higher passes/discards first."""
+def _danger(c, qs_out, hearts_first):
+    """How much a card hurts to keep: higher passes/discards first.
+
+    Passing (``hearts_first=False``): a Black Maria, then the K/A of spades
+    (while a Black Maria is out), then hearts, then other cards by rank.
+    Discarding (``hearts_first=True``): a Black Maria, then hearts, then the
+    K/A of spades (while a Black Maria is out), then other cards by rank.
+    """
     if c == QS:
         return 1000
     su = SUIT_OF[c]
     o = ORDER_OF[c]
-    if su == 3 and o >= 12 and qs_out:       # K, A of spades
-        return 500 + o
+    if (c == KS or c == AS) and qs_out:
+        return (300 if hearts_first else 500) + o
     if su == HEARTS:
-        return 200 + o * 10
-    return o * 10 + (5 if su == 3 else 0)
+        return (400 if hearts_first else 200) + o * 10
+    return o * 10 + (5 if su == SPADES else 0)
 
 
 @njit(cache=True)
-def _most_dangerous(legal, k, qs_out):
+def _most_dangerous(legal, k, qs_out, hearts_first):
     best = legal[0]
     bd = -1
     for i in range(k):
-        d = _danger(legal[i], qs_out)
+        d = _danger(legal[i], qs_out, hearts_first)
         if d > bd:
             bd = d
             best = legal[i]
@@ -163,13 +183,28 @@ def _winner_if(p, s, me, c):
 
 
 @njit(cache=True)
-def _qs_out(p, s, me):
-    """True if a Black Maria is still held by someone other than ``me``."""
+def unseen_copies(p, s, me, c):
+    """Copies of card ``c`` that seat ``me`` has not seen: the deck's copies
+    minus its own hand, every card played to a trick of this hand (the current
+    trick included) and a kitty that has been turned face up. Public
+    information plus the seat's own hand only (no peeking at other hands)."""
     n = p[P_N]
-    for q in range(n):
-        if q != me and s[p[L_HANDS] + q * K + QS] > 0:
-            return True
-    return False
+    cnt = p[P_DECK + c] - s[p[L_HANDS] + me * K + c]
+    ph = s[S_PHASE]
+    if ph != PH_DEAL:
+        base = p[L_TCARDS]
+        for i in range(p[P_HAND] * n):
+            if s[base + i] == c:
+                cnt -= 1
+        if p[P_KITTY] > 0 and s[S_KITTY_IN_POT] == 0:
+            cnt -= s[p[L_KITTY] + c]
+    return cnt
+
+
+@njit(cache=True)
+def _qs_out(p, s, me):
+    """True if some Black Maria is still out: neither in ``me``'s hand nor seen."""
+    return unseen_copies(p, s, me, QS) > 0
 
 
 @njit(cache=True)
@@ -179,15 +214,14 @@ def heuristic_policy(p, s, legal, k, rng):
     if ph == PH_MOON:
         return MOON_SUBTRACT_ACTION
     if ph == PH_PASS:
-        return _most_dangerous(legal, k, True)
+        return _most_dangerous(legal, k, True, False)
     n = p[P_N]
     qs_out = _qs_out(p, s, me)
     if s[S_TLEN] == 0:
         # Leading.
         h = p[L_HANDS] + me * K
         if s[h + QS] == 1 and qs_out:
-            higher = s[h + 44] + s[h + 48]        # KS, AS
-            if higher == 0:
+            if s[h + KS] + s[h + AS] == 0:   # no higher spade
                 for i in range(k):
                     if legal[i] == QS:
                         return QS
@@ -198,7 +232,7 @@ def heuristic_policy(p, s, legal, k, rng):
             score = ORDER_OF[c] * 4
             if SUIT_OF[c] == HEARTS:
                 score += 100
-            if SUIT_OF[c] == 3 and ORDER_OF[c] >= 11:
+            if SUIT_OF[c] == SPADES and ORDER_OF[c] > _JACK:
                 score += 200
             if c == QS:
                 score += 400
@@ -239,7 +273,7 @@ def heuristic_policy(p, s, legal, k, rng):
             elif ORDER_OF[c] < ORDER_OF[pick] or pick == QS:
                 pick = c
         return pick
-    return _most_dangerous(legal, k, qs_out)    # discarding
+    return _most_dangerous(legal, k, qs_out, True)    # discarding
 
 
 @njit(cache=True)
@@ -252,7 +286,7 @@ def pass_scores(code, p, s, player, out):
         suitn[SUIT_OF[c]] += s[h + c]
     low_spades = 0
     for c in range(K):
-        if SUIT_OF[c] == 3 and ORDER_OF[c] < ORDER_OF[QS]:
+        if SUIT_OF[c] == SPADES and ORDER_OF[c] < ORDER_OF[QS]:
             low_spades += s[h + c]
     qs_held = s[h + QS] > 0
     pc = p[P_PASS]
@@ -271,24 +305,24 @@ def pass_scores(code, p, s, player, out):
         elif code == 2 or code == 4:   # dump_points / keep_maria: differ on QS only
             if c == QS:
                 v = 10000.0 if code == 2 else -5000.0
-            elif su == 2:
+            elif su == HEARTS:
                 v = 5000.0 + o
-            elif su == 3 and o > ORDER_OF[QS]:
+            elif su == SPADES and o > ORDER_OF[QS]:
                 v = 4000.0 + o
             else:
                 v = base
         elif code == 3:                # void_short
             n_su = suitn[su]
-            v = (1000.0 - n_su * 50.0) + o - (500.0 if su == 2 else 0.0)
+            v = (1000.0 - n_su * 50.0) + o - (500.0 if su == HEARTS else 0.0)
         elif code == 5:                # low
             v = -base
         else:                          # expert
             protected = low_spades >= 5
             if c == QS:
                 v = -3000.0 if protected else 10000.0
-            elif su == 3 and o > ORDER_OF[QS]:
+            elif su == SPADES and o > ORDER_OF[QS]:
                 v = 1000.0 + o if (qs_held and protected) else 8000.0 + o
-            elif su == 2 and o >= 10:
+            elif su == HEARTS and o >= _JACK:
                 v = 6000.0 + o
             elif su < 2 and suitn[su] <= pc:
                 v = 3000.0 + o - suitn[su] * 20.0
