@@ -953,20 +953,8 @@ def _hand_points_bounds(p):
 
 
 @njit(cache=True)
-def validate(p, s):
-    """0 if ``s`` is a consistent state for rules ``p``, else the code of the
-    first failed check (``VALIDATE_ERRORS[code]`` names it and says what is
-    allowed). Read-only; never indexes with a value it has not range-checked.
-
-    First the range of every field on its own (codes below ``V_FIRST_CROSS``),
-    then the phase and every invariant across fields: the dealer, pass offset
-    and counters of the hand; the deal order (R4); the pass choices in order
-    (R5); the trick rows and leaders (R6, R8); each completed trick's winner,
-    the set-aside pot and every seat's points, replayed from the tricks (R7-R9);
-    each hand = dealt - passed + received - played, the suit counts,
-    conservation of every card type; the shooter, moon choice and hand points
-    (R10); scores and the end of a match (R11); the match counters.
-    """
+def _check_fields(p, s):
+    """Stage 1 of ``validate``: the range of every field on its own."""
     n = np.int64(p[P_N])
     T = np.int64(p[P_HAND])
     nc = np.int64(p[P_NCARDS])
@@ -974,9 +962,12 @@ def validate(p, s):
     kit = np.int64(p[P_KITTY])
     tp = np.int64(p[P_TOTAL_PTS])
     mh = np.int64(p[P_MAX_HANDS])
+    und, hnd, dlt, psd = p[L_UNDEALT], p[L_HANDS], p[L_DEALT_HANDS], p[L_PASSED]
+    kty, pot, pts, hpts, scr = p[L_KITTY], p[L_POT], p[L_POINTS], p[L_HANDPTS], p[L_SCORES]
+    tl, tw, tc, seq, sc = p[L_TLEAD], p[L_TWIN], p[L_TCARDS], p[L_PASSSEQ], p[L_SUITCNT]
+    pcs = max(np.int64(1), pc)
     if s.shape[0] != p[L_STATE_SIZE]:
         return V_SIZE
-    # ------------------------------------------------ stage 1: each field's range
     ph = s[S_PHASE]
     if ph < PH_DEAL or ph > PH_OVER:
         return V_PHASE
@@ -1028,9 +1019,6 @@ def validate(p, s):
         return V_DISCARDED
     if s[S_MOONS] < 0 or s[S_MOONS] > mh:
         return V_MOONS
-    und, hnd, dlt, psd = p[L_UNDEALT], p[L_HANDS], p[L_DEALT_HANDS], p[L_PASSED]
-    kty, pot, pts, hpts, scr = p[L_KITTY], p[L_POT], p[L_POINTS], p[L_HANDPTS], p[L_SCORES]
-    tl, tw, tc, seq, sc = p[L_TLEAD], p[L_TWIN], p[L_TCARDS], p[L_PASSSEQ], p[L_SUITCNT]
     for c in range(K):
         if s[und + c] < 0 or s[und + c] > p[P_DECK + c]:
             return V_UNDEALT_RANGE
@@ -1072,7 +1060,6 @@ def validate(p, s):
         v = s[tc + i]
         if v != -1 and (v < 0 or v >= K or p[P_DECK + v] <= 0):
             return V_TCARDS_RANGE
-    pcs = max(np.int64(1), pc)
     for i in range(n * pcs):
         v = s[seq + i]
         if v != -1 and (v < 0 or v >= K or p[P_DECK + v] <= 0):
@@ -1084,7 +1071,26 @@ def validate(p, s):
         if s[p[L_SCRATCH] + c] != 0:
             return V_SCRATCH
 
-    # ------------------------------------ stage 2: phase and cross-field invariants
+    return 0
+
+
+@njit(cache=True)
+def _check_deal_and_passes(p, s):
+    """Stage 2 of ``validate`` (fields in range): phase-dependent values, the
+    deal, the passes and the trick rows."""
+    n = np.int64(p[P_N])
+    T = np.int64(p[P_HAND])
+    nc = np.int64(p[P_NCARDS])
+    pc = np.int64(p[P_PASS])
+    kit = np.int64(p[P_KITTY])
+    tp = np.int64(p[P_TOTAL_PTS])
+    mh = np.int64(p[P_MAX_HANDS])
+    und, hnd, dlt, psd = p[L_UNDEALT], p[L_HANDS], p[L_DEALT_HANDS], p[L_PASSED]
+    kty, pot, pts, hpts, scr = p[L_KITTY], p[L_POT], p[L_POINTS], p[L_HANDPTS], p[L_SCORES]
+    tl, tw, tc, seq, sc = p[L_TLEAD], p[L_TWIN], p[L_TCARDS], p[L_PASSSEQ], p[L_SUITCNT]
+    pcs = max(np.int64(1), pc)
+    ph = s[S_PHASE]
+    cur = s[S_CUR]
     over = ph == PH_OVER
     h = np.int64(s[S_HANDNO])
     if over:
@@ -1203,6 +1209,37 @@ def validate(p, s):
         if u >= trick and s[tw + u] != TW_NONE:
             return V_TRICK_WINNERS
 
+    return 0
+
+
+@njit(cache=True)
+def _check_play(p, s, exact_hands):
+    """Stage 3 of ``validate`` (stages 1-2 passed): the tricks replayed, the
+    hands, the moon, the scores and the counters. ``exact_hands`` False
+    (``validate_determinization``): a hand need only have the right size."""
+    n = np.int64(p[P_N])
+    T = np.int64(p[P_HAND])
+    nc = np.int64(p[P_NCARDS])
+    pc = np.int64(p[P_PASS])
+    kit = np.int64(p[P_KITTY])
+    tp = np.int64(p[P_TOTAL_PTS])
+    mh = np.int64(p[P_MAX_HANDS])
+    und, hnd, dlt, psd = p[L_UNDEALT], p[L_HANDS], p[L_DEALT_HANDS], p[L_PASSED]
+    kty, pot, pts, hpts, scr = p[L_KITTY], p[L_POT], p[L_POINTS], p[L_HANDPTS], p[L_SCORES]
+    tl, tw, tc, seq, sc = p[L_TLEAD], p[L_TWIN], p[L_TCARDS], p[L_PASSSEQ], p[L_SUITCNT]
+    pcs = max(np.int64(1), pc)
+    ph = s[S_PHASE]
+    over = ph == PH_OVER
+    h = np.int64(s[S_HANDNO])
+    hand = h - 1 if over else h
+    dealer = np.int64(s[S_DEALER])
+    off = np.int64(s[S_PASSOFF])
+    trick = np.int64(s[S_TRICK])
+    tlen = np.int64(s[S_TLEN])
+    leader = np.int64(s[S_LEADER])
+    sh = np.int64(s[S_SHOOTER])
+    lo, hi = _hand_points_bounds(p)
+    count = np.zeros(K, np.int64)
     # Replay the completed tricks (R6-R9): leaders, winners, pot, points, counters.
     played = np.zeros(n * K, np.int64)
     potc = np.zeros(K, np.int64)
@@ -1335,12 +1372,16 @@ def validate(p, s):
     received = ph != PH_DEAL and ph != PH_PASS and pc > 0
     for q in range(n):
         giver = (q - off + n) % n
+        size = np.int64(0)
         for c in range(K):
             e = s[dlt + q * K + c] - s[psd + q * K + c] - played[q * K + c]
             if received:
                 e += s[psd + giver * K + c]
-            if s[hnd + q * K + c] != e:
+            if exact_hands and s[hnd + q * K + c] != e:
                 return V_HANDS_CONTENT
+            size += e - s[hnd + q * K + c]
+        if size != 0:
+            return V_HANDS_CONTENT
     for q in range(n):
         for su in range(4):
             cnt = 0
@@ -1416,6 +1457,37 @@ def validate(p, s):
     if s[S_MOONS] < moons or s[S_MOONS] > moons + prior:
         return V_MOONS_COUNT
     return 0
+
+
+@njit(cache=True)
+def validate(p, s, exact_hands=True):
+    """0 if ``s`` is a consistent state for rules ``p``, else the code of the
+    first failed check (``VALIDATE_ERRORS[code]`` names it and says what is
+    allowed). Read-only; never indexes with a value it has not range-checked.
+
+    First the range of every field on its own (codes below ``V_FIRST_CROSS``),
+    then the phase and every invariant across fields: the dealer, pass offset
+    and counters of the hand; the deal order (R4); the pass choices in order
+    (R5); the trick rows and leaders (R6, R8); each completed trick's winner,
+    the set-aside pot and every seat's points, replayed from the tricks (R7-R9);
+    each hand = dealt - passed + received - played, the suit counts,
+    conservation of every card type; the shooter, moon choice and hand points
+    (R10); scores and the end of a match (R11); the match counters.
+    ``exact_hands=False``: see ``validate_determinization``.
+    """
+    code = _check_fields(p, s)
+    if code == 0:
+        code = _check_deal_and_passes(p, s)
+    if code == 0:
+        code = _check_play(p, s, exact_hands)
+    return code
+
+
+def validate_determinization(p, s):
+    """``validate`` for the engine states a search draws (``solvers.ismcts.Determinizer``):
+    the hidden hands are redrawn without a history, so each hand is checked for
+    its size only, not against the cards its seat was dealt and passed."""
+    return validate(p, s, False)
 
 
 def validate_message(p, s) -> str:

@@ -444,3 +444,30 @@ def test_validate_is_compiled_and_fast():
         E.validate(game._P, s)
     per_call = (time.perf_counter() - t0) / 200
     assert per_call < 2e-3, f"validate took {per_call * 1e6:.0f} us on an 11-player state"
+
+
+def test_determinization_check_allows_redrawn_hands_only():
+    """A search's determinization redraws hidden hands without a history: the
+    full check rejects it (HANDS_CONTENT), the determinization check accepts it
+    as long as every hand keeps its size and every other invariant holds."""
+    game, st_ = mid_play_state({"players": 6})
+    P, s = game._P, np.array(st_.engine_state)
+    hands, sc = P[E.L_HANDS], P[E.L_SUITCNT]
+    q, r = (int(s[E.S_CUR]) + 1) % 6, (int(s[E.S_CUR]) + 2) % 6
+    hq = set(np.flatnonzero(s[hands + q * K:hands + q * K + K]).tolist())
+    hr = set(np.flatnonzero(s[hands + r * K:hands + r * K + K]).tolist())
+    c, d = min(hq - hr), min(hr - hq)            # q gives c to r, r gives d to q
+    swapped = s.copy()
+    for seat, out, inn in ((q, c, d), (r, d, c)):
+        swapped[hands + seat * K + out] -= 1
+        swapped[hands + seat * K + inn] += 1
+        swapped[sc + seat * 4 + E.SUIT_OF[out]] -= 1
+        swapped[sc + seat * 4 + E.SUIT_OF[inn]] += 1
+    assert E.VALIDATE_ERRORS[int(E.validate(P, swapped))][0] == "HANDS_CONTENT"
+    assert int(E.validate_determinization(P, swapped)) == 0
+    short = swapped.copy()                       # q gives c away without getting d back
+    short[hands + q * K + d] -= 1
+    short[sc + q * 4 + E.SUIT_OF[d]] -= 1
+    short[hands + r * K + d] += 1
+    short[sc + r * 4 + E.SUIT_OF[d]] += 1
+    assert E.VALIDATE_ERRORS[int(E.validate_determinization(P, short))][0] == "HANDS_CONTENT"
