@@ -12,7 +12,12 @@ iteration budget (``sweep``): ``ismcts(iterations=I)`` against
 ``python -m experiments.ladder --profile quick`` (about two minutes on two
 cores) or ``--profile paper``; writes ``results/<profile>/ladder.json`` (with
 config, seed, versions and git commit) and one resumable tournament folder
-per step under ``results/<profile>/ladder/``.
+per step under ``results/<profile>/ladder/``. Every rung and sweep spec is
+built once before anything is written; ``move_time_limit`` (seconds, e.g.
+``--set '{"move_time_limit": 60}'``) stops a step whose agent hangs;
+``--repair`` repairs damaged step record files (see
+:mod:`experiments.tournament`). Ctrl-C or SIGTERM stops it with one line
+saying what is saved; rerunning resumes.
 """
 
 from __future__ import annotations
@@ -21,12 +26,15 @@ import argparse
 import dataclasses
 import datetime as _dt
 import json
+import signal
+import sys
 from pathlib import Path
 
 from .metadata import metadata, write_result
-from .tournament import TournamentConfig, run_tournament
+from .tournament import (TournamentConfig, TournamentError, _load_game, _sigterm_raises,
+                         check_agents, run_tournament)
 
-__all__ = ["LadderConfig", "PROFILES", "run", "table"]
+__all__ = ["LadderConfig", "PROFILES", "check", "run", "table"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -46,6 +54,7 @@ class LadderConfig:
     sweep_deals: int = 40
     seed: int = 20261129
     workers: int = 2
+    move_time_limit: float | None = None
 
     @classmethod
     def from_dict(cls, d) -> "LadderConfig":
@@ -69,11 +78,12 @@ PROFILES = {
 
 
 def _step(config: LadderConfig, n: int, lo: str, hi: str, deals: int, out: Path,
-          progress: bool) -> dict:
+          progress: bool, repair: bool = False) -> dict:
     rot = dict(config.rotations).get(n)
     tc = TournamentConfig(agents=(lo, hi), game={"players": n}, deals=deals,
-                          seed=config.seed + n, rotations=rot, workers=config.workers)
-    res = run_tournament(tc, out, progress=progress)
+                          seed=config.seed + n, rotations=rot, workers=config.workers,
+                          move_time_limit=config.move_time_limit)
+    res = run_tournament(tc, out, progress=progress, repair=repair)
     pair = res.summary["pairs"][0]
     d = pair["payoff_difference"]            # lo - hi
     gain = {"mean": -d["mean"], "lo": -d["hi"], "hi": -d["lo"], "p_value": d["p_value"]}
@@ -84,19 +94,43 @@ def _step(config: LadderConfig, n: int, lo: str, hi: str, deals: int, out: Path,
             "agents": res.summary["agents"], "timing": res.summary["timing"]}
 
 
-def run(config: LadderConfig, out_dir: Path, progress: bool = True) -> dict:
+def _sweep_spec(config: LadderConfig, iterations: int) -> str:
+    return f"ismcts(iterations={iterations}, rollout={config.sweep_rollout!r})"
+
+
+def check(config: LadderConfig) -> None:
+    """Every step's tournament config and every agent, built once: a bad rung or sweep
+    spec raises :class:`TournamentError` before anything is written."""
+    if not isinstance(config.rungs, tuple) or len(config.rungs) < 2:
+        raise TournamentError(f"a ladder needs at least two rungs, got {config.rungs!r}")
+    for n in config.players:
+        TournamentConfig(agents=config.rungs[:2], game={"players": n}, deals=config.deals,
+                         seed=config.seed + n, rotations=dict(config.rotations).get(n),
+                         workers=config.workers, move_time_limit=config.move_time_limit)
+        check_agents(config.rungs, _load_game({"players": n}))
+    if config.sweep:
+        sweep = (config.sweep_opponent,) + tuple(_sweep_spec(config, it) for it in config.sweep)
+        TournamentConfig(agents=sweep[:2], game={"players": config.sweep_players},
+                         deals=config.sweep_deals, workers=config.workers,
+                         move_time_limit=config.move_time_limit)
+        check_agents(sweep, _load_game({"players": config.sweep_players}))
+
+
+def run(config: LadderConfig, out_dir: Path, progress: bool = True,
+        repair: bool = False) -> dict:
     started = _dt.datetime.now(_dt.timezone.utc)
+    check(config)
     steps = []
     for n in config.players:
         for i in range(len(config.rungs) - 1):
             lo, hi = config.rungs[i], config.rungs[i + 1]
             steps.append(_step(config, n, lo, hi, config.deals,
-                               out_dir / "ladder" / f"n{n}_step{i}", progress))
+                               out_dir / "ladder" / f"n{n}_step{i}", progress, repair))
     sweep = []
     for it in config.sweep:
-        spec = f"ismcts(iterations={it}, rollout={config.sweep_rollout!r})"
+        spec = _sweep_spec(config, it)
         r = _step(config, config.sweep_players, config.sweep_opponent, spec, config.sweep_deals,
-                  out_dir / "ladder" / f"sweep_{it}", progress)
+                  out_dir / "ladder" / f"sweep_{it}", progress, repair)
         sweep.append({"iterations": it, **r})
     result = {"steps": steps, "sweep": sweep,
               "ladder_holds": {str(n): all(s["holds"] for s in steps if s["players"] == n)
@@ -121,13 +155,32 @@ def main(argv=None) -> int:
     ap.add_argument("--profile", choices=sorted(PROFILES), default="quick")
     ap.add_argument("--set", default="{}", help='overrides as JSON, e.g. \'{"deals": 10}\'')
     ap.add_argument("--out", default=None, help="results folder (default results/<profile>)")
+    ap.add_argument("--repair", action="store_true",
+                    help="repair damaged step record files (deals.jsonl)")
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
     base = dataclasses.asdict(PROFILES[args.profile])
-    base.update(json.loads(args.set))
-    config = LadderConfig.from_dict(base)
+    try:
+        overrides = json.loads(args.set)
+    except json.JSONDecodeError as e:
+        ap.error(f"--set is not JSON: {e}")
+    if not isinstance(overrides, dict):
+        ap.error(f"--set must be a JSON object like '{{\"deals\": 10}}', got {args.set}")
+    base.update(overrides)
     out = Path(args.out or Path("results") / args.profile)
-    res = run(config, out, progress=not args.no_progress)
+    try:
+        config = LadderConfig.from_dict(base)
+    except (ValueError, TypeError) as e:
+        ap.error(f"bad ladder settings: {e}")
+    with _sigterm_raises():
+        try:
+            res = run(config, out, progress=not args.no_progress, repair=args.repair)
+        except KeyboardInterrupt as e:
+            print(str(e) or "interrupted; rerun the same command to resume", file=sys.stderr)
+            return 128 + getattr(e, "signum", signal.SIGINT)
+        except TournamentError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 1
     print(table(res))
     print(f"written to {out / 'ladder.json'}")
     return 0

@@ -21,10 +21,49 @@ chance outcomes and every agent's seed are drawn from
 ``numpy.random.SeedSequence([seed, d, ...])``, so results do not depend on the
 number of worker processes (``multiprocessing``, spawned) or on the order in
 which deals finish (agents with a time budget are the exception). Finished
-deals are appended to ``<out>/deals.jsonl`` (one JSON line each, flushed and
-fsynced); a killed tournament restarted with the same configuration skips
-them. The summary goes to ``<out>/tournament.json`` with the configuration,
-seed, package versions and git commit (:mod:`experiments.metadata`).
+deals are appended to ``<out>/deals.jsonl`` (one JSON line each, written
+with SIGINT/SIGTERM held back, flushed and fsynced); a killed tournament
+restarted with the same configuration skips them. The summary goes to
+``<out>/tournament.json`` with the configuration, seed, package versions and
+git commit (:mod:`experiments.metadata`).
+
+**The record file is checked before it is used.** ``deals.jsonl`` starts
+with a header line (format, configuration, its fingerprint); every deal
+line carries ``sha256``, the SHA-256 of the configuration's fingerprint and
+the record's canonical JSON, and must match the configuration (deal index,
+seat assignments, one points row of ``players`` numbers and a whole number
+of hands per assignment, timings per agent). A line that is not JSON, fails
+its checksum (an edited number), repeats a deal, or is out of place is a
+*bad line*: the tournament stops before playing, naming the file, the line
+number and what is wrong, and changes nothing. ``repair=True``
+(``--repair``) moves every bad line, verbatim, with its line number and
+problem, to ``<out>/deals.jsonl.bad`` (one JSON object per line: ``line``,
+``problem``, ``text``), keeps every valid record and replays the missing
+deals, so the results equal those of an undamaged run. An incomplete last
+line (no newline: a writer killed mid-line) is the normal crash case: it is
+dropped with a note and its deal replayed. The checksum detects accidental
+damage and hand edits, not a deliberate forgery (anyone can recompute it).
+Files written before checksums (a header without ``format``) are read with
+the structural checks only. ``<out>/deals.jsonl.lock`` keeps a second
+process from writing the same folder at the same time.
+
+**Bad input is refused before anything is written.** The game parameters,
+the seat lineup and every agent spec are checked (each agent is built once
+on a throwaway seat) before ``out`` is created or touched.
+
+**Per-move time limit.** With ``move_time_limit`` (seconds; ``--move-time-limit``)
+deals run in worker processes (at least one, also with ``workers=1``) that
+report every agent call (building, ``restart``, ``step``, ``inform_action``)
+to the main process; a call that has not returned after the limit (measured
+by the main process, 0.05 s resolution) stops the tournament: the workers are
+killed and a :class:`TournamentError` names the agent, the seat, the deal,
+the seat assignment and the limit. Finished deals stay saved.
+
+**Stopping.** SIGINT (Ctrl-C) or SIGTERM stops the workers (killed at once;
+they ignore SIGINT themselves and exit when the main process disappears)
+and raises :class:`TournamentInterrupted` (a ``KeyboardInterrupt``) saying
+how many deals are saved; the command line prints that line instead of a
+traceback and exits with 128 + the signal number. Rerunning resumes.
 
 ``python -m experiments.tournament --agents heuristic "ismcts(iterations=500)"
 --game '{"players": 6}' --deals 100 --workers 2 --out results/tournaments/x``
@@ -33,6 +72,7 @@ seed, package versions and git commit (:mod:`experiments.metadata`).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import datetime as _dt
 import hashlib
@@ -40,8 +80,13 @@ import json
 import math
 import multiprocessing
 import os
+import pickle
+import queue
+import signal
 import sys
+import threading
 import time
+import traceback
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -54,15 +99,33 @@ from spiel_game import engine as E
 
 from .metadata import metadata, write_result
 
-__all__ = ["TournamentConfig", "TournamentError", "TournamentResult", "seat_assignments",
-           "run_tournament", "play_deal", "ci95", "paired_test", "summarize"]
+__all__ = ["TournamentConfig", "TournamentError", "TournamentInterrupted", "TournamentResult",
+           "seat_assignments", "run_tournament", "play_deal", "check_agents", "ci95",
+           "paired_test", "summarize"]
 
 SHARD = "deals.jsonl"
+BAD = "deals.jsonl.bad"
+LOCK = "deals.jsonl.lock"
 RESULT = "tournament.json"
+FORMAT = 2                      # deals.jsonl with a checksum on every line
 
 
 class TournamentError(RuntimeError):
-    """A tournament that cannot run: a bad configuration, an illegal move, a foreign shard."""
+    """A tournament that cannot run: a bad configuration, an illegal move, a foreign or
+    damaged record file, an agent over the move time limit."""
+
+
+class TournamentInterrupted(KeyboardInterrupt):
+    """SIGINT or SIGTERM stopped the tournament; ``signum`` is the signal. Finished
+    deals are saved; rerunning resumes."""
+
+    def __init__(self, message: str = "", signum: int = signal.SIGINT):
+        super().__init__(message)
+        self.signum = int(signum)
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -71,7 +134,8 @@ class TournamentConfig:
     ``game``: game parameters as ``((key, value), ...)`` (a dict is accepted);
     ``lineup``: agent index per seat before rotation (default ``i % k``);
     ``rotations``: number of seat assignments (None: every distinct rotation);
-    ``workers``: processes (results do not depend on it)."""
+    ``workers``: processes (results do not depend on it); ``move_time_limit``:
+    seconds an agent may take for one call (None: no limit)."""
 
     agents: tuple[str, ...]
     game: tuple[tuple[str, Any], ...] = ()
@@ -80,32 +144,53 @@ class TournamentConfig:
     rotations: int | None = None
     lineup: tuple[int, ...] | None = None
     workers: int = 1
+    move_time_limit: float | None = None
 
     def __post_init__(self):
         if isinstance(self.game, Mapping):
             object.__setattr__(self, "game", tuple(sorted(self.game.items())))
+        if isinstance(self.agents, (str, bytes)) or not isinstance(self.agents, Sequence):
+            raise TournamentError(f"agents must be a list of agent specs, got {self.agents!r}")
         object.__setattr__(self, "agents", tuple(str(a) for a in self.agents))
         if self.lineup is not None:
+            if not all(_is_int(i) for i in self.lineup):
+                raise TournamentError(f"lineup must be agent indices (integers), got "
+                                      f"{list(self.lineup)!r}")
             object.__setattr__(self, "lineup", tuple(int(i) for i in self.lineup))
         if len(self.agents) < 1:
             raise TournamentError("a tournament needs at least one agent")
-        if self.deals < 0:
-            raise TournamentError(f"deals must be >= 0, got {self.deals}")
-        if self.workers < 1:
-            raise TournamentError(f"workers must be >= 1, got {self.workers}")
-        if self.rotations is not None and self.rotations < 1:
-            raise TournamentError(f"rotations must be >= 1 or None, got {self.rotations}")
+        for name, lo in (("deals", 0), ("seed", None), ("workers", 1)):
+            v = getattr(self, name)
+            if not _is_int(v):
+                raise TournamentError(f"{name} must be an integer, got {v!r}")
+            if lo is not None and v < lo:
+                raise TournamentError(f"{name} must be >= {lo}, got {v}")
+            object.__setattr__(self, name, int(v))
+        if self.rotations is not None and (not _is_int(self.rotations) or self.rotations < 1):
+            raise TournamentError(f"rotations must be an integer >= 1 or None, "
+                                  f"got {self.rotations!r}")
+        lim = self.move_time_limit
+        if lim is not None:
+            if (isinstance(lim, (bool, np.bool_)) or not isinstance(lim, (int, float, np.number))
+                    or not math.isfinite(lim) or lim <= 0):
+                raise TournamentError(f"move_time_limit must be a number of seconds > 0 or "
+                                      f"None (no limit), got {lim!r}")
+            object.__setattr__(self, "move_time_limit", float(lim))
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "TournamentConfig":
         """Build from a dict; unknown keys are an error naming the allowed ones."""
         names = [f.name for f in dataclasses.fields(cls)]
+        if not isinstance(d, Mapping):
+            raise TournamentError(f"a tournament config is a mapping of {names}, got {d!r}")
         unknown = sorted(set(d) - set(names))
         if unknown:
             raise TournamentError(f"unknown tournament setting(s) {unknown}; allowed: {names}")
+        if "agents" not in d:
+            raise TournamentError(f"a tournament config needs 'agents'; allowed: {names}")
         d = dict(d)
         for k in ("agents", "lineup"):
-            if d.get(k) is not None:
+            if d.get(k) is not None and not isinstance(d[k], (str, bytes)):
                 d[k] = tuple(d[k])
         return cls(**d)
 
@@ -119,9 +204,10 @@ class TournamentConfig:
         return dict(self.game)
 
     def fingerprint(self) -> str:
-        """What the per-deal results depend on (not ``deals`` nor ``workers``)."""
+        """What the per-deal results depend on (not ``deals``, ``workers`` nor
+        ``move_time_limit``)."""
         d = self.to_dict()
-        del d["deals"], d["workers"]
+        del d["deals"], d["workers"], d["move_time_limit"]
         return hashlib.sha256(json.dumps(d, sort_keys=True, default=str).encode()).hexdigest()
 
 
@@ -182,13 +268,47 @@ class _Chance:
         return self._seq[pos]
 
 
-def play_game(game, bots: Sequence, chance: _Chance):
+# What a worker's agent is doing, for the move time limit (see _Watch).
+_BUILD, _RESTART, _STEP, _INFORM = range(4)
+_CALLS = {_BUILD: "building the agent", _RESTART: "restart()", _STEP: "step() (its move)",
+          _INFORM: "inform_action()"}
+_SLOT = 6                       # seq, busy, deal, assignment, seat, call
+
+
+class _Watch:
+    """A worker's window on shared memory: which agent call is running. The main
+    process times each call by the sequence number (no clocks are compared)."""
+
+    __slots__ = ("a", "b", "deal", "assignment")
+
+    def __init__(self, arr, slot: int):
+        self.a, self.b = arr, slot * _SLOT
+        self.deal = self.assignment = -1
+
+    def begin(self, seat: int, call: int) -> None:
+        a, b = self.a, self.b
+        a[b + 2] = self.deal
+        a[b + 3] = self.assignment
+        a[b + 4] = seat
+        a[b + 5] = call
+        a[b] += 1
+        a[b + 1] = 1
+
+    def end(self) -> None:
+        self.a[self.b + 1] = 0
+
+
+def play_game(game, bots: Sequence, chance: _Chance, watch: _Watch | None = None):
     """Play one game; returns (points per seat per hand, hands, seconds per seat,
-    decisions per seat)."""
+    decisions per seat). ``watch`` (worker processes): reports every agent call."""
     n = game.num_players()
     st = game.new_initial_state()
-    for b in bots:
+    for q, b in enumerate(bots):
+        if watch is not None:
+            watch.begin(q, _RESTART)
         b.restart()
+    if watch is not None:
+        watch.end()
     secs, decisions = [0.0] * n, [0] * n
     while not st.is_terminal():
         if st.is_chance_node():
@@ -201,7 +321,11 @@ def play_game(game, bots: Sequence, chance: _Chance):
                 a = legal[0]
             else:
                 t0 = time.perf_counter()
+                if watch is not None:
+                    watch.begin(player, _STEP)
                 a = bots[player].step(st)
+                if watch is not None:
+                    watch.end()
                 secs[player] += time.perf_counter() - t0
                 decisions[player] += 1
                 if a not in legal:
@@ -210,15 +334,16 @@ def play_game(game, bots: Sequence, chance: _Chance):
                         f"{a} (legal: {legal}) in state {st.serialize()!r}")
             for q, b in enumerate(bots):
                 if q != player:
+                    if watch is not None:
+                        watch.begin(q, _INFORM)
                     b.inform_action(st, player, a)
+            if watch is not None:
+                watch.end()
         st.apply_action(int(a))
     s, P = st.engine_state, st.engine_params
     hands = max(1, int(s[E.S_HANDNO]))
     points = [int(s[P[E.L_SCORES] + q]) / hands for q in range(n)]
     return points, hands, secs, decisions
-
-
-_WORKER: dict = {}
 
 
 def _make(label: str, game, seat: int, seed: int, factories: Mapping[str, Callable] | None):
@@ -228,18 +353,54 @@ def _make(label: str, game, seat: int, seed: int, factories: Mapping[str, Callab
     return make_agent(label, game, seat, seed)
 
 
+def check_agents(agents: Sequence[str], game, factories: Mapping[str, Callable] | None = None,
+                 assignment: Sequence[int] | None = None) -> None:
+    """Build every agent once (seed 0, on the first seat it holds in ``assignment``,
+    else seat 0) and throw it away: a bad spec (unknown agent, unknown keyword, bad
+    value) raises :class:`TournamentError` naming the agent before anything runs.
+    ``game``: a loaded game or its parameters."""
+    from solvers.registry import AgentSpecError
+    if not hasattr(game, "num_players"):
+        game = _load_game(game)
+    for i, label in enumerate(dict.fromkeys(agents)):
+        seat = list(assignment).index(agents.index(label)) if assignment else 0
+        try:
+            _make(label, game, seat, 0, factories)
+        except AgentSpecError as e:
+            raise TournamentError(f"bad agent spec: {e}" if repr(label) in str(e)
+                                  else f"bad agent spec {label!r}: {e}") from None
+        except Exception as e:                  # a plug-in factory's own error
+            raise TournamentError(f"agent {label!r} could not be built (seat {seat}): "
+                                  f"{type(e).__name__}: {e}") from e
+
+
+def _load_game(params: Mapping[str, Any]):
+    try:
+        return spiel_game.load(dict(params))
+    except (ValueError, TypeError, pyspiel.SpielError) as e:
+        raise TournamentError(f"bad game parameters {dict(params)}: {e}") from None
+
+
 def play_deal(config: TournamentConfig, deal: int, game=None,
-              factories: Mapping[str, Callable] | None = None) -> dict:
-    """Every seat assignment of deal ``deal``; the JSON record written to the shard."""
+              factories: Mapping[str, Callable] | None = None,
+              watch: _Watch | None = None) -> dict:
+    """Every seat assignment of deal ``deal``; the record written to the shard."""
     game = game or spiel_game.load(config.game_params)
     n, k = game.num_players(), len(config.agents)
     assigns = seat_assignments(n, k, config.lineup, config.rotations)
     points, hands = [], []
     secs, decs = np.zeros(k), np.zeros(k, np.int64)
+    if watch is not None:
+        watch.deal = deal
     for ai, assign in enumerate(assigns):
-        bots = [_make(config.agents[assign[q]], game, q, _seed(config.seed, deal, 2, ai, q),
-                      factories) for q in range(n)]
-        pts, h, sc, dc = play_game(game, bots, _Chance(game, config.seed, deal))
+        bots = []
+        for q in range(n):
+            if watch is not None:
+                watch.assignment = ai
+                watch.begin(q, _BUILD)
+            bots.append(_make(config.agents[assign[q]], game, q,
+                              _seed(config.seed, deal, 2, ai, q), factories))
+        pts, h, sc, dc = play_game(game, bots, _Chance(game, config.seed, deal), watch)
         points.append(pts)
         hands.append(h)
         for q in range(n):
@@ -247,16 +408,6 @@ def play_deal(config: TournamentConfig, deal: int, game=None,
             decs[assign[q]] += dc[q]
     return {"deal": deal, "assignments": [list(a) for a in assigns], "points": points,
             "hands": hands, "timing": {"seconds": secs.tolist(), "decisions": decs.tolist()}}
-
-
-def _init_worker(config_dict, factories):
-    _WORKER["config"] = TournamentConfig.from_dict(config_dict)
-    _WORKER["game"] = spiel_game.load(_WORKER["config"].game_params)
-    _WORKER["factories"] = factories
-
-
-def _worker_deal(deal: int) -> dict:
-    return play_deal(_WORKER["config"], deal, _WORKER["game"], _WORKER["factories"])
 
 
 # ------------------------------------------------------------------ statistics
@@ -330,111 +481,498 @@ def summarize(config: TournamentConfig, records: Sequence[dict]) -> dict:
             "agents": agents, "pairs": pairs, "timing": timing}
 
 
-# ------------------------------------------------------------------ running
+# ------------------------------------------------------------------ the record file
 @dataclasses.dataclass
 class TournamentResult:
     config: TournamentConfig
     records: list[dict]
     summary: dict
     path: Path | None
+    notes: list[str] = dataclasses.field(default_factory=list)
 
     def table(self) -> str:
         return summary_table(self.summary)
 
 
-def _read_shard(path: Path, config: TournamentConfig) -> dict[int, dict]:
-    """Finished deals in the shard; drops a torn last line (a killed writer)."""
+def _canonical(obj) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"))
+
+
+def _digest(obj: dict, salt: str) -> str:
+    """SHA-256 of ``salt`` (a record: the tournament's fingerprint) and ``obj``'s
+    canonical JSON (``sha256`` itself left out)."""
+    body = {k: v for k, v in obj.items() if k != "sha256"}
+    return hashlib.sha256((salt + "\n" + _canonical(body)).encode()).hexdigest()
+
+
+def _header(config: TournamentConfig) -> dict:
+    h = json.loads(json.dumps({"format": FORMAT, "fingerprint": config.fingerprint(),
+                               "config": config.to_dict()}, default=str))
+    h["sha256"] = _digest(h, "")
+    return h
+
+
+def _record_line(rec: dict, fingerprint: str) -> bytes:
+    return (json.dumps({**rec, "sha256": _digest(rec, fingerprint)}) + "\n").encode()
+
+
+def _header_problem(obj: dict) -> str | None:
+    """Why a header line is damaged (None: intact)."""
+    if "sha256" in obj:
+        if obj.get("format") != FORMAT:
+            return f"unknown record-file format {obj.get('format')!r} (this version reads {FORMAT})"
+        return None if obj["sha256"] == _digest(obj, "") else "the header's checksum does not match"
+    try:                                        # written before checksums: self-consistency
+        ok = TournamentConfig.from_dict(obj["config"]).fingerprint() == obj["fingerprint"]
+    except (TournamentError, KeyError, TypeError, ValueError):
+        ok = False
+    return None if ok else "the header's fingerprint does not match its config"
+
+
+_RECORD_KEYS = {"deal", "assignments", "points", "hands", "timing"}
+
+
+def _num(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _record_problem(obj: dict, fingerprint: str, assigns: list[list[int]], n: int, k: int,
+                    legacy: bool) -> str | None:
+    """Why a deal line cannot be used (None: it is a valid record of this tournament)."""
+    missing, extra = _RECORD_KEYS - set(obj), set(obj) - _RECORD_KEYS - {"sha256"}
+    if missing:
+        return f"not a deal record: missing {sorted(missing)}"
+    if extra:
+        return f"unexpected field(s) {sorted(extra)} in a deal record"
+    d = obj["deal"]
+    if not _is_int(d) or d < 0:
+        return f"deal index {d!r} is not an integer >= 0"
+    if obj["assignments"] != assigns:
+        return (f"deal {d}: seat assignments {obj['assignments']!r} differ from this "
+                f"tournament's {assigns!r}")
+    pts, hands, tm = obj["points"], obj["hands"], obj["timing"]
+    if not isinstance(pts, list) or len(pts) != len(assigns) or not all(
+            isinstance(r, list) and len(r) == n and all(_num(x) for x in r) for r in pts):
+        return f"deal {d}: points must be {len(assigns)} rows of {n} finite numbers"
+    if not isinstance(hands, list) or len(hands) != len(assigns) or not all(
+            _is_int(h) and h >= 1 for h in hands):
+        return f"deal {d}: hands must be {len(assigns)} integers >= 1"
+    for r, h in zip(pts, hands):
+        if any(abs(x * h - round(x * h)) > 1e-6 * max(1.0, abs(x * h)) for x in r):
+            return f"deal {d}: points {r} are not whole scores over {h} hand(s)"
+    if (not isinstance(tm, dict) or set(tm) != {"seconds", "decisions"}
+            or not isinstance(tm["seconds"], list) or len(tm["seconds"]) != k
+            or not all(_num(x) and x >= 0 for x in tm["seconds"])
+            or not isinstance(tm["decisions"], list) or len(tm["decisions"]) != k
+            or not all(_is_int(x) and x >= 0 for x in tm["decisions"])):
+        return f"deal {d}: timing must hold seconds and decisions for {k} agents"
+    if "sha256" not in obj:
+        return None if legacy else f"deal {d}: no checksum (sha256)"
+    if obj["sha256"] != _digest(obj, fingerprint):
+        return (f"deal {d}: checksum mismatch: the record was changed after it was written "
+                f"(or belongs to another tournament)")
+    return None
+
+
+@dataclasses.dataclass
+class _Scan:
+    """What ``deals.jsonl`` holds: valid records, problems (line, what, raw bytes or
+    None) and how the file must be fixed."""
+
+    records: dict[int, dict] = dataclasses.field(default_factory=dict)
+    problems: list[tuple[int, str, bytes | None]] = dataclasses.field(default_factory=list)
+    header_ok: bool = False
+    legacy: bool = False
+    foreign: dict | None = None         # the header of another tournament
+    other_lines: int = 0                # non-blank lines besides the header
+    tail_start: int | None = None       # byte offset of an incomplete last line
+    tail_note: str | None = None
+    tail_kept: bool = False             # the last line is complete but lacks its newline
+
+
+def _scan_shard(path: Path, config: TournamentConfig, assigns, n: int) -> _Scan:
+    sc = _Scan()
     if not path.exists():
-        return {}
+        return sc
     raw = path.read_bytes()
-    lines = raw.split(b"\n")
-    good_end = 0
-    done: dict[int, dict] = {}
-    header = None
-    pos = 0
-    for ln in lines:
-        end = pos + len(ln) + 1
-        if ln.strip():
-            if end > len(raw):              # no newline: an unfinished write
-                break
-            try:
-                obj = json.loads(ln)
-            except json.JSONDecodeError:
-                break
-            if header is None:
-                header = obj
-                if obj.get("fingerprint") != config.fingerprint():
-                    raise TournamentError(
-                        f"{path} holds deals of another tournament (its config: "
-                        f"{obj.get('config')}); use another --out folder or delete it")
-            elif obj["deal"] not in done:
-                done[obj["deal"]] = obj
-        good_end = min(end, len(raw))
-        pos = end
-    if good_end < len(raw):
+    fp, k = config.fingerprint(), len(config.agents)
+    assigns = [list(a) for a in assigns]
+    first_line = {}                     # deal -> line number of its record
+    pos, lineno, first = 0, 0, True
+    while pos < len(raw):
+        nl = raw.find(b"\n", pos)
+        complete = nl >= 0
+        end = nl if complete else len(raw)
+        line, start = raw[pos:end], pos
+        pos = end + 1
+        lineno += 1
+        if not line.strip():
+            if not complete:
+                sc.tail_start = start
+            continue
+        problem, obj = None, None
+        try:
+            obj = json.loads(line)
+        except (ValueError, RecursionError) as e:
+            problem = f"not valid JSON ({e})"
+        if problem is None and not isinstance(obj, dict):
+            problem = f"not a JSON object (a {type(obj).__name__})"
+        is_header = problem is None and "fingerprint" in obj
+        if problem is None and is_header:
+            if not first:
+                problem = "a header line out of place (the header belongs on line 1)"
+            else:
+                problem = _header_problem(obj)
+                if problem is None and obj["fingerprint"] != fp:
+                    sc.foreign = obj
+                elif problem is None:
+                    sc.header_ok, sc.legacy = True, "sha256" not in obj
+        elif problem is None:
+            problem = _record_problem(obj, fp, assigns, n, k, sc.legacy)
+            if problem is None and obj["deal"] in sc.records:
+                problem = (f"deal {obj['deal']} is recorded twice (first on line "
+                           f"{first_line[obj['deal']]})")
+        if problem is not None and not complete:     # a torn last line: a killed writer
+            sc.tail_start = start
+            sc.tail_note = (f"{path}: line {lineno} is incomplete ({len(line)} bytes without a "
+                            f"newline: a write cut off by a kill); it was dropped"
+                            + ("" if first else " and its deal will be played again"))
+            break
+        if first and not is_header:
+            sc.problems.append((lineno, "the file does not start with its header line "
+                                "(format, fingerprint, config)", None))
+        if not first or not is_header:
+            sc.other_lines += 1
+        first = False
+        if problem is not None:
+            sc.problems.append((lineno, problem, line))
+        elif not is_header:
+            sc.records[obj["deal"]] = {k_: v for k_, v in obj.items() if k_ != "sha256"}
+            first_line[obj["deal"]] = lineno
+        if not complete:
+            sc.tail_kept = True
+    return sc
+
+
+def _problem_report(path: Path, problems, limit: int = 20) -> str:
+    lines = [f"  line {ln}: {what}" for ln, what, _ in problems[:limit]]
+    if len(problems) > limit:
+        lines.append(f"  ... and {len(problems) - limit} more")
+    return (f"{path}: {len(problems)} bad line(s); nothing was changed:\n" + "\n".join(lines)
+            + f"\nrerun with --repair (run_tournament(..., repair=True)) to move the bad lines "
+            f"to {path.with_name(BAD)} (verbatim, with their line numbers) and play their deals "
+            f"again; valid records are kept")
+
+
+def _fsync_write(path: Path, data: bytes, mode: str = "wb") -> None:
+    with open(path, mode) as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def _open_shard(path: Path, config: TournamentConfig, assigns, n: int, repair: bool,
+                note: Callable[[str], None]) -> dict[int, dict]:
+    """Check ``path``; fix it where that loses nothing (or ``repair``); the valid records."""
+    sc = _scan_shard(path, config, assigns, n)
+    fp = config.fingerprint()
+    if sc.foreign is not None:
+        if sc.other_lines or sc.problems:
+            raise TournamentError(
+                f"{path} holds deals of another tournament (its config: "
+                f"{sc.foreign.get('config')}); use another --out folder or delete it")
+        note(f"{path} held only the header of another tournament (no deals); replaced")
+    elif sc.problems and not repair:
+        raise TournamentError(_problem_report(path, sc.problems))
+    if sc.tail_note:
+        note(sc.tail_note)
+    upgrade = sc.legacy and repair
+    if sc.problems or sc.foreign is not None or upgrade:
+        moved = [(ln, what, line) for ln, what, line in sc.problems if line is not None]
+        if moved:
+            stamp = _dt.datetime.now(_dt.timezone.utc).isoformat()
+            _fsync_write(path.with_name(BAD), b"".join(
+                (json.dumps({"file": str(path), "line": ln, "problem": what, "moved": stamp,
+                             "text": line.decode("utf-8", "surrogateescape")}) + "\n").encode()
+                for ln, what, line in moved), "ab")
+        tmp = path.with_name(SHARD + ".tmp")
+        _fsync_write(tmp, (json.dumps(_header(config)) + "\n").encode() + b"".join(
+            _record_line(sc.records[d], fp) for d in sc.records))
+        os.replace(tmp, path)
+        if sc.problems or upgrade:
+            note(f"repaired {path}: {len(moved)} bad line(s) moved to {path.with_name(BAD)}, "
+                 f"{len(sc.records)} valid record(s) kept"
+                 + (" (checksums added)" if upgrade else ""))
+    elif not sc.header_ok:          # new, empty, blank or only a torn line: no valid line
+        _fsync_write(path, (json.dumps(_header(config)) + "\n").encode())
+    elif sc.tail_start is not None:
         with open(path, "r+b") as f:
-            f.truncate(good_end)
-    return done
+            f.truncate(sc.tail_start)
+            os.fsync(f.fileno())
+    elif sc.tail_kept:
+        _fsync_write(path, b"\n", "ab")
+    if sc.legacy and not upgrade:
+        note(f"{path} was written before record checksums: its {len(sc.records)} record(s) "
+             f"are checked for structure only (--repair adds checksums)")
+    return sc.records
 
 
+class _FolderLock:
+    """An exclusive ``flock`` on ``<out>/deals.jsonl.lock`` (where ``fcntl`` exists)."""
+
+    def __init__(self, out: Path):
+        self.f = None
+        try:
+            import fcntl
+        except ImportError:                     # not POSIX: no lock
+            return
+        self.f = open(out / LOCK, "a")
+        try:
+            fcntl.flock(self.f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self.f.close()
+            self.f = None
+            raise TournamentError(f"another process is running a tournament in {out} (it "
+                                  f"holds {out / LOCK}); wait for it or use another --out "
+                                  f"folder") from None
+
+    def release(self):
+        if self.f is not None:
+            self.f.close()                      # closing drops the lock
+            self.f = None
+
+
+# ------------------------------------------------------------------ signals and workers
+_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextlib.contextmanager
+def _signals_held():
+    """Hold SIGINT/SIGTERM back (delivered on exit): a record line is written whole."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _raise_interrupted(signum, frame):
+    raise TournamentInterrupted(signal.Signals(signum).name, signum)
+
+
+@contextlib.contextmanager
+def _sigterm_raises():
+    """SIGTERM raises TournamentInterrupted (like Ctrl-C) while the tournament runs,
+    unless the program installed its own handler."""
+    install = (threading.current_thread() is threading.main_thread()
+               and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL)
+    if install:
+        signal.signal(signal.SIGTERM, _raise_interrupted)
+    try:
+        yield
+    finally:
+        if install:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _exit_with_parent(parent: int) -> None:
+    while True:
+        time.sleep(0.25)
+        if os.getppid() != parent:
+            os._exit(3)
+
+
+def _pack_error(e: BaseException) -> tuple:
+    tb = traceback.format_exc()
+    try:
+        blob = pickle.dumps(e)
+        pickle.loads(blob)
+        return ("pickle", blob, tb)
+    except Exception:
+        return ("text", f"{type(e).__name__}: {e}", tb)
+
+
+def _unpack_error(payload: tuple, deal) -> BaseException:
+    kind, body, tb = payload
+    e = pickle.loads(body) if kind == "pickle" else TournamentError(body)
+    e.add_note(f"raised in a tournament worker process (deal {deal}):\n{tb}")
+    return e
+
+
+def _worker_main(config_dict, factories, tasks, results, slots, slot: int, parent: int):
+    """A worker process: plays the deals it takes from ``tasks`` until ``None``."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)       # the main process decides
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS)
+    threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
+    watch = _Watch(slots, slot)
+    deal = None
+    try:
+        config = TournamentConfig.from_dict(config_dict)
+        game = spiel_game.load(config.game_params)
+        while (deal := tasks.get()) is not None:
+            results.put(("ok", deal, play_deal(config, deal, game, factories, watch)))
+    except Exception as e:
+        results.put(("error", deal, _pack_error(e)))
+
+
+def _run_workers(config: TournamentConfig, todo: list[int], nworkers: int, assigns,
+                 factories, finished: Callable[[dict], None]) -> None:
+    """Play ``todo`` in ``nworkers`` spawned processes, enforcing the move time limit;
+    every worker is gone when this returns or raises."""
+    ctx = multiprocessing.get_context("spawn")
+    tasks, results = ctx.Queue(), ctx.Queue()
+    slots = ctx.RawArray("q", nworkers * _SLOT)
+    for d in todo:
+        tasks.put(d)
+    for _ in range(nworkers):
+        tasks.put(None)
+    procs = []
+    limit = config.move_time_limit
+    try:
+        with _signals_held():                  # children start with the signals held
+            for i in range(nworkers):
+                p = ctx.Process(target=_worker_main, name=f"tournament-worker-{i}", daemon=True,
+                                args=(config.to_dict(), factories, tasks, results, slots, i,
+                                      os.getpid()))
+                p.start()
+                procs.append(p)
+        remaining = set(todo)
+        seen = [(-1, 0.0)] * nworkers
+        while remaining:
+            try:
+                msg = results.get(timeout=0.05)
+            except queue.Empty:
+                msg = None
+            if msg is not None:
+                kind, deal, payload = msg
+                if kind == "error":
+                    raise _unpack_error(payload, deal)
+                if deal in remaining:
+                    remaining.discard(deal)
+                    finished(payload)
+            now = time.monotonic()
+            for i, p in enumerate(procs):
+                b = i * _SLOT
+                if limit is not None and slots[b + 1]:
+                    seq = slots[b]
+                    if seen[i][0] != seq:
+                        seen[i] = (seq, now)
+                    elif now - seen[i][1] > limit:
+                        deal, ai, seat, call = slots[b + 2], slots[b + 3], slots[b + 4], slots[b + 5]
+                        if slots[b] == seq and slots[b + 1]:
+                            agent = config.agents[assigns[ai][seat]]
+                            raise TournamentError(
+                                f"agent {agent!r} on seat {seat} did not return from "
+                                f"{_CALLS.get(call, call)} within the move time limit of "
+                                f"{limit:g} s (deal {deal}, seat assignment {ai}); the tournament "
+                                f"was stopped")
+                if msg is None and p.exitcode is not None and p.exitcode != 0:
+                    raise TournamentError(
+                        f"tournament worker {p.name} (pid {p.pid}) stopped with exit code "
+                        f"{p.exitcode} while playing deal {slots[b + 2]}; the tournament was "
+                        f"stopped")
+            if msg is None and remaining and all(p.exitcode is not None for p in procs):
+                raise TournamentError(f"every tournament worker has stopped with deals "
+                                      f"{sorted(remaining)[:10]} unplayed")
+    finally:
+        with _signals_held():
+            for p in procs:
+                if p.exitcode is None:
+                    p.kill()
+            for p in procs:
+                p.join(10)
+            for q in (tasks, results):
+                q.cancel_join_thread()
+                q.close()
+
+
+# ------------------------------------------------------------------ running
 def run_tournament(config: TournamentConfig, out: str | Path | None = None, *,
                    factories: Mapping[str, Callable] | None = None,
-                   progress: bool = True) -> TournamentResult:
+                   progress: bool = True, repair: bool = False) -> TournamentResult:
     """Play (or resume) the tournament; write ``out/deals.jsonl`` and ``out/tournament.json``.
 
     ``factories`` maps agent labels of ``config.agents`` to factories
     ``f(game, player, seed) -> pyspiel.Bot`` (OpenSpiel's bots, for example);
-    with ``workers > 1`` they must be picklable (module-level functions).
+    with worker processes (``workers > 1`` or a ``move_time_limit``) they must
+    be picklable (module-level functions). Everything is checked (game,
+    lineup, every agent built once) before ``out`` is created or touched. A
+    damaged ``deals.jsonl`` raises :class:`TournamentError` naming each bad
+    line unless ``repair`` (see the module docstring). Notes (a dropped
+    incomplete line, a repair) go to stderr and ``TournamentResult.notes``.
     """
     started = _dt.datetime.now(_dt.timezone.utc)
-    game = spiel_game.load(config.game_params)
-    seat_assignments(game.num_players(), len(config.agents), config.lineup, config.rotations)
-    path = None
+    if not isinstance(config, TournamentConfig):
+        raise TournamentError(f"config must be a TournamentConfig, got {type(config).__name__}")
+    game = _load_game(config.game_params)
+    n = game.num_players()
+    assigns = seat_assignments(n, len(config.agents), config.lineup, config.rotations)
+    check_agents(config.agents, game, factories, assigns[0])
+    notes: list[str] = []
+
+    def note(msg):
+        notes.append(msg)
+        print(f"note: {msg}", file=sys.stderr, flush=True)
+
+    path, lock = None, None
     done: dict[int, dict] = {}
-    if out is not None:
-        out = Path(out)
-        out.mkdir(parents=True, exist_ok=True)
-        path = out / SHARD
-        done = _read_shard(path, config)
-        if not path.exists() or path.stat().st_size == 0:
-            with open(path, "w") as f:
-                f.write(json.dumps({"fingerprint": config.fingerprint(),
-                                    "config": config.to_dict()}) + "\n")
-    todo = [d for d in range(config.deals) if d not in done]
     bar = None
-    if progress:
-        from tqdm import tqdm
-        bar = tqdm(total=config.deals, initial=config.deals - len(todo), unit="deal",
-                   desc=" vs ".join(config.agents)[:60], file=sys.stderr)
-
-    def finished(rec):
-        done[rec["deal"]] = rec
-        if path is not None:
-            with open(path, "a") as f:
-                f.write(json.dumps(rec) + "\n")
-                f.flush()
-                os.fsync(f.fileno())
-        if bar is not None:
-            bar.update(1)
-
     try:
-        if config.workers == 1 or len(todo) <= 1:
-            for d in todo:
-                finished(play_deal(config, d, game, factories))
-        else:
-            ctx = multiprocessing.get_context("spawn")
-            with ctx.Pool(min(config.workers, len(todo)), initializer=_init_worker,
-                          initargs=(config.to_dict(), factories)) as pool:
-                for rec in pool.imap_unordered(_worker_deal, todo):
-                    finished(rec)
+        if out is not None:
+            out = Path(out)
+            out.mkdir(parents=True, exist_ok=True)
+            lock = _FolderLock(out)
+            path = out / SHARD
+            done = _open_shard(path, config, assigns, n, repair, note)
+        todo = [d for d in range(config.deals) if d not in done]
+        fp = config.fingerprint()
+        if progress:
+            from tqdm import tqdm
+            bar = tqdm(total=config.deals, initial=config.deals - len(todo), unit="deal",
+                       desc=" vs ".join(config.agents)[:60], file=sys.stderr)
+
+        def finished(rec):
+            done[rec["deal"]] = rec
+            if path is not None:
+                with _signals_held():
+                    _fsync_write(path, _record_line(rec, fp), "ab")
+            if bar is not None:
+                bar.update(1)
+
+        try:
+            with _sigterm_raises():
+                workers = min(config.workers, len(todo))
+                if config.move_time_limit is not None and todo:
+                    _run_workers(config, todo, max(1, workers), assigns, factories, finished)
+                elif workers <= 1:
+                    for d in todo:
+                        finished(play_deal(config, d, game, factories))
+                else:
+                    _run_workers(config, todo, workers, assigns, factories, finished)
+        except KeyboardInterrupt as e:
+            signum = getattr(e, "signum", signal.SIGINT)
+            saved = sum(1 for d in done if d < config.deals)
+            where = (f"{saved} of {config.deals} deals are saved in {path}; rerun the same "
+                     f"command to resume" if path is not None else
+                     f"{saved} of {config.deals} deals were played (no output folder: "
+                     f"nothing is saved)")
+            raise TournamentInterrupted(
+                f"tournament stopped by {signal.Signals(signum).name}: {where}", signum) from None
     finally:
         if bar is not None:
             bar.close()
+        if lock is not None:
+            lock.release()
     records = [done[d] for d in sorted(done) if d < config.deals]
     summary = summarize(config, records)
     if out is not None:
         write_result(out / RESULT, summary, metadata(config.to_dict(), config.seed, started))
-    return TournamentResult(config, records, summary, out)
+    return TournamentResult(config, records, summary, out, notes)
 
 
 def summary_table(summary: dict) -> str:
@@ -468,18 +1006,35 @@ def main(argv=None) -> int:
     ap.add_argument("--rotations", type=int, default=None)
     ap.add_argument("--lineup", type=int, nargs="+", default=None)
     ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--move-time-limit", type=float, default=None, metavar="SECONDS",
+                    help="stop the tournament when one agent call takes longer (deals then "
+                         "run in worker processes)")
     ap.add_argument("--out", required=True, help="results folder (resumable)")
+    ap.add_argument("--repair", action="store_true",
+                    help="move bad lines of <out>/deals.jsonl to deals.jsonl.bad and replay "
+                         "their deals")
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
     try:
         game = json.loads(args.game)
     except json.JSONDecodeError as e:
         ap.error(f"--game is not JSON: {e}")
-    config = TournamentConfig(agents=tuple(args.agents), game=game, deals=args.deals,
-                              seed=args.seed, rotations=args.rotations,
-                              lineup=tuple(args.lineup) if args.lineup else None,
-                              workers=args.workers)
-    res = run_tournament(config, args.out, progress=not args.no_progress)
+    if not isinstance(game, dict):
+        ap.error(f"--game must be a JSON object like '{{\"players\": 6}}', got {args.game}")
+    with _sigterm_raises():
+        try:
+            config = TournamentConfig(agents=tuple(args.agents), game=game, deals=args.deals,
+                                      seed=args.seed, rotations=args.rotations,
+                                      lineup=tuple(args.lineup) if args.lineup else None,
+                                      workers=args.workers, move_time_limit=args.move_time_limit)
+            res = run_tournament(config, args.out, progress=not args.no_progress,
+                                 repair=args.repair)
+        except KeyboardInterrupt as e:
+            print(str(e) or "interrupted; rerun the same command to resume", file=sys.stderr)
+            return 128 + getattr(e, "signum", signal.SIGINT)
+        except TournamentError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 1
     print(res.table())
     print(f"written to {Path(args.out) / RESULT}")
     return 0

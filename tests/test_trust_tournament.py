@@ -1,0 +1,538 @@
+"""Issue 12 for tournaments: a damaged ``deals.jsonl`` is reported line by line
+and repaired without losing a valid record, a bad agent spec leaves ``--out``
+untouched, a hanging agent is stopped by the move time limit, and SIGINT or
+SIGTERM stops every worker process and leaves a file that resumes."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+import types
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, Phase, event, given, settings, strategies as st
+
+import experiments.tournament as T
+from experiments import ladder
+from experiments.tournament import (TournamentConfig, TournamentError, run_tournament)
+
+ROOT = Path(__file__).resolve().parent.parent
+SMALL = {"deck": "custom", "players": 3, "suits": "HS", "ranks": "QKA", "packs": 2,
+         "pass_count": 0}
+CFG = TournamentConfig(agents=("random", "heuristic"), game=SMALL, deals=5, seed=3)
+
+
+def _tree(folder: Path) -> dict:
+    """Every file under ``folder`` with its bytes (None if the folder does not exist)."""
+    if not folder.exists():
+        return None
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file()}
+
+
+def _core(summary):
+    return {k: v for k, v in summary.items() if k != "timing"}
+
+
+# ---------------------------------------------------------------- a plug-in agent that sleeps
+PLUGIN = '''
+import os, time
+import pyspiel
+
+
+class Sleepy(pyspiel.Bot):
+    """Plays the first legal action after sleeping ``delay`` seconds; writes the time
+    it started each move to ``mark`` (when given)."""
+
+    def __init__(self, delay, mark):
+        pyspiel.Bot.__init__(self)
+        self.delay, self.mark = delay, mark
+
+    def step(self, state):
+        if self.mark:
+            with open(self.mark, "a") as f:
+                f.write(f"{time.time()}\\n")
+        time.sleep(self.delay)
+        return state.legal_actions()[0]
+
+    def restart_at(self, state):
+        pass
+
+
+def make_sleepy(game, player, seed, delay=None, mark=""):
+    """``delay``: seconds per move (default: $SLEEPY_DELAY, else for ever)."""
+    if delay is None:
+        delay = float(os.environ.get("SLEEPY_DELAY", 1e9))
+    if delay < 0:
+        raise ValueError(f"delay must be >= 0, got {delay}")
+    return Sleepy(delay, mark)
+'''
+
+
+@pytest.fixture(scope="module")
+def plugin_dir():
+    """A package ``sleepy_agents`` declaring the agent ``sleepy`` through the
+    ``cancellation_hearts.agents`` entry point (found on ``sys.path``/``PYTHONPATH``)."""
+    d = Path(tempfile.mkdtemp(prefix="sleepy_plugin_"))
+    (d / "sleepy_agents.py").write_text(PLUGIN)
+    info = d / "sleepy_agents-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: sleepy-agents\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(
+        "[cancellation_hearts.agents]\nsleepy = sleepy_agents:make_sleepy\n")
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
+@pytest.fixture
+def sleepy(plugin_dir, monkeypatch):
+    monkeypatch.syspath_prepend(str(plugin_dir))     # spawned workers inherit sys.path
+    return plugin_dir
+
+
+def _env(plugin_dir: Path) -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(plugin_dir), str(ROOT)] + (
+        [env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    return env
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for p in Path("/proc").iterdir():
+        if p.name.isdigit():
+            try:
+                stat = (p / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                out.append(int(p.name))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    """Running (a zombie, dead but not yet reaped by its new parent, counts as gone)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+# ---------------------------------------------------------------- the record file
+@pytest.fixture(scope="module")
+def clean():
+    """An undamaged run (timings frozen at 0 so records compare whole)."""
+    d = Path(tempfile.mkdtemp(prefix="clean_tournament_"))
+    with pytest.MonkeyPatch.context() as mp:
+        _freeze_clock(mp)
+        res = run_tournament(CFG, d, progress=False)
+    data = (d / T.SHARD).read_bytes()
+    yield types.SimpleNamespace(bytes=data, records=res.records, summary=res.summary)
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def _freeze_clock(mp):
+    """``time.perf_counter`` as seen by the tournament module returns 0: every record's
+    ``seconds`` is 0 and a recomputed deal equals the original byte for byte."""
+    fake = types.SimpleNamespace(perf_counter=lambda: 0.0, monotonic=time.monotonic,
+                                 sleep=time.sleep, time=time.time)
+    mp.setattr(T, "time", fake)
+
+
+def _lines(data: bytes) -> list[bytes]:
+    return data.split(b"\n")[:-1] if data.endswith(b"\n") else data.split(b"\n")
+
+
+# One damage to the file, applied to its current bytes.
+_damage = st.one_of(
+    st.tuples(st.just("flip"), st.integers(0, 2**20), st.integers(1, 255)),
+    st.tuples(st.just("truncate"), st.integers(0, 2**20)),
+    st.tuples(st.just("delete"), st.integers(0, 10)),
+    st.tuples(st.just("duplicate"), st.integers(0, 10), st.integers(0, 10)),
+    st.tuples(st.just("swap"), st.integers(0, 10), st.integers(0, 10)),
+    st.tuples(st.just("number"), st.integers(0, 10), st.integers(0, 40), st.integers(0, 999)),
+)
+
+
+def _apply(data: bytes, dmg) -> bytes:
+    kind = dmg[0]
+    if not data:
+        return data
+    if kind == "flip":
+        i = dmg[1] % len(data)
+        return data[:i] + bytes([data[i] ^ dmg[2]]) + data[i + 1:]
+    if kind == "truncate":
+        return data[:dmg[1] % len(data)]
+    lines = data.split(b"\n")
+    body, tail = (lines[:-1], lines[-1]) if len(lines) > 1 else (lines, b"")
+    if not body:
+        return data
+    i = dmg[1] % len(body)
+    if kind == "delete":
+        del body[i]
+    elif kind == "duplicate":
+        body.insert(dmg[2] % (len(body) + 1), body[i])
+    elif kind == "swap":
+        j = dmg[2] % len(body)
+        body[i], body[j] = body[j], body[i]
+    elif kind == "number":                      # an edited number: 11 -> 99
+        nums = list(re.finditer(rb"\d+", body[i]))
+        if nums:
+            m = nums[dmg[2] % len(nums)]
+            body[i] = body[i][:m.start()] + str(dmg[3]).encode() + body[i][m.end():]
+    return b"\n".join(body + [tail])
+
+
+@settings(max_examples=45, deadline=None, derandomize=True, phases=[Phase.generate],
+          suppress_health_check=[HealthCheck.too_slow])
+@given(damages=st.lists(_damage, min_size=1, max_size=3))
+def test_a_damaged_record_file_is_reported_and_repaired_without_losing_a_record(clean, damages):
+    data = clean.bytes
+    for dmg in damages:
+        data = _apply(data, dmg)
+    with tempfile.TemporaryDirectory() as tmp, pytest.MonkeyPatch.context() as mp:
+        _freeze_clock(mp)
+        out = Path(tmp)
+        shard, bad = out / T.SHARD, out / T.BAD
+        shard.write_bytes(data)
+        refused = None
+        try:
+            res = run_tournament(CFG, out, progress=False)
+        except TournamentError as e:
+            refused = str(e)
+        event("refused, then repaired" if refused else "read as it is")
+        if refused is not None:
+            # named: the file, each bad line and what is wrong; nothing was changed
+            assert str(shard) in refused and re.search(r"line \d+: \S", refused), refused
+            assert "--repair" in refused
+            assert shard.read_bytes() == data and not bad.exists()
+            assert all(k[0] != "truncate" for k in damages) or len(damages) > 1, refused
+            res = run_tournament(CFG, out, progress=False, repair=True)
+        # identical to the undamaged run, timings included (the clock is frozen)
+        assert res.records == clean.records
+        assert res.summary == clean.summary
+        # the repaired file is clean: read again, nothing to report
+        again = run_tournament(CFG, out, progress=False)
+        assert again.records == clean.records and again.notes == []
+        # nothing silently deleted: every complete line of the damaged file is the
+        # header, a record that is kept unchanged, or moved verbatim to deals.jsonl.bad
+        moved = {}
+        if bad.exists():
+            for entry in map(json.loads, bad.read_text().splitlines()):
+                moved[entry["line"]] = entry
+                assert entry["problem"] and entry["file"] == str(shard)
+        if refused is not None:
+            named = {int(x) for x in re.findall(r"line (\d+):", refused)}
+            assert set(moved) <= named
+        else:
+            assert not moved
+        complete = _lines(data) if data.endswith(b"\n") else _lines(data)[:-1]
+        clean_objs = [json.loads(x) for x in _lines(clean.bytes)]
+        for ln, line in enumerate(complete, 1):
+            if not line.strip():
+                continue
+            if ln in moved:
+                assert moved[ln]["text"].encode("utf-8", "surrogateescape") == line
+            else:
+                assert json.loads(line) in clean_objs, (ln, line)
+
+
+def test_an_edited_number_is_detected_named_and_repaired(tmp_path, clean):
+    lines = clean.bytes.decode().splitlines(True)
+    rec = json.loads(lines[3])
+    old = rec["points"][0][1]
+    rec["points"][0][1] = old + 88                       # e.g. 11 -> 99
+    lines[3] = json.dumps(rec) + "\n"
+    shard = tmp_path / T.SHARD
+    shard.write_text("".join(lines))
+    with pytest.raises(TournamentError) as e:
+        run_tournament(CFG, tmp_path, progress=False)
+    msg = str(e.value)
+    assert f"{shard}: 1 bad line(s); nothing was changed" in msg
+    assert f"line 4: deal {rec['deal']}: checksum mismatch" in msg
+    res = run_tournament(CFG, tmp_path, progress=False, repair=True)
+    assert [r["points"] for r in res.records] == [r["points"] for r in clean.records]
+    assert _core(res.summary) == _core(clean.summary)
+    entry = json.loads((tmp_path / T.BAD).read_text())
+    assert entry["line"] == 4 and entry["text"] == lines[3].rstrip("\n")
+    assert any("1 bad line(s) moved" in n for n in res.notes)
+
+
+def test_records_must_match_the_config_and_come_from_this_tournament(tmp_path, clean):
+    """A record with the right checksum of another tournament (other seed), one with
+    a wrong shape and one from an edited file whose checksum was recomputed with
+    the wrong fingerprint are refused; the checks name what is wrong."""
+    other = run_tournament(TournamentConfig(**{**CFG.__dict__, "seed": 4, "deals": 1}),
+                           tmp_path / "other", progress=False)
+    foreign = (tmp_path / "other" / T.SHARD).read_text().splitlines()[1]
+    rec = dict(clean.records[0], points=clean.records[0]["points"][:2])
+    short = json.dumps({**rec, "sha256": T._digest(rec, CFG.fingerprint())})
+    out = tmp_path / "t"
+    out.mkdir()
+    base = clean.bytes.decode().splitlines()
+    (out / T.SHARD).write_text("\n".join(base[:1] + [foreign, short] + base[2:]) + "\n")
+    with pytest.raises(TournamentError) as e:
+        run_tournament(CFG, out, progress=False)
+    assert "line 2: deal 0: checksum mismatch" in str(e.value)
+    assert "line 3: deal 0: points must be 3 rows of 3 finite numbers" in str(e.value)
+    assert other.records[0]["points"] != clean.records[0]["points"]
+    res = run_tournament(CFG, out, progress=False, repair=True)
+    assert [r["points"] for r in res.records] == [r["points"] for r in clean.records]
+
+
+def test_an_incomplete_last_line_is_dropped_with_a_note(tmp_path, clean):
+    data = clean.bytes[:-40]                             # a kill during the last write
+    (tmp_path / T.SHARD).write_bytes(data)
+    res = run_tournament(CFG, tmp_path, progress=False)
+    assert [r["points"] for r in res.records] == [r["points"] for r in clean.records]
+    assert len(res.notes) == 1 and "line 6 is incomplete" in res.notes[0]
+    assert not (tmp_path / T.BAD).exists()
+    # a complete record that only lacks its newline is kept
+    (tmp_path / T.SHARD).write_bytes(clean.bytes[:-1])
+    res = run_tournament(CFG, tmp_path, progress=False)
+    assert res.notes == [] and (tmp_path / T.SHARD).read_bytes() == clean.bytes
+
+
+def test_files_written_before_checksums_are_read_and_upgraded_by_repair(tmp_path, clean):
+    objs = [json.loads(x) for x in clean.bytes.decode().splitlines()]
+    head = {"fingerprint": objs[0]["fingerprint"], "config": objs[0]["config"]}
+    old = [head] + [{k: v for k, v in o.items() if k != "sha256"} for o in objs[1:]]
+    (tmp_path / T.SHARD).write_text("".join(json.dumps(o) + "\n" for o in old))
+    res = run_tournament(CFG, tmp_path, progress=False)
+    assert res.records == clean.records
+    assert any("before record checksums" in n for n in res.notes)
+    res = run_tournament(CFG, tmp_path, progress=False, repair=True)
+    assert res.records == clean.records and "checksums added" in res.notes[0]
+    assert all("sha256" in json.loads(x) for x in (tmp_path / T.SHARD).read_text().splitlines())
+
+
+def test_a_header_of_another_tournament_without_deals_is_replaced(tmp_path):
+    """The corrected rerun after a bad config written by an earlier version."""
+    bad = TournamentConfig(agents=("random", "heuristic"), game=SMALL, deals=1, seed=99)
+    (tmp_path / T.SHARD).write_text(json.dumps(T._header(bad)) + "\n")
+    res = run_tournament(TournamentConfig(**{**CFG.__dict__, "deals": 1}), tmp_path,
+                         progress=False)
+    assert res.summary["deals"] == 1 and "another tournament" in res.notes[0]
+
+
+def test_a_second_process_cannot_write_the_same_folder(tmp_path):
+    import fcntl
+    tmp_path.joinpath(T.LOCK).touch()
+    with open(tmp_path / T.LOCK) as f:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX)
+        with pytest.raises(TournamentError, match="another process is running a tournament"):
+            run_tournament(CFG, tmp_path, progress=False)
+    assert not (tmp_path / T.SHARD).exists()
+
+
+# ---------------------------------------------------------------- validated before writing
+BAD_SPECS = [
+    ("ismctss", r"unknown agent 'ismctss' \(did you mean 'ismcts'\?\)"),
+    ("ismcts(iteratons=3)", r"no parameter 'iteratons' \(did you mean 'iterations'\?\)"),
+    ("ismcts(rollout='nope')", r"rollout='nope' is not allowed"),
+    ("pimc(worlds=", r"is not valid"),
+    ("heuristic(os.system('x'))", r"positional argument"),
+    ("ismcts(iterations=__import__('os'))", r"must be a Python literal"),
+]
+
+
+@pytest.mark.parametrize("spec,why", BAD_SPECS)
+def test_a_bad_spec_leaves_out_untouched_and_the_corrected_rerun_works(tmp_path, spec, why):
+    fresh = tmp_path / "fresh"
+    cfg = TournamentConfig(agents=("random", spec), game=SMALL, deals=1)
+    with pytest.raises(TournamentError, match=why):
+        run_tournament(cfg, fresh, progress=False)
+    assert not fresh.exists()
+    # a folder that already holds a tournament is not touched either
+    used = tmp_path / "used"
+    run_tournament(TournamentConfig(**{**CFG.__dict__, "deals": 1}), used, progress=False)
+    before = _tree(used)
+    with pytest.raises(TournamentError, match=why):
+        run_tournament(TournamentConfig(**{**CFG.__dict__, "agents": ("random", spec)}), used,
+                       progress=False)
+    assert _tree(used) == before
+    ok = run_tournament(TournamentConfig(agents=("random", "heuristic"), game=SMALL, deals=1),
+                        fresh, progress=False)
+    assert ok.summary["deals"] == 1
+
+
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(key=st.from_regex(r"[a-z_]{1,12}", fullmatch=True),
+       value=st.one_of(st.integers(-5, 5), st.text(max_size=4), st.booleans()))
+def test_unknown_keywords_and_bad_values_are_refused_before_anything_is_written(key, value):
+    spec = f"ismcts({key}={value!r})"
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "out"
+        try:
+            T.check_agents(("random", spec), SMALL)
+        except TournamentError:
+            with pytest.raises(TournamentError):
+                run_tournament(TournamentConfig(agents=("random", spec), game=SMALL, deals=1),
+                               out, progress=False)
+            assert not out.exists()
+        else:                       # a valid spec (e.g. iterations=3): the agent builds
+            assert key in {"iterations", "time_limit", "uct_c", "final_policy", "rollout",
+                           "determinization", "max_nodes"}
+
+
+def test_bad_settings_are_refused_with_what_is_allowed(tmp_path):
+    for kw, why in [({"deals": 2.5}, "deals must be an integer"),
+                    ({"workers": 0}, "workers must be >= 1"),
+                    ({"move_time_limit": 0}, "move_time_limit must be a number of seconds > 0"),
+                    ({"move_time_limit": "1"}, "move_time_limit must be"),
+                    ({"rotations": True}, "rotations must be an integer")]:
+        with pytest.raises(TournamentError, match=why):
+            TournamentConfig(**{**CFG.__dict__, **kw})
+    for kw, why in [({"game": {"players": 2}}, "bad game parameters"),
+                    ({"lineup": (0, 0, 0)}, "leaves out agents")]:
+        with pytest.raises(TournamentError, match=why):
+            run_tournament(TournamentConfig(**{**CFG.__dict__, **kw}), tmp_path / "o",
+                           progress=False)
+        assert not (tmp_path / "o").exists()
+
+
+def test_the_command_line_prints_one_error_line_and_writes_nothing(tmp_path, capsys):
+    out = tmp_path / "o"
+    rc = T.main(["--agents", "random", "heuristc", "--game", json.dumps(SMALL), "--deals", "1",
+                 "--out", str(out), "--no-progress"])
+    err = capsys.readouterr().err
+    assert rc == 1 and err.startswith("error: bad agent spec") and "Traceback" not in err
+    assert "did you mean 'heuristic'" in err and not out.exists()
+
+
+def test_the_ladder_checks_every_rung_before_writing(tmp_path, capsys):
+    import dataclasses
+    cfg = dataclasses.replace(ladder.PROFILES["quick"], rungs=("random", "heuristic", "pimcc"))
+    with pytest.raises(TournamentError, match="unknown agent 'pimcc'"):
+        ladder.run(cfg, tmp_path / "l", progress=False)
+    assert not (tmp_path / "l").exists()
+    rc = ladder.main(["--set", '{"sweep_rollout": "nope"}', "--out", str(tmp_path / "m"),
+                      "--no-progress"])
+    assert rc == 1 and "rollout='nope' is not allowed" in capsys.readouterr().err
+    assert not (tmp_path / "m").exists()
+
+
+# ---------------------------------------------------------------- the move time limit
+def test_a_hanging_agent_is_stopped_by_the_move_time_limit(sleepy, tmp_path):
+    mark = tmp_path / "moves"
+    limit = 1.5
+    spec = f"sleepy(mark={str(mark)!r})"                  # sleeps for ever
+    cfg = TournamentConfig(agents=("random", spec), game=SMALL, deals=3, workers=2,
+                           move_time_limit=limit)
+    with pytest.raises(TournamentError) as e:
+        run_tournament(cfg, tmp_path / "o", progress=False)
+    stopped = time.time()
+    first = min(float(x) for x in mark.read_text().split())
+    assert limit <= stopped - first <= limit + 3.0, stopped - first
+    msg = str(e.value)
+    assert re.search(rf"agent {re.escape(repr(spec))} on seat \d did not return from step\(\) "
+                     rf"\(its move\) within the move time limit of 1.5 s \(deal [0-2], seat "
+                     rf"assignment \d\)", msg), msg
+    alive = [p for p in _children(os.getpid()) if _alive(p) and b"multiprocessing.spawn" in
+             Path(f"/proc/{p}/cmdline").read_bytes()]
+    assert alive == []
+    lines = (tmp_path / "o" / T.SHARD).read_text().splitlines()
+    assert len(lines) == 1                                # the header; no deal finished
+
+
+def test_the_command_line_time_limit_names_the_agent(sleepy, tmp_path):
+    mark = tmp_path / "moves"
+    t0 = time.time()
+    proc = subprocess.run(
+        [sys.executable, "-m", "experiments.tournament", "--agents", "heuristic",
+         f"sleepy(mark={str(mark)!r})", "--game", json.dumps(SMALL), "--deals", "2",
+         "--move-time-limit", "1", "--out", str(tmp_path / "o"), "--no-progress"],
+        cwd=ROOT, env=_env(sleepy), capture_output=True, text=True, timeout=120)
+    end = time.time()
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    assert "Traceback" not in proc.stderr
+    assert re.fullmatch(r"error: agent \"sleepy\(mark='.*'\)\" on seat \d did not return from "
+                        r"step\(\) \(its move\) within the move time limit of 1 s \(deal 0, "
+                        r"seat assignment \d\); the tournament was stopped\n", proc.stderr), \
+        proc.stderr
+    first = min(float(x) for x in mark.read_text().split())
+    assert t0 < first and end - first <= 1 + 5.0       # the exit follows the limit closely
+
+
+def test_a_slow_agent_within_the_limit_gives_the_in_process_results(sleepy, tmp_path):
+    cfg = TournamentConfig(agents=("random", "sleepy(delay=0.001)"), game=SMALL, deals=3,
+                           seed=5)
+    ref = run_tournament(cfg, None, progress=False)
+    lim = run_tournament(TournamentConfig(**{**cfg.__dict__, "move_time_limit": 20.0}),
+                         tmp_path / "o", progress=False)
+    strip = [{k: v for k, v in r.items() if k != "timing"} for r in ref.records]
+    assert [{k: v for k, v in r.items() if k != "timing"} for r in lim.records] == strip
+
+
+# ---------------------------------------------------------------- SIGINT / SIGTERM
+@pytest.mark.parametrize("how", ["SIGINT to the process group (Ctrl-C)", "SIGTERM"])
+def test_a_signal_stops_every_worker_and_the_rerun_resumes(sleepy, tmp_path, how):
+    out = tmp_path / "o"
+    deals = 24
+    args = ["--agents", "random", "sleepy", "--game", json.dumps(SMALL),
+            "--deals", str(deals), "--seed", "2", "--workers", "2", "--out", str(out),
+            "--no-progress"]
+    env = dict(_env(sleepy), SLEEPY_DELAY="0.02")      # 0.02 s per move: about 0.3 s a deal
+    proc = subprocess.Popen([sys.executable, "-m", "experiments.tournament", *args], cwd=ROOT,
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    shard = out / T.SHARD
+    deadline = time.time() + 180
+    while time.time() < deadline and proc.poll() is None:
+        if shard.exists() and shard.read_bytes().count(b"\n") >= 3:    # header + 2 deals
+            break
+        time.sleep(0.05)
+    assert proc.poll() is None, proc.communicate()[1][-3000:]
+    workers = [p for p in _children(proc.pid) if _alive(p)]
+    assert len([p for p in workers if b"multiprocessing.spawn"
+                in Path(f"/proc/{p}/cmdline").read_bytes()]) == 2
+    t0 = time.time()
+    if how == "SIGTERM":
+        os.kill(proc.pid, signal.SIGTERM)
+        signum = signal.SIGTERM
+    else:
+        os.killpg(proc.pid, signal.SIGINT)              # what a terminal's Ctrl-C does
+        signum = signal.SIGINT
+    _, err = proc.communicate(timeout=30)
+    took = time.time() - t0
+    assert took < 5, took
+    assert proc.returncode == 128 + signum, err
+    assert "Traceback" not in err
+    m = re.fullmatch(rf"tournament stopped by {signal.Signals(signum).name}: (\d+) of {deals} "
+                     rf"deals are saved in {re.escape(str(shard))}; rerun the same command to "
+                     rf"resume\n", err)
+    assert m, err
+    time.sleep(1.0)
+    assert [p for p in workers if _alive(p)] == []
+    lines = shard.read_bytes().split(b"\n")
+    assert lines[-1] == b"" and len(lines) - 2 == int(m.group(1)) < deals
+    # every line is whole and verifies (the rerun reports nothing); the rerun plays
+    # only the deals that are not saved (here without the delay: the same moves)
+    cfg = TournamentConfig(agents=("random", "sleepy"), game=SMALL, deals=deals, seed=2)
+    saved = {json.loads(x)["deal"]: json.loads(x) for x in lines[1:-1]}
+    played = []
+    real = T.play_deal
+
+    def counting(config, deal, *a, **k):
+        played.append(deal)
+        return real(config, deal, *a, **k)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SLEEPY_DELAY", "0")
+        mp.setattr(T, "play_deal", counting)
+        resumed = run_tournament(cfg, out, progress=False)
+        d = min(saved)
+        again = {k: v for k, v in real(cfg, d).items() if k != "timing"}
+    assert resumed.notes == [] and sorted(played) == sorted(set(range(deals)) - set(saved))
+    assert resumed.summary["deals"] == deals
+    assert again == {k: v for k, v in saved[d].items() if k not in ("timing", "sha256")}
