@@ -536,3 +536,43 @@ def test_a_signal_stops_every_worker_and_the_rerun_resumes(sleepy, tmp_path, how
     assert resumed.notes == [] and sorted(played) == sorted(set(range(deals)) - set(saved))
     assert resumed.summary["deals"] == deals
     assert again == {k: v for k, v in saved[d].items() if k not in ("timing", "sha256")}
+
+
+class _StopAfter:
+    """A factory whose agents raise KeyboardInterrupt (as Ctrl-C would) at the
+    ``n``-th move overall: the in-process path (workers=1, no time limit)."""
+
+    def __init__(self, n):
+        self.moves, self.n = 0, n
+
+    def __call__(self, game, player, seed):
+        import pyspiel
+        outer = self
+
+        class Bot(pyspiel.Bot):
+            def __init__(self):
+                pyspiel.Bot.__init__(self)
+
+            def step(self, state):
+                outer.moves += 1
+                if outer.moves == outer.n:
+                    raise KeyboardInterrupt
+                return state.legal_actions()[0]
+
+            def restart_at(self, state):
+                pass
+
+        return Bot()
+
+
+def test_ctrl_c_in_process_saves_whole_lines_and_says_so(tmp_path, clean):
+    cfg = TournamentConfig(agents=("random", "stop"), game=SMALL, deals=5, seed=3)
+    with pytest.raises(T.TournamentInterrupted) as e:
+        run_tournament(cfg, tmp_path, factories={"stop": _StopAfter(12)}, progress=False)
+    shard = tmp_path / T.SHARD
+    saved = len(shard.read_text().splitlines()) - 1
+    assert 1 <= saved < 5 and e.value.signum == signal.SIGINT
+    assert str(e.value) == (f"tournament stopped by SIGINT: {saved} of 5 deals are saved in "
+                            f"{shard}; rerun the same command to resume")
+    res = run_tournament(cfg, tmp_path, factories={"stop": _StopAfter(-1)}, progress=False)
+    assert res.notes == [] and res.summary["deals"] == 5
