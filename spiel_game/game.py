@@ -6,11 +6,15 @@ This module only translates between OpenSpiel's API and the compiled rules in
 
 from __future__ import annotations
 
-import functools
+import base64
+import hashlib
+import pickle
+import re
 from typing import Any
 
 import numpy as np
 import pyspiel
+from numba import njit
 
 from . import cards as C
 from . import engine as E
@@ -139,54 +143,130 @@ class CancellationHeartsGame(pyspiel.Game):
         return (pyspiel.load_game, (GAME_NAME, dict(self.rules.params)))
 
     def deserialize_state(self, text: str) -> "CancellationHeartsState":
-        """pyspiel's ``deserialize_state`` with errors that say what is wrong.
+        """The state that ``state.serialize()`` wrote, rebuilt by replaying its history.
 
-        Checks the three sections (``history=``, ``move_number=``, ``__dict__=``),
-        decodes and validates the engine state, and checks that replaying the
-        history reproduces it; raises :class:`CorruptStateError` otherwise.
+        Reads this game's text format (see :meth:`CancellationHeartsState.serialize`)
+        and pyspiel's own layout of a Python state (``history=`` / ``move_number=``
+        / ``__dict__=``, what C++ ``Serialize`` writes), whose ``__dict__`` part is
+        never decoded: no part of ``text`` reaches ``pickle``, ``eval`` or
+        ``exec``. Every action is replayed through the engine; the recorded player
+        of each action and the move number must be the ones the rules give.
+        Raises :class:`CorruptStateError` naming the line and what is allowed.
         """
+        pairs, move_number, check = self._parse_serialized(text)
+        s = self._replay_checked(pairs)
+        if move_number != len(pairs):
+            raise CorruptStateError(
+                f"corrupted serialized state: move_number={move_number}, but the history "
+                f"has {len(pairs)} actions (the move number counts every action, "
+                f"chance included, so it must be {len(pairs)})")
+        if check is not None:
+            want = _digest(_state_text(self, pairs, move_number), s)
+            if check != want:
+                raise CorruptStateError(
+                    f"corrupted serialized state: line 5 'check={check}' does not match the "
+                    f"content (check={want}): the text was changed after state.serialize() "
+                    f"wrote it (or written under rules that give another engine state)")
+        players = np.fromiter((p for p, _ in pairs), np.int64, len(pairs))
+        actions = np.fromiter((a for _, a in pairs), np.int64, len(pairs))
+        return _state_with_history(self, players, actions, s)
+
+    def _parse_serialized(self, text) -> tuple[list[tuple[int, int]], int, str | None]:
+        """(history as (player, action) pairs, move number, check or None) of a
+        serialized state; only the text is parsed, nothing is decoded or evaluated."""
         if not isinstance(text, str):
-            raise CorruptStateError(f"a serialized state is a str, got {type(text).__name__}")
-        parts = text.split("\n", 2)
-        tags = ("history=", "move_number=", "__dict__=")
-        if len(parts) != 3 or not all(pt.startswith(t) for pt, t in zip(parts, tags)):
             raise CorruptStateError(
-                "corrupted serialized state: expected three lines 'history=...', "
-                "'move_number=...', '__dict__=...' (from state.serialize())")
-        try:
-            hist = [tuple(int(x) for x in item.split(":"))
-                    for item in parts[0][len(tags[0]):].split(",") if item]
-            if any(len(h) != 2 for h in hist):
-                raise ValueError
-            int(parts[1][len(tags[1]):])
-        except ValueError:
+                f"a serialized state is a str (from state.serialize()), got {type(text).__name__}")
+        body = text[:-1] if text.endswith("\n") else text
+        lines = [ln[:-1] if ln.endswith("\r") else ln for ln in body.split("\n")]
+        check = None
+        if lines[0] == STATE_FORMAT:
+            tags = ("game=", "history=", "move_number=", "check=")
+            if len(lines) != 5:
+                raise CorruptStateError(
+                    f"corrupted serialized state: expected 5 lines ({STATE_FORMAT!r}, "
+                    f"'game=...', 'history=...', 'move_number=...', 'check=...'), "
+                    f"got {len(lines)}")
+            for i, tag in enumerate(tags):
+                if not lines[i + 1].startswith(tag):
+                    raise CorruptStateError(
+                        f"corrupted serialized state: line {i + 2} must start with {tag!r}, "
+                        f"got {_excerpt(lines[i + 1])}")
+            game_text = lines[1][len(tags[0]):]
+            if game_text != str(self):
+                raise CorruptStateError(
+                    f"serialized state of another game: line 2 names {_excerpt(game_text, 300)}, "
+                    f"this game is {str(self)!r}; deserialize it with that game "
+                    f"(pyspiel.load_game of that string)")
+            hist_text, move_text = lines[2][len(tags[1]):], lines[3][len(tags[2]):]
+            check = lines[4][len(tags[3]):]
+            if not _HEX16.fullmatch(check):
+                raise CorruptStateError(
+                    f"corrupted serialized state: line 5 must be 'check=' and 16 hex digits, "
+                    f"got {_excerpt(lines[4])}")
+        elif lines[0].startswith("history="):
+            # pyspiel's layout (C++ State::Serialize); the pickled __dict__ is ignored.
+            parts = body.split("\n", 2)
+            if (len(parts) != 3 or not parts[1].startswith("move_number=")
+                    or not parts[2].startswith("__dict__=")):
+                raise CorruptStateError(
+                    "corrupted serialized state: pyspiel's layout has three lines "
+                    "'history=...', 'move_number=...', '__dict__=...'; got "
+                    + ", ".join(_excerpt(p, 20) for p in parts))
+            hist_text, move_text = parts[0][len("history="):], parts[1][len("move_number="):]
+        else:
             raise CorruptStateError(
-                "corrupted serialized state: the history must be 'player:action' pairs "
-                "separated by commas and the move number an integer") from None
-        import base64, binascii, pickle
-        try:
-            d = pickle.loads(base64.b64decode(parts[2][len(tags[2]):], validate=True))
-        except (binascii.Error, ValueError, pickle.UnpicklingError, EOFError,
-                AttributeError, TypeError, IndexError) as e:
+                f"corrupted serialized state: line 1 must be {STATE_FORMAT!r} (from "
+                f"state.serialize()) or pyspiel's 'history=...', got {_excerpt(lines[0])}")
+        items = hist_text.split(",") if hist_text else []
+        limit = self.max_history_length()
+        if len(items) > limit:
             raise CorruptStateError(
-                f"corrupted serialized state: the state payload does not decode "
-                f"({type(e).__name__}: {e})") from None
-        if not isinstance(d, dict) or set(d) != {"_b"}:
+                f"corrupted serialized state: the history has {len(items)} items, a game "
+                f"of these rules has at most {limit}")
+        pairs = []
+        for i, item in enumerate(items):
+            p, sep, a = item.partition(":")
+            if not sep or not _INT.fullmatch(p) or not _INT.fullmatch(a):
+                raise CorruptStateError(
+                    f"corrupted serialized state: history item {i + 1} is {_excerpt(item)}; "
+                    f"each item must be 'player:action' (two integers), items separated by ','")
+            pairs.append((int(p), int(a)))
+        if not _INT.fullmatch(move_text):
             raise CorruptStateError(
-                "corrupted serialized state: the payload must hold exactly the engine "
-                f"state '_b', got {sorted(d) if isinstance(d, dict) else type(d).__name__}")
-        value = _checked_state(self._P, getattr(d["_b"], "a", d["_b"]))
-        replay = self.new_initial_state()
-        try:
-            for _, a in hist:
-                replay.apply_action(a)
-        except (IllegalActionError, pyspiel.SpielError) as e:
-            raise CorruptStateError(
-                f"corrupted serialized state: its history is not a legal game ({e})") from None
-        if not np.array_equal(replay._b.a, value):
-            raise CorruptStateError(
-                "corrupted serialized state: the engine state does not match the history")
-        return super().deserialize_state(text)
+                f"corrupted serialized state: move_number must be an integer, "
+                f"got {_excerpt(move_text)}")
+        return pairs, int(move_text), check
+
+    def _replay_checked(self, pairs) -> np.ndarray:
+        """The engine state reached by ``pairs`` ((player, action)) from the
+        start; raises CorruptStateError at the first item the rules reject."""
+        P = self._P
+        s = self._S0.copy()
+        for i, (pl, a) in enumerate(pairs):
+            where = f"corrupted serialized state: history item {i + 1} ({pl}:{a})"
+            cur = int(E.current_player(P, s))
+            if cur == E.TERMINAL:
+                raise CorruptStateError(f"{where}: the game is over after {i} actions")
+            if pl != cur:
+                who = "chance (-1)" if cur == E.CHANCE else f"player {cur}"
+                raise CorruptStateError(f"{where}: recorded for player {pl}, but {who} is to move")
+            if self._deals is not None and s[E.S_PHASE] == E.PH_DEAL:
+                if not 0 <= a < len(self._deals):
+                    raise CorruptStateError(
+                        f"{where}: deal outcome {a} does not exist; allowed 0.."
+                        f"{len(self._deals) - 1}")
+                E.apply_whole_deal(P, s, self._deals[a])
+                continue
+            if not E.NUM_ACTIONS_WITH_MOON > a >= 0:
+                raise CorruptStateError(f"{where}: action {a} is not an action of this game "
+                                        f"(0..{E.NUM_ACTIONS_WITH_MOON - 1})")
+            err = E.apply_action(P, s, a)
+            if err:
+                probe = self.new_initial_state()
+                object.__setattr__(probe, "_b", _Box(s))
+                raise CorruptStateError(f"{where}: {probe._explain(err, a)}")
+        return s
 
 
 class CancellationHeartsState(pyspiel.State):
@@ -199,19 +279,50 @@ class CancellationHeartsState(pyspiel.State):
         super().__init__(game)
         object.__setattr__(self, "_b", _Box(game._S0.copy()))
 
-    # pyspiel clones a Python state by deep-copying its ``__dict__`` (``{"_b": box}``)
-    # and deserializes it by unpickling that dict. A box that comes out of
-    # ``deepcopy`` is trusted; one that comes out of ``pickle`` is an
-    # ``_UntrustedBox`` and is checked by ``engine.validate`` before use.
+    # pyspiel clones a Python state by deep-copying its ``__dict__`` (``{"_b": box}``):
+    # a box that comes out of ``deepcopy`` is trusted. Any other value of ``_b``
+    # (pyspiel's C++ ``Deserialize`` unpickles one, see ``_Box.__reduce__``) is
+    # replaced by the engine state that replaying the state's pyspiel history
+    # gives; a value that carries a different engine state is rejected.
     def __setattr__(self, name, value):
         if name == "_b":
             if type(value) is not _Box:
-                value = _Box(_checked_state(self._P, getattr(value, "a", value)))
+                value = _Box(self._rebuilt_from_history(value))
         elif not name.startswith("__"):
             raise CorruptStateError(
                 f"a Cancellation Hearts state has no attribute {name!r}; "
                 f"its only attribute is '_b' (the engine state vector)")
         object.__setattr__(self, name, value)
+
+    def _rebuilt_from_history(self, value) -> np.ndarray:
+        game = self._game
+        pairs = [(int(x.player), int(x.action)) for x in self.full_history()]
+        s = game._replay_checked(pairs)
+        if self.move_number() != len(pairs):
+            raise CorruptStateError(
+                f"corrupted state: move number {self.move_number()} with a history of "
+                f"{len(pairs)} actions (they must be equal)")
+        if type(value) is not _FromHistory:
+            given = _checked_state(self._P, getattr(value, "a", value))
+            if not np.array_equal(given, s):
+                raise CorruptStateError(
+                    "corrupted state: the engine state given for '_b' is not the one this "
+                    f"state's history ({len(pairs)} actions) leads to")
+        return s
+
+    def serialize(self) -> str:
+        """This state as plain text, five lines: the format name
+        (``STATE_FORMAT``), ``game=`` (the game string), ``history=``
+        (``player:action`` items, chance = -1), ``move_number=`` and ``check=``
+        (a 64-bit BLAKE2b digest of the lines above and the engine state, to
+        detect a changed or damaged string; not a signature).
+        ``game.deserialize_state`` (and, for this game,
+        ``pyspiel.deserialize_game_and_state``) rebuild the state by replaying
+        the history. The text holds no pickle, and pyspiel's C++ deserializer
+        refuses it at line 1 (it expects 'history=')."""
+        pairs = [(x.player, x.action) for x in self.full_history()]
+        head = _state_text(self._game, pairs, self.move_number())
+        return f"{head}\ncheck={_digest(head, self._b.a)}"
 
     @property
     def _s(self) -> np.ndarray:
@@ -370,8 +481,9 @@ class CancellationHeartsState(pyspiel.State):
 
 
 class _Box:
-    """Holds the engine state vector; ``deepcopy`` copies it (trusted), while
-    ``pickle`` turns it into an :class:`_UntrustedBox` that is validated on load."""
+    """Holds the engine state vector. ``deepcopy`` (pyspiel's ``clone``) copies it
+    (trusted); ``pickle`` (pyspiel's C++ ``Serialize`` of the state's ``__dict__``)
+    writes a :class:`_FromHistory` marker and no engine state at all."""
 
     __slots__ = ("a",)
 
@@ -382,14 +494,14 @@ class _Box:
         return _Box(self.a.copy())
 
     def __reduce__(self):
-        return (_UntrustedBox, (self.a,))
+        return (_FromHistory, ())
 
 
-class _UntrustedBox:
-    __slots__ = ("a",)
+class _FromHistory:
+    """Unpickled in place of a state's engine vector: the state rebuilds it by
+    replaying its pyspiel history (``CancellationHeartsState.__setattr__``)."""
 
-    def __init__(self, a):
-        self.a = a
+    __slots__ = ()
 
 
 def _checked_state(P: np.ndarray, value) -> np.ndarray:
@@ -401,12 +513,166 @@ def _checked_state(P: np.ndarray, value) -> np.ndarray:
         raise CorruptStateError(
             f"corrupted state: '_s' has {value.shape[0]} entries, this game's states "
             f"have {int(P[E.L_STATE_SIZE])} (a state of another game's parameters?)")
-    code = E.validate(P, value)
-    if code:
-        raise CorruptStateError(
-            f"corrupted state: consistency check {code} failed "
-            f"(see spiel_game.engine.validate)")
+    msg = E.validate_message(P, value)
+    if msg:
+        raise CorruptStateError(f"corrupted state: {msg}")
     return value
+
+
+# ------------------------------------------------------------ serialization
+#: Line 1 of ``state.serialize()``.
+STATE_FORMAT = "python_cancellation_hearts state v1"
+_INT = re.compile(r"-?[0-9]{1,10}", re.ASCII)
+_HEX16 = re.compile(r"[0-9a-f]{16}", re.ASCII)
+_EMPTY_DICT = base64.b64encode(pickle.dumps({})).decode()
+
+
+def _state_text(game, pairs, move_number: int) -> str:
+    """Lines 1-4 of ``state.serialize()``."""
+    hist = ",".join(f"{p}:{a}" for p, a in pairs)
+    return f"{STATE_FORMAT}\ngame={game}\nhistory={hist}\nmove_number={move_number}"
+
+
+def _digest(head: str, s: np.ndarray) -> str:
+    h = hashlib.blake2b(head.encode(), digest_size=8)
+    h.update(np.ascontiguousarray(s, dtype="<i4").tobytes())
+    return h.hexdigest()
+
+
+def _excerpt(text: str, limit: int = 40) -> str:
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text)} chars)"
+
+
+@njit(cache=True)
+def _history_ascii(players, actions, buf):
+    """``"p:a,p:a,..."`` of int arrays as ASCII into ``buf``; returns its length."""
+    k = 0
+    digits = np.empty(20, np.uint8)
+    for i in range(players.shape[0]):
+        if i:
+            buf[k] = 44                             # ','
+            k += 1
+        for j in range(2):
+            v = players[i] if j == 0 else actions[i]
+            if v < 0:
+                buf[k] = 45                         # '-'
+                k += 1
+                v = -v
+            m = 0
+            while True:
+                digits[m] = 48 + v % 10
+                m += 1
+                v //= 10
+                if v == 0:
+                    break
+            for d in range(m - 1, -1, -1):
+                buf[k] = digits[d]
+                k += 1
+            if j == 0:
+                buf[k] = 58                         # ':'
+                k += 1
+    return k
+
+
+def _state_with_history(game: CancellationHeartsGame, players: np.ndarray,
+                        actions: np.ndarray, s: np.ndarray) -> "CancellationHeartsState":
+    """A pyspiel state with history ``zip(players, actions)`` (int arrays) and
+    engine state ``s``, made without replaying the history through pyspiel.
+
+    Trusted internal path (the deserializer after its replay, the resampler):
+    the caller guarantees that the history is legal and leads to ``s``. The
+    only text pyspiel parses here is written from the integers; its
+    ``__dict__`` part is a constant (an empty dict), and ``s`` is attached
+    after."""
+    n = int(actions.shape[0])
+    if n == 0:
+        st = game.new_initial_state()
+    else:
+        buf = np.empty(n * 44 + 1, np.uint8)
+        k = _history_ascii(players.astype(np.int64, copy=False),
+                           actions.astype(np.int64, copy=False), buf)
+        text = (f"history={buf[:k].tobytes().decode('ascii')}\nmove_number={n}"
+                f"\n__dict__={_EMPTY_DICT}")
+        st = pyspiel.Game.deserialize_state(game, text)
+    object.__setattr__(st, "_b", _Box(s))
+    return st
+
+
+_META = ("# Automatically generated by OpenSpiel SerializeGameAndState\n"
+         "[Meta]\nVersion: 1\n\n[Game]\n")
+
+
+def _sections(data: str):
+    """(game, state) sections as OpenSpiel's C++ ``DeserializeGameAndState``
+    splits them, or None where it would fail."""
+    cur = -1
+    out = ["", "", ""]
+    for line in data.split("\n"):
+        if not line or line[0] == "#":
+            continue
+        if line == "[Meta]":
+            if cur != -1:
+                return None
+            cur = 0
+        elif line == "[Game]":
+            if cur != 0:
+                return None
+            cur = 1
+        elif line == "[State]":
+            if cur != 1:
+                return None
+            cur = 2
+        else:
+            if cur == -1:
+                return None
+            out[cur] += line + "\n"
+    return out[1][:-1] if out[1].endswith("\n") else out[1], \
+        out[2][:-1] if out[2].endswith("\n") else out[2]
+
+
+def serialize_game_and_state(game, state) -> str:
+    """``pyspiel.serialize_game_and_state``; a Cancellation Hearts state is
+    written in its own text format (no pickle), any other by pyspiel."""
+    if isinstance(state, CancellationHeartsState):
+        return f"{_META}{game.serialize()}\n[State]\n{state.serialize()}\n"
+    return _PYSPIEL_SERIALIZE(game, state)
+
+
+def deserialize_game_and_state(data: str):
+    """``pyspiel.deserialize_game_and_state``: a Cancellation Hearts state is
+    rebuilt by ``game.deserialize_state`` (replay, never unpickled); a string
+    of another game goes to pyspiel's own function, unless it mentions this
+    game at all (e.g. a game that wraps it): that is refused."""
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        try:
+            data = bytes(data).decode("utf-8")
+        except UnicodeDecodeError:
+            if GAME_NAME.encode() in bytes(data):
+                raise CorruptStateError(
+                    "corrupted serialized game and state: not UTF-8 text") from None
+            return _PYSPIEL_DESERIALIZE(data)
+    if not isinstance(data, str):
+        raise TypeError(f"deserialize_game_and_state expects the str written by "
+                        f"serialize_game_and_state, got {type(data).__name__}")
+    sections = _sections(data)
+    if sections is not None:
+        try:
+            game = pyspiel.deserialize_game(sections[0])
+        except (pyspiel.SpielError, ValueError, TypeError) as e:
+            if GAME_NAME not in data:
+                return _PYSPIEL_DESERIALIZE(data)
+            raise CorruptStateError(
+                f"corrupted serialized game and state: the [Game] section "
+                f"{_excerpt(sections[0], 300)} does not load: {e}") from None
+        if isinstance(game, CancellationHeartsGame):
+            return game, game.deserialize_state(sections[1])
+    if GAME_NAME in data:
+        raise CorruptStateError(
+            f"corrupted serialized game and state: it mentions {GAME_NAME} but its [Game] "
+            f"section is not that game (expected the sections [Meta], [Game] "
+            f"{GAME_NAME}(...), [State] in this order, from pyspiel.serialize_game_and_state; "
+            f"strings of games that wrap {GAME_NAME} are not read)")
+    return _PYSPIEL_DESERIALIZE(data)
 
 
 def _restore_state(params, history):
@@ -431,3 +697,18 @@ from .render import install_repr_html  # noqa: E402  (render imports no adapter 
 install_repr_html(CancellationHeartsState)
 
 pyspiel.register_game(GAME_TYPE, CancellationHeartsGame)
+
+# pyspiel's C++ deserializer unpickles the ``__dict__`` part of a Python
+# state's string (any code in it runs). For this game the module-level
+# functions are replaced by the ones above, which never unpickle; other games'
+# strings still go to pyspiel's. ``pyspiel.Game.deserialize_state`` called
+# explicitly on a game (bypassing ``CancellationHeartsGame.deserialize_state``)
+# is pyspiel's C++ path: never give it untrusted text.
+_PYSPIEL_SERIALIZE = getattr(pyspiel.serialize_game_and_state, "_pyspiel_original",
+                             pyspiel.serialize_game_and_state)
+_PYSPIEL_DESERIALIZE = getattr(pyspiel.deserialize_game_and_state, "_pyspiel_original",
+                               pyspiel.deserialize_game_and_state)
+serialize_game_and_state._pyspiel_original = _PYSPIEL_SERIALIZE
+deserialize_game_and_state._pyspiel_original = _PYSPIEL_DESERIALIZE
+pyspiel.serialize_game_and_state = serialize_game_and_state
+pyspiel.deserialize_game_and_state = deserialize_game_and_state

@@ -43,10 +43,8 @@ compares the two).
 
 from __future__ import annotations
 
-import base64
 import collections
 import math
-import pickle
 from functools import lru_cache
 
 import numpy as np
@@ -55,6 +53,7 @@ from numba import njit
 
 from . import cards as C
 from . import engine as E
+from .game import _state_with_history
 from .hidden import build_problem, sample_assignment, weight_ok
 from .policies import make_rng_state, rand_below, rand_uniform, shuffle_prefix
 
@@ -68,17 +67,40 @@ _FAST_TRIES = 1000
 
 
 def _as_generator(rng) -> np.random.Generator:
+    """A numpy Generator from the ``rng`` argument (``probability_sampler`` of
+    ``state.resample_from_infostate``); a clear error for anything else."""
+    what = ("rng (probability_sampler) must be a numpy Generator, an int seed >= 0, or "
+            "a callable returning a float in [0, 1) (e.g. pyspiel.UniformProbabilitySampler)")
     if isinstance(rng, np.random.Generator):
         return rng
     if rng is None:
-        raise ValueError("resample_from_infostate needs a numpy Generator, a seed, or a "
-                         "sampler returning uniform floats (e.g. pyspiel.UniformProbabilitySampler)")
+        raise ValueError(f"{what}; got None")
+    if isinstance(rng, (bool, np.bool_)):
+        raise TypeError(f"{what}; got the bool {rng}")
     if isinstance(rng, (int, np.integer)):
+        if rng < 0:
+            raise ValueError(f"{what}; got the negative seed {rng}")
         return np.random.default_rng(int(rng))
     if callable(rng):
-        return np.random.default_rng(int(rng() * 2**53))
-    raise TypeError(f"rng must be a numpy Generator, an int seed or a callable sampler, "
-                    f"got {type(rng).__name__}")
+        u = rng()
+        if isinstance(u, (bool, np.bool_)) or not isinstance(u, (int, float, np.integer, np.floating)):
+            raise TypeError(f"{what}; the callable returned {u!r} ({type(u).__name__})")
+        u = float(u)
+        if not 0.0 <= u < 1.0:
+            raise ValueError(f"{what}; the callable returned {u!r}")
+        return np.random.default_rng(int(u * 2**53))
+    raise TypeError(f"{what}; got {type(rng).__name__}")
+
+
+def _check_player(player, n: int) -> int:
+    """The observing player as an int seat, or a clear error."""
+    if isinstance(player, (bool, np.bool_)) or not isinstance(player, (int, np.integer)):
+        raise TypeError(f"player (player_id) must be an int, a seat 0..{n - 1} of this "
+                        f"{n}-player game; got {player!r} ({type(player).__name__})")
+    if not 0 <= player < n:
+        raise ValueError(f"player (player_id) {player} is not a seat of this {n}-player game; "
+                         f"allowed 0..{n - 1}")
+    return int(player)
 
 
 # ------------------------------------------------------------- constraints
@@ -877,31 +899,6 @@ def _resample_hand(p, s, me, moon_action, rng, tries, out_pl, out_act, s_new):
     return a
 
 
-@njit(cache=True)
-def _history_text(out_pl, out_act, a, buf):
-    """``"pl:action,..."`` (pyspiel's serialized history) as ASCII into ``buf``; its length."""
-    k = 0
-    for i in range(a):
-        if i:
-            buf[k] = 44                                 # ','
-            k += 1
-        for j in range(2):
-            v = out_pl[i] if j == 0 else out_act[i]
-            if v < 0:
-                buf[k] = 45                             # '-'
-                k += 1
-                v = -v
-            if v >= 10:
-                buf[k] = 48 + v // 10
-                k += 1
-            buf[k] = 48 + v % 10
-            k += 1
-            if j == 0:
-                buf[k] = 58                             # ':'
-                k += 1
-    return k
-
-
 def _fast_resample(game, state, player, g):
     """The compiled path (single-hand card-by-card games after the deal), or
     None when rejection failed and the exact sampler is needed."""
@@ -918,9 +915,7 @@ def _fast_resample(game, state, player, g):
     if a < 0:
         raise RuntimeError("resampling met an inconsistent information state; please report "
                            "this with the state's serialization")
-    buf = np.empty(a * 8 + 8, np.uint8)
-    k = _history_text(out_pl, out_act, a, buf)
-    return _deserialize(game, buf[:k].tobytes().decode("ascii"), a, s_new)
+    return _state_with_history(game, out_pl[:a], out_act[:a], s_new)
 
 
 def resample_from_infostate(state, player: int, rng) -> "pyspiel.State":
@@ -932,11 +927,11 @@ def resample_from_infostate(state, player: int, rng) -> "pyspiel.State":
       rng: a numpy Generator, an int seed, or a callable returning uniform
         floats in [0, 1) (OpenSpiel's ``UniformProbabilitySampler``).
     """
+    from .game import CancellationHeartsState
+    if not isinstance(state, CancellationHeartsState):
+        raise TypeError(f"state must be a Cancellation Hearts state, got {type(state).__name__}")
     game = state._game
-    n = game.rules.players
-    if not 0 <= player < n:
-        raise ValueError(f"player {player} is not a seat of this {n}-player game; "
-                         f"allowed 0..{n - 1}")
+    player = _check_player(player, game.rules.players)
     g = _as_generator(rng)
     if (not game.rules.is_match and game._deals is None
             and state._b.a[E.S_PHASE] != E.PH_DEAL):
@@ -970,11 +965,9 @@ def _replay(p, s, actions, start):
     return 0
 
 
-_HIST_ITEMS: dict = {}
-
-
 def _state_from_actions(game, actions):
-    """Build the state by running the engine, then attach the history via pyspiel."""
+    """Build the state by running the engine, then attach the history
+    (``game._state_with_history``: trusted, no replay through pyspiel)."""
     P = game._P
     s = E.new_state(P)
     acts = np.array([a for _, a in actions], np.int32)
@@ -992,21 +985,5 @@ def _state_from_actions(game, actions):
     if err:
         raise RuntimeError(f"resampling built an illegal history (error {err}); "
                            f"please report this with the state's serialization")
-    items = _HIST_ITEMS
-    parts = []
-    for pl, a in actions:
-        key = (pl, a)
-        t = items.get(key)
-        if t is None:
-            t = items[key] = f"{int(pl)}:{int(a)}"
-        parts.append(t)
-    return _deserialize(game, ",".join(parts), len(actions), s)
-
-
-def _deserialize(game, history_text, n_actions, s):
-    """A pyspiel state with history ``history_text`` and engine state ``s``
-    (attached without replaying the history through pyspiel)."""
-    from .game import _Box
-    text = (f"history={history_text}\nmove_number={n_actions}\n__dict__="
-            + base64.b64encode(pickle.dumps({"_b": _Box(s)})).decode())
-    return pyspiel.Game.deserialize_state(game, text)
+    players = np.array([pl for pl, _ in actions], np.int64)
+    return _state_with_history(game, players, acts, s)
