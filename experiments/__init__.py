@@ -6,7 +6,12 @@ From Python or a notebook::
     experiments.list_experiments()                      # {name: description}
     res = experiments.run("rules_stats", profile="quick", overrides={"hands": 2000})
     res.rows, res.tables["summary"], res.metadata       # pandas tables, provenance
-    experiments.load("rules_stats", profile="quick")    # saved results, no computation
+    experiments.load("rules_stats", profile="quick")    # the profile's saved results
+    experiments.load("rules_stats", overrides={"hands": 2000})   # that run's, verified
+
+A script that runs with several local workers (the default) puts the call
+under ``if __name__ == "__main__":`` (workers are spawned and import the
+script again); without the guard the runner warns and uses one process.
 
 The command line is ``python -m experiments`` (see ``experiments/__main__.py``);
 the plug-in interface is :mod:`experiments.registry`.
@@ -23,10 +28,11 @@ def run(name: str, **kwargs):
     return _run(name, **kwargs)
 
 
-def load(name: str, profile: str = "quick", out=None):
-    """:func:`experiments.runner.load`: the saved results of a finished run."""
+def load(name: str, profile: str = "quick", out=None, **kwargs):
+    """:func:`experiments.runner.load`: the saved, verified results of a finished run
+    (``overrides=``, ``config_file=``, ``seed=`` find the folder of that configuration)."""
     from .runner import load as _load
-    return _load(name, profile, out)
+    return _load(name, profile, out, **kwargs)
 
 
 def list_experiments() -> dict[str, str]:

@@ -4,16 +4,18 @@
     python -m experiments show NAME [--profile P]
     python -m experiments run NAME [--profile quick|paper] [--backend local|ray]
         [--address auto|HOST:PORT] [--workers N] [--seed S] [--config FILE.toml]
-        [--set key=value ...] [--out DIR] [--fresh] [--no-progress]
+        [--set key=value ...] [--out DIR] [--fresh] [--recompute-corrupt] [--no-progress]
     python -m experiments reproduce [--profile quick|paper] [--out DIR] [--backend ...]
-        [--workers N] [--no-paper]
+        [--workers N] [--recompute-corrupt] [--no-paper]
     python -m experiments paper [--profile quick|paper] [--out DIR] [--no-build]
 
 ``reproduce`` (what ``make reproduce`` runs) runs every registered experiment
-of the profile, then every script in ``paper/figures/`` and ``paper/tables/``
+of the profile, verifies the saved results the scripts read (content hashes,
+:func:`experiments.runner.load`; damaged results stop here, naming the files),
+then every script in ``paper/figures/`` and ``paper/tables/``
 (as ``python SCRIPT RESULTS_DIR``), then builds ``paper/main.pdf`` when LaTeX
 is installed (else it prints the command that installs it). ``paper`` does the
-last two steps only, from saved results. Both first delete the generated
+last three steps only, from saved results. Both first delete the generated
 files (``paper/figures/*.pdf|png``, ``paper/tables/*.tex``), so nothing stale
 from other results survives.
 
@@ -22,6 +24,12 @@ its one positional argument, reads only saved results, writes its output next
 to itself (``paper/figures/NAME.pdf`` and ``.png``, ``paper/tables/NAME.tex``)
 and, when its results are missing, prints a warning and exits 0 (main.tex
 shows a placeholder for an absent file).
+
+SIGINT (Ctrl-C) and SIGTERM stop a command with one line ("interrupted; N of M
+units done; rerun the same command to resume"; exit status 130 or 143), not a
+traceback: the runner stops its worker processes and keeps every finished
+shard. Errors in the configuration or the saved results print ``error: ...``
+(exit status 2).
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -53,6 +62,9 @@ def _add_exec_args(p: argparse.ArgumentParser) -> None:
                         "or the most Ray tasks in flight")
     p.add_argument("--out", default=None, help="results folder (default results/<profile>)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--recompute-corrupt", action="store_true",
+                   help="move damaged shards (content hash mismatch) to corrupt/ and "
+                        "recompute them; without it they stop the run")
 
 
 def _toml_value(v) -> str:
@@ -92,7 +104,8 @@ def cmd_run(args) -> int:
                      overrides=parse_assignments(args.set or []),
                      config_file=args.config, seed=args.seed, backend=args.backend,
                      address=args.address, workers=args.workers, out=args.out,
-                     fresh=args.fresh, progress=not args.no_progress)
+                     fresh=args.fresh, recompute_corrupt=args.recompute_corrupt,
+                     progress=not args.no_progress)
     print(f"results: {res.path}")
     return 0
 
@@ -150,6 +163,42 @@ def build_paper() -> str:
     return "built"
 
 
+def verify_results(out: Path) -> tuple[list[str], list[str]]:
+    """Check every profile folder of runner results in ``out`` (what the figure and
+    table scripts read: ``<name>/``, not ``<name>@...``) with :func:`runner.load`:
+    ``(damaged, unverifiable)`` messages, each naming the files and the remedy."""
+    damaged: list[str] = []
+    unverified: list[str] = []
+    if not out.is_dir():
+        return damaged, unverified
+    for folder in sorted(out.iterdir()):
+        if not folder.is_dir() or "@" in folder.name or not (
+                (folder / "run.json").exists() or (folder / "metadata.json").exists()):
+            continue
+        try:
+            runner.load(folder.name, out=out)
+        except runner.ResultsNotFoundError:
+            continue                      # not finished: the scripts see no results
+        except runner.UnverifiedResultError as err:
+            unverified.append(str(err))
+        except runner.RunError as err:
+            damaged.append(str(err))
+    return damaged, unverified
+
+
+def _check_inputs(out: Path) -> bool:
+    """Print what :func:`verify_results` finds; False when results are damaged."""
+    damaged, unverified = verify_results(out)
+    for msg in unverified:
+        print(f"warning: {msg}", file=sys.stderr)
+    for msg in damaged:
+        print(f"error: {msg}", file=sys.stderr)
+    if damaged:
+        print("the figures and tables were not regenerated: their results are damaged "
+              "(see above)", file=sys.stderr)
+    return not damaged
+
+
 def cmd_reproduce(args) -> int:
     t0 = time.perf_counter()
     out = Path(args.out) if args.out else runner.results_root() / args.profile
@@ -160,7 +209,11 @@ def cmd_reproduce(args) -> int:
         print(f"=== {name}", flush=True)
         try:
             runner.run(name, profile=args.profile, backend=args.backend, address=args.address,
-                       workers=args.workers, out=out, progress=not args.no_progress)
+                       workers=args.workers, out=out, recompute_corrupt=args.recompute_corrupt,
+                       progress=not args.no_progress)
+        except runner.RunError as err:    # names the files and the remedy
+            print(f"experiment {name} failed: {err}", file=sys.stderr)
+            failed.append(f"experiment {name}")
         except Exception as err:  # keep going: one broken experiment must not hide the rest
             print(f"experiment {name} failed: {err!r}", file=sys.stderr)
             failed.append(f"experiment {name}")
@@ -175,11 +228,14 @@ def cmd_reproduce(args) -> int:
     for mod in registry.discovery_errors():
         failed.append(f"import {mod}")
     print("=== paper figures and tables", flush=True)
-    clean_generated()
-    failed += [f"script {s}" for s in run_paper_scripts(out)]
-    if not args.no_paper:
-        if build_paper() == "failed":
-            failed.append("paper build")
+    if _check_inputs(out):
+        clean_generated()
+        failed += [f"script {s}" for s in run_paper_scripts(out)]
+        if not args.no_paper:
+            if build_paper() == "failed":
+                failed.append("paper build")
+    else:
+        failed.append("damaged results")
     print(f"results in {out} ({time.perf_counter() - t0:.0f} s)")
     if failed:
         print("FAILED: " + "; ".join(failed), file=sys.stderr)
@@ -189,6 +245,8 @@ def cmd_reproduce(args) -> int:
 
 def cmd_paper(args) -> int:
     out = Path(args.out) if args.out else runner.results_root() / args.profile
+    if not _check_inputs(out):
+        return 2
     clean_generated()
     failed = [f"script {s}" for s in run_paper_scripts(out)]
     if not args.no_build and build_paper() == "failed":
@@ -215,7 +273,7 @@ def main(argv=None) -> int:
     r.add_argument("--set", nargs="+", action="extend", metavar="KEY=VALUE",
                    help="override config fields")
     r.add_argument("--fresh", action="store_true",
-                   help="delete this experiment's existing results first")
+                   help="delete the existing results of this configuration's folder first")
     rep = sub.add_parser("reproduce", help="every experiment, figure and table; the paper")
     _add_exec_args(rep)
     rep.add_argument("--no-paper", action="store_true", help="do not build paper/main.pdf")
@@ -225,12 +283,46 @@ def main(argv=None) -> int:
     pa.add_argument("--out", default=None, help="results folder (default results/<profile>)")
     pa.add_argument("--no-build", action="store_true", help="do not build paper/main.pdf")
     args = ap.parse_args(argv)
-    try:
-        return {"list": cmd_list, "show": cmd_show, "run": cmd_run, "paper": cmd_paper,
-                "reproduce": cmd_reproduce}[args.cmd](args)
-    except (ConfigError, runner.RunError, registry.UnknownExperimentError) as err:
-        print(f"error: {err.args[0] if err.args else err}", file=sys.stderr)
-        return 2
+    with _sigterm_interrupts():
+        try:
+            return {"list": cmd_list, "show": cmd_show, "run": cmd_run, "paper": cmd_paper,
+                    "reproduce": cmd_reproduce}[args.cmd](args)
+        except (ConfigError, runner.RunError, registry.UnknownExperimentError) as err:
+            print(f"error: {err.args[0] if err.args else err}", file=sys.stderr)
+            return 2
+        except runner.RunInterrupted as err:
+            print(str(err), file=sys.stderr)
+            return 128 + int(err.signum)
+        except KeyboardInterrupt as err:  # outside a runner experiment (ladder, scripts)
+            code = err.args[0] if err.args and isinstance(err.args[0], int) else None
+            signum = int(getattr(err, "signum", None) or code or signal.SIGINT)
+            detail = str(err) if err.args and code is None else ""
+            print(detail or f"interrupted ({signal.Signals(signum).name}) during `{args.cmd}`; "
+                            f"finished results are kept; rerun the same command to resume",
+                  file=sys.stderr)
+            return 128 + signum
+
+
+class _sigterm_interrupts:
+    """SIGTERM raises KeyboardInterrupt(SIGTERM) like Ctrl-C does (main thread only;
+    the runner installs its own handler while it runs and restores this one)."""
+
+    def __enter__(self):
+        self.old = None
+        try:
+            self.old = signal.signal(signal.SIGTERM, self._raise)
+        except ValueError:                # not the main thread
+            pass
+        return self
+
+    @staticmethod
+    def _raise(signum, frame):
+        raise KeyboardInterrupt(int(signum))
+
+    def __exit__(self, *exc):
+        if self.old is not None:
+            signal.signal(signal.SIGTERM, self.old)
+        return False
 
 
 if __name__ == "__main__":

@@ -2,7 +2,9 @@
 
 A configuration is a frozen dataclass with a ``seed: int`` field. This module
 builds one from a base value plus overrides that come from a Python dict, a
-TOML file (:func:`load_toml`) or ``--set key=value`` strings
+TOML file (:func:`load_config_file`: errors name the file, the line and column
+of a syntax error, the unknown key and the allowed ones, or the key whose value
+has the wrong type) or ``--set key=value`` strings
 (:func:`parse_assignments`); unknown keys are rejected with the list of the
 allowed ones, and every value is converted to (or checked against) the field's
 annotated type::
@@ -16,13 +18,15 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import re
 import tomllib
 import types
 import typing
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-__all__ = ["ConfigError", "config_fields", "make_config", "load_toml", "parse_assignments",
+__all__ = ["ConfigError", "config_fields", "make_config", "load_toml", "load_config_file",
+           "parse_assignments",
            "config_to_dict", "fingerprint", "check_config_class", "check_names"]
 
 
@@ -107,14 +111,81 @@ def make_config(cls, base=None, overrides: Mapping[str, Any] | None = None):
 
 
 def load_toml(path: str | Path) -> dict[str, Any]:
-    """The key/value pairs of a TOML file (flat: one key per config field)."""
-    with open(path, "rb") as f:
-        data = tomllib.load(f)
+    """The key/value pairs of a TOML file (flat: one key per config field).
+
+    Every problem raises :class:`ConfigError` naming the file: missing or
+    unreadable, not UTF-8, invalid TOML (with the line and column and the
+    offending line), or tables where flat keys are expected.
+    """
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise ConfigError(f"config file {path} not found") from None
+    except IsADirectoryError:
+        raise ConfigError(f"config file {path} is a directory, not a TOML file") from None
+    except OSError as err:
+        raise ConfigError(f"config file {path} cannot be read: {err.strerror or err}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = raw[:err.start].count(b"\n") + 1
+        raise ConfigError(f"{path}: not UTF-8 text (byte {err.start}, line {line}); "
+                          f"a config file is TOML text") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(f"{path}: invalid TOML: {_toml_where(str(err), text)}") from None
     nested = [k for k, v in data.items() if isinstance(v, dict)]
     if nested:
         raise ConfigError(f"{path}: tables {nested} are not config fields; write the fields "
                           f"as top-level keys (key = value)")
     return data
+
+
+def _toml_where(msg: str, text: str) -> str:
+    """tomllib's message with the line and column spelled out and the line quoted."""
+    lines = text.split("\n")
+    m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
+    if m:
+        line, col = int(m[1]), int(m[2])
+        src = lines[line - 1] if 0 < line <= len(lines) else ""
+    elif "(at end of document)" in msg:
+        line, col = len(lines), len(lines[-1]) + 1
+        msg = msg.replace("(at end of document)", f"(at end of document: line {line}, "
+                                                  f"column {col})")
+        src = next((x for x in reversed(lines) if x.strip()), "")   # the last line written
+    else:
+        return msg
+    hint = ""
+    if re.fullmatch(r"\s*[A-Za-z0-9_-]+\s*=\s*[A-Za-z_][^\"'\[{]*", src) and \
+            not re.fullmatch(r"\s*[A-Za-z0-9_-]+\s*=\s*(true|false|inf|nan)\s*(#.*)?", src):
+        hint = " (a string value needs quotes: key = \"value\")"
+    return f"{msg}: {src.strip()!r}{hint}"
+
+
+def load_config_file(path: str | Path, cls) -> dict[str, Any]:
+    """The overrides of TOML file ``path`` for config class ``cls``: keys checked
+    against the fields and values converted to their types; every error names
+    the file, the key and what is allowed."""
+    data = load_toml(path)
+    fields = config_fields(cls)
+    unknown = sorted(set(data) - set(fields))
+    if unknown:
+        raise ConfigError(f"{path}: unknown config key(s) {unknown} for {cls.__name__}; "
+                          f"allowed: {', '.join(fields)}")
+    out = {}
+    for key, value in data.items():
+        try:
+            out[key] = convert(value, fields[key])
+        except (TypeError, ValueError) as err:
+            raise ConfigError(f"{path}: {key} = {value!r}: {err} "
+                              f"(field {cls.__name__}.{key}: {_type_name(fields[key])})") from None
+    return out
+
+
+def _type_name(tp) -> str:
+    return tp.__name__ if isinstance(tp, type) else str(tp).replace("typing.", "")
 
 
 def parse_assignments(items: Sequence[str]) -> dict[str, str]:
@@ -195,7 +266,10 @@ def convert(value, tp):
         if isinstance(value, int):
             return value
         if isinstance(value, str):
-            return int(value.replace("_", ""))
+            try:
+                return int(value.replace("_", ""))
+            except ValueError:
+                raise ValueError(f"expected an integer, got {value!r}") from None
         if isinstance(value, float) and value.is_integer():
             return int(value)
         raise TypeError(f"expected an integer, got {value!r}")
@@ -205,7 +279,10 @@ def convert(value, tp):
         if isinstance(value, (int, float)):
             return float(value)
         if isinstance(value, str):
-            return float(value)
+            try:
+                return float(value)
+            except ValueError:
+                raise ValueError(f"expected a number, got {value!r}") from None
         raise TypeError(f"expected a number, got {value!r}")
     if tp is str:
         if isinstance(value, str):

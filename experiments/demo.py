@@ -39,8 +39,19 @@ class DemoConfig:
     chunk: int = 50              # hands per unit of work (does not change the numbers)
 
     def __post_init__(self):
+        # Checked here, when the config is built, so that an impossible game is
+        # refused before the runner writes anything (not inside a unit).
         if self.hands < 1 or self.chunk < 1:
             raise ValueError(f"hands and chunk must be >= 1, got {self.hands}, {self.chunk}")
+        if not self.players:
+            raise ValueError("players must name at least one player count (e.g. players=6,11)")
+        if len(set(self.players)) != len(self.players):
+            raise ValueError(f"players {list(self.players)} repeats a player count")
+        for n in self.players:
+            try:
+                spiel_game.RuleSet.from_params({"players": n})
+            except ValueError as err:      # GameParameterError: names what is allowed
+                raise ValueError(f"players: {err}") from None
 
 
 PROFILES = {"quick": DemoConfig(), "paper": DemoConfig(hands=20000, chunk=500)}

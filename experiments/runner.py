@@ -1,65 +1,159 @@
 """Run a registered experiment: units on a process pool or Ray, resumable shards, tidy tables.
 
 ``run("rules_stats", profile="quick", overrides={"hands": 2000})`` (or
-``python -m experiments run rules_stats --set hands=2000``) writes::
+``python -m experiments run rules_stats --set hands=2000``) writes one folder
+per configuration::
 
-    results/<profile>/<name>/
+    results/<profile>/<name>/            the profile's own configuration (what
+                                         ``make reproduce`` runs, the paper reads)
+    results/<profile>/<name>@<8 hex>/    any other configuration (overrides, a
+                                         TOML file, another seed): the first 8
+                                         hex digits of the config's SHA-256
         run.json            what is being computed: config, units, fingerprint, sessions
         shards/unit-000012.json   one finished unit: its params, seed and rows
+        shards.sha256       the SHA-256 of every shard (``sha256sum -c`` format)
         rows.csv            every unit's rows, in unit order (rows.parquet with pyarrow)
         <table>.csv         the summary's tables (e.g. summary.csv)
         summary.txt         the summary's text
-        metadata.json       config, seed, package versions, git commit, start/end, machine
+        metadata.json       config, seed, package versions, git commit, start/end,
+                            machine, and the SHA-256 of every file above
+        corrupt/            damaged files moved aside by ``recompute_corrupt=True``
+
+``--out DIR`` (``out=``) replaces ``results/<profile>``; the folder name
+inside follows the same rule. The folder is a function of the configuration
+alone, so a run with overrides never touches the profile's results (which the
+paper is built from), and :func:`load` with the same arguments finds the same
+folder (``load(name, profile, overrides=...)``; ``load("demo@1a2b3c4d")``
+names a folder directly).
 
 Loss-free and resumable: only this process writes files, each atomically
-(temporary file + ``os.replace``); a restarted run skips the units whose shard
-exists, so a run killed at any moment and restarted ends with exactly the
-rows of an uninterrupted one. A run directory belongs to one configuration:
-starting a different configuration there is refused unless ``fresh=True``
-(``--fresh``), which deletes the old results.
+(temporary file + ``os.replace``), and a shard's hash is appended to
+``shards.sha256`` (flushed to disk) before the shard is written, so a run
+killed at any moment leaves only complete shards with recorded hashes (a torn
+last line of ``shards.sha256`` belongs to a shard that was not written). A
+restarted run verifies every shard against its hash and skips the verified
+ones: it ends with exactly the rows of an uninterrupted run. SIGINT (Ctrl-C)
+and SIGTERM stop the worker processes at once and raise
+:class:`RunInterrupted` ("interrupted; N of M units done; rerun the same
+command to resume"); the command line prints that line, not a traceback.
 
-Backends: ``local`` (``workers`` processes, spawned, so a script calling
-:func:`run` with ``workers > 1`` needs the usual ``if __name__ == "__main__":``
-guard; ``workers=1`` runs in this process) and ``ray`` (tasks on a Ray
-cluster: ``address=None`` starts a local instance, ``"auto"`` or
-``"HOST:PORT"`` joins a running one; an instance already initialised by the
-caller is used as it is). Rows do not depend on the backend or the number of
-workers. One run per results folder at a time (a lock file next to it).
+Integrity: ``run.json`` and ``metadata.json`` carry the SHA-256 of their own
+content (``content_sha256``); ``metadata.json`` records the hash of
+``shards.sha256``, of ``rows.csv`` and of every table. :func:`load` verifies
+the whole chain and, like a resumed run, reports each damaged, truncated or
+missing file by name (:class:`CorruptResultError`), never a bare
+``JSONDecodeError`` and never a silently wrong table. A resumed run refuses to
+use a damaged shard: ``recompute_corrupt=True`` (``--recompute-corrupt``)
+moves it to ``corrupt/`` and recomputes it; nothing is ever deleted silently.
+The derived files (rows, tables, text, metadata) are rebuilt from the verified
+shards by every run that finds all units done, without recomputing a unit.
+Folders written before these hashes existed are adopted by the next run (the
+shards are checked against the unit list and their hashes recorded; a note
+says so); :func:`load` asks for that run first.
+
+A results folder belongs to one configuration and unit list: when the
+experiment's code changes its profile or units, the profile folder is refused
+unless ``fresh=True`` (``--fresh``), which deletes that folder's old results
+(only that folder's).
+
+Backends: ``local`` (``workers`` processes, spawned; ``workers=1`` runs in this
+process) and ``ray`` (tasks on a Ray cluster: ``address=None`` starts a local
+instance, ``"auto"`` or ``"HOST:PORT"`` joins a running one; an instance
+already initialised by the caller is used as it is). Spawned workers import
+the main script again, so a script that calls :func:`run` at its top level
+without ``if __name__ == "__main__":`` is detected and run in this process
+(``workers=1``, with a warning) instead of running the script once per
+worker. Worker processes ignore SIGINT/SIGTERM (the driver stops them) and
+die with the driver on Linux. Rows do not depend on the backend or the number
+of workers. One run per results folder at a time (a lock file next to it).
 """
 
 from __future__ import annotations
 
+import ast
 import concurrent.futures as cf
 import contextlib
 import dataclasses
 import datetime as dt
 import fcntl
+import hashlib
+import io
 import json
 import multiprocessing
 import os
+import re
+import shlex
 import shutil
+import signal
 import socket
 import sys
+import threading
 import time
 import warnings
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
-from .config import config_to_dict, fingerprint, load_toml
+from .config import config_to_dict, fingerprint, load_config_file
 from .metadata import metadata
 from .registry import Experiment, Summary, Unit, get
 
-__all__ = ["run", "load", "RunResult", "RunError", "results_root", "unit_threads",
+__all__ = ["run", "load", "resolve", "RunResult", "RunError", "RunInterrupted",
+           "CorruptResultError", "UnverifiedResultError", "ResultsNotFoundError",
+           "results_root", "unit_threads",
            "BACKENDS"]
 
 BACKENDS = ("local", "ray")
+FORMAT = 2                      # run.json/metadata.json layout with content hashes
 _ROOT = Path(__file__).resolve().parent.parent
 _UNIT_THREADS: int | None = None
 _LOCK = ".runner.lock"
+_JOURNAL = "shards.sha256"
+_ASIDE = "corrupt"
+_SEAL = "content_sha256"
+_JOURNAL_LINE = re.compile(rb"([0-9a-f]{64})  (shards/unit-[0-9]{6}\.json)")
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+_KILL_WAIT_S = 3.0
 
 
 class RunError(RuntimeError):
     """A run cannot start or finish (config clash with existing results, failed unit)."""
+
+
+class CorruptResultError(RunError):
+    """Saved results that fail verification: every damaged file is named in the message
+    (and in :attr:`problems`, ``(path, what is wrong)`` pairs)."""
+
+    def __init__(self, message: str, problems=()):
+        super().__init__(message)
+        self.problems = list(problems)
+
+
+class UnverifiedResultError(RunError):
+    """Results written by an older runner, without content hashes: a run of the same
+    configuration records them (no unit is recomputed)."""
+
+
+class ResultsNotFoundError(RunError, FileNotFoundError):
+    """No finished run in the folder :func:`load` was asked for."""
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """SIGINT or SIGTERM stopped a run; finished shards are kept, rerun to resume."""
+
+    def __init__(self, message: str, signum: int, done: int, total: int, path: Path):
+        super().__init__(message)
+        self.signum, self.done, self.total, self.path = signum, done, total, path
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
+class _Stop(KeyboardInterrupt):
+    """Raised in the main thread by the SIGINT/SIGTERM handler of a run."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
 
 
 def unit_threads() -> int | None:
@@ -96,22 +190,45 @@ class RunResult:
 
 
 # ------------------------------------------------------------------ files
-def _atomic_write(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
-def _atomic_frame(df, path: Path, kind: str) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    if kind == "csv":
-        df.to_csv(tmp, index=False)
-    else:
-        df.to_parquet(tmp, index=False)
-    os.replace(tmp, path)
+def _tmp_path(path: Path) -> Path:
+    return path.with_name(f".{path.name}.{os.getpid()}.tmp")
+
+
+def _atomic_write(path: Path, data: str | bytes) -> str:
+    """Write ``data`` to ``path`` atomically; return its SHA-256."""
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    tmp = _tmp_path(path)
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:                 # an interrupt or a full disk: no half file
+        tmp.unlink(missing_ok=True)
+        raise
+    return _sha256(data)
+
+
+def _atomic_frame(df, path: Path, kind: str) -> str:
+    """Write a DataFrame atomically as csv or parquet; return the file's SHA-256."""
+    tmp = _tmp_path(path)
+    try:
+        if kind == "csv":
+            df.to_csv(tmp, index=False)
+        else:
+            df.to_parquet(tmp, index=False)
+        digest = _sha256(tmp.read_bytes())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return digest
 
 
 def _json_default(x):
@@ -132,8 +249,54 @@ def _dumps(obj) -> str:
     return json.dumps(obj, indent=1, default=_json_default)
 
 
+def _sealed(doc: dict) -> str:
+    """``doc`` as JSON text carrying the SHA-256 of its own content (``content_sha256``)."""
+    body = json.loads(_dumps({k: v for k, v in doc.items() if k != _SEAL}))
+    return _dumps({**body, _SEAL: fingerprint(body)})
+
+
+def _parse_json(path: Path, data: bytes) -> tuple[Any, str | None]:
+    """``(value, None)`` or ``(None, what is wrong)`` for the bytes of a JSON file."""
+    try:
+        return json.loads(data.decode("utf-8")), None
+    except UnicodeDecodeError as err:
+        return None, f"not UTF-8 text (byte {err.start}): corrupted"
+    except json.JSONDecodeError as err:
+        what = "empty" if not data.strip() else \
+            f"not valid JSON ({err.msg}; line {err.lineno}, column {err.colno})"
+        return None, f"{what}: truncated or edited"
+
+
+def _read_doc(path: Path) -> tuple[dict | None, bool, str | None]:
+    """A sealed JSON document (run.json, metadata.json): ``(doc, sealed, problem)``.
+
+    ``sealed`` is False for a document written before content hashes (no
+    ``content_sha256`` and no ``format``); ``problem`` names what is wrong."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None, False, "missing"
+    doc, problem = _parse_json(path, data)
+    if problem:
+        return None, False, problem
+    if not isinstance(doc, dict):
+        return None, False, f"not a JSON object (a {type(doc).__name__}): edited"
+    seal = doc.pop(_SEAL, None)
+    if seal is None:
+        if "format" in doc:
+            return None, False, f"no {_SEAL} recorded: edited"
+        return doc, False, None
+    if seal != fingerprint(doc):
+        return None, False, "content hash mismatch (edited or corrupted)"
+    return doc, True, None
+
+
 def _shard_path(run_dir: Path, index: int) -> Path:
     return run_dir / "shards" / f"unit-{index:06d}.json"
+
+
+def _shard_name(index: int) -> str:
+    return f"shards/unit-{index:06d}.json"
 
 
 def _have_pyarrow() -> bool:
@@ -142,6 +305,80 @@ def _have_pyarrow() -> bool:
         return True
     except ImportError:
         return False
+
+
+# ------------------------------------------------------------------ shard hashes
+def _parse_journal(path: Path, data: bytes) -> tuple[dict[str, str], list[tuple[Path, str]],
+                                                     str | None]:
+    """``({shard name: sha256}, problems, note)`` from the bytes of ``shards.sha256``.
+
+    The last record wins. A last line without its newline is the record of a
+    shard that was never written (the hash is recorded first): it is ignored,
+    with a note."""
+    lines = data.split(b"\n")
+    tail = lines.pop()
+    recorded: dict[str, str] = {}
+    problems = []
+    for n, raw in enumerate(lines, 1):
+        m = _JOURNAL_LINE.fullmatch(raw)
+        if m is None:
+            problems.append((path, f"line {n} is malformed (expected '<sha256>  "
+                                   f"shards/unit-NNNNNN.json'): edited or corrupted"))
+            continue
+        recorded[m[2].decode()] = m[1].decode()
+    note = (f"{path}: an incomplete last line (a shard that was never written) was ignored"
+            if tail else None)
+    return recorded, problems, note
+
+
+def _journal_text(recorded: Mapping[str, str], count: int) -> str:
+    """The canonical ``shards.sha256``: one line per recorded unit, in unit order."""
+    return "".join(f"{recorded[_shard_name(i)]}  {_shard_name(i)}\n" for i in range(count)
+                   if _shard_name(i) in recorded)
+
+
+def _check_shard(run_dir: Path, index: int, recorded: Mapping[str, str],
+                 unit: Unit | None = None, adopt: bool = False, parse: bool = True):
+    """``(shard, data, problem)`` of unit ``index``: ``(None, None, None)`` when the
+    shard file does not exist; ``problem`` says what is wrong with it.
+
+    With ``adopt`` (a folder written before shard hashes) an unrecorded shard is
+    accepted when it matches ``unit``. Without ``parse`` only the hash is checked
+    (``shard`` is then ``True``)."""
+    path = _shard_path(run_dir, index)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None, None, None
+    rec = recorded.get(_shard_name(index))
+    if rec is None and not adopt:
+        return None, data, (f"no content hash recorded in {_JOURNAL} (not written by this "
+                            f"runner, or its record was lost)")
+    if rec is not None and _sha256(data) != rec:
+        return None, data, (f"content hash mismatch with {_JOURNAL} (the shard or its "
+                            f"recorded hash was edited or corrupted)")
+    if not parse:
+        return True, data, None
+    shard, problem = _parse_json(path, data)
+    if problem:
+        return None, data, problem
+    if not (isinstance(shard, dict) and shard.get("index") == index
+            and isinstance(shard.get("rows"), list)
+            and all(isinstance(r, dict) for r in shard["rows"])):
+        return None, data, "not a shard of this unit (index, rows): edited"
+    if unit is not None and (
+            shard.get("params") != json.loads(json.dumps(unit.params, default=_json_default))
+            or shard.get("seed") != unit.seed):
+        return None, data, (f"belongs to another run (unit {index}'s params or seed "
+                            f"differ)")
+    return shard, data, None
+
+
+def _problem_lines(problems) -> str:
+    shown = [f"  {p}: {what}" for p, what in problems[:20]]
+    if len(problems) > 20:
+        shown.append(f"  ... and {len(problems) - 20} more")
+    return "\n".join(shown)
 
 
 # ------------------------------------------------------------------ execution
@@ -167,15 +404,60 @@ def _execute(unit_fn, config, unit: Unit, threads: int | None = None) -> dict:
     return {"rows": rows, "elapsed_s": time.perf_counter() - t0, "host": socket.gethostname()}
 
 
+def _worker_init(parent: int) -> None:
+    """Pool workers leave SIGINT/SIGTERM to the driver (which stops them) and, on
+    Linux, die with it (a driver killed with SIGKILL leaves no orphans)."""
+    for sig in _STOP_SIGNALS:
+        signal.signal(sig, signal.SIG_IGN)
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)
+        except (OSError, AttributeError):   # PR_SET_PDEATHSIG = 1
+            pass
+        if os.getppid() != parent:          # the driver died before prctl
+            os._exit(1)
+    if hasattr(signal, "pthread_sigmask"):  # blocked while this process was spawned
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
+
+
+@contextlib.contextmanager
+def _signals_blocked():
+    """Block SIGINT/SIGTERM (spawned children inherit the mask, so a Ctrl-C during
+    their start-up waits until :func:`_worker_init` ignores it)."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _stop_processes(procs) -> None:
+    """SIGKILL the workers (they hold nothing: only the driver writes) and reap them."""
+    for p in procs:
+        with contextlib.suppress(Exception):
+            p.kill()
+    deadline = time.monotonic() + _KILL_WAIT_S
+    for p in procs:
+        with contextlib.suppress(Exception):
+            p.join(max(0.0, deadline - time.monotonic()))
+
+
 def _local_backend(exp, config, todo, workers) -> Iterator[tuple[Unit, dict]]:
     if workers <= 1:
         for u in todo:
             yield u, _execute(exp.unit_fn, config, u, None)
         return
     threads = max(1, (os.cpu_count() or 1) // workers)
-    pool = cf.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+    pool = cf.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                                  initializer=_worker_init, initargs=(os.getpid(),))
+    finished = False
     try:
-        futs = {pool.submit(_execute, exp.unit_fn, config, u, threads): u for u in todo}
+        with _signals_blocked():          # the workers are spawned by submit()
+            futs = {pool.submit(_execute, exp.unit_fn, config, u, threads): u for u in todo}
         for f in cf.as_completed(futs):
             try:
                 res = f.result()
@@ -185,8 +467,11 @@ def _local_backend(exp, config, todo, workers) -> Iterator[tuple[Unit, dict]]:
                     "experiments.run outside `if __name__ == '__main__':` - local workers "
                     "are spawned and import the main script again)") from err
             yield futs[f], res
+        finished = True
     finally:
-        pool.shutdown(wait=False, cancel_futures=True)
+        if not finished:                  # interrupted, a unit failed, or the caller stopped
+            _stop_processes(list((getattr(pool, "_processes", None) or {}).values()))
+        pool.shutdown(wait=finished, cancel_futures=True)
 
 
 def _ray_backend(exp, config, todo, workers, address) -> Iterator[tuple[Unit, dict]]:
@@ -227,54 +512,174 @@ def _ray_backend(exp, config, todo, workers, address) -> Iterator[tuple[Unit, di
             ray.shutdown()
 
 
+# ------------------------------------------------------------------ signals, spawn safety
+@contextlib.contextmanager
+def _stop_on_signals():
+    """While a run holds its folder, SIGINT and SIGTERM raise :class:`_Stop` in the
+    main thread (once: a second signal during the clean-up is ignored)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    state = {"signum": None}
+
+    def handler(signum, frame):
+        if state["signum"] is None:
+            state["signum"] = signum
+            raise _Stop(signum)
+
+    old = {}
+    try:
+        for sig in _STOP_SIGNALS:
+            old[sig] = signal.signal(sig, handler)
+        yield
+    finally:
+        for sig, h in old.items():
+            signal.signal(sig, h if h is not None else signal.SIG_DFL)
+
+
+def _bootstrapping_worker() -> bool:
+    """True in a spawned worker that is importing the main script (before its task)."""
+    return bool(getattr(multiprocessing.current_process(), "_inheriting", False))
+
+
+def _unguarded_main_script() -> str | None:
+    """The main script when :func:`run` is called from its top-level code outside
+    ``if __name__ == "__main__":`` (spawned workers would run that code again)."""
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if not path or not os.path.isfile(path):
+        return None                        # an interactive session, -c, Jupyter
+    frame = sys._getframe(1)
+    top = None
+    while frame is not None:
+        if frame.f_globals is vars(main) and frame.f_code.co_name == "<module>":
+            top = frame
+        frame = frame.f_back
+    if top is None:
+        return None
+    try:
+        tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError):
+        return None
+    line = top.f_lineno
+    for node in tree.body:
+        if node.lineno <= line <= (node.end_lineno or node.lineno):
+            guarded = isinstance(node, ast.If) and any(
+                isinstance(n, ast.Name) and n.id == "__name__" for n in ast.walk(node.test))
+            return None if guarded else str(path)
+    return None
+
+
+# ------------------------------------------------------------------ folders
+def resolve(name: str, profile: str = "quick", overrides: Mapping[str, Any] | None = None,
+            config_file: str | Path | None = None, seed: int | None = None):
+    """``(experiment, config, folder, changed)`` of a run: the checked config, its
+    results folder name (``name`` for the profile's own config, else
+    ``name@<8 hex>``) and ``{key: value}`` of the fields that differ from the
+    profile. Nothing is written."""
+    exp = get(name)
+    ov: dict[str, Any] = {}
+    if config_file is not None:
+        ov.update(load_config_file(config_file, exp.config_cls))
+    ov.update(overrides or {})
+    if seed is not None:
+        ov["seed"] = seed
+    config = exp.config(profile, ov)
+    cfg, base = config_to_dict(config), config_to_dict(exp.config(profile))
+    changed = {k: v for k, v in cfg.items() if base.get(k) != v}
+    folder = exp.name if not changed else f"{exp.name}@{fingerprint(cfg)[:8]}"
+    return exp, config, folder, changed
+
+
+def _root(out, profile: str) -> Path:
+    return Path(out) if out is not None else results_root() / profile
+
+
+def _cli_value(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if v is None:
+        return "none"
+    if isinstance(v, (list, tuple)):
+        return ",".join(_cli_value(x) for x in v)
+    return str(v)
+
+
+def _command(name: str, profile: str, out, changed: Mapping[str, Any], *extra: str) -> str:
+    """The command line that runs (or resumes) this configuration."""
+    parts = ["python -m experiments run", shlex.quote(name)]
+    if profile != "quick":
+        parts += ["--profile", shlex.quote(profile)]
+    if out is not None:
+        parts += ["--out", shlex.quote(str(out))]
+    parts += list(extra)
+    if changed:
+        parts += ["--set"] + [shlex.quote(f"{k}={_cli_value(v)}") for k, v in changed.items()]
+    return " ".join(parts)
+
+
 # ------------------------------------------------------------------ the run
 def _manifest(exp: Experiment, profile: str, config, units: list[Unit]) -> dict:
     cfg = config_to_dict(config)
     params = [u.params for u in units]
-    return {"experiment": exp.name, "profile": profile, "config": cfg,
+    return {"format": FORMAT, "experiment": exp.name, "profile": profile, "config": cfg,
             "units": len(units), "fingerprint": fingerprint({"config": cfg, "units": params})}
 
 
-def _prepare(run_dir: Path, manifest: dict, fresh: bool) -> dict:
-    """Check (or reset) ``run_dir`` for this manifest; return the stored sessions."""
+def _move_aside(run_dir: Path, path: Path, stamp: str) -> Path:
+    """Move a damaged file into ``run_dir/corrupt/`` (kept, never deleted)."""
+    aside = run_dir / _ASIDE
+    aside.mkdir(exist_ok=True)
+    dest = aside / f"{path.name}.{stamp}"
+    os.replace(path, dest)
+    return dest
+
+
+def _prepare(run_dir: Path, manifest: dict, fresh: bool, recompute: bool, remedy: str,
+             stamp: str, notes: list[str]) -> tuple[dict, bool]:
+    """Check (or reset) ``run_dir`` for this manifest: ``(old run.json, legacy)``."""
     mpath = run_dir / "run.json"
     shards = run_dir / "shards"
     if fresh:
         for f in run_dir.iterdir():       # everything but the lock this run holds
             if f.name != _LOCK:
                 shutil.rmtree(f) if f.is_dir() else f.unlink()
-    if mpath.exists() or shards.exists():
-        old = json.loads(mpath.read_text()) if mpath.exists() else {}
-        if old.get("fingerprint") != manifest["fingerprint"]:
-            diff = {k: (old.get("config", {}).get(k), v)
-                    for k, v in manifest["config"].items()
-                    if old.get("config", {}).get(k) != v}
-            raise RunError(
-                f"{run_dir} holds results of another configuration or unit list "
-                f"(changed config keys, old -> new: {diff or 'none: the units changed'}); "
-                f"rerun with --fresh (fresh=True) to delete them, or choose --out")
-        return old
-    return {}
-
-
-def _load_shard(run_dir: Path, u: Unit) -> dict | None:
-    path = _shard_path(run_dir, u.index)
-    if not path.exists():
-        return None
-    shard = json.loads(path.read_text())
-    if shard.get("params") != json.loads(json.dumps(u.params, default=_json_default)) \
-            or shard.get("seed") != u.seed:
-        raise RunError(f"{path} does not belong to this run (unit {u.index} differs); "
-                       f"rerun with --fresh")
-    return shard
+    has_shards = shards.exists() and any(shards.glob("unit-*.json"))
+    if not mpath.exists() and not has_shards:
+        return {}, False
+    old, sealed, problem = _read_doc(mpath)
+    if problem == "missing":
+        problem = "missing although shards exist (deleted)"
+    if problem:
+        if not recompute:
+            raise CorruptResultError(
+                f"{mpath}: {problem}. Nothing was changed; {remedy}", [(mpath, problem)])
+        if mpath.exists():
+            notes.append(f"{mpath}: {problem}; moved to "
+                         f"{_move_aside(run_dir, mpath, stamp)} and written again")
+        return {}, False
+    if old.get("fingerprint") != manifest["fingerprint"]:
+        oc = old.get("config", {})
+        diff = {k: (oc.get(k), v) for k, v in manifest["config"].items() if oc.get(k) != v}
+        raise RunError(
+            f"{run_dir} holds results of another configuration or unit list (changed config "
+            f"keys, old -> new: {diff or 'none: the units changed'}): the experiment's code "
+            f"or profile changed since they were computed; rerun with --fresh (fresh=True) "
+            f"to delete this folder's results and start again, or choose --out")
+    return old, not sealed
 
 
 def run(name: str, *, profile: str = "quick", overrides: Mapping[str, Any] | None = None,
         config_file: str | Path | None = None, seed: int | None = None,
         backend: str = "local", address: str | None = None, workers: int | None = None,
-        out: str | Path | None = None, fresh: bool = False, progress: bool = True,
-        verbose: bool = True) -> RunResult:
+        out: str | Path | None = None, fresh: bool = False, recompute_corrupt: bool = False,
+        progress: bool = True, verbose: bool = True) -> RunResult:
     """Run experiment ``name`` (resuming finished units) and write its results.
+
+    The configuration is checked (keys, types, the experiment's own checks)
+    before anything is written. Results go to ``out/<name>`` for the profile's
+    own configuration and to ``out/<name>@<8 hex>`` for any other (module
+    docstring).
 
     Args:
       name: a registered experiment (``python -m experiments list``).
@@ -286,29 +691,34 @@ def run(name: str, *, profile: str = "quick", overrides: Mapping[str, Any] | Non
       address: Ray cluster address (``auto``, ``HOST:PORT``); None starts a local one.
       workers: local processes (default: all cores; 1 runs in this process) or
         the most Ray tasks in flight (default: all units).
-      out: results folder holding one folder per experiment (default
-        :func:`results_root` ``/ profile``).
-      fresh: delete existing results of this experiment in ``out`` first.
+      out: results folder holding one folder per experiment and configuration
+        (default :func:`results_root` ``/ profile``).
+      fresh: delete existing results of this configuration's folder first.
+      recompute_corrupt: move damaged files (a shard whose hash does not match,
+        a truncated run.json) to ``corrupt/`` and recompute them; without it a
+        damaged shard stops the run with :class:`CorruptResultError`.
       progress: show a progress bar (tqdm; works in terminals and Jupyter).
       verbose: print the summary at the end.
+
+    Raises:
+      RunInterrupted: on SIGINT/SIGTERM (the workers are stopped, finished
+        shards kept: the same call resumes).
     """
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose from {BACKENDS}")
-    exp = get(name)
-    ov: dict[str, Any] = {}
-    if config_file is not None:
-        ov.update(load_toml(config_file))
-    ov.update(overrides or {})
-    if seed is not None:
-        ov["seed"] = seed
-    config = exp.config(profile, ov)
+    if _bootstrapping_worker():
+        print("error: a spawned worker process imported a script that calls "
+              "experiments.run at its top level; put the call under "
+              "`if __name__ == '__main__':`", file=sys.stderr, flush=True)
+        raise SystemExit(1)
+    exp, config, folder, changed = resolve(name, profile, overrides, config_file, seed)
     units = exp.units(config)
-    run_dir = Path(out) if out is not None else results_root() / profile
-    run_dir = run_dir / exp.name
+    run_dir = _root(out, profile) / folder
     manifest = _manifest(exp, profile, config, units)
+    command = (exp.name, profile, out, changed)
     with _exclusive(run_dir):
         return _run_locked(exp, profile, config, units, run_dir, manifest, fresh, backend,
-                           address, workers, progress, verbose)
+                           address, workers, progress, verbose, recompute_corrupt, command)
 
 
 @contextlib.contextmanager
@@ -327,31 +737,108 @@ def _exclusive(run_dir: Path):
             fcntl.flock(f.fileno(), fcntl.LOCK_UN)
 
 
+class _Tally:
+    """Units with a verified shard, for the message of an interrupted run."""
+
+    def __init__(self, total: int):
+        self.done, self.total = 0, total
+
+
 def _run_locked(exp, profile, config, units, run_dir, manifest, fresh, backend, address,
-                workers, progress, verbose) -> RunResult:
+                workers, progress, verbose, recompute, command) -> RunResult:
+    tally = _Tally(len(units))
+    with _stop_on_signals():
+        try:
+            return _run_steps(exp, profile, config, units, run_dir, manifest, fresh, backend,
+                              address, workers, progress, verbose, recompute, command, tally)
+        except _Stop as stop:
+            name = signal.Signals(stop.signum).name
+            raise RunInterrupted(
+                f"interrupted ({name}); {tally.done} of {tally.total} units done in {run_dir}; "
+                f"rerun the same command to resume", stop.signum, tally.done, tally.total,
+                run_dir) from None
+
+
+def _run_steps(exp, profile, config, units, run_dir, manifest, fresh, backend, address,
+               workers, progress, verbose, recompute, command, tally) -> RunResult:
     import pandas as pd
     with warnings.catch_warnings():   # Jupyter without ipywidgets: a text bar is fine
         warnings.simplefilter("ignore")
         from tqdm.auto import tqdm
 
-    old = _prepare(run_dir, manifest, fresh)
-    (run_dir / "shards").mkdir(parents=True, exist_ok=True)
+    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
+    remedy = (f"rerun with --recompute-corrupt (recompute_corrupt=True) to move the damaged "
+              f"files to {run_dir / _ASIDE}/ and recompute them: "
+              f"{_command(*command, '--recompute-corrupt')}")
+    notes: list[str] = []
+    old, legacy = _prepare(run_dir, manifest, fresh, recompute, remedy, stamp, notes)
+    shards_dir = run_dir / "shards"
+    shards_dir.mkdir(parents=True, exist_ok=True)
+    for stale in [*run_dir.glob(".*.tmp"), *shards_dir.glob(".*.tmp")]:
+        stale.unlink(missing_ok=True)     # left by a killed run
+
+    # Verify every finished shard against its recorded hash before using any.
+    jpath = run_dir / _JOURNAL
+    recorded, problems, note = ({}, [], None)
+    if jpath.exists():
+        recorded, problems, note = _parse_journal(jpath, jpath.read_bytes())
+    if note:
+        notes.append(note)
+    done: set[int] = set()
+    bad: list[int] = []
+    adopted = 0
+    for u in units:
+        shard, _, problem = _check_shard(run_dir, u.index, recorded, u, adopt=legacy)
+        if problem:
+            problems.append((_shard_path(run_dir, u.index), problem))
+            bad.append(u.index)
+        elif shard is not None:
+            done.add(u.index)
+            if _shard_name(u.index) not in recorded:
+                recorded[_shard_name(u.index)] = _sha256(_shard_path(run_dir, u.index)
+                                                         .read_bytes())
+                adopted += 1
+    if problems:
+        if not recompute:
+            raise CorruptResultError(
+                f"{run_dir}: {len(problems)} damaged file(s) in the saved results:\n"
+                f"{_problem_lines(problems)}\nNothing was changed; {remedy}", problems)
+        for i in bad:
+            dest = _move_aside(run_dir, _shard_path(run_dir, i), stamp)
+            notes.append(f"{_shard_path(run_dir, i)}: moved to {dest}; recomputed")
+        if jpath.exists() and any(p == jpath for p, _ in problems):
+            shutil.copy(jpath, run_dir / _ASIDE / f"{jpath.name}.{stamp}")
+            notes.append(f"{jpath}: malformed lines dropped (a copy is in {run_dir / _ASIDE}/)")
+    if adopted:
+        notes.append(f"{run_dir}: {adopted} shard(s) written by an older runner had no recorded "
+                     f"hashes; recorded now (checked against the unit list only)")
+    for n in notes:
+        print(f"note: {n}", file=sys.stderr)
+    recorded = {_shard_name(i): recorded[_shard_name(i)] for i in sorted(done)}
+    _atomic_write(jpath, _journal_text(recorded, len(units)))
+
     now = dt.datetime.now(dt.timezone.utc)
     sessions = list(old.get("sessions", []))
     sessions.append({"started": now.isoformat(), "backend": backend,
                      "workers": workers, "address": address})
     manifest["started"] = old.get("started", now.isoformat())
     manifest["sessions"] = sessions
-    _atomic_write(run_dir / "run.json", _dumps(manifest))
-    for stale in [*run_dir.glob(".*.tmp"), *(run_dir / "shards").glob(".*.tmp")]:
-        stale.unlink(missing_ok=True)     # left by a killed run
+    _atomic_write(run_dir / "run.json", _sealed(manifest))
 
-    done = {u.index for u in units if _load_shard(run_dir, u) is not None}
     todo = [u for u in units if u.index not in done]
+    tally.done = len(done)
     if workers is None:
         workers = (os.cpu_count() or 1) if backend == "local" else 0
     if backend == "local":
         workers = max(1, min(int(workers), len(todo) or 1))
+        script = _unguarded_main_script() if workers > 1 else None
+        if script is not None:
+            warnings.warn(
+                f"experiments.run is called at the top level of {script} without "
+                f"`if __name__ == \"__main__\":`; spawned worker processes would run that "
+                f"script again, so the units run in this process (workers=1). Put the call "
+                f"under the guard to use {workers} workers.", RuntimeWarning, stacklevel=4)
+            workers = 1
         stream = _local_backend(exp, config, todo, workers)
     else:
         stream = _ray_backend(exp, config, todo, int(workers), address)
@@ -360,42 +847,65 @@ def _run_locked(exp, profile, config, units, run_dir, manifest, fresh, backend, 
     bar = tqdm(total=len(units), initial=len(done), desc=exp.name, unit="unit",
                disable=not progress or not todo, file=sys.stderr)
     try:
-        for u, res in stream:
-            shard = {"index": u.index, "seed": u.seed, "params": u.params, **res}
-            _atomic_write(_shard_path(run_dir, u.index), _dumps(shard))
-            bar.update(1)
+        with open(jpath, "ab") as journal:
+            for u, res in stream:
+                shard = {"index": u.index, "seed": u.seed, "params": u.params, **res}
+                data = _dumps(shard).encode("utf-8")
+                digest = _sha256(data)
+                # The hash first (on disk), then the shard: a shard is never without it.
+                journal.write(f"{digest}  {_shard_name(u.index)}\n".encode())
+                journal.flush()
+                os.fsync(journal.fileno())
+                _atomic_write(_shard_path(run_dir, u.index), data)
+                recorded[_shard_name(u.index)] = digest
+                tally.done += 1
+                bar.update(1)
     finally:
+        stream.close()        # stops the workers at once if the loop did not finish
         bar.close()
     elapsed = time.perf_counter() - t0
 
-    # Every unit is done: assemble, in unit order, from the shards alone.
+    # Every unit is done: assemble, in unit order, from the verified shards alone.
     rows: list[dict] = []
+    problems = []
     for u in units:
-        rows.extend(_load_shard(run_dir, u)["rows"])
+        shard, _, problem = _check_shard(run_dir, u.index, recorded, u)
+        if shard is None:
+            problems.append((_shard_path(run_dir, u.index),
+                             problem or "missing (deleted during the run)"))
+        else:
+            rows.extend(shard["rows"])
+    if problems:
+        raise CorruptResultError(f"{run_dir}: shards changed during the run:\n"
+                                 f"{_problem_lines(problems)}\n{remedy}", problems)
+    digests = {_JOURNAL: _atomic_write(jpath, _journal_text(recorded, len(units)))}
     table = pd.DataFrame.from_records(rows)
-    written = _write_frame(table, run_dir / "rows")
+    written, digests = _write_frame(table, run_dir / "rows", digests)
     summary = _summarize(exp, config, table)
     tables = {k: (v if isinstance(v, pd.DataFrame) else pd.DataFrame(v))
               for k, v in summary.tables.items()}
     for tname, df in tables.items():
         if tname == "rows":
             raise RunError(f"{exp.name}: a summary table may not be called 'rows'")
-        written += _write_frame(df, run_dir / tname)
+        more, digests = _write_frame(df, run_dir / tname, digests)
+        written += more
     if summary.text:
-        _atomic_write(run_dir / "summary.txt", summary.text.rstrip() + "\n")
+        digests["summary.txt"] = _atomic_write(run_dir / "summary.txt",
+                                               summary.text.rstrip() + "\n")
         written.append("summary.txt")
     for f in [*run_dir.glob("*.csv"), *run_dir.glob("*.parquet"), run_dir / "summary.txt"]:
         if f.exists() and f.name not in written:
             f.unlink()                    # left by an earlier session (e.g. without pyarrow now)
     meta = metadata(config, config.seed,
                     dt.datetime.fromisoformat(manifest["started"]))
-    meta.update({"experiment": exp.name, "profile": profile, "backend": backend,
+    meta.update({"format": FORMAT, "experiment": exp.name, "profile": profile,
+                 "folder": run_dir.name, "backend": backend,
                  "address": address, "workers": workers, "units": len(units),
                  "units_run_this_session": len(todo), "seconds_this_session": round(elapsed, 3),
                  "sessions": len(sessions), "fingerprint": manifest["fingerprint"],
-                 "rows": len(table), "files": written,
+                 "rows": len(table), "files": written, "sha256": digests,
                  "host": socket.gethostname()})
-    _atomic_write(run_dir / "metadata.json", _dumps(meta))
+    _atomic_write(run_dir / "metadata.json", _sealed(meta))
     if verbose:
         print(f"{exp.name} ({profile}): {len(units)} units ({len(done)} already done), "
               f"{len(table)} rows -> {run_dir}")
@@ -420,33 +930,150 @@ def _summarize(exp: Experiment, config, table) -> Summary:
                     f"expected Summary, DataFrame, str or None")
 
 
-def _write_frame(df, stem: Path) -> list[str]:
-    _atomic_frame(df, stem.with_suffix(".csv"), "csv")
-    out = [stem.name + ".csv"]
+def _write_frame(df, stem: Path, digests: dict) -> tuple[list[str], dict]:
+    digests = dict(digests)
+    name = stem.name + ".csv"
+    digests[name] = _atomic_frame(df, stem.with_suffix(".csv"), "csv")
+    out = [name]
     if _have_pyarrow():
         try:
-            _atomic_frame(df, stem.with_suffix(".parquet"), "parquet")
-            out.append(stem.name + ".parquet")
+            pname = stem.name + ".parquet"
+            digests[pname] = _atomic_frame(df, stem.with_suffix(".parquet"), "parquet")
+            out.append(pname)
         except (ValueError, TypeError, ImportError) as err:   # e.g. mixed-type columns
             print(f"warning: {stem.name}.parquet not written: {err}", file=sys.stderr)
-    return out
+    return out, digests
 
 
-def load(name: str, profile: str = "quick", out: str | Path | None = None) -> RunResult:
-    """The saved results of a finished run (no computation, no registry needed)."""
+# ------------------------------------------------------------------ load
+def _changed_of(name: str, profile: str, run_dir: Path) -> dict:
+    """The config fields of the run in ``run_dir`` that differ from the profile
+    (best effort, for messages: ``{}`` when run.json or the registry cannot tell)."""
+    doc, _, problem = _read_doc(run_dir / "run.json")
+    if problem or not isinstance(doc.get("config"), dict):
+        return {}
+    try:
+        base = config_to_dict(get(name).config(profile))
+    except Exception:  # noqa: BLE001 - only a message depends on it
+        return {}
+    return {k: v for k, v in doc["config"].items() if base.get(k) != v}
+
+
+def load(name: str, profile: str = "quick", out: str | Path | None = None, *,
+         overrides: Mapping[str, Any] | None = None, config_file: str | Path | None = None,
+         seed: int | None = None) -> RunResult:
+    """The saved, verified results of a finished run; nothing is computed or written.
+
+    ``load(name, profile)`` reads the profile's own results (``<root>/<name>``);
+    with ``overrides``, ``config_file`` or ``seed`` (as given to :func:`run`)
+    it reads that configuration's folder (``<root>/<name>@<8 hex>``; the
+    registry is needed to build the config). ``name`` may also name a folder
+    (``"demo@1a2b3c4d"``).
+
+    Every file is checked against the hashes recorded when it was written:
+    ``metadata.json`` and ``run.json`` against their own ``content_sha256``,
+    ``shards.sha256`` and the tables against ``metadata.json``, every shard
+    against ``shards.sha256``.
+
+    Raises:
+      ResultsNotFoundError: no finished run in that folder (a FileNotFoundError).
+      CorruptResultError: a file is damaged, truncated or missing; the message
+        names each one and the command that rebuilds or recomputes it.
+      UnverifiedResultError: written before content hashes (a run records them).
+    """
     import pandas as pd
 
-    run_dir = (Path(out) if out is not None else results_root() / profile) / name
+    changed: dict = {}
+    folder = name
+    if overrides or config_file is not None or seed is not None:
+        _, _, folder, changed = resolve(name, profile, overrides, config_file, seed)
+    base = name.split("@")[0]
+    root = _root(out, profile)
+    run_dir = root / folder
+    if "@" in folder and not changed:      # a folder named directly: its own config
+        changed = _changed_of(base, profile, run_dir)
+    command = _command(base, profile, out, changed)
     mpath = run_dir / "metadata.json"
     if not mpath.exists():
-        raise FileNotFoundError(f"no finished run in {run_dir}: python -m experiments run "
-                                f"{name} --profile {profile}")
-    meta = json.loads(mpath.read_text())
-    rows = pd.read_csv(run_dir / "rows.csv") if (run_dir / "rows.csv").stat().st_size > 1 \
-        else pd.DataFrame()
-    tables = {}
-    for f in meta.get("files", []):
-        if f.endswith(".csv") and f != "rows.csv":
-            tables[f[:-4]] = pd.read_csv(run_dir / f)
-    text = (run_dir / "summary.txt").read_text() if (run_dir / "summary.txt").exists() else ""
-    return RunResult(name, profile, run_dir, meta.get("config"), rows, tables, text, meta)
+        if (run_dir / "run.json").exists():
+            raise ResultsNotFoundError(
+                f"the run in {run_dir} has not finished ({mpath.name} is missing): {command} "
+                f"finishes it, or rebuilds {mpath.name} from the shards without recomputing "
+                f"a unit")
+        others = sorted(p.name for p in root.glob(f"{base}@*") if (p / "metadata.json").exists())
+        hint = f"; finished runs of other configurations there: {', '.join(others)}" \
+            if others and not changed else ""
+        raise ResultsNotFoundError(f"no finished run in {run_dir}: {command}{hint}")
+
+    rebuild = f"`{command}` rebuilds it from the verified shards (no unit is recomputed)"
+    meta, sealed, problem = _read_doc(mpath)
+    if problem:
+        raise CorruptResultError(f"{mpath}: {problem}; {rebuild}", [(mpath, problem)])
+    if not sealed:
+        raise UnverifiedResultError(
+            f"{run_dir} was written by an older runner without content hashes, so it cannot "
+            f"be verified: `{command}` records them (no unit is recomputed)")
+    problems: list[tuple[Path, str]] = []
+    recompute: list[tuple[Path, str]] = []
+    rpath = run_dir / "run.json"
+    doc, _, problem = _read_doc(rpath)
+    if problem:
+        problems.append((rpath, problem))
+    elif doc.get("fingerprint") != meta.get("fingerprint"):
+        problems.append((rpath, "its fingerprint differs from metadata.json's: another run "
+                                "started in this folder and did not finish"))
+    digests = dict(meta.get("sha256") or {})
+    jpath = run_dir / _JOURNAL
+    recorded: dict[str, str] = {}
+    try:
+        jdata = jpath.read_bytes()
+    except FileNotFoundError:
+        jdata = None
+        problems.append((jpath, "missing (deleted)"))
+    if jdata is not None:
+        if _sha256(jdata) != digests.get(_JOURNAL):
+            problems.append((jpath, "content hash mismatch with metadata.json (edited or "
+                                    "corrupted)"))
+        recorded, jproblems, note = _parse_journal(jpath, jdata)
+        problems += jproblems
+        if note:
+            problems.append((jpath, "its last line is incomplete (truncated)"))
+    for i in range(int(meta.get("units", 0))):
+        shard, _, problem = _check_shard(run_dir, i, recorded, parse=False)
+        if shard is None:
+            recompute.append((_shard_path(run_dir, i), problem or "missing (deleted)"))
+    contents: dict[str, bytes] = {}
+    for fname, digest in digests.items():
+        if fname == _JOURNAL:
+            continue
+        try:
+            data = (run_dir / fname).read_bytes()
+        except FileNotFoundError:
+            problems.append((run_dir / fname, "missing (deleted)"))
+            continue
+        if _sha256(data) != digest:
+            problems.append((run_dir / fname, "content hash mismatch with metadata.json "
+                                              "(edited or truncated)"))
+        contents[fname] = data
+    if problems or recompute:
+        fixes = []
+        if recompute:
+            fixes.append(f"`{_command(base, profile, out, changed, '--recompute-corrupt')}` moves the damaged shards to "
+                         f"{run_dir / _ASIDE}/ and recomputes them and the missing ones")
+        if problems:
+            fixes.append(f"`{command}` rebuilds the derived files from the verified shards "
+                         f"(no unit is recomputed)")
+        allp = recompute + problems
+        raise CorruptResultError(
+            f"{run_dir}: {len(allp)} damaged or missing file(s):\n{_problem_lines(allp)}\n"
+            f"Nothing was changed; " + "; ".join(fixes), allp)
+
+    def frame(fname):
+        data = contents[fname]
+        return pd.read_csv(io.BytesIO(data)) if len(data) > 1 else pd.DataFrame()
+
+    rows = frame("rows.csv") if "rows.csv" in contents else pd.DataFrame()
+    tables = {f[:-4]: frame(f) for f in meta.get("files", [])
+              if f.endswith(".csv") and f != "rows.csv"}
+    text = contents["summary.txt"].decode("utf-8") if "summary.txt" in contents else ""
+    return RunResult(base, profile, run_dir, meta.get("config"), rows, tables, text, meta)

@@ -162,7 +162,9 @@ def test_eleven_player_experiment_is_registered_and_runs_in_the_runner(tmp_path)
     # 12 profiles of 2 conventions over 11 seats, 22 (profile, present convention) pairs.
     assert kinds == {"convention": 2, "one_vs_population": 4, "payoff": 22, "rollout_br": 2}
     assert set(got.tables["summary"].convention) == {"low", "expert"}
-    # The figure script draws the 11-player figures from these rows.
+    # The figure script draws the 11-player figures from these rows (it reads the
+    # profile's folder; a run with overrides has its own folder, name@<hash>).
+    shutil.move(got.path, out / "passing_metagame_11")
     figs = tmp_path / "figures"
     figs.mkdir()
     shutil.copy(ROOT / "paper" / "figures" / "passing_conventions.py", figs)

@@ -160,15 +160,27 @@ def test_resume_recomputes_only_missing_shards(tmp_path):
     assert again.metadata["sessions"] == 2
 
 
-def test_another_config_in_the_same_folder_is_refused_unless_fresh(tmp_path):
-    runner.run("runner_selftest", overrides={"sleep": 0}, out=tmp_path, workers=1,
-               progress=False, verbose=False)
+def test_a_changed_profile_is_refused_in_its_folder_unless_fresh(tmp_path, monkeypatch):
+    """Other configurations get their own folders; the profile's folder refuses
+    results of a profile that changed in the code since (--fresh deletes them)."""
+    exp = get("runner_selftest")
+    monkeypatch.setitem(exp.profiles, "quick", {"sleep": 0})
+    first = runner.run("runner_selftest", out=tmp_path, workers=1, progress=False,
+                       verbose=False)
+    assert first.path == tmp_path / "runner_selftest"
+    other = runner.run("runner_selftest", overrides={"units": 41}, out=tmp_path, workers=1,
+                       progress=False, verbose=False)
+    assert other.path.name.startswith("runner_selftest@") and other.rows.block.nunique() == 41
+    monkeypatch.setitem(exp.profiles, "quick", {"sleep": 0, "units": 41})
     with pytest.raises(runner.RunError, match=r"'units': \(40, 41\).*--fresh"):
-        runner.run("runner_selftest", overrides={"sleep": 0, "units": 41}, out=tmp_path,
-                   workers=1, progress=False, verbose=False)
-    res = runner.run("runner_selftest", overrides={"sleep": 0, "units": 41}, out=tmp_path,
-                     workers=1, progress=False, verbose=False, fresh=True)
-    assert res.rows.block.nunique() == 41
+        runner.run("runner_selftest", out=tmp_path, workers=1, progress=False, verbose=False)
+    res = runner.run("runner_selftest", out=tmp_path, workers=1, progress=False,
+                     verbose=False, fresh=True)
+    assert res.path == first.path and res.rows.block.nunique() == 41
+    monkeypatch.setitem(exp.profiles, "quick", {"sleep": 0})
+    again = runner.load("runner_selftest", out=tmp_path, overrides={"units": 41})
+    assert again.path == other.path                 # --fresh left the other folder alone
+    pd.testing.assert_frame_equal(again.rows, other.rows)
 
 
 def test_a_failing_unit_stops_the_run_and_keeps_finished_shards(tmp_path, monkeypatch):
@@ -176,8 +188,9 @@ def test_a_failing_unit_stops_the_run_and_keeps_finished_shards(tmp_path, monkey
     with pytest.raises(RuntimeError, match="unit 6 fails on purpose"):
         runner.run("runner_selftest", overrides={"sleep": 0}, out=tmp_path, workers=1,
                    progress=False, verbose=False)
-    assert len(list((tmp_path / "runner_selftest" / "shards").glob("unit-*.json"))) == 6
-    assert not (tmp_path / "runner_selftest" / "rows.csv").exists()
+    folder = tmp_path / runner.resolve("runner_selftest", overrides={"sleep": 0})[2]
+    assert len(list((folder / "shards").glob("unit-*.json"))) == 6
+    assert not (folder / "rows.csv").exists()
     monkeypatch.delenv("CH_SELFTEST_FAIL_UNIT")
     res = runner.run("runner_selftest", overrides={"sleep": 0}, out=tmp_path, workers=1,
                      progress=False, verbose=False)
@@ -185,7 +198,8 @@ def test_a_failing_unit_stops_the_run_and_keeps_finished_shards(tmp_path, monkey
 
 
 def test_one_run_per_results_folder_at_a_time(tmp_path):
-    with runner._exclusive(tmp_path / "runner_selftest"):
+    with runner._exclusive(tmp_path / runner.resolve("runner_selftest",
+                                                     overrides={"sleep": 0})[2]):
         with pytest.raises(runner.RunError, match="another run is writing"):
             runner.run("runner_selftest", overrides={"sleep": 0}, out=tmp_path, workers=1,
                        progress=False, verbose=False)
