@@ -15,9 +15,9 @@ of the profile, verifies the saved results the scripts read (content hashes,
 then every script in ``paper/figures/`` and ``paper/tables/``
 (as ``python SCRIPT RESULTS_DIR``), then builds ``paper/main.pdf`` when LaTeX
 is installed (else it prints the command that installs it). ``paper`` does the
-last three steps only, from saved results. Both first delete the generated
-files (``paper/figures/*.pdf|png``, ``paper/tables/*.tex``), so nothing stale
-from other results survives.
+last three steps only, from saved results. Both delete the generated files
+(``paper/figures/*.pdf|png``, ``paper/tables/*.tex``) before running the
+scripts, so nothing stale from other results survives.
 
 A figure or table script takes the results folder (``results/<profile>``) as
 its one positional argument, reads only saved results, writes its output next
