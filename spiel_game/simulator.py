@@ -11,6 +11,30 @@ one of ``legal[:k]`` for the player to move in engine state ``s`` (rules ``p``;
 ``rng`` is a ``uint64[1]`` stream for :func:`rand_below`). Built in:
 ``"uniform"`` and ``"heuristic"`` (see :mod:`spiel_game.policies`). To add one,
 write an ``@njit`` function with that signature and pass it in ``policies``.
+A policy reads ``p``, ``s`` and ``legal`` and must not write to them.
+
+**Checked actions.** Inside the compiled loop every action a checked seat
+chooses is tested against the legal actions listed for it (a bit mask built
+before the policy is called, so a policy that writes into ``legal`` cannot fool
+it). An action outside them is not applied: the game stops, the kernel returns
+a status and :func:`simulate` raises :class:`IllegalPolicyActionError` naming
+the policy, the seat, the action and what was legal (plus the game's history up
+to it, and every game before it as a result). ``checked=None`` (the default)
+checks the seats of user policies and runs the built-in policies unchecked:
+they are proven legal by ``tests/test_trust_simulator.py``, which plays many
+games of every built-in policy checked and requires identical results both
+ways. ``checked=True`` checks every seat (built-ins too), ``checked=False``
+none (for a user policy proven legal; an illegal action then corrupts the
+results or crashes the process).
+
+**Checked arguments.** The Python entry points (:func:`simulate`,
+:func:`rollout`, :func:`make_rng`, :func:`state_checksum`,
+:func:`check_params`, :func:`check_state`) check their arguments and raise
+``TypeError``/``ValueError`` naming the argument and what is allowed before
+any compiled code runs. The compiled steps :func:`step_legal`,
+:func:`step_apply` and :func:`step_uniform` are for ``@njit`` search loops and
+check nothing (like ``engine.apply_unchecked``); from Python use
+``engine.legal_actions`` / ``engine.apply_action`` instead.
 
 Search primitives (no pyspiel): :func:`clone`, :func:`rollout`,
 :func:`make_rng`, plus the engine's ``legal_into`` / ``apply_action``.
@@ -20,13 +44,18 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import numbers
 import textwrap
+from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Mapping, Sequence
 
 import numba
 import numpy as np
 from numba import njit, prange
+from numba.core.dispatcher import Dispatcher as _Dispatcher
+from numba.core.errors import NumbaError as _NumbaError
 
+from . import cards as C
 from . import engine as E
 from .engine import (K, S_PHASE, S_CUR, PH_DEAL, PH_OVER, P_N, P_NCARDS, P_DECK,
                      L_SCORES)
@@ -34,10 +63,12 @@ from .policies import (uniform_policy, uniform_action, heuristic_policy, make_rn
                        rng_start, shuffle_prefix,
                        convention_policy, CONVENTIONS)
 from .rules import RuleSet
+from . import rules as R
 
 __all__ = ["simulate", "SimulationResult", "BUILTIN_POLICIES", "clone", "rollout",
            "make_rng", "STAT_NAMES", "state_checksum", "bytes_per_game_in_flight",
-           "step_legal", "step_apply", "step_uniform"]
+           "step_legal", "step_apply", "step_uniform", "IllegalPolicyActionError",
+           "check_params", "check_state", "MAX_SEED", "MAX_STREAM"]
 
 BUILTIN_POLICIES = {"uniform": 0, "heuristic": 1}
 # Passing conventions while passing, then a built-in play policy:
@@ -45,17 +76,51 @@ BUILTIN_POLICIES = {"uniform": 0, "heuristic": 1}
 for _i, _name in enumerate(CONVENTIONS):
     BUILTIN_POLICIES[f"pass:{_name}+heuristic"] = 16 + 2 * _i
     BUILTIN_POLICIES[f"pass:{_name}+uniform"] = 17 + 2 * _i
+_BUILTIN_NAMES = {code: name for name, code in BUILTIN_POLICIES.items()}
 # Seat code of the uniform policy: the game loop draws it without listing the
 # legal actions (``uniform_action``: the same action from the same draw).
 _UNIFORM = BUILTIN_POLICIES["uniform"]
+# Seat codes of user policies: _USER + index in the kernel's function tuple.
+_USER = 1 << 16
 # At most this many games per chunk of a run (a chunk reuses one set of buffers).
 _CHUNK = 256
 STAT_NAMES = ("void_tricks", "moons", "cancelled_pairs", "aardvark_attempts",
               "aardvark_successes", "pot_at_last_trick", "hands", "actions",
               "state_checksum")
 _NSTAT = len(STAT_NAMES)
+#: Seeds are unsigned 64-bit words: 0..MAX_SEED.
+MAX_SEED = 2**64 - 1
+#: Random streams (game indices) are 0..MAX_STREAM.
+MAX_STREAM = 2**63 - 2
+# Row of the error buffer a chunk fills when a checked seat chooses an illegal action.
+_ERR_GAME, _ERR_SEAT, _ERR_ACTION, _ERR_MASK, _ERR_HAND, _ERR_PHASE, _ERR_TRICK, \
+    _ERR_NACT, _ERR_CODE = range(9)
+_NERR = 9
 
 
+class IllegalPolicyActionError(ValueError):
+    """A checked seat's policy chose an action outside the legal ones.
+
+    Attributes: ``policy`` (its name), ``seat``, ``action`` (the raw value),
+    ``legal`` (the legal actions, a tuple of ints), ``game`` (index of the game,
+    the random stream it used; ``None`` in :func:`rollout`), ``hand`` (hand of a
+    match, 0 for single hands), ``phase`` (``"passing"``, ``"play"`` or
+    ``"moon choice"``), ``trick``, ``history`` (every action of the game before
+    the illegal one, chance included: replay it through pyspiel with
+    ``state.apply_action``; ``None`` in :func:`rollout`) and ``completed`` (a
+    :class:`SimulationResult` of the games before ``game``, whose results are
+    sound, or ``None`` if there are none).
+    """
+
+    def __init__(self, message, *, policy, seat, action, legal, game=None, hand=0,
+                 phase="", trick=0, history=None, completed=None):
+        super().__init__(message)
+        self.policy, self.seat, self.action, self.legal = policy, seat, action, legal
+        self.game, self.hand, self.phase, self.trick = game, hand, phase, trick
+        self.history, self.completed = history, completed
+
+
+# ------------------------------------------------------------ compiled game loop
 @njit(cache=True)
 def _choose_builtin(code, p, s, legal, k, rng):
     if code >= 16:
@@ -68,21 +133,17 @@ def _choose_builtin(code, p, s, legal, k, rng):
 
 
 @njit(cache=True)
-def _shuffled_deck(p, rng, deck_buf):
-    """Fill ``deck_buf`` with the deck in a uniformly random order (Fisher-Yates)."""
+def _shuffled_undealt(p, s, rng, deck_buf):
+    """Fill ``deck_buf`` with the cards not dealt yet, in a uniformly random
+    order (Fisher-Yates); returns their number. Before the deal these are the
+    whole deck in card order, shuffled with the same draws as ever."""
     m = 0
     for c in range(K):
-        for _ in range(p[P_DECK + c]):
+        for _ in range(s[p[E.L_UNDEALT] + c]):
             deck_buf[m] = c
             m += 1
     shuffle_prefix(deck_buf, m, rng)
-
-
-@njit(cache=True)
-def _deal(p, s, rng, deck_buf):
-    """Shuffle and deal the whole deck (R4), as one call."""
-    _shuffled_deck(p, rng, deck_buf)
-    E.apply_deal_sequence(p, s, deck_buf)
+    return m
 
 
 # Engine steps for compiled game loops (this simulator, ISMCTS and PIMC
@@ -91,7 +152,8 @@ def _deal(p, s, rng, deck_buf):
 # ordinary numba function, the engine kernels bring atomic reference-count
 # updates of ``p`` and ``s`` with them, which cost more than the rules
 # themselves; across a call boundary they do not. Call these from your own
-# ``@njit`` search loops.
+# ``@njit`` search loops. They check nothing (a state, rules and action known
+# to be sound); from Python use ``engine.legal_actions``/``engine.apply_action``.
 @njit(cache=True, _nrt=False)
 def step_uniform(p, s, rng):
     """Draw the uniform policy's action (``uniform_action``), apply it, return it."""
@@ -112,26 +174,81 @@ def step_apply(p, s, a):
     E.apply_unchecked(p, s, a)
 
 
+@njit(cache=True, _nrt=False)
+def _uniform_draw(p, s, rng):
+    """``step_uniform``'s draw without applying it (for checked seats)."""
+    return uniform_action(p, s, rng)
+
+
 @njit(cache=True)
-def _play_game(p, s, codes, rng, trace, trace_row, record, legal, deck_buf):
+def _mask_of(legal, k):
+    """Bit mask of the actions ``legal[:k]`` (all below 64)."""
+    m = np.int64(0)
+    for j in range(k):
+        m |= np.int64(1) << np.int64(legal[j])
+    return m
+
+
+@njit(cache=True)
+def _in_mask(mask, a):
+    """Is action ``a`` (any integer a policy returned) one of the mask's actions?"""
+    if a < 0 or a >= 63:
+        return False
+    return (mask >> np.int64(a)) & np.int64(1) != 0
+
+
+@njit(cache=True)
+def _report(err, row, s, seat, a, mask, nact, code):
+    err[row, _ERR_SEAT] = seat
+    err[row, _ERR_ACTION] = np.int64(a)
+    err[row, _ERR_MASK] = mask
+    err[row, _ERR_HAND] = s[E.S_HANDNO]
+    err[row, _ERR_PHASE] = s[S_PHASE]
+    err[row, _ERR_TRICK] = s[E.S_TRICK]
+    err[row, _ERR_NACT] = nact
+    err[row, _ERR_CODE] = code
+
+
+@njit(cache=True)
+def _play_game(p, s, codes, checks, rng, trace, trace_row, record, legal, deck_buf, err, err_row):
     """Play from ``s`` to the end (in place); returns the number of actions.
-    ``legal`` (int32[K + 2]) and ``deck_buf`` (int32[num_cards]) are scratch."""
+
+    Seats with ``checks[seat] != 0`` have every chosen action tested against
+    their legal actions; an illegal one is not applied: ``err[err_row]`` gets
+    the seat, the action, the legal mask, the hand, phase and trick and the
+    number of actions before it, and -1 is returned. A state in the middle of
+    the deal gets the rest of the deck, shuffled. ``legal`` (int32[K + 2]) and
+    ``deck_buf`` (int32[num_cards]) are scratch."""
     nact = 0
     while s[S_PHASE] != PH_OVER:
         if s[S_PHASE] == PH_DEAL:
-            if record:
-                # Record card by card so the trace replays through pyspiel.
-                _shuffled_deck(p, rng, deck_buf)
-                for i in range(p[P_NCARDS]):
-                    trace[trace_row, nact] = deck_buf[i]
+            m = _shuffled_undealt(p, s, rng, deck_buf)
+            if record or s[E.S_DEALT] > 0:
+                # Card by card: the trace replays through pyspiel, and a deal
+                # already under way is completed rather than restarted.
+                for i in range(m):
+                    if record:
+                        trace[trace_row, nact] = deck_buf[i]
                     nact += 1
                     step_apply(p, s, deck_buf[i])
             else:
-                _deal(p, s, rng, deck_buf)
-                nact += p[P_NCARDS]
+                E.apply_deal_sequence(p, s, deck_buf)
+                nact += m
             continue
-        code = codes[s[S_CUR]]
-        if code == _UNIFORM:
+        seat = s[S_CUR]
+        code = codes[seat]
+        if checks[seat] != 0:
+            k = step_legal(p, s, legal)
+            mask = _mask_of(legal, k)
+            if code == _UNIFORM:
+                a = _uniform_draw(p, s, rng)
+            else:
+                a = _choose_builtin(code, p, s, legal, k, rng)
+            if not _in_mask(mask, a):
+                _report(err, err_row, s, seat, a, mask, nact, code)
+                return -1
+            step_apply(p, s, a)
+        elif code == _UNIFORM:
             a = step_uniform(p, s, rng)
         else:
             k = step_legal(p, s, legal)
@@ -156,12 +273,11 @@ def _record(p, s, h, points, stats, nact, record):
     stats[h, 5] = s[E.S_POT_AT_LAST]
     stats[h, 6] = s[E.S_HANDNO]
     stats[h, 7] = nact
-    stats[h, 8] = state_checksum(s) if record else 0
+    stats[h, 8] = _checksum(s) if record else 0
 
 
 @njit(cache=True)
-def state_checksum(s):
-    """A position-weighted checksum of an engine state vector (int32)."""
+def _checksum(s):
     acc = np.int64(0)
     for i in range(s.shape[0]):
         acc = (acc * 1000003 + s[i] + 7) % 2147483647
@@ -169,8 +285,10 @@ def state_checksum(s):
 
 
 @njit(cache=True)
-def _chunk_builtin(p, s0, codes, seed, first, lo, hi, points, stats, trace, record):
-    """Games ``lo..hi-1`` of a run, with one set of buffers."""
+def _chunk_builtin(p, s0, codes, checks, seed, first, c, lo, hi, points, stats, trace, record,
+                   err):
+    """Games ``lo..hi-1`` of a run, with one set of buffers. The chunk stops at
+    its first illegal action (``err[c]`` describes it; ``err[c, 0]`` = game)."""
     s = s0.copy()
     rng = np.empty(1, np.uint64)
     legal = np.empty(K + 2, np.int32)
@@ -178,51 +296,50 @@ def _chunk_builtin(p, s0, codes, seed, first, lo, hi, points, stats, trace, reco
     for i in range(lo, hi):
         rng[0] = rng_start(seed, first + i)
         s[:] = s0
-        nact = _play_game(p, s, codes, rng, trace, i, record, legal, deck_buf)
+        nact = _play_game(p, s, codes, checks, rng, trace, i, record, legal, deck_buf, err, c)
+        if nact < 0:
+            err[c, 0] = i
+            return
         _record(p, s, i, points, stats, nact, record)
 
 
 @njit(cache=True, parallel=True)
-def _simulate_builtin(p, s0, codes, seed, first, n_hands, chunk, points, stats, trace, record):
+def _simulate_builtin(p, s0, codes, checks, seed, first, n_hands, chunk, points, stats, trace,
+                      record, err):
     for c in prange((n_hands + chunk - 1) // chunk):
-        _chunk_builtin(p, s0, codes, seed, first, c * chunk, min(n_hands, (c + 1) * chunk),
-                       points, stats, trace, record)
+        _chunk_builtin(p, s0, codes, checks, seed, first, c, c * chunk,
+                       min(n_hands, (c + 1) * chunk), points, stats, trace, record, err)
 
 
-def _custom_kernel(funcs: tuple, parallel: bool = True):
-    """A parallel kernel dispatching seat codes to ``funcs`` (compiled per set).
+def _without_decorator(fn) -> str:
+    src = textwrap.dedent(inspect.getsource(fn.py_func))
+    return "\n".join(line for line in src.splitlines() if not line.startswith("@njit"))
 
-    It is ``_play_game``'s own source with the built-in dispatch replaced, so
-    custom policies run exactly the same game loop.
+
+def _custom_kernel(funcs: tuple):
+    """A kernel running games ``lo..hi-1`` (one chunk) that dispatches seat codes
+    ``_USER + i`` to ``funcs[i]`` and the other codes to the built-in policies.
+
+    It is the built-in kernel's own source (``_play_game``, ``_chunk_builtin``)
+    with the policy dispatch replaced, so custom policies run exactly the same
+    game loop and the same checks. Compiled once per set of functions, serial
+    and without the GIL: :func:`simulate` runs chunks on a thread pool, so one
+    compilation serves every number of workers.
     """
     src = ["def choose(code, p, s, legal, k, rng):"]
     for i in range(len(funcs)):
-        src.append(f"    {'if' if i == 0 else 'elif'} code == {i}:\n"
+        src.append(f"    if code == {_USER + i}:\n"
                    f"        return f{i}(p, s, legal, k, rng)")
-    src.append("    return legal[0]")
+    src.append("    return _choose_builtin(code, p, s, legal, k, rng)")
     ns = dict(globals())
     ns.update({f"f{i}": f for i, f in enumerate(funcs)})
-    ns["_UNIFORM"] = funcs.index(uniform_policy) if uniform_policy in funcs else -1
     exec("\n".join(src), ns)
     ns["choose"] = njit(ns["choose"])
-    body = textwrap.dedent(inspect.getsource(_play_game.py_func))
-    body = body.replace("@njit(cache=True)\n", "").replace("_choose_builtin(", "choose(")
+    body = _without_decorator(_play_game).replace("_choose_builtin(", "choose(")
     exec(body, ns)
-    play = njit(ns["_play_game"])
-
-    @njit(parallel=parallel)
-    def kernel(p, s0, codes, seed, first, n_hands, chunk, points, stats, trace, record):
-        for c in prange((n_hands + chunk - 1) // chunk):
-            s = s0.copy()
-            rng = np.empty(1, np.uint64)
-            legal = np.empty(K + 2, np.int32)
-            deck_buf = np.empty(p[P_NCARDS], np.int32)
-            for i in range(c * chunk, min(n_hands, (c + 1) * chunk)):
-                rng[0] = rng_start(seed, first + i)
-                s[:] = s0
-                nact = play(p, s, codes, rng, trace, i, record, legal, deck_buf)
-                _record(p, s, i, points, stats, nact, record)
-    return kernel
+    ns["_play_game"] = njit(ns["_play_game"])
+    exec(_without_decorator(_chunk_builtin), ns)
+    return njit(nogil=True)(ns["_chunk_builtin"])
 
 
 _KERNELS: dict[tuple, Callable] = {}
@@ -246,78 +363,391 @@ class SimulationResult:
         return self.stats[:, STAT_NAMES.index(name)]
 
 
-def _policy_codes(policies, n):
+# ------------------------------------------------------------ argument checks
+def _check_int(name: str, value, lo: int, hi: int | None = None) -> int:
+    """``value`` as a Python int in ``lo..hi``, else a TypeError/ValueError naming ``name``."""
+    allowed = f"an integer in {lo}..{hi}" if hi is not None else f"an integer >= {lo}"
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be {allowed}; got {value!r} ({type(value).__name__})")
+    v = int(value)
+    if v < lo or (hi is not None and v > hi):
+        raise ValueError(f"{name} must be {allowed}; got {v}")
+    return v
+
+
+def _check_bool(name: str, value) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False; got {value!r} ({type(value).__name__})")
+    return bool(value)
+
+
+def _check_checked(checked):
+    if checked is not None and not isinstance(checked, (bool, np.bool_)):
+        raise TypeError(f"checked must be None (check user policies), True (check every seat) "
+                        f"or False (check nothing); got {checked!r}")
+    return checked if checked is None else bool(checked)
+
+
+def _check_array(name: str, a, dtype, what: str) -> None:
+    if not isinstance(a, np.ndarray):
+        raise TypeError(f"{name} must be {what} (a numpy {np.dtype(dtype).name} array); "
+                        f"got {type(a).__name__}")
+    if a.dtype != dtype:
+        raise TypeError(f"{name} must be {what}: dtype {np.dtype(dtype).name}, got dtype {a.dtype}")
+    if a.ndim != 1:
+        raise ValueError(f"{name} must be {what}: one-dimensional, got shape {a.shape}")
+    if not a.flags.c_contiguous:
+        raise ValueError(f"{name} must be {what}: a contiguous array, got a strided view "
+                         f"(pass np.ascontiguousarray({name}))")
+
+
+def _layout(n: int, t: int, pass_count: int) -> list[tuple[int, int]]:
+    """``(field, size)`` of the state layout, in order (as ``engine.make_params``)."""
+    return [(E.L_UNDEALT, K), (E.L_HANDS, n * K), (E.L_DEALT_HANDS, n * K),
+            (E.L_PASSED, n * K), (E.L_KITTY, K), (E.L_POT, K), (E.L_POINTS, n),
+            (E.L_HANDPTS, n), (E.L_SCORES, n), (E.L_TLEAD, t), (E.L_TWIN, t),
+            (E.L_TCARDS, t * n), (E.L_PASSSEQ, n * max(1, pass_count)),
+            (E.L_SUITCNT, n * 4), (E.L_SCRATCH, K)]
+
+
+_GOOD_PARAMS: dict[bytes, None] = {}
+
+
+def check_params(p) -> None:
+    """Raise TypeError/ValueError unless ``p`` is an engine rules vector
+    (``engine.make_params``; ``state.engine_params``): int32, shape
+    ``(engine.PARAMS_SIZE,)``, every rule in its range and the state layout the
+    one its rules imply."""
+    what = "an engine rules vector (engine.make_params(rules), state.engine_params)"
+    _check_array("p", p, np.int32, what)
+    if p.shape[0] != E.PARAMS_SIZE:
+        raise ValueError(f"p must be {what} of length {E.PARAMS_SIZE}; got length {p.shape[0]}")
+    key = p.tobytes()
+    if key in _GOOD_PARAMS:
+        return
+    v = [int(x) for x in p]
+    deck = v[R.P_DECK:R.P_DECK + K]
+    n, t, kitty, ncards = v[R.P_N], v[R.P_HAND], v[R.P_KITTY], v[R.P_NCARDS]
+
+    def bad(field, allowed):
+        raise ValueError(f"p is not {what}: {field} = {v[getattr(R, field)]}, allowed {allowed}")
+
+    if not 2 <= n <= 11:
+        bad("P_N", "2..11 players")
+    if t < 1:
+        bad("P_HAND", ">= 1 card per hand")
+    if kitty < 0:
+        bad("P_KITTY", ">= 0")
+    if any(c < 0 or c > 4 for c in deck):
+        raise ValueError(f"p is not {what}: deck copy counts {deck} must be in 0..4")
+    if sum(deck) != ncards or ncards != n * t + kitty:
+        raise ValueError(f"p is not {what}: P_NCARDS = {ncards}, but the deck holds {sum(deck)} "
+                         f"cards and players x hand + kitty = {n * t + kitty}")
+    if v[R.P_MAX_COPIES] != max(deck):
+        bad("P_MAX_COPIES", f"{max(deck)} (the most copies of a card in the deck)")
+    if not 0 <= v[R.P_PASS] <= t:
+        bad("P_PASS", f"0..{t} (the hand size)")
+    if not 0 <= v[R.P_PASS_OFFSET] < n:
+        bad("P_PASS_OFFSET", f"0..{n - 1}")
+    if v[R.P_FIRST_LEAD] not in (R.FIRST_LEAD_OPENING, R.FIRST_LEAD_LEFT):
+        bad("P_FIRST_LEAD", f"{R.FIRST_LEAD_OPENING} or {R.FIRST_LEAD_LEFT}")
+    if not -1 <= v[R.P_OPENING] < K:
+        bad("P_OPENING", f"a card id 0..{K - 1}, or -1 (none)")
+    if v[R.P_VOID_LAST] not in (R.VOID_LEADER, R.VOID_DISCARD):
+        bad("P_VOID_LAST", f"{R.VOID_LEADER} or {R.VOID_DISCARD}")
+    if v[R.P_NO_PTS_FIRST] not in (0, 1):
+        bad("P_NO_PTS_FIRST", "0 or 1")
+    if v[R.P_MOON] not in (R.MOON_OFF, R.MOON_ADD, R.MOON_SUBTRACT, R.MOON_CHOOSE, R.MOON_BOTH):
+        bad("P_MOON", "a moon rule code 0..4")
+    if v[R.P_MOON_PTS] < 0:
+        bad("P_MOON_PTS", ">= 0")
+    if v[R.P_TARGET] < 0:
+        bad("P_TARGET", ">= 0")
+    if v[R.P_MAX_HANDS] < 1:
+        bad("P_MAX_HANDS", ">= 1")
+    if v[R.P_UTILITY] not in (R.UTIL_POINTS, R.UTIL_ZERO_SUM):
+        bad("P_UTILITY", f"{R.UTIL_POINTS} or {R.UTIL_ZERO_SUM}")
+    total = sum(int(E.POINTS_OF[c]) * deck[c] for c in range(K))
+    if v[R.P_TOTAL_PTS] != total:
+        bad("P_TOTAL_PTS", f"{total} (the points in the deck)")
+    if any(v[R.P_MAX_COPIES + 1:R.P_DECK]):
+        raise ValueError(f"p is not {what}: unused fields {R.P_MAX_COPIES + 1}..{R.P_DECK - 1} "
+                         f"must be 0, got {v[R.P_MAX_COPIES + 1:R.P_DECK]}")
+    off = E.S_NSCALARS
+    for field, size in _layout(n, t, v[R.P_PASS]):
+        if v[field] != off:
+            raise ValueError(f"p is not {what}: state layout offset p[{field}] = {v[field]}, "
+                             f"but its rules put that field at {off}")
+        off += size
+    if v[E.L_STATE_SIZE] != off:
+        raise ValueError(f"p is not {what}: state size p[{E.L_STATE_SIZE}] = "
+                         f"{v[E.L_STATE_SIZE]}, but its rules give {off}")
+    if len(_GOOD_PARAMS) >= 256:
+        _GOOD_PARAMS.clear()
+    _GOOD_PARAMS[key] = None
+
+
+def _validate_text(code: int) -> str:
+    table = getattr(E, "VALIDATE_ERRORS", None)
+    if isinstance(table, dict) and code in table:
+        entry = table[code]
+        return ": " + (" ".join(str(x) for x in entry) if isinstance(entry, tuple) else str(entry))
+    return ""
+
+
+def check_state(p, s, consistent: bool = True) -> None:
+    """Raise TypeError/ValueError unless ``p`` passes :func:`check_params` and
+    ``s`` is a state of those rules: int32, one-dimensional, contiguous, of
+    length ``p[engine.L_STATE_SIZE]``, and (``consistent=True``)
+    ``engine.validate(p, s) == 0``."""
+    check_params(p)
+    what = "an engine state vector of these rules (engine.new_state(p), state.engine_state)"
+    _check_array("s", s, np.int32, what)
+    size = int(p[E.L_STATE_SIZE])
+    if s.shape[0] != size:
+        raise ValueError(f"s must be {what}: length {size}, got length {s.shape[0]} "
+                         f"(a state of another game?)")
+    if not consistent:
+        return
+    code = int(E.validate(p, s))
+    if code != 0:
+        raise ValueError(f"s is not a consistent state of the rules p: engine.validate(p, s) "
+                         f"returned {code}{_validate_text(code)}")
+
+
+def _check_rng(rng) -> None:
+    what = "a random stream from make_rng(seed, stream)"
+    _check_array("rng", rng, np.uint64, what)
+    if rng.shape[0] != 1:
+        raise ValueError(f"rng must be {what}: shape (1,), got shape {rng.shape}")
+    if not rng.flags.writeable:
+        raise ValueError(f"rng must be {what}: a writable array (the stream advances in place)")
+
+
+def _policy_name(f) -> str:
+    return getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or repr(f)
+
+
+def _policy_codes(policies, n, allow_functions=True):
+    """``(funcs, codes, names)``: the distinct user functions, each seat's code
+    (built-in code, or ``_USER`` + index in ``funcs``) and each seat's policy
+    name. ``allow_functions=False``: built-in names only (``rollout``'s ``policy``)."""
+    arg = "policies" if allow_functions else "policy"
     if policies is None:
         policies = "uniform"
-    if isinstance(policies, (str,)) or callable(policies):
+    if isinstance(policies, str) or callable(policies):
         policies = [policies] * n
-    policies = list(policies)
+    elif isinstance(policies, Sequence):
+        policies = list(policies)
+    else:
+        raise TypeError(f"{arg} must be a policy (a built-in name"
+                        + (" or an @njit function" if allow_functions else "")
+                        + f") or a list with one per seat; got {type(policies).__name__}")
     if len(policies) != n:
-        raise ValueError(f"expected one policy per seat ({n}), got {len(policies)}")
-    if all(isinstance(x, str) for x in policies):
-        bad = [x for x in policies if x not in BUILTIN_POLICIES]
-        if bad:
-            raise ValueError(f"unknown policies {bad}; built in: {sorted(BUILTIN_POLICIES)} "
-                             f"(or pass an @njit function policy(p, s, legal, k, rng))")
-        return None, np.array([BUILTIN_POLICIES[x] for x in policies], np.int32)
-    funcs, codes = [], []
-    for x in policies:
-        f = {"uniform": uniform_policy, "heuristic": heuristic_policy}.get(x, x) \
-            if isinstance(x, str) else x
-        if isinstance(x, str) and x not in BUILTIN_POLICIES:
-            raise ValueError(f"unknown policy {x!r}; built in: {sorted(BUILTIN_POLICIES)}")
-        if f not in funcs:
-            funcs.append(f)
-        codes.append(funcs.index(f))
-    return tuple(funcs), np.array(codes, np.int32)
+        raise ValueError(f"{arg}: expected one policy per seat ({n}), got {len(policies)}")
+    bad = [x for x in policies if isinstance(x, str) and x not in BUILTIN_POLICIES]
+    if bad:
+        raise ValueError(f"{arg}: unknown policies {bad}; built in: {sorted(BUILTIN_POLICIES)}"
+                         + (" (or pass an @njit function policy(p, s, legal, k, rng))"
+                            if allow_functions else ""))
+    funcs, codes, names = [], [], []
+    for seat, x in enumerate(policies):
+        if isinstance(x, str):
+            codes.append(BUILTIN_POLICIES[x])
+            names.append(x)
+        elif x is uniform_policy or x is heuristic_policy:
+            name = "uniform" if x is uniform_policy else "heuristic"
+            codes.append(BUILTIN_POLICIES[name])
+            names.append(name)
+        elif allow_functions and isinstance(x, _Dispatcher):
+            if x not in funcs:
+                funcs.append(x)
+            codes.append(-1 - funcs.index(x))
+            names.append(_policy_name(x))
+        elif allow_functions:
+            raise TypeError(f"policies[{seat}] = {x!r} is not a policy: pass a built-in name "
+                            f"({', '.join(sorted(BUILTIN_POLICIES))}) or an @numba.njit "
+                            f"function policy(p, s, legal, k, rng) -> action")
+        else:
+            raise TypeError(f"policy[{seat}] = {x!r}: rollout runs built-in policies only, "
+                            f"one of {sorted(BUILTIN_POLICIES)}")
+    # One kernel per set of functions, whatever the seats (see _custom_kernel).
+    order = sorted(range(len(funcs)), key=lambda i: id(funcs[i]))
+    codes = [c if c >= 0 else _USER + order.index(-1 - c) for c in codes]
+    return tuple(funcs[i] for i in order), np.array(codes, np.int32), names
 
 
+def _seat_checks(codes, checked) -> np.ndarray:
+    if checked is None:
+        return (codes >= _USER).astype(np.int8)
+    return np.full(codes.shape[0], 1 if checked else 0, np.int8)
+
+
+def _action_text(a: int) -> str:
+    if 0 <= a < K:
+        return repr(C.card_to_string(a))
+    if a == E.MOON_SUBTRACT_ACTION:
+        return f"{a} (moon:subtract)"
+    if a == E.MOON_ADD_ACTION:
+        return f"{a} (moon:add)"
+    return str(a)
+
+
+def _legal_text(mask: int) -> list[str]:
+    out = []
+    for a in range(64):
+        if mask >> a & 1:
+            out.append(C.card_to_string(a) if a < K else
+                       "moon:subtract" if a == E.MOON_SUBTRACT_ACTION else "moon:add")
+    return out
+
+
+_PHASES = {E.PH_PASS: "passing", E.PH_PLAY: "play", E.PH_MOON: "moon choice"}
+
+
+def _illegal(row, names, rules, *, game=None, seed=None, history=None, completed=None):
+    """The IllegalPolicyActionError of an error row (see ``_report``)."""
+    seat, a, mask = int(row[_ERR_SEAT]), int(row[_ERR_ACTION]), int(row[_ERR_MASK])
+    hand, phase, trick = int(row[_ERR_HAND]), _PHASES.get(int(row[_ERR_PHASE]), "?"), \
+        int(row[_ERR_TRICK])
+    policy = names[seat]
+    where = []
+    if game is not None:
+        where.append(f"game {game} (random stream {game} of seed {seed})")
+    if rules.target_score > 0:
+        where.append(f"hand {hand} of the match")
+    where.append(f"{phase} phase" + (f", trick {trick}" if phase == "play" else ""))
+    legal = [a_ for a_ in range(64) if mask >> a_ & 1]
+    msg = (f"policy {policy!r} (seat {seat}) chose {_action_text(a)}, which is not a legal "
+           f"action: {', '.join(where)}; legal: {_legal_text(mask)}. The action was not "
+           f"applied and the game was stopped")
+    if game is not None:
+        msg += ("; error.history replays the game up to it, error.completed holds the "
+                "games before it")
+    return IllegalPolicyActionError(msg + ".", policy=policy, seat=seat, action=a,
+                                    legal=tuple(legal), game=game, hand=hand, phase=phase,
+                                    trick=trick, history=history, completed=completed)
+
+
+def _rules_of(params) -> RuleSet:
+    if isinstance(params, RuleSet):
+        return params
+    if params is None:
+        params = {}
+    if not isinstance(params, Mapping):
+        raise TypeError(f"params must be a dict of game parameters or a RuleSet; got "
+                        f"{type(params).__name__}")
+    return RuleSet.from_params(dict(params))
+
+
+# ------------------------------------------------------------ the batch simulator
 def simulate(params: Mapping | RuleSet | None = None, n_hands: int = 1000,
              policies: str | Callable | Sequence = "uniform", seed: int = 0,
              workers: int | None = None, record: bool = False,
-             first_hand: int = 0) -> SimulationResult:
+             first_hand: int = 0, checked: bool | None = None) -> SimulationResult:
     """Play ``n_hands`` games of ``python_cancellation_hearts(params)``.
 
     Args:
       params: game parameters (dict) or a RuleSet.
-      n_hands: number of independent games (hands, or matches if target_score > 0).
+      n_hands: number of independent games (hands, or matches if target_score > 0), >= 1.
       policies: one name/function for every seat, or one per seat.
-      seed: game ``h`` uses random stream ``(seed, first_hand + h)``.
-      workers: threads (default: all local cores); results do not depend on it.
+      seed: 0..MAX_SEED (2**64 - 1); game ``h`` uses random stream ``(seed, first_hand + h)``.
+      workers: threads, >= 1 (default: all local cores; more are capped to them);
+        results do not depend on it.
       record: also return every action (chance included) in ``trace``.
-      first_hand: index of the first game (to split a run into chunks).
+      first_hand: index of the first game (to split a run into chunks), >= 0,
+        with ``first_hand + n_hands - 1 <= MAX_STREAM``.
+      checked: which seats have every action checked: ``None`` (default) the
+        seats of user policies, ``True`` every seat, ``False`` none (see the
+        module docstring).
+
+    Raises:
+      IllegalPolicyActionError: a checked seat chose an illegal action (the
+        game with the lowest index that did; the error holds its history and
+        the results of every game before it).
+      TypeError, ValueError: a bad argument (named, with what is allowed).
     """
-    rules = params if isinstance(params, RuleSet) else RuleSet.from_params(dict(params or {}))
-    if n_hands < 0:
-        raise ValueError(f"n_hands must be >= 0, got {n_hands}")
+    rules = _rules_of(params)
+    n_hands = _check_int("n_hands", n_hands, 1, MAX_STREAM + 1)
+    seed = _check_int("seed", seed, 0, MAX_SEED)
+    first_hand = _check_int("first_hand", first_hand, 0, MAX_STREAM + 1 - n_hands)
+    avail = numba.config.NUMBA_NUM_THREADS
+    workers = avail if workers is None else _check_int("workers", workers, 1)
+    record = _check_bool("record", record)
+    checked = _check_checked(checked)
     p = E.make_params(rules)
     s0 = E.new_state(p)
-    funcs, codes = _policy_codes(policies, rules.players)
     n = rules.players
+    funcs, codes, names = _policy_codes(policies, n)
+    checks = _seat_checks(codes, checked)
     points = np.zeros((n_hands, n), np.int32)
     stats = np.zeros((n_hands, _NSTAT), np.int32)
     max_len = (rules.num_cards + rules.decisions_per_hand) * rules.num_hands_max
     trace = np.full((n_hands if record else 1, max_len if record else 1), -1, np.int32)
-    avail = numba.config.NUMBA_NUM_THREADS
-    workers = avail if workers is None else int(workers)
-    if not 1 <= workers:
-        raise ValueError(f"workers must be >= 1, got {workers}")
-    prev = numba.get_num_threads()
-    numba.set_num_threads(min(workers, avail))
-    try:
-        if funcs is None:
-            kernel = _simulate_builtin
-        else:
-            key = (funcs, workers > 1)      # a serial kernel compiles faster
-            kernel = _KERNELS.get(key)
+    kernel = None
+    if funcs:
+        kernel = _KERNELS.get(funcs)
+        if kernel is None:
+            kernel = _KERNELS[funcs] = _custom_kernel(funcs)
+    threads = min(workers, avail)
+    # Chunks only group games for scheduling: game h always uses stream h.
+    chunk = max(1, min(_CHUNK, -(-n_hands // (8 * workers))))
+    err = np.full((-(-n_hands // chunk), _NERR), -1, np.int64)
+
+    def run(first, count, chunk, points, stats, trace, record, err):
+        nchunks = -(-count // chunk)
+        try:
             if kernel is None:
-                kernel = _KERNELS[key] = _custom_kernel(funcs, parallel=workers > 1)
-        # Chunks only group games for scheduling: game h always uses stream h.
-        chunk = max(1, min(_CHUNK, -(-n_hands // (8 * workers))))
-        kernel(p, s0, codes, np.uint64(seed), first_hand, n_hands, chunk, points, stats, trace,
-               record)
-    finally:
-        numba.set_num_threads(prev)
+                prev = numba.get_num_threads()
+                numba.set_num_threads(threads)
+                try:
+                    _simulate_builtin(p, s0, codes, checks, np.uint64(seed), first, count, chunk,
+                                      points, stats, trace, record, err)
+                finally:
+                    numba.set_num_threads(prev)
+                return
+
+            def one(c):
+                kernel(p, s0, codes, checks, np.uint64(seed), first, c, c * chunk,
+                       min(count, (c + 1) * chunk), points, stats, trace, record, err)
+
+            one(0)                      # compiles on first use, in this thread
+            if threads == 1 or nchunks == 1:
+                for c in range(1, nchunks):
+                    one(c)
+            else:
+                with ThreadPoolExecutor(threads) as pool:
+                    list(pool.map(one, range(1, nchunks)))
+        except _NumbaError as e:
+            if kernel is None:
+                raise
+            raise TypeError(
+                f"policies {[_policy_name(f) for f in funcs]} do not compile in the simulator: "
+                f"a policy must be an @numba.njit function policy(p, s, legal, k, rng) "
+                f"returning an integer action. numba said: {str(e).strip().splitlines()[0]}"
+            ) from e
+
+    run(first_hand, n_hands, chunk, points, stats, trace, record, err)
+    failed = err[err[:, 0] >= 0]
+    if failed.shape[0]:
+        # Every chunk stops at its own first illegal action, so the lowest game
+        # index among them is the first game of the run that has one, however
+        # the games were split between workers.
+        row = failed[np.argmin(failed[:, 0])]
+        h = int(row[0])
+        # The history of that game, from a serial replay of its random stream.
+        one_trace = np.full((1, max_len), -1, np.int32)
+        one_err = np.full((1, _NERR), -1, np.int64)
+        run(first_hand + h, 1, 1, np.zeros((1, n), np.int32),
+            np.zeros((1, _NSTAT), np.int32), one_trace, True, one_err)
+        history = one_trace[0, :int(one_err[0, _ERR_NACT])].tolist() if one_err[0, 0] == 0 \
+            else None
+        completed = None
+        if h > 0:
+            completed = SimulationResult(rules, seed, points[:h].copy(), stats[:h].copy(),
+                                         trace[:h].copy() if record else None)
+        raise _illegal(row, names, rules, game=first_hand + h, seed=seed, history=history,
+                       completed=completed)
     return SimulationResult(rules, seed, points, stats, trace if record else None)
 
 
@@ -325,7 +755,7 @@ def bytes_per_game_in_flight(params: Mapping | RuleSet | None = None) -> int:
     """Memory one game in flight uses inside the simulator: the state vector,
     the legal-action and deck buffers and the random stream (plus its row of
     the output arrays)."""
-    rules = params if isinstance(params, RuleSet) else RuleSet.from_params(dict(params or {}))
+    rules = _rules_of(params)
     p = E.make_params(rules)
     return int(p[E.L_STATE_SIZE] * 4 + (K + 2) * 4 + rules.num_cards * 4 + 8
                + (rules.players + _NSTAT) * 4)
@@ -333,7 +763,10 @@ def bytes_per_game_in_flight(params: Mapping | RuleSet | None = None) -> int:
 
 # ------------------------------------------------------------ search primitives
 def make_rng(seed: int, stream: int = 0) -> np.ndarray:
-    """A ``uint64[1]`` random stream for compiled policies and rollouts."""
+    """A ``uint64[1]`` random stream for compiled policies and rollouts
+    (``seed`` in 0..MAX_SEED, ``stream`` in 0..MAX_STREAM)."""
+    seed = _check_int("seed", seed, 0, MAX_SEED)
+    stream = _check_int("stream", stream, 0, MAX_STREAM)
     return make_rng_state(np.uint64(seed), stream)
 
 
@@ -341,23 +774,63 @@ def clone(s: np.ndarray) -> np.ndarray:
     return s.copy()
 
 
+def state_checksum(s) -> int:
+    """A position-weighted checksum of an engine state vector (int32)."""
+    _check_array("s", s, np.int32, "an engine state vector")
+    return int(_checksum(s))
+
+
 @njit(cache=True)
-def _rollout(p, s, codes, rng):
+def _rollout(p, s, codes, checks, rng, err):
     trace = np.empty((1, 1), np.int32)
-    _play_game(p, s, codes, rng, trace, 0, False, np.empty(K + 2, np.int32),
-               np.empty(p[P_NCARDS], np.int32))
+    nact = _play_game(p, s, codes, checks, rng, trace, 0, False, np.empty(K + 2, np.int32),
+                      np.empty(p[P_NCARDS], np.int32), err, 0)
+    if nact < 0:
+        err[0, 0] = 0
     return E.returns(p, s)
 
 
+# Seat codes of the policies rollout has seen (built-in names only).
+_ROLLOUT_SEATS: dict[tuple, tuple] = {}
+
+
 def rollout(p: np.ndarray, s: np.ndarray, rng: np.ndarray,
-            policy: str | Sequence[str] = "uniform") -> np.ndarray:
+            policy: str | Sequence[str] = "uniform", checked: bool | None = None) -> np.ndarray:
     """Play a copy of engine state ``s`` to the end with built-in ``policy``
-    (one name, or one per seat); return the returns (float64[n])."""
+    (one name, or one per seat); return the returns (float64[n]).
+
+    ``p`` and ``s`` must pass :func:`check_state` (a state of the rules ``p``;
+    a state in the middle of the deal gets the rest of the deck shuffled, a
+    terminal state returns its returns), ``rng`` comes from :func:`make_rng`
+    and advances in place. ``checked``: ``None`` (default) checks the
+    arguments, ``True`` also every action of the built-in policies, ``False``
+    skips ``engine.validate`` (types, shapes and rules are still checked): for
+    states known to be sound, such as a pyspiel state's ``engine_state``."""
+    checked = _check_checked(checked)
+    check_state(p, s, consistent=checked is not False)
+    _check_rng(rng)
     n = int(p[P_N])
-    if isinstance(policy, str):
-        policy = [policy] * n
-    try:
-        codes = np.array([BUILTIN_POLICIES[x] for x in policy], np.int32)
-    except KeyError as e:
-        raise ValueError(f"unknown policy {e.args[0]!r}; built in: {sorted(BUILTIN_POLICIES)}") from None
-    return _rollout(p, s.copy(), codes, rng)
+    key = (policy if isinstance(policy, str) else tuple(policy)
+           if isinstance(policy, (list, tuple)) and all(isinstance(x, str) for x in policy)
+           else None, n, checked)
+    seats = _ROLLOUT_SEATS.get(key) if key[0] is not None else None
+    if seats is None:
+        _, codes, names = _policy_codes(policy, n, allow_functions=False)
+        seats = codes, _seat_checks(codes, checked), names
+        if key[0] is not None:
+            if len(_ROLLOUT_SEATS) >= 256:
+                _ROLLOUT_SEATS.clear()
+            _ROLLOUT_SEATS[key] = seats
+    codes, checks, names = seats
+    err = np.full((1, _NERR), -1, np.int64)
+    out = _rollout(p, s.copy(), codes, checks, rng, err)
+    if err[0, 0] >= 0:
+        raise _illegal(err[0], names, _RulesView(p))
+    return out
+
+
+class _RulesView:
+    """What ``_illegal`` reads of the rules, from a rules vector."""
+
+    def __init__(self, p):
+        self.target_score = int(p[R.P_TARGET])
