@@ -25,11 +25,25 @@ __all__ = ["cards", "RuleSet", "PARAMETER_DEFAULTS", "PRESETS", "preset",
 
 
 def load(name_or_params=None, **overrides):
-    """``load("classic")`` or ``load({"players": 7})`` or ``load(players=7)``."""
+    """``load("classic")`` or ``load({"players": 7})`` or ``load(players=7)``.
+
+    The parameters are checked (``RuleSet.from_params``) before they reach
+    pyspiel, so every bad value, including ints that do not fit a C++ ``int``
+    (which ``pyspiel.load_game`` turns into pybind's "Unable to cast Python
+    instance" RuntimeError before any of this package's code runs), raises
+    ``GameParameterError`` naming the parameter and what is allowed."""
     import pyspiel
+    from collections.abc import Mapping
     if isinstance(name_or_params, str):
         params = preset(name_or_params)
-    else:
+    elif name_or_params is None or isinstance(name_or_params, Mapping):
         params = dict(name_or_params or {})
+    else:
+        raise GameParameterError(
+            f"load() takes a preset name ({sorted(PRESETS)}) or a mapping of game "
+            f"parameters, got {type(name_or_params).__name__}")
     params.update(overrides)
-    return pyspiel.load_game(GAME_NAME, params)
+    RuleSet.from_params(params)
+    # The given parameters only (pyspiel fills in the rest), numpy ints as ints.
+    return pyspiel.load_game(GAME_NAME, {k: v if isinstance(v, str) else int(v)
+                                         for k, v in params.items()})

@@ -15,7 +15,8 @@ import numpy as np
 
 from . import cards as C
 
-__all__ = ["RuleSet", "PARAMETER_DEFAULTS", "PRESETS", "preset", "GameParameterError"]
+__all__ = ["RuleSet", "PARAMETER_DEFAULTS", "PRESETS", "preset", "GameParameterError",
+           "MAX_MOON_POINTS", "MAX_TARGET_SCORE", "MAX_HANDS"]
 
 
 class GameParameterError(ValueError):
@@ -42,6 +43,31 @@ PARAMETER_DEFAULTS: dict[str, Any] = {
     "max_hands": 100,
     "utility": "points",
     "deal": "cards",
+}
+
+#: Largest allowed ``moon_points``, ``target_score`` and ``max_hands``. Scores are
+#: ``int32`` in the engine. One hand gives a player points in
+#: ``[total - moon_points, max(total, moon_points)]`` with ``total`` <= 104 (four
+#: packs of 26 points), so ``|hand points| <= 10,000``; a match has at most
+#: ``max_hands`` hands, so ``|score| <= 10,000 * 10,000 = 10^8`` and even the sum
+#: of 11 seats' scores, ``1.1 * 10^9``, is below ``2^31 - 1 = 2,147,483,647``. A
+#: target above the largest reachable score could never be reached; 10^6 is more
+#: than any match needs. The longest game, ``10,000`` hands of at most 417
+#: decisions, is 4.2 million actions (an ``int`` for pyspiel's ``GameInfo``).
+MAX_MOON_POINTS = 10_000
+MAX_TARGET_SCORE = 1_000_000
+MAX_HANDS = 10_000
+
+#: What each integer parameter allows (the rules check the details).
+_INT_ALLOWED = {
+    "players": "2..11 (5..11 for deck='balanced'/'kitty', 4 for 'classic')",
+    "packs": "1..4 for deck='custom', 2 for 'balanced'/'kitty' (3 with 'balanced' "
+             "and 11 players), 1 for 'classic'",
+    "pass_count": "-1 (the scheme's rule) or 0..the hand size",
+    "pass_offset": "a seat offset in -(players-1)..players-1",
+    "moon_points": f"0..{MAX_MOON_POINTS}",
+    "target_score": f"0..{MAX_TARGET_SCORE} (0 = one hand)",
+    "max_hands": f"1..{MAX_HANDS}",
 }
 
 _CHOICES = {
@@ -96,6 +122,26 @@ def _balanced_deck(players: int, packs: int) -> tuple[np.ndarray, str]:
     return deck, text
 
 
+def _typed(name: str, value: Any) -> Any:
+    """``value`` as the parameter's type (int or str), or a GameParameterError
+    naming the parameter, the value and what is allowed. numpy integers are
+    ints; bools, floats (even 6.0: pyspiel's ``load_game`` refuses them too) and
+    anything else are not."""
+    if isinstance(PARAMETER_DEFAULTS[name], str):
+        if isinstance(value, str):
+            return str(value)
+        allowed = (list(_CHOICES[name]) if name in _CHOICES else
+                   "letters from 'CDHS'" if name == "suits" else f"characters from '{C.RANKS}'")
+        raise GameParameterError(
+            f"parameter {name!r} must be a str, got {type(value).__name__} {value!r}; "
+            f"allowed: {allowed}")
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return int(value)
+    raise GameParameterError(
+        f"parameter {name!r} must be an int, got {type(value).__name__} {value!r}; "
+        f"allowed: {_INT_ALLOWED[name]}")
+
+
 @dataclasses.dataclass(frozen=True)
 class RuleSet:
     """A validated set of rules. Build it with :meth:`from_params`."""
@@ -127,21 +173,21 @@ class RuleSet:
     @classmethod
     def from_params(cls, params: Mapping[str, Any] | None = None) -> "RuleSet":
         """Validate pyspiel-style parameters; raise GameParameterError if wrong."""
-        given = dict(params or {})
-        unknown = sorted(set(given) - set(PARAMETER_DEFAULTS))
+        if params is None:
+            params = {}
+        if not isinstance(params, Mapping):
+            raise GameParameterError(
+                f"game parameters must be a mapping of parameter names to values, got "
+                f"{type(params).__name__}; allowed names: {sorted(PARAMETER_DEFAULTS)}")
+        given = dict(params)
+        unknown = sorted((k for k in given if k not in PARAMETER_DEFAULTS), key=repr)
         if unknown:
             raise GameParameterError(
                 f"unknown parameter(s) {unknown} for python_cancellation_hearts; "
                 f"allowed: {sorted(PARAMETER_DEFAULTS)}")
         p = dict(PARAMETER_DEFAULTS)
         for k, v in given.items():
-            want = type(PARAMETER_DEFAULTS[k])
-            if want is int and isinstance(v, float) and v == int(v):
-                v = int(v)
-            if not isinstance(v, want) or (want is int and isinstance(v, bool)):
-                raise GameParameterError(
-                    f"parameter {k!r} must be of type {want.__name__}, got {v!r}")
-            p[k] = v
+            p[k] = _typed(k, v)
         for k, allowed in _CHOICES.items():
             if p[k] not in allowed:
                 raise GameParameterError(
@@ -254,13 +300,23 @@ class RuleSet:
         pof = p["points_on_first_trick"]
         no_pts_first = (deck == "classic") if pof == "scheme" else (pof == "forbidden")
 
-        if p["moon_points"] < 0:
-            raise GameParameterError(f"moon_points={p['moon_points']} must be >= 0")
-        if p["target_score"] < 0:
-            raise GameParameterError(
-                f"target_score={p['target_score']} must be 0 (one hand) or positive (a match)")
-        if p["max_hands"] < 1:
-            raise GameParameterError(f"max_hands={p['max_hands']} must be >= 1")
+        # Bounds that keep every score inside int32 (see MAX_MOON_POINTS).
+        for k, lo, hi, what in (
+                ("moon_points", 0, MAX_MOON_POINTS, ""),
+                ("target_score", 0, MAX_TARGET_SCORE, "0 = one hand, > 0 a match; "),
+                ("max_hands", 1, MAX_HANDS, "")):
+            if not lo <= p[k] <= hi:
+                raise GameParameterError(
+                    f"{k}={p[k]} is not allowed: allowed {lo}..{hi} ({what}an int >= {lo} "
+                    f"and <= {hi}, so that no score can overflow the engine's 32-bit integers)")
+
+        # R4 with deal='whole': one chance node over every distinct deal.
+        if p["deal"] == "whole":
+            from .deals import whole_deal_count
+            try:
+                whole_deal_count(counts, [hand] * n + ([kitty] if kitty else []))
+            except ValueError as e:
+                raise GameParameterError(f"{e} (deck: {text}, {n} players)") from None
 
         p["suits"], p["ranks"] = suits, ranks
         return cls(
