@@ -8,10 +8,11 @@
 | two cores vs one | |
 | memory per game in flight | |
 | equivalence | every simulated game replayed through pyspiel |
+| checked actions (``checked=True``) | unchecked (``checked=False``), same policy |
 
 Actions are counted the same way on both sides: every applied action of a
 game, chance included (``len(state.history())``). Medians of interleaved
-repeats. ``python -m experiments.bench_sim [--quick]``.
+repeats. ``python -m experiments.bench_sim [--quick] [--checked-only]``.
 """
 
 from __future__ import annotations
@@ -26,9 +27,11 @@ import time
 
 import numpy as np
 import pyspiel
+from numba import njit
 
 import spiel_game
 from spiel_game import engine as E
+from spiel_game.policies import rand_below
 from spiel_game.simulator import bytes_per_game_in_flight, simulate, state_checksum
 
 from .bench_engine import per_action_seconds
@@ -61,6 +64,36 @@ def sim_seconds_per_action(params, n_games, seed, workers=1) -> float:
     t0 = time.perf_counter()
     res = simulate(params, n_games, "uniform", seed=seed, workers=workers)
     return (time.perf_counter() - t0) / float(res.stat("actions").sum())
+
+
+@njit
+def listed_uniform(p, s, legal, k, rng):
+    """A user policy: uniform over the listed legal actions."""
+    return legal[rand_below(rng, k)]
+
+
+CHECK_POLICIES = {"uniform": "uniform", "heuristic": "heuristic",
+                  "user listed_uniform": listed_uniform}
+
+
+def checked_overhead(n_games: int, repeats: int, seed: int) -> dict:
+    """ns per action (chance included), one core, every action checked vs none,
+    interleaved repeats; medians and the median ratio per policy."""
+    for pol in CHECK_POLICIES.values():          # load or compile kernels
+        for checked in (True, False):
+            simulate({}, 20, pol, seed=seed, workers=1, checked=checked)
+    out = {}
+    for name, pol in CHECK_POLICIES.items():
+        t = {True: [], False: []}
+        for r in range(repeats):
+            for checked in (False, True):
+                t0 = time.perf_counter()
+                res = simulate({}, n_games, pol, seed=seed + r, workers=1, checked=checked)
+                t[checked].append((time.perf_counter() - t0) / float(res.stat("actions").sum()))
+        out[name] = {"checked_ns": statistics.median(t[True]) * 1e9,
+                     "unchecked_ns": statistics.median(t[False]) * 1e9,
+                     "ratio": statistics.median([c / u for c, u in zip(t[True], t[False])])}
+    return out
 
 
 def compile_times() -> dict:
@@ -138,6 +171,7 @@ def run(repeats: int, n_sim: int, n_cpp: int, n_equiv: int, seed: int) -> dict:
                                      for n in (5, 6, 11)},
         "compile": compile_times(),
         "equivalence": equivalence(n_equiv, seed),
+        "checked_overhead": checked_overhead(n_sim, repeats, seed),
         "repeats": repeats,
     }
 
@@ -166,8 +200,19 @@ def table(res: dict) -> str:
         f"| equivalence with the pyspiel game | {res['equivalence']['games']} games, "
         f"{res['equivalence']['configs']} configs, {res['equivalence']['mismatches']} mismatches "
         "| | | 0 |",
+    ] + [
+        f"| checked actions, {name}, ns per action | {v['checked_ns']:.1f} | unchecked "
+        f"{v['unchecked_ns']:.1f} | {v['ratio']:.2f}x | stated |"
+        for name, v in res.get("checked_overhead", {}).items()
     ]
     return "\n".join(lines)
+
+
+def table_checked(res: dict) -> list[str]:
+    return ["| policy | checked ns/action | unchecked ns/action | ratio (median) |",
+            "|---|---|---|---|"] + [
+        f"| {name} | {v['checked_ns']:.1f} | {v['unchecked_ns']:.1f} | {v['ratio']:.3f} |"
+        for name, v in res["checked_overhead"].items()]
 
 
 def main(argv=None) -> int:
@@ -175,7 +220,14 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="results/bench/sim.json")
+    ap.add_argument("--checked-only", action="store_true",
+                    help="only the checked/unchecked overhead (prints, writes nothing)")
     args = ap.parse_args(argv)
+    if args.checked_only:
+        n, reps = (2000, 3) if args.quick else (20000, 5)
+        res = {"checked_overhead": checked_overhead(n, reps, args.seed)}
+        print("\n".join(table_checked(res)))
+        return 0
     if args.quick:
         cfg = dict(repeats=3, n_sim=2000, n_cpp=500, n_equiv=300)
     else:
