@@ -10,12 +10,15 @@ agents live in :mod:`solvers.bots` (``random``, ``heuristic``),
 from pathlib import Path as _Path
 
 __all__ = ["Agent", "RandomBot", "HeuristicBot", "PIMCBot", "ISMCTSBot", "Determinizer",
-           "AgentSpec", "AgentSpecError", "ENTRY_POINT_GROUP", "parse_spec", "make_agent",
-           "register", "factories", "describe"]
+           "AgentSpec", "AgentSpecError", "AgentFactoryError", "AgentParameterError",
+           "ENTRY_POINT_GROUP", "parse_spec", "make_agent", "register", "factories", "describe",
+           "openspiel_seed"]
 
 _WHERE = {"Agent": "bots", "RandomBot": "bots", "HeuristicBot": "bots", "PIMCBot": "pimc",
           "ISMCTSBot": "ismcts", "Determinizer": "ismcts", "AgentSpec": "registry",
-          "AgentSpecError": "registry", "ENTRY_POINT_GROUP": "registry",
+          "AgentSpecError": "registry", "AgentFactoryError": "registry",
+          "AgentParameterError": "bots", "openspiel_seed": "registry",
+          "ENTRY_POINT_GROUP": "registry",
           "parse_spec": "registry", "make_agent": "registry", "register": "registry",
           "factories": "registry", "describe": "registry"}
 

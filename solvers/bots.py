@@ -15,6 +15,26 @@ and ``action`` the one chosen; :class:`Agent` provides ``step``,
 Agents are built by a *factory* ``factory(game, player, seed, **params)``
 (see :mod:`solvers.registry`); all randomness comes from ``seed``.
 
+**The seed contract.** A seed is an int in ``[0, 2**63)`` (Python ``int`` or
+a numpy integer; not ``bool``): tournaments draw them from
+``numpy.random.SeedSequence`` below ``2**62``, and
+:func:`solvers.registry.make_agent` passes them on unchanged. A negative or
+larger seed is an error (:class:`AgentParameterError` naming ``seed``), never
+folded silently. A factory that wraps one of OpenSpiel's bots must not hand
+the seed on as it is (``numpy.random.RandomState`` wants seeds below
+``2**32``, OpenSpiel's C++ bots a C ``int``): fold it with
+:func:`solvers.registry.openspiel_seed`, a fixed hash to ``[0, 2**31)``, as the
+built-in ``openspiel_*`` factories do.
+
+**Parameters.** Every keyword of a built-in agent is checked when the agent
+is built: a wrong type or a value out of range raises
+:class:`AgentParameterError` (a ``ValueError``) naming the agent, the
+parameter, the value and what is allowed (helpers :func:`check_int`,
+:func:`check_real`, :func:`check_choice`, :func:`check_seed`, usable by
+plug-ins too). :func:`solvers.registry.make_agent` reports an
+:class:`AgentParameterError` as a spec error; anything else a factory raises
+is reported as a failure of that factory.
+
 An agent is called only at its own decision nodes: the passing phase (one
 card per decision), trick play, and the moon choice of ``moon="choose"``.
 
@@ -37,13 +57,86 @@ Agents here:
 
 from __future__ import annotations
 
+import math
+import numbers
+
 import numpy as np
 import pyspiel
 
 from spiel_game import engine as E
 from spiel_game.policies import heuristic_policy, make_rng_state, rand_below
 
-__all__ = ["Agent", "RandomBot", "HeuristicBot"]
+__all__ = ["Agent", "RandomBot", "HeuristicBot", "AgentParameterError", "SEED_LIMIT",
+           "check_int", "check_real", "check_choice", "check_seed", "check_game"]
+
+#: Seeds are ints in ``[0, SEED_LIMIT)`` (see the module docstring).
+SEED_LIMIT = 2**63
+
+
+class AgentParameterError(ValueError):
+    """A parameter of an agent (a keyword, the seed, the seat or the game) has
+    the wrong type or is out of range; the message names the agent, the
+    parameter, the value and what is allowed."""
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def check_int(agent: str, name: str, value, lo: int, hi: int, *,
+              also: tuple = ()) -> int:
+    """``value`` as an int in ``[lo, hi]`` (or one of the special values ``also``);
+    else :class:`AgentParameterError`."""
+    if _is_int(value) and (lo <= value <= hi or value in also):
+        return int(value)
+    extra = "".join(f" or {a!r}" for a in also)
+    what = "out of range" if _is_int(value) else f"a {type(value).__name__}, not an int"
+    raise AgentParameterError(f"{agent}: {name}={value!r} is {what}; allowed: an int in "
+                              f"[{lo}, {hi}]{extra}")
+
+
+def check_real(agent: str, name: str, value, lo: float, hi: float, *,
+               lo_open: bool = False) -> float:
+    """``value`` (an int or float, not bool) as a finite float in ``[lo, hi]``
+    (``(lo, hi]`` with ``lo_open``); else :class:`AgentParameterError`."""
+    ok_type = isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+    if ok_type:
+        v = float(value)
+        if math.isfinite(v) and (v > lo if lo_open else v >= lo) and v <= hi:
+            return v
+    rng = f"{'(' if lo_open else '['}{lo:g}, {hi:g}]"
+    what = "out of range" if ok_type else f"a {type(value).__name__}, not a number"
+    raise AgentParameterError(f"{agent}: {name}={value!r} is {what}; allowed: a finite "
+                              f"number in {rng}")
+
+
+def check_choice(agent: str, name: str, value, allowed) -> str:
+    """``value`` if it is one of the strings ``allowed``; else :class:`AgentParameterError`."""
+    if isinstance(value, str) and value in allowed:
+        return value
+    raise AgentParameterError(f"{agent}: {name}={value!r} is not allowed; allowed: "
+                              f"{', '.join(repr(a) for a in allowed)}")
+
+
+def check_seed(seed, agent: str = "agent") -> int:
+    """``seed`` as an int in ``[0, 2**63)``; else :class:`AgentParameterError`."""
+    if _is_int(seed) and 0 <= seed < SEED_LIMIT:
+        return int(seed)
+    what = "out of range" if _is_int(seed) else f"a {type(seed).__name__}, not an int"
+    raise AgentParameterError(f"{agent}: seed={seed!r} is {what}; allowed: an int in "
+                              f"[0, 2**63)")
+
+
+def check_game(game, player, agent: str = "agent") -> int:
+    """``game`` must be a Cancellation Hearts game and ``player`` one of its seats;
+    returns the seat as an int."""
+    from spiel_game.game import CancellationHeartsGame
+    if not isinstance(game, CancellationHeartsGame):
+        raise AgentParameterError(
+            f"{agent}: game must be a python_cancellation_hearts game (pyspiel.load_game("
+            f"'python_cancellation_hearts', ...) or spiel_game.load(...)), got "
+            f"{type(game).__name__} {str(game)[:80]!r}")
+    return check_int(agent, "player", player, 0, game.num_players() - 1)
 
 
 class Agent(pyspiel.Bot):
@@ -55,9 +148,10 @@ class Agent(pyspiel.Bot):
 
     def __init__(self, game, player: int, seed: int = 0):
         pyspiel.Bot.__init__(self)
+        name = type(self).__name__
+        self.player = check_game(game, player, name)
         self.game = game
-        self.player = int(player)
-        self.seed = int(seed)
+        self.seed = check_seed(seed, name)
 
     # The methods pyspiel.evaluate_bots and our tournaments call.
     def step(self, state) -> int:

@@ -29,9 +29,21 @@ branches on them (one child per distinct received multiset). A new hand of a
 match (its deal) ends the tree; the rest is rollout.
 
 Budgets: ``iterations`` per move, or ``time_limit`` seconds per move (checked
-between chunks of iterations). Final move choice as in OpenSpiel's
-``ISMCTSBot``: ``max_visit_count`` (default), ``normalized_visit_count``
-(sample proportionally to visits) or ``max_value``.
+between chunks of iterations: 1, 1, 2, 4, ... up to 512 iterations, so a time
+budget always completes at least one iteration and overshoots by at most one
+chunk). Final move choice as in OpenSpiel's ``ISMCTSBot``: ``max_visit_count``
+(default), ``normalized_visit_count`` (sample proportionally to visits) or
+``max_value``.
+
+Memory: an iteration adds at most two nodes (72 bytes each). The tree starts
+small and grows (doubling) as the search adds nodes, so memory follows the
+work done, not the budget asked for; it stops growing at ``max_nodes``
+(default :data:`DEFAULT_MAX_NODES` = 2**24 nodes, 1.2 GB; at most
+:data:`MAX_NODES_LIMIT` = 2**28). A full tree keeps searching: iterations
+still select, roll out and back up, they just add no nodes. Every parameter
+is checked when the bot is built (:class:`solvers.bots.AgentParameterError`
+naming the parameter, the value and the allowed range; the ranges are in
+:class:`ISMCTSBot`).
 
 Everything random comes from one explicit splitmix64 stream per bot
 (:func:`spiel_game.policies.make_rng_state`), seeded by ``seed``.
@@ -55,13 +67,26 @@ from spiel_game.resample import hidden_constraints
 # inlined, the engine kernels add atomic reference-count updates to every action.
 from spiel_game.simulator import step_apply, step_legal, step_uniform
 
-from .bots import Agent
+from .bots import Agent, check_choice, check_int, check_real
 
-__all__ = ["ISMCTSBot", "Determinizer", "FINAL_POLICIES", "ROLLOUT_POLICIES"]
+__all__ = ["ISMCTSBot", "Determinizer", "FINAL_POLICIES", "ROLLOUT_POLICIES",
+           "MAX_ITERATIONS", "MAX_TIME_LIMIT", "MAX_UCT_C", "MIN_NODES", "DEFAULT_MAX_NODES",
+           "MAX_NODES_LIMIT"]
 
 K = E.K
 ROLLOUT_POLICIES = {"random": 0, "heuristic": 1}
 FINAL_POLICIES = ("max_visit_count", "normalized_visit_count", "max_value")
+
+DETERMINIZATIONS = ("compiled", "resample")
+#: Allowed ranges of the budgets (checked when an ISMCTSBot is built).
+MAX_ITERATIONS = 10**9            # iterations per move
+MAX_TIME_LIMIT = 3600.0           # seconds per move
+MAX_UCT_C = 1e6
+MIN_NODES = 64                    # the root and a child for every legal action (<= 55)
+DEFAULT_MAX_NODES = 2**24         # 16.8 million nodes, 1.2 GB
+MAX_NODES_LIMIT = 2**28
+_FIRST_NODES = 8192               # initial tree capacity when the budget is larger
+_CHUNK = 4096                     # iterations per compiled call (the tree grows between calls)
 
 _MODE_PLAY, _MODE_PASS = 0, 1
 _OBS_FLAG = np.int64(1) << np.int64(62)
@@ -459,16 +484,21 @@ def _obs_child(p, s, me, node, tree_i, tree_f):
 class ISMCTSBot(Agent):
     """SO-ISMCTS agent (see the module docstring).
 
-    Args (keyword-only, with defaults):
-      iterations: iterations per move (ignored when ``time_limit`` is set).
-      time_limit: seconds per move, or None for an iteration budget.
-      uct_c: UCB exploration constant on rewards scaled to [0, 1].
+    Args (keyword-only, with defaults; checked when the bot is built):
+      iterations: iterations per move, an int in [1, 10**9] (ignored when
+        ``time_limit`` is set).
+      time_limit: seconds per move, a number in (0, 3600], or None for an
+        iteration budget. At least one iteration is always run.
+      uct_c: UCB exploration constant on rewards scaled to [0, 1], a finite
+        number in [0, 10**6].
       final_policy: ``max_visit_count`` | ``normalized_visit_count`` | ``max_value``.
       rollout: rollout policy, ``random`` or ``heuristic``.
       determinization: ``compiled`` (the :class:`Determinizer`, default) or
         ``resample`` (call ``state.resample_from_infostate`` every iteration:
         the reference, about 100 times slower).
-      max_nodes: tree capacity (default: grows with the budget).
+      max_nodes: the most nodes the tree may grow to, an int in [64, 2**28],
+        or None for :data:`DEFAULT_MAX_NODES` (2**24). The tree grows on
+        demand; a full tree keeps searching without adding nodes.
     """
 
     def __init__(self, game, player: int, seed: int = 0, *, iterations: int = 1000,
@@ -476,28 +506,21 @@ class ISMCTSBot(Agent):
                  final_policy: str = "max_visit_count", rollout: str = "random",
                  determinization: str = "compiled", max_nodes: int | None = None):
         super().__init__(game, player, seed)
-        if final_policy not in FINAL_POLICIES:
-            raise ValueError(f"final_policy={final_policy!r}; allowed: {list(FINAL_POLICIES)}")
-        if rollout not in ROLLOUT_POLICIES:
-            raise ValueError(f"rollout={rollout!r}; allowed: {sorted(ROLLOUT_POLICIES)}")
-        if determinization not in ("compiled", "resample"):
-            raise ValueError(f"determinization={determinization!r}; allowed: compiled, resample")
-        if time_limit is None and (not isinstance(iterations, int) or iterations < 1):
-            raise ValueError(f"iterations must be a positive int, got {iterations!r}")
-        if time_limit is not None and not time_limit > 0:
-            raise ValueError(f"time_limit must be > 0 seconds, got {time_limit!r}")
-        if not uct_c >= 0:
-            raise ValueError(f"uct_c must be >= 0, got {uct_c!r}")
-        self.iterations = iterations
-        self.time_limit = time_limit
-        self.uct_c = float(uct_c)
-        self.final_policy = final_policy
-        self.rollout = rollout
-        self.determinization = determinization
-        self.max_nodes = max_nodes
+        a = "ismcts"
+        self.iterations = check_int(a, "iterations", iterations, 1, MAX_ITERATIONS)
+        self.time_limit = (None if time_limit is None else
+                           check_real(a, "time_limit", time_limit, 0.0, MAX_TIME_LIMIT,
+                                      lo_open=True))
+        self.uct_c = check_real(a, "uct_c", uct_c, 0.0, MAX_UCT_C)
+        self.final_policy = check_choice(a, "final_policy", final_policy, FINAL_POLICIES)
+        self.rollout = check_choice(a, "rollout", rollout, tuple(ROLLOUT_POLICIES))
+        self.determinization = check_choice(a, "determinization", determinization,
+                                            DETERMINIZATIONS)
+        self.max_nodes = (None if max_nodes is None else
+                          check_int(a, "max_nodes", max_nodes, MIN_NODES, MAX_NODES_LIMIT))
         lo, hi = game.min_utility(), game.max_utility()
         self._lo, self._scale = float(lo), 1.0 / float(hi - lo)
-        self._rng = make_rng_state(np.uint64(seed), 0)
+        self._rng = make_rng_state(np.uint64(self.seed), 0)
         #: Statistics of the last search: iterations, seconds, nodes.
         self.last_search: dict = {}
 
@@ -505,12 +528,17 @@ class ISMCTSBot(Agent):
     def search(self, state):
         """Run one search from ``state`` (the bot's turn); returns the root's
         children as arrays ``(actions, visits, mean_rewards)``."""
+        if state.is_chance_node() or state.is_terminal():
+            raise ValueError("ISMCTS searches from a decision node (passing, play or moon "
+                             "choice), not a chance or terminal node")
         me = state.current_player()
         P = np.asarray(state.engine_params)
         det = Determinizer(state, me) if self.determinization == "compiled" else None
         root = np.array(state.engine_state)
         budget = self.iterations if self.time_limit is None else None
-        cap = self.max_nodes or (2 * (budget or 4096) + 64)
+        limit = self.max_nodes or DEFAULT_MAX_NODES
+        # Start small; grow (doubling) before each chunk to what it may add, up to ``limit``.
+        cap = min(limit, 2 * budget + 64 if budget is not None else _FIRST_NODES, _FIRST_NODES)
         tree_i = np.zeros((6, cap), np.int64)
         tree_f = np.zeros((3, cap), np.float64)
         tree_i[0, 0] = 1
@@ -528,15 +556,17 @@ class ISMCTSBot(Agent):
         gen = None
         while True:
             if budget is not None:
-                chunk = budget - done
-            else:
-                chunk = 64 if done < 256 else 512
-                if time.perf_counter() - t0 >= self.time_limit:
+                chunk = min(budget - done, _CHUNK)
+                if chunk <= 0:
                     break
-            if chunk <= 0:
-                break
-            if tree_i[0, 0] + 2 * chunk + 2 > tree_i.shape[1] and self.max_nodes is None:
-                grow = max(tree_i.shape[1], 2 * chunk + 64)
+            else:
+                # At least one iteration, then chunks of 1, 2, 4, ... 512 while time is left.
+                if done > 0 and time.perf_counter() - t0 >= self.time_limit:
+                    break
+                chunk = min(512, max(1, done))
+            need = min(limit, int(tree_i[0, 0]) + 2 * chunk + 2)
+            if need > tree_i.shape[1]:
+                grow = min(limit, max(need, 2 * tree_i.shape[1])) - tree_i.shape[1]
                 tree_i = np.concatenate([tree_i, np.zeros((6, grow), np.int64)], axis=1)
                 tree_f = np.concatenate([tree_f, np.zeros((3, grow))], axis=1)
             if det is not None:
@@ -553,7 +583,7 @@ class ISMCTSBot(Agent):
                                tree_i, tree_f, legal, deck_buf, path, int(P[E.P_N]))
             done += chunk
         self.last_search = {"iterations": done, "seconds": time.perf_counter() - t0,
-                            "nodes": int(tree_i[0, 0])}
+                            "nodes": int(tree_i[0, 0]), "capacity": int(tree_i.shape[1])}
         acts, vis, val = [], [], []
         c = int(tree_i[1, 0])
         while c >= 0:
@@ -570,6 +600,9 @@ class ISMCTSBot(Agent):
         if len(legal) == 1:
             return [(legal[0], 1.0)], legal[0]
         acts, vis, val = self.search(state)
+        if len(acts) == 0:      # cannot happen: the first iteration expands a root child
+            raise RuntimeError(f"ISMCTS: the search ended without a root child "
+                               f"({self.last_search})")
         probs = dict.fromkeys(legal, 0.0)
         if self.final_policy == "normalized_visit_count":
             for a, v in zip(acts, vis):

@@ -13,6 +13,11 @@ Cost per move: ``worlds * rollouts *
 
 Other players' hidden passes during the passing phase are played by the
 rollout policy inside each world. Everything random comes from ``seed``.
+
+Parameters are checked when the bot is built (:class:`solvers.bots.AgentParameterError`
+naming the parameter, the value and the allowed range): ``worlds`` and
+``rollouts`` are ints in [1, 10**6] with ``worlds * rollouts <= 10**9``
+(:data:`MAX_PLAYOUTS_PER_ACTION`). Memory does not depend on them.
 """
 
 from __future__ import annotations
@@ -26,10 +31,14 @@ from spiel_game import engine as E
 from spiel_game.policies import heuristic_policy, make_rng_state
 from spiel_game.simulator import step_apply
 
-from .bots import Agent
+from .bots import Agent, AgentParameterError, check_choice, check_int
 from .ismcts import Determinizer, ROLLOUT_POLICIES, _determinize, _rollout
 
-__all__ = ["PIMCBot"]
+__all__ = ["PIMCBot", "MAX_WORLDS", "MAX_ROLLOUTS", "MAX_PLAYOUTS_PER_ACTION"]
+
+MAX_WORLDS = 10**6
+MAX_ROLLOUTS = 10**6
+MAX_PLAYOUTS_PER_ACTION = 10**9
 
 K = E.K
 
@@ -63,20 +72,23 @@ def _pimc_values(p, root, me, legal, k, worlds, rollouts, code, rng, s, s2, lbuf
 class PIMCBot(Agent):
     """PIMC agent (see the module docstring).
 
-    Args (keyword-only, with defaults):
-      worlds: determinizations per move.
-      rollouts: playouts per world and legal action.
+    Args (keyword-only, with defaults; checked when the bot is built):
+      worlds: determinizations per move, an int in [1, 10**6].
+      rollouts: playouts per world and legal action, an int in [1, 10**6];
+        ``worlds * rollouts`` at most 10**9.
       rollout: playout policy, ``heuristic`` or ``random``.
     """
 
     def __init__(self, game, player: int, seed: int = 0, *, worlds: int = 16,
                  rollouts: int = 2, rollout: str = "heuristic"):
         super().__init__(game, player, seed)
-        for name, v in (("worlds", worlds), ("rollouts", rollouts)):
-            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-                raise ValueError(f"{name} must be a positive int, got {v!r}")
-        if rollout not in ROLLOUT_POLICIES:
-            raise ValueError(f"rollout={rollout!r}; allowed: {sorted(ROLLOUT_POLICIES)}")
+        worlds = check_int("pimc", "worlds", worlds, 1, MAX_WORLDS)
+        rollouts = check_int("pimc", "rollouts", rollouts, 1, MAX_ROLLOUTS)
+        if worlds * rollouts > MAX_PLAYOUTS_PER_ACTION:
+            raise AgentParameterError(
+                f"pimc: worlds={worlds} x rollouts={rollouts} = {worlds * rollouts:,} playouts "
+                f"per legal action; allowed: at most {MAX_PLAYOUTS_PER_ACTION:,}")
+        rollout = check_choice("pimc", "rollout", rollout, tuple(ROLLOUT_POLICIES))
         self.worlds, self.rollouts, self.rollout = worlds, rollouts, rollout
         self._rng = make_rng_state(np.uint64(self.seed), 0)
         self._legal = np.empty(K + 2, np.int32)

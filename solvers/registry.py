@@ -24,6 +24,34 @@ pyspiel.Bot`` (an agent class of :mod:`solvers.bots` is one). Built in:
 ``openspiel_uniform`` OpenSpiel's ``PolicyBot`` over ``UniformRandomPolicy``
 =================== ===========================================================
 
+**The factory contract.** ``make_agent`` calls ``factory(game, player, seed,
+**params)`` with
+
+* ``game``: the pyspiel game (``python_cancellation_hearts``);
+* ``player``: the seat, an int in ``[0, game.num_players())``;
+* ``seed``: an int in ``[0, 2**63)``, passed on unchanged (tournaments draw
+  them below ``2**62``); a negative, too large or non-int seed is rejected by
+  ``make_agent`` (:class:`solvers.bots.AgentParameterError` naming ``seed``),
+  never folded silently. The factory must take all its randomness from it.
+  OpenSpiel's bots want smaller seeds (``numpy.random.RandomState`` below
+  ``2**32``, the C++ bots a C ``int``): a factory wrapping one passes
+  :func:`openspiel_seed` ``(seed)``, a fixed hash of the seed into
+  ``[0, 2**31)``, as ``openspiel_ismcts`` and ``openspiel_uniform`` do;
+* ``params``: the spec's keywords (Python literals). Only the keyword
+  parameters after the first three may be set (or any, if the factory takes
+  ``**kwargs``); an unknown keyword is an :class:`AgentSpecError` listing the
+  allowed ones.
+
+Errors: a malformed spec, an unknown agent or keyword, or a factory raising
+:class:`solvers.bots.AgentParameterError` (or :class:`AgentSpecError`) for a
+bad parameter value is an :class:`AgentSpecError` (a ``ValueError``) that
+says what is wrong and what is allowed. Anything else a factory raises, or a
+factory returning something that is not a ``pyspiel.Bot``, is an
+:class:`AgentFactoryError` ("factory of agent X failed: ...", a
+``RuntimeError``, with the original exception as its cause): a bug in the
+factory, not in the spec. Plug-ins should raise ``AgentParameterError`` (the
+checkers ``solvers.bots.check_int`` etc. do) for bad parameters.
+
 **Plug-ins.** A third-party package adds agents through the entry-point group
 ``cancellation_hearts.agents``; each entry point names a factory. In its
 ``pyproject.toml``::
@@ -33,7 +61,12 @@ pyspiel.Bot`` (an agent class of :mod:`solvers.bots` is one). Built in:
 
 Once the package is installed, ``make_agent("lowest", ...)`` and every
 tournament find it (``tests/example_agent_pkg`` is a complete example).
-Built-in names take precedence over plug-ins.
+Built-in names take precedence over plug-ins. A plug-in that fails to load
+(its import raises anything, ``SystemExit`` included, or it names no
+callable, or its name cannot be written in a spec) is skipped with a
+``RuntimeWarning`` naming the entry point and its package, once per process;
+the built-in agents and the other plug-ins still load. Only
+``KeyboardInterrupt`` propagates.
 """
 
 from __future__ import annotations
@@ -49,16 +82,46 @@ from typing import Any, Callable
 import numpy as np
 import pyspiel
 
-__all__ = ["ENTRY_POINT_GROUP", "AgentSpec", "AgentSpecError", "parse_spec", "register",
-           "factories", "make_agent", "describe", "openspiel_ismcts", "openspiel_uniform"]
+from .bots import (AgentParameterError, check_choice, check_game, check_int, check_real,
+                   check_seed)
+
+__all__ = ["ENTRY_POINT_GROUP", "AgentSpec", "AgentSpecError", "AgentFactoryError",
+           "AgentParameterError", "parse_spec", "register", "factories", "make_agent",
+           "describe", "openspiel_seed", "openspiel_ismcts", "openspiel_uniform",
+           "MAX_SPEC_LENGTH"]
 
 ENTRY_POINT_GROUP = "cancellation_hearts.agents"
+MAX_SPEC_LENGTH = 10_000
 
 Factory = Callable[..., "pyspiel.Bot"]
 
 
 class AgentSpecError(ValueError):
     """An agent spec that cannot be parsed, names no agent, or has a wrong parameter."""
+
+
+class AgentFactoryError(RuntimeError):
+    """A factory raised (something other than a parameter error) or did not
+    return a ``pyspiel.Bot``: the factory's fault, not the spec's."""
+
+
+_M64 = (1 << 64) - 1
+
+
+def openspiel_seed(seed: int) -> int:
+    """Fold an agent seed (an int in ``[0, 2**63)``) into ``[0, 2**31)`` for OpenSpiel.
+
+    A fixed hash (the splitmix64 output function of ``seed + 0x9E3779B97F4A7C15``,
+    top 31 bits), the same on every platform and numpy version: distinct seeds
+    give unrelated OpenSpiel seeds, and the result suits
+    ``numpy.random.RandomState``, OpenSpiel's C++ bots (a C ``int``) and
+    ``pyspiel`` samplers. Raises :class:`AgentParameterError` for a seed outside
+    ``[0, 2**63)``.
+    """
+    z = (check_seed(seed, "openspiel_seed") + 0x9E3779B97F4A7C15) & _M64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
+    return (z ^ (z >> 31)) >> 33
 
 
 @dataclasses.dataclass(frozen=True)
@@ -79,12 +142,22 @@ class AgentSpec:
 
 
 def _dotted(node) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        head = _dotted(node.value)
-        return None if head is None else f"{head}.{node.attr}"
-    return None
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _short(text: str, limit: int = 120, quote: bool = True) -> str:
+    """``text`` for an error message: repr'd (if ``quote``), cut to about ``limit`` characters."""
+    if len(text) <= limit:
+        return repr(text) if quote else text
+    cut = text[:limit]
+    return (repr(cut) if quote else cut) + f"... ({len(text):,} characters)"
 
 
 def parse_spec(spec: str | AgentSpec) -> AgentSpec:
@@ -94,6 +167,10 @@ def parse_spec(spec: str | AgentSpec) -> AgentSpec:
     if not isinstance(spec, str):
         raise AgentSpecError(f"an agent spec is a string like 'ismcts(iterations=1000)', "
                              f"got {type(spec).__name__}")
+    if len(spec) > MAX_SPEC_LENGTH:
+        raise AgentSpecError(f"agent spec of {len(spec):,} characters; at most "
+                             f"{MAX_SPEC_LENGTH:,} allowed")
+    shown = _short(spec)
     text = spec.strip()
     if not text:
         raise AgentSpecError("empty agent spec; expected a name like 'heuristic' or "
@@ -101,41 +178,48 @@ def parse_spec(spec: str | AgentSpec) -> AgentSpec:
     try:
         tree = ast.parse(text, mode="eval").body
     except SyntaxError as e:
+        at = f" (at column {e.offset})" if e.offset else ""
         raise AgentSpecError(
-            f"agent spec {spec!r} is not valid: {e.msg} (at column {e.offset}); expected "
+            f"agent spec {shown} is not valid: {e.msg}{at}; expected "
             f"name or name(key=value, ...), e.g. 'ismcts(iterations=1000, uct_c=0.4)'") from None
+    except (ValueError, MemoryError, RecursionError) as e:   # e.g. a NUL character
+        raise AgentSpecError(
+            f"agent spec {shown} is not valid: {e}; expected name or name(key=value, ...), "
+            f"e.g. 'ismcts(iterations=1000, uct_c=0.4)'") from None
     if isinstance(tree, ast.Call):
         name = _dotted(tree.func)
         if name is None:
-            raise AgentSpecError(f"agent spec {spec!r}: the agent name must be an identifier "
+            raise AgentSpecError(f"agent spec {shown}: the agent name must be an identifier "
                                  f"(optionally dotted), e.g. 'ismcts(...)'")
         if tree.args:
-            first = ast.get_source_segment(text, tree.args[0])
+            first = _short(ast.get_source_segment(text, tree.args[0]) or "?", quote=False)
+            example = (f"e.g. {name}(iterations={first})"
+                       if not isinstance(tree.args[0], ast.Starred) else "write key=value")
             raise AgentSpecError(
-                f"agent spec {spec!r}: positional argument {first} is not allowed; parameters "
-                f"are keyword-only, e.g. {name}(iterations={first})")
+                f"agent spec {shown}: positional argument {first} is not allowed; parameters "
+                f"are keyword-only, {example}")
         params = []
         for kw in tree.keywords:
             if kw.arg is None:
-                raise AgentSpecError(f"agent spec {spec!r}: '**' is not allowed; write "
+                raise AgentSpecError(f"agent spec {shown}: '**' is not allowed; write "
                                      f"each parameter as key=value")
-            src = ast.get_source_segment(text, kw.value)
+            src = _short(ast.get_source_segment(text, kw.value) or "?", quote=False)
             try:
                 value = ast.literal_eval(kw.value)
             except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
                 hint = (f" (did you mean the string {src!r}? quote it: {kw.arg}={src!r})"
                         if isinstance(kw.value, ast.Name) else "")
                 raise AgentSpecError(
-                    f"agent spec {spec!r}: the value of {kw.arg!r} must be a Python literal "
+                    f"agent spec {shown}: the value of {kw.arg!r} must be a Python literal "
                     f"(number, string, True/False/None, tuple, list, dict), got {src}{hint}"
                 ) from None
             if any(k == kw.arg for k, _ in params):
-                raise AgentSpecError(f"agent spec {spec!r}: parameter {kw.arg!r} is given twice")
+                raise AgentSpecError(f"agent spec {shown}: parameter {kw.arg!r} is given twice")
             params.append((kw.arg, value))
         return AgentSpec(name, tuple(params))
     name = _dotted(tree)
     if name is None:
-        raise AgentSpecError(f"agent spec {spec!r} is not valid: expected name or "
+        raise AgentSpecError(f"agent spec {shown} is not valid: expected name or "
                              f"name(key=value, ...), e.g. 'ismcts(iterations=1000)'")
     return AgentSpec(name)
 
@@ -146,17 +230,29 @@ def openspiel_ismcts(game, player, seed=0, *, iterations: int = 1000, uct_c: flo
                       n_rollouts: int = 1):
     """OpenSpiel's Python ``ISMCTSBot`` (``open_spiel.python.algorithms.ismcts``)
     with ``RandomRolloutEvaluator(n_rollouts)``, seeded (its resampler through
-    ``set_resampler``). ``uct_c`` is on the same scale as ours (rewards
-    scaled to [0, 1]): the bot gets ``uct_c * (max_utility - min_utility)``
-    because it works on raw returns."""
+    ``set_resampler``; OpenSpiel's ``RandomState`` by :func:`openspiel_seed`).
+    ``uct_c`` is on the same scale as ours (rewards scaled to [0, 1]): the bot
+    gets ``uct_c * (max_utility - min_utility)`` because it works on raw
+    returns. Ranges (checked when built): ``iterations`` an int in [2, 10**9]
+    (OpenSpiel's first simulation only expands the root, so one simulation
+    leaves no visited action and its final policy fails),
+    ``uct_c`` a finite number in [0, 10**6], ``max_world_samples`` -1
+    (unlimited) or an int in [1, 10**6], ``n_rollouts`` an int in [1, 10**6]."""
     from open_spiel.python.algorithms import ismcts, mcts
-    rs = np.random.RandomState(seed % 2**32)
-    ev = mcts.RandomRolloutEvaluator(n_rollouts, rs)
+    a = "openspiel_ismcts"
+    check_game(game, player, a)
+    seed = check_seed(seed, a)
+    iterations = check_int(a, "iterations", iterations, 2, 10**9)
+    uct_c = check_real(a, "uct_c", uct_c, 0.0, 1e6)
+    max_world_samples = check_int(a, "max_world_samples", max_world_samples, 1, 10**6,
+                                  also=(-1,))
+    n_rollouts = check_int(a, "n_rollouts", n_rollouts, 1, 10**6)
     fp = {"max_visit_count": ismcts.ISMCTSFinalPolicyType.MAX_VISIT_COUNT,
           "normalized_visit_count": ismcts.ISMCTSFinalPolicyType.NORMALIZED_VISITED_COUNT,
           "max_value": ismcts.ISMCTSFinalPolicyType.MAX_VALUE}
-    if final_policy not in fp:
-        raise ValueError(f"final_policy={final_policy!r}; allowed: {sorted(fp)}")
+    final_policy = check_choice(a, "final_policy", final_policy, tuple(fp))
+    rs = np.random.RandomState(openspiel_seed(seed))
+    ev = mcts.RandomRolloutEvaluator(n_rollouts, rs)
     span = game.max_utility() - game.min_utility()
     bot = ismcts.ISMCTSBot(game, ev, uct_c * span, iterations,
                            max_world_samples=max_world_samples, random_state=rs,
@@ -168,10 +264,27 @@ def openspiel_ismcts(game, player, seed=0, *, iterations: int = 1000, uct_c: flo
 
 
 def openspiel_uniform(game, player, seed=0):
-    """OpenSpiel's ``PolicyBot`` over ``policy.UniformRandomPolicy(game)``."""
+    """OpenSpiel's ``PolicyBot`` over ``policy.UniformRandomPolicy(game)``, its
+    ``RandomState`` seeded by :func:`openspiel_seed`. One fix: OpenSpiel's
+    ``PolicyBot.step_with_policy`` tests ``if not any(action_list)``, so a
+    lone legal action 0 (the card ``2C``, e.g. when its holder must lead it)
+    is taken for "no action" and it returns ``INVALID_ACTION``; ours tests
+    for an empty list."""
     from open_spiel.python import policy
     from open_spiel.python.bots.policy import PolicyBot
-    return PolicyBot(player, np.random.RandomState(seed % 2**32), policy.UniformRandomPolicy(game))
+
+    class UniformPolicyBot(PolicyBot):
+        def step_with_policy(self, state):
+            probs = self._policy.action_probabilities(state, self._player_id)
+            if not probs:
+                return [], pyspiel.INVALID_ACTION
+            action = self._rng.choice(list(probs.keys()), p=list(probs.values()))
+            return list(probs.items()), int(action)
+
+    a = "openspiel_uniform"
+    player = check_game(game, player, a)
+    rs = np.random.RandomState(openspiel_seed(check_seed(seed, a)))
+    return UniformPolicyBot(player, rs, policy.UniformRandomPolicy(game))
 
 
 def _builtins() -> dict[str, Factory]:
@@ -185,31 +298,86 @@ def _builtins() -> dict[str, Factory]:
 
 _REGISTERED: dict[str, Factory] = {}
 _LOADED: dict[tuple[str, str], Factory] = {}
+_FAILED: dict[tuple[str, str], str] = {}        # entry points skipped (warned once)
+
+
+def _name_problem(name) -> str | None:
+    """Why ``name`` cannot name an agent in a spec (None if it can)."""
+    if not isinstance(name, str):
+        return f"an agent name is a string, got {type(name).__name__}"
+    try:
+        sp = parse_spec(name)
+    except AgentSpecError as e:
+        return str(e)
+    if sp.params or sp.name != name.strip() or name != name.strip():
+        return (f"{name!r} is not a plain (optionally dotted) identifier such as "
+                f"'my_agent' or 'pkg.agent'")
+    return None
 
 
 def register(name: str, factory: Factory, *, replace: bool = False) -> None:
     """Register ``factory(game, player, seed, **params)`` under ``name`` (this process only;
     packages use the ``cancellation_hearts.agents`` entry-point group)."""
     if not callable(factory):
-        raise TypeError(f"factory for {name!r} must be callable")
-    parse_spec(name)                     # a valid (dotted) identifier
+        raise TypeError(f"factory for {name!r} must be callable, got {type(factory).__name__}")
+    problem = _name_problem(name)
+    if problem:
+        raise AgentSpecError(f"cannot register agent {name!r}: {problem}")
     if not replace and (name in _REGISTERED or name in _builtins()):
         raise AgentSpecError(f"an agent named {name!r} exists; pass replace=True to replace it")
     _REGISTERED[name] = factory
 
 
+def _skip(key: tuple[str, str], why: str) -> None:
+    if key not in _FAILED:
+        _FAILED[key] = why
+        warnings.warn(why, RuntimeWarning, stacklevel=4)
+
+
 def _entry_points() -> dict[str, Factory]:
+    """The plug-ins' factories by name. A broken plug-in never breaks the others or
+    the built-ins: it is skipped with a RuntimeWarning (once per process)."""
     out: dict[str, Factory] = {}
-    for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+    try:
+        eps = list(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP))
+    except KeyboardInterrupt:
+        raise
+    except BaseException as e:          # broken package metadata
+        _skip(("", ""), f"agent plug-ins of the entry-point group {ENTRY_POINT_GROUP!r} "
+                        f"could not be listed ({type(e).__name__}: {e}); using the built-in "
+                        f"agents only")
+        return out
+    owner: dict[str, str] = {}
+    for ep in eps:
         key = (ep.name, ep.value)
+        dist = getattr(ep, "dist", None)
+        pkg = getattr(dist, "name", None) or "an unknown package"
+        where = f"agent plug-in {ep.name!r} = {ep.value!r} (package {pkg})"
+        if key in _FAILED:
+            continue
         if key not in _LOADED:
-            try:
-                _LOADED[key] = ep.load()
-            except Exception as e:          # a broken plug-in must not break the others
-                warnings.warn(f"agent plug-in {ep.name!r} ({ep.value}) failed to load: "
-                              f"{type(e).__name__}: {e}", RuntimeWarning, stacklevel=3)
+            problem = _name_problem(ep.name)
+            if problem:
+                _skip(key, f"{where} skipped: its name cannot be used in an agent spec: "
+                           f"{problem}")
                 continue
+            try:
+                f = ep.load()
+            except KeyboardInterrupt:
+                raise
+            except BaseException as e:   # SystemExit included: a plug-in must not end the run
+                _skip(key, f"{where} skipped: importing it raised {type(e).__name__}: {e}")
+                continue
+            if not callable(f):
+                _skip(key, f"{where} skipped: it names a {type(f).__name__}, not a callable "
+                           f"factory(game, player, seed, **params)")
+                continue
+            _LOADED[key] = f
+        if ep.name in out and out[ep.name] is not _LOADED[key]:
+            warnings.warn(f"agent plug-in name {ep.name!r} is declared twice ({owner[ep.name]} "
+                          f"and {where}); using the latter", RuntimeWarning, stacklevel=3)
         out[ep.name] = _LOADED[key]
+        owner[ep.name] = where
     return out
 
 
@@ -266,31 +434,54 @@ def _lookup(name: str) -> Factory:
     return fs[name]
 
 
+def _check_keywords(sp: AgentSpec, f: Factory) -> None:
+    names, var = _params_of(f)
+    for k in sp.kwargs:
+        if k not in names and not var:
+            close = difflib.get_close_matches(k, names, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            allowed = ", ".join(names) if names else "none"
+            raise AgentSpecError(f"agent {sp.name!r} has no parameter {k!r}{hint}; its "
+                                 f"parameters: {allowed}")
+
+
+def _factory_name(f) -> str:
+    mod = getattr(f, "__module__", None)
+    q = getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or repr(f)
+    return f"{mod}.{q}" if mod else q
+
+
 def make_agent(spec: str | AgentSpec | Factory, game, player: int, seed: int = 0):
     """Build the agent ``spec`` for seat ``player`` of ``game``, seeded by ``seed``.
 
     ``spec`` is a spec string, an :class:`AgentSpec`, or a factory
     ``f(game, player, seed)`` (e.g. a function returning one of OpenSpiel's bots).
+    ``seed`` is an int in ``[0, 2**63)`` and is passed to the factory unchanged
+    (see the module docstring for the factory contract and the errors).
     """
+    seed = check_seed(seed, "make_agent")
     if callable(spec) and not isinstance(spec, (str, AgentSpec)):
-        bot = spec(game, player, seed)
-        label = getattr(spec, "__name__", repr(spec))
+        f, kwargs = spec, {}
+        label = f"factory {_factory_name(spec)}"
     else:
         sp = parse_spec(spec)
         f = _lookup(sp.name)
-        names, var = _params_of(f)
-        for k in sp.kwargs:
-            if k not in names and not var:
-                close = difflib.get_close_matches(k, names, n=1)
-                hint = f" (did you mean {close[0]!r}?)" if close else ""
-                allowed = ", ".join(names) if names else "none"
-                raise AgentSpecError(f"agent {sp.name!r} has no parameter {k!r}{hint}; its "
-                                     f"parameters: {allowed}")
-        try:
-            bot = f(game, player, seed, **sp.kwargs)
-        except (TypeError, ValueError) as e:
+        _check_keywords(sp, f)
+        kwargs = sp.kwargs
+        label = f"agent {str(sp)!r} (factory {_factory_name(f)})"
+    try:
+        bot = f(game, player, seed, **kwargs)
+    except (AgentParameterError, AgentSpecError) as e:
+        if isinstance(spec, (str, AgentSpec)):
             raise AgentSpecError(f"agent spec {str(sp)!r}: {e}") from e
-        label = str(sp)
+        raise
+    except Exception as e:
+        hint = ""
+        if "seed" in str(e).lower():
+            hint = (f" (agent seeds are ints in [0, 2**63); a factory wrapping an OpenSpiel "
+                    f"bot must fold them with solvers.registry.openspiel_seed(seed))")
+        raise AgentFactoryError(f"{label} failed for player {player!r}, seed {seed}: "
+                                f"{type(e).__name__}: {e}{hint}") from e
     if not isinstance(bot, pyspiel.Bot):
-        raise AgentSpecError(f"agent {label!r} built a {type(bot).__name__}, not a pyspiel.Bot")
+        raise AgentFactoryError(f"{label} built a {type(bot).__name__}, not a pyspiel.Bot")
     return bot

@@ -63,7 +63,8 @@ def test_unknown_agents_and_parameters_are_named_with_suggestions():
         make_agent("ismcts(iteration=5)", game, 0)
     with pytest.raises(AgentSpecError, match="'random' has no parameter 'x'; its parameters: none"):
         make_agent("random(x=1)", game, 0)
-    with pytest.raises(AgentSpecError, match="ismcts\\(iterations=-1\\).*positive int"):
+    with pytest.raises(AgentSpecError, match="ismcts\\(iterations=-1\\).*iterations=-1 is out "
+                                             "of range; allowed: an int in \\[1, 1000000000\\]"):
         make_agent("ismcts(iterations=-1)", game, 0)
     with pytest.raises(AgentSpecError, match="final_policy"):
         make_agent("openspiel_ismcts(final_policy='best')", game, 0)
@@ -81,7 +82,7 @@ def test_builtins_build_pyspiel_bots():
     from open_spiel.python.bots.uniform_random import UniformRandomBot
     bot = make_agent(lambda g, p, s: UniformRandomBot(p, np.random.RandomState(s)), game, 0, 3)
     assert isinstance(bot, pyspiel.Bot)
-    with pytest.raises(AgentSpecError, match="not a pyspiel.Bot"):
+    with pytest.raises(registry.AgentFactoryError, match="not a pyspiel.Bot"):
         make_agent(lambda g, p, s: object(), game, 0)
 
 

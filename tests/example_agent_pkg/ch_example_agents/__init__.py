@@ -9,12 +9,16 @@ cards, and subtracts when it shoots the moon. Its factory is declared in
     lowest = "ch_example_agents:make_lowest"
 
 after which ``solvers.registry.make_agent("lowest(prefer_suit='S')", game,
-player, seed)`` builds it, and tournaments accept the spec.
+player, seed)`` builds it, and tournaments accept the spec. A bad parameter
+raises :class:`solvers.bots.AgentParameterError` (through
+:func:`solvers.bots.check_choice`), so ``make_agent`` reports it as a spec
+error; anything else the factory raised would be reported as a failure of
+the factory. The seed is an int in ``[0, 2**63)`` (this agent needs none).
 """
 
 from __future__ import annotations
 
-from solvers.bots import Agent
+from solvers.bots import Agent, check_choice
 from spiel_game import cards as C
 from spiel_game import engine as E
 
@@ -26,9 +30,8 @@ class LowestCardBot(Agent):
 
     def __init__(self, game, player, seed=0, *, prefer_suit=None):
         super().__init__(game, player, seed)
-        if prefer_suit is not None and prefer_suit not in C.SUITS:
-            raise ValueError(f"prefer_suit must be one of {list(C.SUITS)} or None, "
-                             f"got {prefer_suit!r}")
+        if prefer_suit is not None:
+            check_choice("lowest", "prefer_suit", prefer_suit, tuple(C.SUITS))
         self.prefer = None if prefer_suit is None else C.SUITS.index(prefer_suit)
 
     def _policy_and_action(self, state):
