@@ -459,12 +459,13 @@ def check_params(p) -> None:
         bad("P_NO_PTS_FIRST", "0 or 1")
     if v[R.P_MOON] not in (R.MOON_OFF, R.MOON_ADD, R.MOON_SUBTRACT, R.MOON_CHOOSE, R.MOON_BOTH):
         bad("P_MOON", "a moon rule code 0..4")
-    if v[R.P_MOON_PTS] < 0:
-        bad("P_MOON_PTS", ">= 0")
-    if v[R.P_TARGET] < 0:
-        bad("P_TARGET", ">= 0")
-    if v[R.P_MAX_HANDS] < 1:
-        bad("P_MAX_HANDS", ">= 1")
+    # The parameter bounds that keep every score within int32.
+    if not 0 <= v[R.P_MOON_PTS] <= R.MAX_MOON_POINTS:
+        bad("P_MOON_PTS", f"0..{R.MAX_MOON_POINTS}")
+    if not 0 <= v[R.P_TARGET] <= R.MAX_TARGET_SCORE:
+        bad("P_TARGET", f"0..{R.MAX_TARGET_SCORE}")
+    if not 1 <= v[R.P_MAX_HANDS] <= R.MAX_HANDS:
+        bad("P_MAX_HANDS", f"1..{R.MAX_HANDS}")
     if v[R.P_UTILITY] not in (R.UTIL_POINTS, R.UTIL_ZERO_SUM):
         bad("P_UTILITY", f"{R.UTIL_POINTS} or {R.UTIL_ZERO_SUM}")
     total = sum(int(E.POINTS_OF[c]) * deck[c] for c in range(K))
@@ -488,10 +489,9 @@ def check_params(p) -> None:
 
 
 def _validate_text(code: int) -> str:
-    table = getattr(E, "VALIDATE_ERRORS", None)
-    if isinstance(table, dict) and code in table:
-        entry = table[code]
-        return ": " + (" ".join(str(x) for x in entry) if isinstance(entry, tuple) else str(entry))
+    if code in E.VALIDATE_ERRORS:
+        name, text = E.VALIDATE_ERRORS[code]
+        return f" ({name}: {text})"
     return ""
 
 

@@ -387,7 +387,10 @@ def test_wrong_arrays_for_rollout_give_a_clear_error(kind, config, other, steps,
             (E.P_MOON, st.integers(5, 1000)), (E.P_FIRST_LEAD, st.integers(2, 1000)),
             (E.P_UTILITY, st.integers(2, 10)), (E.P_TOTAL_PTS, st.integers(-100, 100)),
             (E.P_PASS, st.integers(-3, -1)), (E.P_OPENING, st.integers(53, 10**6)),
-            (E.P_MAX_HANDS, st.integers(-10, 0))]))
+            (E.P_MAX_HANDS, st.one_of(st.integers(-10, 0), st.integers(10_001, 2**31 - 1))),
+            (E.P_MOON_PTS, st.one_of(st.integers(-2**31, -1), st.integers(10_001, 2**31 - 1))),
+            (E.P_TARGET, st.one_of(st.integers(-2**31, -1),
+                                   st.integers(1_000_001, 2**31 - 1)))]))
         new = data.draw(value.filter(lambda x: x != p[field]))
         p[field] = new
     elif kind == "rng_dtype":
@@ -431,7 +434,7 @@ def test_the_issue_examples_give_clear_errors():
         rollout(p11, s6, make_rng(1))
     s = s6.copy()
     s[p[E.L_HANDS] + 3] = 4
-    with pytest.raises(ValueError, match=r"^s is not a consistent state.*validate"):
+    with pytest.raises(ValueError, match=r"^s is not a consistent state.*validate.*\(\w+: "):
         rollout(p, s, make_rng(1))
 
 
