@@ -28,7 +28,7 @@ none (for a user policy proven legal; an illegal action then corrupts the
 results or crashes the process).
 
 **Checked arguments.** The Python entry points (:func:`simulate`,
-:func:`rollout`, :func:`make_rng`, :func:`state_checksum`,
+:func:`rollout`, :func:`make_rng`, :func:`clone`, :func:`state_checksum`,
 :func:`check_params`, :func:`check_state`) check their arguments and raise
 ``TypeError``/``ValueError`` naming the argument and what is allowed before
 any compiled code runs. The compiled steps :func:`step_legal`,
@@ -771,6 +771,8 @@ def make_rng(seed: int, stream: int = 0) -> np.ndarray:
 
 
 def clone(s: np.ndarray) -> np.ndarray:
+    """A copy of engine state vector ``s`` (int32, one-dimensional)."""
+    _check_array("s", s, np.int32, "an engine state vector")
     return s.copy()
 
 

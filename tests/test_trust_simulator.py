@@ -31,7 +31,7 @@ from spiel_game.cards import card_to_string
 from spiel_game.policies import rand_below
 from spiel_game.rules import RuleSet
 from spiel_game.simulator import (BUILTIN_POLICIES, MAX_SEED, MAX_STREAM,
-                                  IllegalPolicyActionError, check_params, check_state,
+                                  IllegalPolicyActionError, check_params, check_state, clone,
                                   make_rng, rollout, simulate, state_checksum)
 
 SETTINGS = dict(deadline=None, derandomize=True,
@@ -539,3 +539,6 @@ def test_check_params_accepts_every_real_rules_vector():
     with pytest.raises(TypeError, match="s must be"):
         state_checksum(s.astype(np.int64))
     assert state_checksum(s) == _hash(s)
+    assert np.array_equal(clone(s), s) and clone(s) is not s
+    with pytest.raises(TypeError, match="s must be"):
+        clone(s.tolist())
