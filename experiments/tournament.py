@@ -98,6 +98,7 @@ import spiel_game
 from spiel_game import engine as E
 
 from .metadata import metadata, write_result
+from .runner import _signals_blocked as _runner_signals_blocked
 
 __all__ = ["TournamentConfig", "TournamentError", "TournamentInterrupted", "TournamentResult",
            "seat_assignments", "run_tournament", "play_deal", "check_agents", "ci95",
@@ -744,19 +745,9 @@ class _FolderLock:
 
 # ------------------------------------------------------------------ signals and workers
 _SIGNALS = {signal.SIGINT, signal.SIGTERM}
-
-
-@contextlib.contextmanager
-def _signals_held():
-    """Hold SIGINT/SIGTERM back (delivered on exit): a record line is written whole."""
-    if not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+# Hold SIGINT/SIGTERM back (delivered on exit): a record line is written whole,
+# and spawned children start with them held. The runner's helper, shared.
+_signals_held = _runner_signals_blocked
 
 
 def _raise_interrupted(signum, frame):
