@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PROFILE ?= quick
 
-.PHONY: test reproduce bench venv clean browser
+.PHONY: test reproduce bench venv clean browser latex
 
 $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
@@ -27,14 +27,30 @@ browser:
 	      || echo "could not install chromium"; \
 	  else echo "chromium not found: the browser test will skip (fails under CI=true)"; fi; }
 
-test: $(STAMP) browser
+# The paper needs LaTeX (latexmk and TeX Live's recommended LaTeX and fonts).
+# As root with apt-get, install it when missing; otherwise print the command
+# (make reproduce still writes every figure and table, only the PDF is missing).
+LATEX_PKGS := latexmk texlive-latex-recommended texlive-fonts-recommended
+latex:
+	@command -v latexmk >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing LaTeX ($(LATEX_PKGS)) to build paper/main.pdf"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	      --no-install-recommends $(LATEX_PKGS) >/dev/null) || echo "could not install LaTeX"; \
+	  else echo "LaTeX not found: install it with"; \
+	    echo "    sudo apt-get install -y --no-install-recommends $(LATEX_PKGS)"; fi; }
+
+test: $(STAMP) browser latex
 	$(PY) -m pytest -q
 
-reproduce: $(STAMP)
+reproduce: $(STAMP) latex
 	$(PY) -m experiments reproduce --profile $(PROFILE)
 
+# The benchmarks of experiments/bench/ (make bench BENCH="engine sim observers
+# resample search cfr" runs all six; each writes results/bench/<name>.json).
+BENCH ?= engine
 bench: $(STAMP)
-	$(PY) -m experiments.bench_engine
+	for b in $(BENCH); do $(PY) -m experiments.bench.$$b || exit 1; done
 
 clean:
 	rm -rf $(VENV) results/quick
