@@ -13,7 +13,7 @@ import numpy as np
 
 __all__ = [
     "NUM_CARD_TYPES", "JOKER", "SUITS", "RANKS", "CLUBS", "DIAMONDS", "HEARTS",
-    "SPADES", "QS", "TWO_CLUBS", "card", "card_suit", "card_rank",
+    "SPADES", "QS", "KS", "AS", "JD", "TWO_CLUBS", "card", "card_suit", "card_rank",
     "card_to_string", "string_to_card", "SUIT_OF", "ORDER_OF", "POINTS_OF",
     "SUIT_SYMBOLS", "cards_to_string",
 ]
@@ -35,7 +35,11 @@ def card(rank: str | int, suit: str | int) -> int:
     return r * 4 + s
 
 
-QS = card("Q", "S")
+#: Named cards the rules and the players reason about.
+QS = card("Q", "S")            # the Black Maria (R9, R10)
+KS = card("K", "S")            # the spades that can catch a Black Maria
+AS = card("A", "S")
+JD = card("J", "D")            # worth ``jack_of_diamonds`` points (Omnibus Hearts)
 TWO_CLUBS = card("2", "C")
 
 #: Suit of each card type (the joker is a club).

@@ -35,8 +35,8 @@ from numba.extending import intrinsic as _intrinsic, overload as _overload
 from . import cards as C
 from .rules import (P_N, P_HAND, P_KITTY, P_NCARDS, P_PASS, P_PASS_OFFSET,
                     P_FIRST_LEAD, P_OPENING, P_VOID_LAST, P_NO_PTS_FIRST, P_MOON,
-                    P_MOON_PTS, P_TARGET, P_MAX_HANDS, P_UTILITY, P_TOTAL_PTS,
-                    P_DECK, P_SIZE, FIRST_LEAD_OPENING, VOID_LEADER,
+                    P_MOON_PTS, P_TARGET, P_MAX_HANDS, P_UTILITY, P_PENALTY_PTS,
+                    P_BONUS_PTS, P_DECK, P_POINTS, P_SIZE, FIRST_LEAD_OPENING, VOID_LEADER,
                     MOON_OFF, MOON_ADD, MOON_SUBTRACT, MOON_CHOOSE, MOON_BOTH,
                     UTIL_POINTS, RuleSet)
 
@@ -58,24 +58,93 @@ TERMINAL = -4
 # Phases.
 PH_DEAL, PH_PASS, PH_PLAY, PH_MOON, PH_OVER = 0, 1, 2, 3, 4
 
-# Scalar fields of the state vector.
-S_PHASE, S_CUR, S_DEALT, S_DEALER, S_HANDNO, S_PASSOFF = 0, 1, 2, 3, 4, 5
-S_NPASS, S_NPLAYED, S_TRICK, S_LEADER, S_TLEN, S_BROKEN = 6, 7, 8, 9, 10, 11
-S_POTPTS, S_POTN, S_KITTY_IN_POT, S_SHOOTER, S_VOIDS, S_CANCELS = 12, 13, 14, 15, 16, 17
-S_MOON_CHOICE, S_AARD_TRY, S_AARD_WIN, S_POT_AT_LAST, S_DISCARDED = 18, 19, 20, 21, 22
-S_MOONS = 23        # S_VOIDS, S_CANCELS, S_AARD_*, S_POT_AT_LAST, S_MOONS count over a match
-S_NSCALARS = 24
+# ------------------------------------------------------------ state layout
+# The state vector, generated from one field table: first the scalars (one
+# int32 each, at fixed indices ``S_<name>``), then the regions, whose sizes
+# depend on the rules (``n`` players, ``t`` tricks per hand, ``pc`` cards
+# passed, at least 1). A region's offset in ``s`` is ``p[L_<name>]`` (the params
+# vector carries the layout after the rules); read regions with the accessors
+# below (``hand(p, s, seat)``, ``trick_cards(p, s, t)``, ...), never by arithmetic.
+#: ``(name, meaning)`` of each scalar; the counters marked "match" count over a match.
+STATE_SCALARS = (
+    ("PHASE", "PH_DEAL, PH_PASS, PH_PLAY, PH_MOON or PH_OVER"),
+    ("CUR", "player to move: a seat, CHANCE or TERMINAL"),
+    ("DEALT", "cards dealt so far this hand"),
+    ("DEALER", "dealer's seat (R11)"),
+    ("HANDNO", "hands scored so far"),
+    ("PASSOFF", "this hand's pass offset (R5, R11)"),
+    ("NPASS", "pass choices made this hand"),
+    ("NPLAYED", "cards played this hand"),
+    ("TRICK", "tricks completed this hand"),
+    ("LEADER", "leader of the current trick, -1 before play"),
+    ("TLEN", "cards in the current trick"),
+    ("BROKEN", "hearts broken (R9): 0 or 1"),
+    ("POTPTS", "points set aside (void tricks, R8; the kitty until taken)"),
+    ("POTN", "cards set aside"),
+    ("KITTY_IN_POT", "1 while the kitty waits for the first trick taken"),
+    ("SHOOTER", "seat that shot the moon, -1 if none (R10)"),
+    ("VOIDS", "void tricks (match)"),
+    ("CANCELS", "cancelled pairs (match)"),
+    ("MOON_CHOICE", "the shooter's choice: 0 subtract, 1 add, -1 none or by rule"),
+    ("AARD_TRY", "tricks led with QS (match)"),
+    ("AARD_WIN", "QS leads met by another QS (match)"),
+    ("POT_AT_LAST", "hands whose set-aside cards reached the last trick (match)"),
+    ("DISCARDED", "points discarded by a void last trick (R8 A)"),
+    ("MOONS", "moons shot (match)"),
+)
+(S_PHASE, S_CUR, S_DEALT, S_DEALER, S_HANDNO, S_PASSOFF, S_NPASS, S_NPLAYED, S_TRICK,
+ S_LEADER, S_TLEN, S_BROKEN, S_POTPTS, S_POTN, S_KITTY_IN_POT, S_SHOOTER, S_VOIDS,
+ S_CANCELS, S_MOON_CHOICE, S_AARD_TRY, S_AARD_WIN, S_POT_AT_LAST, S_DISCARDED,
+ S_MOONS) = range(len(STATE_SCALARS))
+S_NSCALARS = len(STATE_SCALARS)
 
-# Offsets of the array fields live in the params vector after the rules.
-L_UNDEALT, L_HANDS, L_DEALT_HANDS, L_PASSED, L_KITTY, L_POT = (
-    P_SIZE + 0, P_SIZE + 1, P_SIZE + 2, P_SIZE + 3, P_SIZE + 4, P_SIZE + 5)
-L_POINTS, L_HANDPTS, L_SCORES, L_TLEAD, L_TWIN, L_TCARDS = (
-    P_SIZE + 6, P_SIZE + 7, P_SIZE + 8, P_SIZE + 9, P_SIZE + 10, P_SIZE + 11)
-L_PASSSEQ = P_SIZE + 12          # pass choices in order: n * pass_count card ids
-L_SUITCNT = P_SIZE + 13          # cards of each suit in each hand: n * 4 (derived, for speed)
-L_SCRATCH = P_SIZE + 14          # K counters, zero between kernel calls (trick resolution)
-L_STATE_SIZE = P_SIZE + 15
-PARAMS_SIZE = P_SIZE + 16
+#: ``(name, size(n, t, pc), meaning)`` of each region, in order.
+STATE_REGIONS = (
+    ("UNDEALT", lambda n, t, pc: K, "copies of each card type not dealt yet"),
+    ("HANDS", lambda n, t, pc: n * K, "each seat's hand: copies of each card type"),
+    ("DEALT_HANDS", lambda n, t, pc: n * K, "each seat's cards as dealt"),
+    ("PASSED", lambda n, t, pc: n * K, "the cards each seat passed"),
+    ("KITTY", lambda n, t, pc: K, "the kitty (R3 A)"),
+    ("POT", lambda n, t, pc: K, "the cards set aside by void tricks (R8)"),
+    ("POINTS", lambda n, t, pc: n, "points each seat took this hand"),
+    ("HANDPTS", lambda n, t, pc: n, "each seat's points for the last hand scored (R10)"),
+    ("SCORES", lambda n, t, pc: n, "each seat's score (R11)"),
+    ("TLEAD", lambda n, t, pc: t, "leader of each trick, -1 before it starts"),
+    ("TWIN", lambda n, t, pc: t, "winner of each trick, or TW_NONE / TW_VOID / TW_DISCARDED"),
+    ("TCARDS", lambda n, t, pc: t * n, "card each seat played to each trick, -1 none"),
+    ("PASSSEQ", lambda n, t, pc: n * pc, "each seat's pass choices in order, -1 not made"),
+    ("SUITCNT", lambda n, t, pc: n * 4, "cards of each suit in each hand (derived, for speed)"),
+    ("SCRATCH", lambda n, t, pc: K, "counters for trick resolution, 0 between kernel calls"),
+)
+(L_UNDEALT, L_HANDS, L_DEALT_HANDS, L_PASSED, L_KITTY, L_POT, L_POINTS, L_HANDPTS,
+ L_SCORES, L_TLEAD, L_TWIN, L_TCARDS, L_PASSSEQ, L_SUITCNT,
+ L_SCRATCH) = range(P_SIZE, P_SIZE + len(STATE_REGIONS))
+L_STATE_SIZE = P_SIZE + len(STATE_REGIONS)     # p[L_STATE_SIZE]: the state's length
+PARAMS_SIZE = L_STATE_SIZE + 1
+assert all(globals()["S_" + name] == i for i, (name, _) in enumerate(STATE_SCALARS))
+assert all(globals()["L_" + name] == P_SIZE + i for i, (name, _, _) in enumerate(STATE_REGIONS))
+
+
+def state_layout(n: int, t: int, pc: int) -> list[tuple[str, int, int, int]]:
+    """``(name, L index, offset in s, size)`` of each region for ``n`` players,
+    ``t`` tricks per hand and ``pc`` cards passed (the order of ``make_params``)."""
+    out, off = [], S_NSCALARS
+    for i, (name, size, _) in enumerate(STATE_REGIONS):
+        k = size(n, t, max(1, pc))
+        out.append((name, P_SIZE + i, off, k))
+        off += k
+    return out
+
+
+def format_state_layout(n: int, t: int, pc: int) -> str:
+    """The state layout as a table, generated from the field table."""
+    lines = [f"{'index':>7}  {'size':>5}  field"]
+    for i, (name, text) in enumerate(STATE_SCALARS):
+        lines.append(f"{i:>7}  {1:>5}  S_{name}: {text}")
+    for (name, _, off, k), (_, _, text) in zip(state_layout(n, t, pc), STATE_REGIONS):
+        lines.append(f"{off:>7}  {k:>5}  L_{name}: {text}")
+    return "\n".join(lines)
+
 
 # Trick winner sentinels.
 TW_NONE, TW_VOID, TW_DISCARDED = -1, -2, -3
@@ -177,21 +246,137 @@ def nth_bit(m, j):
 
 def make_params(rules: RuleSet) -> np.ndarray:
     """Engine parameter vector: the rules plus the state layout offsets."""
-    base = rules.engine_params()
-    n, t = rules.players, rules.hand_size
     p = np.zeros(PARAMS_SIZE, np.int32)
-    p[:P_SIZE] = base
-    off = S_NSCALARS
-    for field, size in ((L_UNDEALT, K), (L_HANDS, n * K), (L_DEALT_HANDS, n * K),
-                        (L_PASSED, n * K), (L_KITTY, K), (L_POT, K), (L_POINTS, n),
-                        (L_HANDPTS, n), (L_SCORES, n), (L_TLEAD, t), (L_TWIN, t),
-                        (L_TCARDS, t * n), (L_PASSSEQ, n * max(1, rules.pass_count)),
-                        (L_SUITCNT, n * 4), (L_SCRATCH, K)):
+    p[:P_SIZE] = rules.engine_params()
+    # The pass region has rules.pass_count entries per seat (at least 1) even
+    # when nobody passes in this game (p[P_PASS] == 0).
+    layout = state_layout(rules.players, rules.hand_size, rules.pass_count)
+    for _, field, off, _ in layout:
         p[field] = off
-        off += size
-    p[L_STATE_SIZE] = off
+    p[L_STATE_SIZE] = layout[-1][2] + layout[-1][3]
     p.setflags(write=False)
     return p
+
+
+# ------------------------------------------------------------ accessors
+# Views of the state's regions (no copy; writing to a view writes the state).
+# They compile inline, to the same code as the offset arithmetic they hide.
+@njit(cache=True, inline='always')
+def undealt(p, s):
+    """int32[53]: copies of each card type not dealt yet."""
+    return s[p[L_UNDEALT]:p[L_UNDEALT] + K]
+
+
+@njit(cache=True, inline='always')
+def hand(p, s, seat):
+    """int32[53]: copies of each card type in ``seat``'s hand."""
+    b = p[L_HANDS] + seat * K
+    return s[b:b + K]
+
+
+@njit(cache=True, inline='always')
+def dealt_hand(p, s, seat):
+    """int32[53]: the cards ``seat`` was dealt this hand."""
+    b = p[L_DEALT_HANDS] + seat * K
+    return s[b:b + K]
+
+
+@njit(cache=True, inline='always')
+def passed(p, s, seat):
+    """int32[53]: the cards ``seat`` passed (chosen so far) this hand."""
+    b = p[L_PASSED] + seat * K
+    return s[b:b + K]
+
+
+@njit(cache=True, inline='always')
+def pass_choices(p, s, seat):
+    """int32[max(1, pass count)]: ``seat``'s pass choices in order, -1 not made."""
+    pcs = max(1, p[P_PASS])
+    b = p[L_PASSSEQ] + seat * pcs
+    return s[b:b + pcs]
+
+
+@njit(cache=True, inline='always')
+def kitty(p, s):
+    """int32[53]: the kitty (R3 A; zeros without one)."""
+    return s[p[L_KITTY]:p[L_KITTY] + K]
+
+
+@njit(cache=True, inline='always')
+def pot(p, s):
+    """int32[53]: the cards set aside by void tricks (R8), not the kitty."""
+    return s[p[L_POT]:p[L_POT] + K]
+
+
+@njit(cache=True, inline='always')
+def points(p, s):
+    """int32[n]: the points each seat took this hand (R10, before the moon)."""
+    return s[p[L_POINTS]:p[L_POINTS] + p[P_N]]
+
+
+@njit(cache=True, inline='always')
+def hand_points(p, s):
+    """int32[n]: each seat's points for the last hand scored (moon rule applied)."""
+    return s[p[L_HANDPTS]:p[L_HANDPTS] + p[P_N]]
+
+
+@njit(cache=True, inline='always')
+def scores(p, s):
+    """int32[n]: each seat's score: the sum of its hands' points (R11)."""
+    return s[p[L_SCORES]:p[L_SCORES] + p[P_N]]
+
+
+@njit(cache=True, inline='always')
+def trick_leaders(p, s):
+    """int32[t]: the leader of each trick of this hand, -1 before it starts."""
+    return s[p[L_TLEAD]:p[L_TLEAD] + p[P_HAND]]
+
+
+@njit(cache=True, inline='always')
+def trick_winners(p, s):
+    """int32[t]: each trick's winner, or TW_NONE, TW_VOID, TW_DISCARDED (R7, R8)."""
+    return s[p[L_TWIN]:p[L_TWIN] + p[P_HAND]]
+
+
+@njit(cache=True, inline='always')
+def trick_cards(p, s, t):
+    """int32[n]: the card each seat played to trick ``t`` (by seat), -1 none yet."""
+    b = p[L_TCARDS] + t * p[P_N]
+    return s[b:b + p[P_N]]
+
+
+@njit(cache=True, inline='always')
+def all_trick_cards(p, s):
+    """int32[t * n]: ``trick_cards`` of every trick, trick by trick."""
+    return s[p[L_TCARDS]:p[L_TCARDS] + p[P_HAND] * p[P_N]]
+
+
+@njit(cache=True, inline='always')
+def suit_counts(p, s, seat):
+    """int32[4]: cards of each suit (C D H S) in ``seat``'s hand."""
+    b = p[L_SUITCNT] + seat * 4
+    return s[b:b + 4]
+
+
+@njit(cache=True, inline='always')
+def deck(p):
+    """int32[53]: copies of each card type in the deck (R3)."""
+    return p[P_DECK:P_DECK + K]
+
+
+@njit(cache=True, inline='always')
+def card_points(p):
+    """int32[53]: the scoring table of these rules, points of each card type (R10)."""
+    return p[P_POINTS:P_POINTS + K]
+
+
+def region(p, s, field):
+    """The state region ``field`` (an ``L_*`` index) as a view, whole (Python only)."""
+    n = int(p[P_N])
+    size = dict((f, k) for _, f, _, k in state_layout(n, int(p[P_HAND]), 1))[field]
+    if field == L_PASSSEQ:
+        size = n * max(1, int(p[P_PASS]))
+    return s[p[field]:p[field] + size]
 
 
 # ---------------------------------------------------------------- helpers
@@ -636,7 +821,7 @@ def _finish_hand(p, s, choice):
 def _end_of_tricks(p, s):
     n = p[P_N]
     s[S_SHOOTER] = -1
-    tp = p[P_TOTAL_PTS]
+    tp = p[P_PENALTY_PTS]
     if p[P_MOON] != MOON_OFF and tp > 0:
         for q in range(n):
             if s[p[L_POINTS] + q] == tp:
@@ -940,7 +1125,7 @@ assert all(globals()["V_" + name] == code for code, (name, _) in VALIDATE_ERRORS
 @njit(cache=True, inline='always')
 def _hand_points_bounds(p):
     """(lo, hi): the points one seat can end one hand with (RuleSet.hand_points_range)."""
-    tp = np.int64(p[P_TOTAL_PTS])
+    tp = np.int64(p[P_PENALTY_PTS])
     mp = np.int64(p[P_MOON_PTS])
     mode = p[P_MOON]
     lo = np.int64(0)
@@ -960,7 +1145,7 @@ def _check_fields(p, s):
     nc = np.int64(p[P_NCARDS])
     pc = np.int64(p[P_PASS])
     kit = np.int64(p[P_KITTY])
-    tp = np.int64(p[P_TOTAL_PTS])
+    tp = np.int64(p[P_PENALTY_PTS])
     mh = np.int64(p[P_MAX_HANDS])
     und, hnd, dlt, psd = p[L_UNDEALT], p[L_HANDS], p[L_DEALT_HANDS], p[L_PASSED]
     kty, pot, pts, hpts, scr = p[L_KITTY], p[L_POT], p[L_POINTS], p[L_HANDPTS], p[L_SCORES]
@@ -1083,7 +1268,7 @@ def _check_deal_and_passes(p, s):
     nc = np.int64(p[P_NCARDS])
     pc = np.int64(p[P_PASS])
     kit = np.int64(p[P_KITTY])
-    tp = np.int64(p[P_TOTAL_PTS])
+    tp = np.int64(p[P_PENALTY_PTS])
     mh = np.int64(p[P_MAX_HANDS])
     und, hnd, dlt, psd = p[L_UNDEALT], p[L_HANDS], p[L_DEALT_HANDS], p[L_PASSED]
     kty, pot, pts, hpts, scr = p[L_KITTY], p[L_POT], p[L_POINTS], p[L_HANDPTS], p[L_SCORES]
@@ -1222,7 +1407,7 @@ def _check_play(p, s, exact_hands):
     nc = np.int64(p[P_NCARDS])
     pc = np.int64(p[P_PASS])
     kit = np.int64(p[P_KITTY])
-    tp = np.int64(p[P_TOTAL_PTS])
+    tp = np.int64(p[P_PENALTY_PTS])
     mh = np.int64(p[P_MAX_HANDS])
     und, hnd, dlt, psd = p[L_UNDEALT], p[L_HANDS], p[L_DEALT_HANDS], p[L_PASSED]
     kty, pot, pts, hpts, scr = p[L_KITTY], p[L_POT], p[L_POINTS], p[L_HANDPTS], p[L_SCORES]

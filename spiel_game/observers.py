@@ -266,9 +266,10 @@ def format_layout(game, iig_obs_type=None) -> str:
 
 # ------------------------------------------------------------------ kernel
 @njit(cache=True, inline="always")
-def _thermo(out, o, s, src, M):
+def _thermo(out, o, counts, M):
+    """Thermometer of ``counts`` (int[53] copies of each card type) at ``out[o:]``."""
     for c in range(K):
-        v = s[src + c]
+        v = counts[c]
         if v > M:
             v = M
         for j in range(v):
@@ -298,9 +299,9 @@ def _fill(p, s, player, base, offs, out):
     elif ph == E.PH_MOON or ph == E.PH_OVER:
         ntr = T
         done = T
-    tl = p[E.L_TLEAD]
-    tc = p[E.L_TCARDS]
-    tw = p[E.L_TWIN]
+    tl = E.trick_leaders(p, s)
+    tc = E.all_trick_cards(p, s)        # tc[t * n + seat]
+    tw = E.trick_winners(p, s)
 
     o = offs[_SEAT]
     if o >= 0:
@@ -319,36 +320,37 @@ def _fill(p, s, player, base, offs, out):
         out[o] = s[E.S_DEALT] / p[R.P_NCARDS]
     o = offs[_DEALT]
     if o >= 0 and deal_done:
-        _thermo(out, o, s, p[E.L_DEALT_HANDS] + player * K, M)
+        _thermo(out, o, E.dealt_hand(p, s, player), M)
     o = offs[_PASSED_SEQ]
     if o >= 0:
+        seq = E.pass_choices(p, s, player)
         for i in range(pc):
-            c = s[p[E.L_PASSSEQ] + player * pc + i]
+            c = seq[i]
             if c >= 0:
                 out[o + i * K + c] = 1.0
     o = offs[_RECEIVED]
     if o >= 0 and ph >= E.PH_PLAY and pc > 0:
         sender = (player - s[E.S_PASSOFF] + n) % n
-        _thermo(out, o, s, p[E.L_PASSED] + sender * K, M)
+        _thermo(out, o, E.passed(p, s, sender), M)
     o = offs[_HAND]
     if o >= 0 and deal_done:
-        _thermo(out, o, s, p[E.L_HANDS] + player * K, M)
+        _thermo(out, o, E.hand(p, s, player), M)
     o = offs[_TRICK_LEADER]
     if o >= 0:
         for t in range(ntr):
-            ld = s[tl + t] if t < done else s[E.S_LEADER]
+            ld = tl[t] if t < done else s[E.S_LEADER]
             out[o + t * n + (ld - base + n) % n] = 1.0
     o = offs[_TRICK_CARDS]
     if o >= 0:
         for t in range(ntr):
             for q in range(n):
-                c = s[tc + t * n + q]
+                c = tc[t * n + q]
                 if c >= 0:
                     out[o + (t * n + (q - base + n) % n) * K + c] = 1.0
     o = offs[_TRICK_RESULT]
     if o >= 0:
         for t in range(done):
-            w = s[tw + t]
+            w = tw[t]
             if w >= 0:
                 out[o + t * (n + 2) + (w - base + n) % n] = 1.0
             elif w == E.TW_VOID:
@@ -357,20 +359,21 @@ def _fill(p, s, player, base, offs, out):
                 out[o + t * (n + 2) + n + 1] = 1.0
     o = offs[_POT]
     if o >= 0:
-        _thermo(out, o, s, p[E.L_POT], M)
+        _thermo(out, o, E.pot(p, s), M)
     o = offs[_KITTY]
     if o >= 0 and kitty_visible:
-        _thermo(out, o, s, p[E.L_KITTY], M)
+        _thermo(out, o, E.kitty(p, s), M)
     o = offs[_KITTY_ALL]
     if o >= 0 and deal_done:
-        _thermo(out, o, s, p[E.L_KITTY], M)
+        _thermo(out, o, E.kitty(p, s), M)
     o = offs[_POINTS]
     if o >= 0:
-        tot = p[R.P_TOTAL_PTS]
+        tot = p[R.P_PENALTY_PTS]
         if tot < 1:
             tot = 1
+        taken = E.points(p, s)
         for q in range(n):
-            out[o + (q - base + n) % n] = s[p[E.L_POINTS] + q] / tot
+            out[o + (q - base + n) % n] = taken[q] / tot
     o = offs[_BROKEN]
     if o >= 0:
         out[o] = s[E.S_BROKEN]
@@ -385,19 +388,20 @@ def _fill(p, s, player, base, offs, out):
         out[o + s[E.S_MOON_CHOICE]] = 1.0
     o = offs[_SCORES]
     if o >= 0:
+        sc = E.scores(p, s)
         for q in range(n):
-            out[o + (q - base + n) % n] = s[p[E.L_SCORES] + q] / p[R.P_TARGET]
+            out[o + (q - base + n) % n] = sc[q] / p[R.P_TARGET]
     o = offs[_HAND_NUMBER]
     if o >= 0:
         out[o] = s[E.S_HANDNO] / p[R.P_MAX_HANDS]
     o = offs[_PASSED_SET]
     if o >= 0:
-        _thermo(out, o, s, p[E.L_PASSED] + player * K, M)
+        _thermo(out, o, E.passed(p, s, player), M)
     o = offs[_CUR_TRICK]
     if o >= 0 and ph == E.PH_PLAY:
         t = s[E.S_TRICK]
         for q in range(n):
-            c = s[tc + t * n + q]
+            c = tc[t * n + q]
             if c >= 0:
                 out[o + ((q - base + n) % n) * K + c] = 1.0
     o = offs[_LEADER]
@@ -407,19 +411,19 @@ def _fill(p, s, player, base, offs, out):
     if o >= 0:
         cnt = np.zeros(K, np.int32)
         for i in range(ntr * n):
-            c = s[tc + i]
+            c = tc[i]
             if c >= 0:
                 cnt[c] += 1
-        _thermo(out, o, cnt, 0, M)
+        _thermo(out, o, cnt, M)
     o = offs[_VOIDS]
     if o >= 0:
         for t in range(ntr):
-            ld = s[tl + t]
+            ld = tl[t]
             if ld < 0:
                 continue
-            led = E.SUIT_OF[s[tc + t * n + ld]]
+            led = E.SUIT_OF[tc[t * n + ld]]
             for q in range(n):
-                c = s[tc + t * n + q]
+                c = tc[t * n + q]
                 if c >= 0 and E.SUIT_OF[c] != led:
                     out[o + ((q - base + n) % n) * _NUM_SUITS + led] = 1.0
     o = offs[_TO_MOVE]
@@ -428,21 +432,22 @@ def _fill(p, s, player, base, offs, out):
     o = offs[_DEALT_ALL]
     if o >= 0 and deal_done:
         for q in range(n):
-            _thermo(out, o + ((q - base + n) % n) * K * M, s, p[E.L_DEALT_HANDS] + q * K, M)
+            _thermo(out, o + ((q - base + n) % n) * K * M, E.dealt_hand(p, s, q), M)
     o = offs[_HANDS_ALL]
     if o >= 0 and deal_done:
         for q in range(n):
-            _thermo(out, o + ((q - base + n) % n) * K * M, s, p[E.L_HANDS] + q * K, M)
+            _thermo(out, o + ((q - base + n) % n) * K * M, E.hand(p, s, q), M)
     o = offs[_PASSED_SET_ALL]
     if o >= 0:
         for q in range(n):
-            _thermo(out, o + ((q - base + n) % n) * K * M, s, p[E.L_PASSED] + q * K, M)
+            _thermo(out, o + ((q - base + n) % n) * K * M, E.passed(p, s, q), M)
     o = offs[_PASSED_SEQ_ALL]
     if o >= 0:
         for q in range(n):
             r = (q - base + n) % n
+            seq = E.pass_choices(p, s, q)
             for i in range(pc):
-                c = s[p[E.L_PASSSEQ] + q * pc + i]
+                c = seq[i]
                 if c >= 0:
                     out[o + (r * pc + i) * K + c] = 1.0
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 
+import numpy as np
+
 from . import cards as C
 from . import engine as E
 
@@ -18,10 +20,6 @@ __all__ = ["state_to_text", "state_to_html", "hand_replay_html", "render_text_re
 
 _PHASES = {E.PH_DEAL: "deal", E.PH_PASS: "pass", E.PH_PLAY: "play",
            E.PH_MOON: "moon choice", E.PH_OVER: "over"}
-
-
-def _vec(s, off, n=E.K):
-    return s[off:off + n]
 
 
 def state_to_text(state) -> str:
@@ -37,35 +35,35 @@ def state_to_text(state) -> str:
         + f", cards dealt {int(s[E.S_DEALT])}, hearts broken {'yes' if s[E.S_BROKEN] else 'no'}")
     pc = int(P[E.P_PASS])
     for q in range(n):
-        hand = C.cards_to_string(_vec(s, P[E.L_HANDS] + q * K))
-        dealt = C.cards_to_string(_vec(s, P[E.L_DEALT_HANDS] + q * K))
+        hand = C.cards_to_string(E.hand(P, s, q))
+        dealt = C.cards_to_string(E.dealt_hand(P, s, q))
         line = f"P{q}: hand [{hand}] dealt [{dealt}]"
         if pc:
-            seq = [int(x) for x in _vec(s, P[E.L_PASSSEQ] + q * pc, pc) if x >= 0]
+            seq = [int(x) for x in E.pass_choices(P, s, q)[:pc] if x >= 0]
             line += " passed [" + " ".join(C.card_to_string(c) for c in seq) + "]"
         lines.append(line)
     if r.kitty_size:
-        kit = C.cards_to_string(_vec(s, P[E.L_KITTY]))
+        kit = C.cards_to_string(E.kitty(P, s))
         lines.append(f"Kitty [{kit}]" + (" (with the pot)" if s[E.S_KITTY_IN_POT] else ""))
     t_now = int(s[E.S_TRICK])
     for t in range(r.hand_size):
-        lead = int(s[P[E.L_TLEAD] + t])
+        lead = int(E.trick_leaders(P, s)[t])
         if lead < 0:
             break
         order = [(lead + i) % n for i in range(n)]
-        cards = [int(s[P[E.L_TCARDS] + t * n + q]) for q in order]
+        cards = [int(E.trick_cards(P, s, t)[q]) for q in order]
         played = [f"P{q}:{C.card_to_string(c)}" for q, c in zip(order, cards) if c >= 0]
-        w = int(s[P[E.L_TWIN] + t])
+        w = int(E.trick_winners(P, s)[t])
         res = {E.TW_NONE: "in progress", E.TW_VOID: "void, set aside",
                E.TW_DISCARDED: "void, discarded"}.get(w, f"won by P{w}")
         lines.append(f"Trick {t + 1}: " + " ".join(played) + f" -> {res}")
-    pot = C.cards_to_string(_vec(s, P[E.L_POT]))
+    pot = C.cards_to_string(E.pot(P, s))
     lines.append(f"Set aside: [{pot}] ({int(s[E.S_POTPTS])} points in the pot)")
-    pts = " ".join(f"P{q}:{int(s[P[E.L_POINTS] + q])}" for q in range(n))
+    pts = " ".join(f"P{q}:{int(E.points(P, s)[q])}" for q in range(n))
     lines.append(f"Points this hand: {pts}")
     if s[E.S_PHASE] == E.PH_OVER or r.is_match:
-        hp = " ".join(f"P{q}:{int(s[P[E.L_HANDPTS] + q])}" for q in range(n))
-        sc = " ".join(f"P{q}:{int(s[P[E.L_SCORES] + q])}" for q in range(n))
+        hp = " ".join(f"P{q}:{int(E.hand_points(P, s)[q])}" for q in range(n))
+        sc = " ".join(f"P{q}:{int(E.scores(P, s)[q])}" for q in range(n))
         lines.append(f"Last hand after moon rule: {hp}; scores: {sc}")
         if s[E.S_SHOOTER] >= 0:
             lines.append(f"P{int(s[E.S_SHOOTER])} shot the moon")
@@ -101,7 +99,7 @@ class _Trick:
 
 def _kitty_points(state) -> int:
     s, P = state._s, state._P
-    return int(sum(int(s[P[E.L_KITTY] + c]) * int(C.POINTS_OF[c]) for c in range(E.K)))
+    return int(np.dot(E.kitty(P, s), E.card_points(P)))
 
 
 def _tricks(state) -> list[_Trick]:
@@ -109,15 +107,16 @@ def _tricks(state) -> list[_Trick]:
     P, s, r = state._P, state._s, state.rules
     n = r.players
     kitty_pts = _kitty_points(state) if r.kitty_size else 0
+    table = E.card_points(P)
     kitty_with_pot = r.kitty_size > 0
     pot = 0
     out = []
     for t in range(r.hand_size):
-        lead = int(s[P[E.L_TLEAD] + t])
+        lead = int(E.trick_leaders(P, s)[t])
         if lead < 0:
             break
         order = tuple((lead + i) % n for i in range(n))
-        cards = tuple(int(s[P[E.L_TCARDS] + t * n + q]) for q in range(n))
+        cards = tuple(int(c) for c in E.trick_cards(P, s, t))
         played = [c for c in cards if c >= 0]
         cancelled = frozenset(q for q in range(n)
                               if cards[q] >= 0 and played.count(cards[q]) > 1)
@@ -129,8 +128,8 @@ def _tricks(state) -> list[_Trick]:
                 continue
             if C.SUIT_OF[c] == led and C.ORDER_OF[c] > best_order:
                 best, best_order = q, int(C.ORDER_OF[c])
-        pts = int(sum(int(C.POINTS_OF[c]) for c in played))
-        w = int(s[P[E.L_TWIN] + t])
+        pts = int(sum(int(table[c]) for c in played))
+        w = int(E.trick_winners(P, s)[t])
         pot_in, kitty_in, taken = pot, kitty_with_pot, 0
         if w >= 0 or w == E.TW_DISCARDED:
             taken = pts + pot + (kitty_pts if kitty_with_pot else 0)
@@ -292,17 +291,17 @@ def _scores_table(state) -> str:
     over = s[E.S_PHASE] == E.PH_OVER
     head = "".join(f'<th data-seat="{q}">P{q}</th>' for q in range(n))
     rows = ['<tr class="ch-points-row"><th>points this hand</th>' + "".join(
-        f'<td class="ch-points" data-seat="{q}">{int(s[P[E.L_POINTS] + q])}</td>'
+        f'<td class="ch-points" data-seat="{q}">{int(E.points(P, s)[q])}</td>'
         for q in range(n)) + "</tr>"]
     if over or r.is_match:
         label = "hand result (moon rule)" if over and not r.is_match else "last hand (moon rule)"
         rows.append(f'<tr class="ch-handpts-row"><th>{_e(label)}</th>' + "".join(
-            f'<td class="ch-handpts" data-seat="{q}">{int(s[P[E.L_HANDPTS] + q])}</td>'
+            f'<td class="ch-handpts" data-seat="{q}">{int(E.hand_points(P, s)[q])}</td>'
             for q in range(n)) + "</tr>")
     if r.is_match:
         rows.append(f'<tr class="ch-match-row"><th>match score (target {r.target_score})</th>'
                     + "".join(f'<td class="ch-score" data-seat="{q}">'
-                              f'{int(s[P[E.L_SCORES] + q])}</td>' for q in range(n)) + "</tr>")
+                              f'{int(E.scores(P, s)[q])}</td>' for q in range(n)) + "</tr>")
     shooter = ""
     if s[E.S_SHOOTER] >= 0 and (over or s[E.S_PHASE] == E.PH_MOON):
         shooter = (f'<div class="ch-moon" data-seat="{int(s[E.S_SHOOTER])}">'
@@ -343,7 +342,7 @@ def state_to_html(state) -> str:
     for q in range(n):
         cls = ["ch-seat"] + (["ch-to-move"] if q == moving else []) + (
             ["ch-dealer"] if q == dealer else [])
-        counts = _vec(s, P[E.L_HANDS] + q * E.K)
+        counts = E.hand(P, s, q)
         groups = _seat_order_cards(counts)
         badges = ""
         if q == dealer:
@@ -361,7 +360,7 @@ def state_to_html(state) -> str:
                         + "".join(_card_html(c) for c in g) + "</div>")
         passed = ""
         if pc:
-            seq = [int(x) for x in _vec(s, P[E.L_PASSSEQ] + q * pc, pc) if x >= 0]
+            seq = [int(x) for x in E.pass_choices(P, s, q)[:pc] if x >= 0]
             if seq and ph != E.PH_OVER:
                 passed = ('<div class="ch-passed" data-seat="{}">passed: '.format(q)
                           + "".join(_card_html(c) for c in seq) + "</div>")
@@ -370,7 +369,7 @@ def state_to_html(state) -> str:
             f'data-to-move="{str(q == moving).lower()}" data-dealer="{str(q == dealer).lower()}">'
             f'<div class="ch-seat-head"><span class="ch-seat-name">P{q}</span>{badges}'
             f'<span class="ch-seat-points" data-seat="{q}">'
-            f'{_plural(int(s[P[E.L_POINTS] + q]), "pt")}</span></div>'
+            f'{_plural(int(E.points(P, s)[q]), "pt")}</span></div>'
             f'<div class="ch-hand" data-seat="{q}" data-count="{int(counts.sum())}">'
             + "".join(rows) + f"</div>{passed}</div>")
     parts.append('<div class="ch-section"><div class="ch-section-title">Hands</div>'
@@ -406,9 +405,9 @@ def state_to_html(state) -> str:
                      '<div class="ch-result">no card played yet</div></div>')
 
     # The set-aside pot (R8) and the kitty (R3 A).
-    pot_counts = _vec(s, P[E.L_POT])
+    pot_counts = E.pot(P, s)
     pot_cards = [c for g in _seat_order_cards(pot_counts) for c in g]
-    pot_pts = int(sum(int(C.POINTS_OF[c]) for c in pot_cards))
+    pot_pts = int(sum(int(E.card_points(P)[c]) for c in pot_cards))
     kit_note = ""
     if r.kitty_size and s[E.S_KITTY_IN_POT]:
         kit_note = " + the kitty (face down)"
@@ -421,7 +420,7 @@ def state_to_html(state) -> str:
           f'{_e(kit_note)}</span></div>')
     if r.kitty_size:
         kstate, kseat = _kitty_status(state, tricks)
-        kcounts = _vec(s, P[E.L_KITTY])
+        kcounts = E.kitty(P, s)
         if kstate == "face-down":
             cards_html = _face_down_html() * r.kitty_size
             note = f"{r.kitty_size} cards face down, for the winner of the first trick won"
@@ -470,7 +469,7 @@ def hand_replay_html(state) -> str:
     if not rows:
         rows.append(f'<tr class="ch-no-tricks"><td colspan="{n + 4}">no trick played yet</td></tr>')
     foot = ('<tr class="ch-points-row"><th colspan="2">points this hand</th>'
-            + "".join(f'<td class="ch-points" data-seat="{q}">{int(s[P[E.L_POINTS] + q])}</td>'
+            + "".join(f'<td class="ch-points" data-seat="{q}">{int(E.points(P, s)[q])}</td>'
                       for q in range(n)) + '<td colspan="2"></td></tr>')
     legend = ('<div class="ch-legend">struck through: cancelled by an identical card (R7); '
               'green frame: the winning card</div>')
@@ -509,10 +508,10 @@ def render_text_replay(state) -> str:
     if not tricks:
         lines.append("No trick played yet.")
     lines.append("Points this hand: " + " ".join(
-        f"P{q}:{int(s[P[E.L_POINTS] + q])}" for q in range(n)))
+        f"P{q}:{int(E.points(P, s)[q])}" for q in range(n)))
     if r.is_match:
         lines.append("Match scores: " + " ".join(
-            f"P{q}:{int(s[P[E.L_SCORES] + q])}" for q in range(n)))
+            f"P{q}:{int(E.scores(P, s)[q])}" for q in range(n)))
     return "\n".join(lines)
 
 

@@ -57,6 +57,9 @@ PARAMETER_DEFAULTS: dict[str, Any] = {
 MAX_MOON_POINTS = 10_000
 MAX_TARGET_SCORE = 1_000_000
 MAX_HANDS = 10_000
+#: Points the Jack of Diamonds may be worth (``jack_of_diamonds``): 0 (off, the
+#: default) down to -26; Omnibus Hearts plays -10.
+JACK_OF_DIAMONDS_RANGE = (-26, 0)
 
 #: What each integer parameter allows (the rules check the details).
 _INT_ALLOWED = {
@@ -83,13 +86,48 @@ _CHOICES = {
 #: R5 B: "at most a quarter of the hand", by number of players.
 _BALANCED_PASS = {5: 5, 6: 4, 7: 3, 8: 3, 9: 2, 10: 2, 11: 2}
 
-# Engine parameter vector layout (indices into ``RuleSet.engine_params()``).
-P_N, P_HAND, P_KITTY, P_NCARDS, P_PASS, P_PASS_OFFSET = 0, 1, 2, 3, 4, 5
-P_FIRST_LEAD, P_OPENING, P_VOID_LAST, P_NO_PTS_FIRST = 6, 7, 8, 9
-P_MOON, P_MOON_PTS, P_TARGET, P_MAX_HANDS, P_UTILITY = 10, 11, 12, 13, 14
-P_TOTAL_PTS, P_MAX_COPIES = 15, 16
-P_DECK = 20                     # 53 copy counts
-P_SIZE = P_DECK + C.NUM_CARD_TYPES
+# The engine's parameter vector, generated from one field table: ``(name,
+# size, meaning)`` in order; ``P_<name>`` is the index of the field's first
+# entry. ``engine.make_params`` appends the state layout (``engine.L_*``).
+PARAM_FIELDS = (
+    ("N", 1, "players"),
+    ("HAND", 1, "cards per hand (= tricks per hand)"),
+    ("KITTY", 1, "cards in the kitty (R3 A), 0 without"),
+    ("NCARDS", 1, "cards in the deck"),
+    ("PASS", 1, "cards each player passes (R5), 0 without passing"),
+    ("PASS_OFFSET", 1, "seat offset of the first hand's pass (R5, R11), 0 without passing"),
+    ("FIRST_LEAD", 1, "FIRST_LEAD_OPENING or FIRST_LEAD_LEFT (R6)"),
+    ("OPENING", 1, "the opening card (R6 B), -1 without"),
+    ("VOID_LAST", 1, "VOID_LEADER or VOID_DISCARD (R8)"),
+    ("NO_PTS_FIRST", 1, "1: no hearts or QS on the first trick while avoidable"),
+    ("MOON", 1, "MOON_OFF, MOON_ADD, MOON_SUBTRACT, MOON_CHOOSE or MOON_BOTH (R10)"),
+    ("MOON_PTS", 1, "points of shooting the moon (R10)"),
+    ("TARGET", 1, "target score of a match (R11), 0 for one hand"),
+    ("MAX_HANDS", 1, "most hands played"),
+    ("UTILITY", 1, "UTIL_POINTS or UTIL_ZERO_SUM"),
+    ("PENALTY_PTS", 1, "points of the penalty cards (hearts, QS) in the deck: "
+                       "what a shooter takes (R10)"),
+    ("BONUS_PTS", 1, "points of the cards worth less than 0 in the deck "
+                     "(jack_of_diamonds), <= 0"),
+    ("MAX_COPIES", 1, "most copies of one card type in the deck"),
+    ("DECK", C.NUM_CARD_TYPES, "copies of each card type in the deck (R3)"),
+    ("POINTS", C.NUM_CARD_TYPES, "points of each card type: the scoring table (R10)"),
+)
+
+
+def _field_offsets(fields):
+    out, off = [], 0
+    for _, size, _ in fields:
+        out.append(off)
+        off += size
+    return out + [off]
+
+
+(P_N, P_HAND, P_KITTY, P_NCARDS, P_PASS, P_PASS_OFFSET, P_FIRST_LEAD, P_OPENING,
+ P_VOID_LAST, P_NO_PTS_FIRST, P_MOON, P_MOON_PTS, P_TARGET, P_MAX_HANDS, P_UTILITY,
+ P_PENALTY_PTS, P_BONUS_PTS, P_MAX_COPIES, P_DECK, P_POINTS, P_SIZE) = _field_offsets(PARAM_FIELDS)
+assert all(globals()["P_" + name] == off
+           for (name, _, _), off in zip(PARAM_FIELDS, _field_offsets(PARAM_FIELDS)))
 
 FIRST_LEAD_OPENING, FIRST_LEAD_LEFT = 0, 1
 VOID_LEADER, VOID_DISCARD = 0, 1
@@ -401,9 +439,11 @@ class RuleSet:
         v[P_TARGET] = self.target_score
         v[P_MAX_HANDS] = self.num_hands_max
         v[P_UTILITY] = UTIL_POINTS if self.utility == "points" else UTIL_ZERO_SUM
-        v[P_TOTAL_PTS] = self.total_points
+        v[P_PENALTY_PTS] = self.total_points
+        v[P_BONUS_PTS] = 0
         v[P_MAX_COPIES] = max(self.deck_counts)
         v[P_DECK:P_DECK + C.NUM_CARD_TYPES] = self.deck_counts
+        v[P_POINTS:P_POINTS + C.NUM_CARD_TYPES] = C.POINTS_OF
         v.setflags(write=False)
         return v
 

@@ -57,8 +57,7 @@ from numba.core.errors import NumbaError as _NumbaError
 
 from . import cards as C
 from . import engine as E
-from .engine import (K, S_PHASE, S_CUR, PH_DEAL, PH_OVER, P_N, P_NCARDS, P_DECK,
-                     L_SCORES)
+from .engine import K, S_PHASE, S_CUR, PH_DEAL, PH_OVER, P_N, P_NCARDS
 from .policies import (uniform_policy, uniform_action, heuristic_policy, make_rng_state,
                        rng_start, shuffle_prefix,
                        convention_policy, CONVENTIONS)
@@ -138,8 +137,9 @@ def _shuffled_undealt(p, s, rng, deck_buf):
     order (Fisher-Yates); returns their number. Before the deal these are the
     whole deck in card order, shuffled with the same draws as ever."""
     m = 0
+    left = E.undealt(p, s)
     for c in range(K):
-        for _ in range(s[p[E.L_UNDEALT] + c]):
+        for _ in range(left[c]):
             deck_buf[m] = c
             m += 1
     shuffle_prefix(deck_buf, m, rng)
@@ -262,9 +262,9 @@ def _play_game(p, s, codes, checks, rng, trace, trace_row, record, legal, deck_b
 
 @njit(cache=True)
 def _record(p, s, h, points, stats, nact, record):
-    n = p[P_N]
-    for q in range(n):
-        points[h, q] = s[p[L_SCORES] + q]
+    sc = E.scores(p, s)
+    for q in range(p[P_N]):
+        points[h, q] = sc[q]
     stats[h, 0] = s[E.S_VOIDS]
     stats[h, 1] = s[E.S_MOONS]
     stats[h, 2] = s[E.S_CANCELS]
@@ -401,15 +401,6 @@ def _check_array(name: str, a, dtype, what: str) -> None:
                          f"(pass np.ascontiguousarray({name}))")
 
 
-def _layout(n: int, t: int, pass_count: int) -> list[tuple[int, int]]:
-    """``(field, size)`` of the state layout, in order (as ``engine.make_params``)."""
-    return [(E.L_UNDEALT, K), (E.L_HANDS, n * K), (E.L_DEALT_HANDS, n * K),
-            (E.L_PASSED, n * K), (E.L_KITTY, K), (E.L_POT, K), (E.L_POINTS, n),
-            (E.L_HANDPTS, n), (E.L_SCORES, n), (E.L_TLEAD, t), (E.L_TWIN, t),
-            (E.L_TCARDS, t * n), (E.L_PASSSEQ, n * max(1, pass_count)),
-            (E.L_SUITCNT, n * 4), (E.L_SCRATCH, K)]
-
-
 _GOOD_PARAMS: dict[bytes, None] = {}
 
 
@@ -468,17 +459,23 @@ def check_params(p) -> None:
         bad("P_MAX_HANDS", f"1..{R.MAX_HANDS}")
     if v[R.P_UTILITY] not in (R.UTIL_POINTS, R.UTIL_ZERO_SUM):
         bad("P_UTILITY", f"{R.UTIL_POINTS} or {R.UTIL_ZERO_SUM}")
-    total = sum(int(E.POINTS_OF[c]) * deck[c] for c in range(K))
-    if v[R.P_TOTAL_PTS] != total:
-        bad("P_TOTAL_PTS", f"{total} (the points in the deck)")
-    if any(v[R.P_MAX_COPIES + 1:R.P_DECK]):
-        raise ValueError(f"p is not {what}: unused fields {R.P_MAX_COPIES + 1}..{R.P_DECK - 1} "
-                         f"must be 0, got {v[R.P_MAX_COPIES + 1:R.P_DECK]}")
+    table = v[R.P_POINTS:R.P_POINTS + K]
+    for c in range(K):
+        allowed = (R.JACK_OF_DIAMONDS_RANGE if c == C.JD else (int(E.POINTS_OF[c]),) * 2)
+        if not allowed[0] <= table[c] <= allowed[1]:
+            raise ValueError(f"p is not {what}: points of {C.card_to_string(c)} = {table[c]} "
+                             f"(P_POINTS + {c}), allowed {allowed[0]}..{allowed[1]}")
+    penalty = sum(table[c] * deck[c] for c in range(K) if table[c] > 0)
+    if v[R.P_PENALTY_PTS] != penalty:
+        bad("P_PENALTY_PTS", f"{penalty} (the points of the penalty cards in the deck)")
+    bonus = sum(table[c] * deck[c] for c in range(K) if table[c] < 0)
+    if v[R.P_BONUS_PTS] != bonus:
+        bad("P_BONUS_PTS", f"{bonus} (the points of the cards worth less than 0 in the deck)")
     off = E.S_NSCALARS
-    for field, size in _layout(n, t, v[R.P_PASS]):
+    for name, field, _, size in E.state_layout(n, t, v[R.P_PASS]):
         if v[field] != off:
-            raise ValueError(f"p is not {what}: state layout offset p[{field}] = {v[field]}, "
-                             f"but its rules put that field at {off}")
+            raise ValueError(f"p is not {what}: state layout offset p[L_{name}] = p[{field}] = "
+                             f"{v[field]}, but its rules put that field at {off}")
         off += size
     if v[E.L_STATE_SIZE] != off:
         raise ValueError(f"p is not {what}: state size p[{E.L_STATE_SIZE}] = "

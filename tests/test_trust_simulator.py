@@ -27,7 +27,7 @@ from numba import njit
 
 import spiel_game
 from spiel_game import engine as E
-from spiel_game.cards import card_to_string
+from spiel_game.cards import JD, card_to_string
 from spiel_game.policies import rand_below
 from spiel_game.rules import RuleSet
 from spiel_game.simulator import (BUILTIN_POLICIES, MAX_SEED, MAX_STREAM,
@@ -65,7 +65,7 @@ def _illegal_value(p, s, legal, k, kind):
     seat = s[E.S_CUR]
     absent = np.int64(0)
     for c in range(E.K):
-        if s[p[E.L_HANDS] + seat * E.K + c] == 0:
+        if E.hand(p, s, seat)[c] == 0:
             absent = np.int64(c)
             break
     v = np.int64(-1)
@@ -385,7 +385,11 @@ def test_wrong_arrays_for_rollout_give_a_clear_error(kind, config, other, steps,
             (E.P_KITTY, st.integers(-5, 10)), (E.P_NCARDS, st.integers(-5, 300)),
             (E.P_DECK + data.draw(st.integers(0, E.K - 1)), st.integers(-3, 9)),
             (E.P_MOON, st.integers(5, 1000)), (E.P_FIRST_LEAD, st.integers(2, 1000)),
-            (E.P_UTILITY, st.integers(2, 10)), (E.P_TOTAL_PTS, st.integers(-100, 100)),
+            (E.P_UTILITY, st.integers(2, 10)), (E.P_PENALTY_PTS, st.integers(-100, 100)),
+            (E.P_BONUS_PTS, st.integers(-100, 100)),
+            (E.P_POINTS + data.draw(st.integers(0, E.K - 1).filter(lambda c: c != JD)),
+             st.integers(-30, 30)),
+            (E.P_POINTS + JD, st.one_of(st.integers(-2**31, -27), st.integers(1, 2**31 - 1))),
             (E.P_PASS, st.integers(-3, -1)), (E.P_OPENING, st.integers(53, 10**6)),
             (E.P_MAX_HANDS, st.one_of(st.integers(-10, 0), st.integers(10_001, 2**31 - 1))),
             (E.P_MOON_PTS, st.one_of(st.integers(-2**31, -1), st.integers(10_001, 2**31 - 1))),
