@@ -234,11 +234,13 @@ BIG_DECKS = ([{"players": n} for n in range(5, 12)] + [{"players": 11, "packs": 
 @pytest.mark.parametrize("params", BIG_DECKS, ids=lambda p: "-".join(map(str, p.values())))
 def test_whole_deal_of_a_big_deck_is_refused_within_a_second_with_count_and_limit(params):
     rules = RuleSet.from_params(params)                # deal="cards": fine
-    start = time.process_time()
+    # CPU time of this thread: threads left running by earlier tests (runner,
+    # simulator, Ray) must not count against the refusal.
+    start = time.thread_time()
     with time_limit(60, f"loading {params} with deal='whole'"):
         with pytest.raises(GameParameterError) as info:
             pyspiel.load_game(NAME, {**params, "deal": "whole"})
-    took = time.process_time() - start
+    took = time.thread_time() - start
     assert took < 1.0, f"{params}: refusing took {took:.2f} s of CPU"
     msg = str(info.value)
     assert "deal='whole'" in msg and f"{WHOLE_DEAL_LIMIT:,}" in msg and "deal='cards'" in msg
@@ -260,14 +262,14 @@ def test_whole_deal_of_a_big_deck_is_refused_within_a_second_with_count_and_limi
 def test_whole_deal_check_answers_within_a_second_for_any_custom_deck(params):
     rules = RuleSet.from_params(params)
     sizes = sizes_of(rules)
-    start = time.process_time()
+    start = time.thread_time()
     with time_limit(60, f"counting the deals of {params}"):
         try:
             d = whole_deal_count(rules.deck_counts, sizes)
         except ValueError as e:
             d = None
             assert f"{WHOLE_DEAL_LIMIT:,}" in str(e)
-    assert time.process_time() - start < 1.0
+    assert time.thread_time() - start < 1.0
     lo, hi = deal_count_bounds(rules.deck_counts, sizes)
     if d is None:
         assert hi > WHOLE_DEAL_LIMIT
