@@ -35,10 +35,10 @@ chunk). Final move choice as in OpenSpiel's ``ISMCTSBot``: ``max_visit_count``
 (default), ``normalized_visit_count`` (sample proportionally to visits) or
 ``max_value``.
 
-Memory: an iteration adds at most two nodes (72 bytes each). The tree starts
+Memory: an iteration adds at most two nodes (64 bytes each). The tree starts
 small and grows (doubling) as the search adds nodes, so memory follows the
 work done, not the budget asked for; it stops growing at ``max_nodes``
-(default :data:`DEFAULT_MAX_NODES` = 2**24 nodes, 1.2 GB; at most
+(default :data:`DEFAULT_MAX_NODES` = 2**24 nodes, 1.1 GB; at most
 :data:`MAX_NODES_LIMIT` = 2**28). A full tree keeps searching: iterations
 still select, roll out and back up, they just add no nodes. Every parameter
 is checked when the bot is built (:class:`solvers.bots.AgentParameterError`
@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -61,15 +61,15 @@ from numba import njit
 from spiel_game import engine as E
 from spiel_game.policies import (heuristic_policy, uniform_policy, rand_below, shuffle_prefix,
                                  rand_uniform, make_rng_state)
-from spiel_game.hidden import BINOM, HiddenProblem, build_problem, sample_hidden
-from spiel_game.resample import hidden_constraints
+from spiel_game.hidden import hidden_cards
+from spiel_game.sampler import HiddenProblem, SamplerWork, build_problem, sample_hidden
 # Engine steps compiled without reference counting (see spiel_game.simulator):
 # inlined, the engine kernels add atomic reference-count updates to every action.
 from spiel_game.simulator import step_apply, step_legal, step_uniform
 
 from .bots import Agent, check_choice, check_int, check_real
 
-__all__ = ["ISMCTSBot", "Determinizer", "FINAL_POLICIES", "ROLLOUT_POLICIES",
+__all__ = ["ISMCTSBot", "Determinizer", "Determinization", "Tree", "FINAL_POLICIES", "ROLLOUT_POLICIES",
            "MAX_ITERATIONS", "MAX_TIME_LIMIT", "MAX_UCT_C", "MIN_NODES", "DEFAULT_MAX_NODES",
            "MAX_NODES_LIMIT"]
 
@@ -83,12 +83,11 @@ MAX_ITERATIONS = 10**9            # iterations per move
 MAX_TIME_LIMIT = 3600.0           # seconds per move
 MAX_UCT_C = 1e6
 MIN_NODES = 64                    # the root and a child for every legal action (<= 55)
-DEFAULT_MAX_NODES = 2**24         # 16.8 million nodes, 1.2 GB
+DEFAULT_MAX_NODES = 2**24         # 16.8 million nodes, 1.1 GB
 MAX_NODES_LIMIT = 2**28
 _FIRST_NODES = 8192               # initial tree capacity when the budget is larger
 _CHUNK = 4096                     # iterations per compiled call (the tree grows between calls)
 
-_MODE_PLAY, _MODE_PASS = 0, 1
 _OBS_FLAG = np.int64(1) << np.int64(62)
 
 
@@ -122,22 +121,24 @@ def _rollout(p, s, code, rng, legal, deck_buf):
 
 # ---------------------------------------------------------------- determinization
 @njit(cache=True)
-def _write_determinization(p, s, mode, seats, forced, npass, out, kitty_pts_old, rng, tmp):
-    """Put the sampled hidden cards into engine state ``s`` (a copy of the root)."""
-    H = seats.shape[0]
+def _write_determinization(p, s, det, rng):
+    """Put the sampled hidden cards (``det.work.out``) into engine state ``s``
+    (a copy of the root)."""
+    out, forced, tmp = det.work.out, det.forced, det.tmp
+    H = det.seats.shape[0]
     pc = p[E.P_PASS]
     for h in range(H):
-        q = seats[h]
+        q = det.seats[h]
         if q < 0:                                   # the untaken kitty
             pts = 0
             for c in range(K):
                 v = out[h, c] + forced[h, c]
                 s[p[E.L_KITTY] + c] = v
                 pts += v * E.POINTS_OF[c]
-            s[E.S_POTPTS] += pts - kitty_pts_old
+            s[E.S_POTPTS] += pts - det.kitty_pts_old
             continue
         hb = p[E.L_HANDS] + q * K
-        if mode == _MODE_PLAY:
+        if not det.passing:
             for c in range(K):
                 s[hb + c] = out[h, c] + forced[h, c]
         else:                                       # passing: dealt hand, hidden passes
@@ -152,7 +153,7 @@ def _write_determinization(p, s, mode, seats, forced, npass, out, kitty_pts_old,
                 for _ in range(v):
                     tmp[m] = c
                     m += 1
-            for j in range(npass[h]):               # a uniform draw without replacement
+            for j in range(det.npass[h]):           # a uniform draw without replacement
                 r = j + rand_below(rng, m - j)
                 t = tmp[j]
                 tmp[j] = tmp[r]
@@ -168,52 +169,44 @@ def _write_determinization(p, s, mode, seats, forced, npass, out, kitty_pts_old,
             s[sc + E.SUIT_OF[c]] += s[hb + c]
 
 
-@dataclass
-class _Problem:
-    """The hidden-card problem of one information state (built in Python once per move)."""
+class Determinization(NamedTuple):
+    """What the compiled determinizer reads: the hidden-card problem of one
+    information state (:func:`spiel_game.hidden.hidden_cards`, prepared for the
+    sampler) and where its draw goes in an engine state, plus work arrays.
+    Holder rows follow ``problem.order`` (constrained holders first)."""
 
-    mode: int
-    seats: np.ndarray       # int64[H] holder seat, -1 = the kitty; constrained holders first
-    sizes: np.ndarray       # int64[H] free places (after forced cards)
+    problem: HiddenProblem  # the sampler's tables
+    work: SamplerWork       # the sampler's work arrays (``work.out``: the draw)
+    passing: bool           # passing phase: the draw is the dealt hands
+    seats: np.ndarray       # int64[H] holder seat, -1 = the kitty
     forced: np.ndarray      # int32[H, K] cards a holder provably holds
     npass: np.ndarray       # int64[H] hidden passes already made (passing phase)
-    forbid: np.ndarray      # bool[H, K]
-    played: np.ndarray      # int64[L, 3] (holder, card, copies played or forced): weights
-    cards: np.ndarray       # int64[M] the free physical cards, grouped by class
-    cls_start: np.ndarray   # int64[D + 2]
-    dims: np.ndarray        # int64[D] cards of each constrained class
-    strides: np.ndarray     # int64[D]
-    allowed: np.ndarray     # bool[Hc, D]
-    R: np.ndarray           # int64[Hc + 1] free places of holders h..
-    g: np.ndarray           # float64[Hc + 1, S] (1 x 1 when unused)
-    use_table: bool
-    max_tries: int
-    kitty_pts_old: int
-    accept: float           # probability that one rejection try succeeds
-    hidden: HiddenProblem   # the hidden-card problem these fields come from
+    kitty_pts_old: int      # points of the root's kitty (replaced by the draw's)
+    tmp: np.ndarray         # int64[8 K + 64] work array
 
 
 class Determinizer:
     """Draws engine states consistent with ``player``'s information state.
 
-    The distribution is the one of ``state.resample_from_infostate`` (physical
+    The distribution is the one of ``state.resample_from_infostate`` (the same
+    hidden-card model, :func:`spiel_game.hidden.hidden_cards`: physical
     assignments of the unseen cards consistent with everything the player
-    knows: own and played cards, voids and lead constraints from
-    :func:`spiel_game.resample.hidden_constraints`, the cards it passed and
-    that the receiver has not played yet; each weighted by its number of
-    physical deals, a factor ``1 / C(k + p, k)`` for a holder with ``k``
-    unseen and ``p`` played copies of a card); only the engine state is built
-    (no history), so a draw costs microseconds. Exact: a uniform constrained
-    assignment (rejection while it is likely to succeed, else an exact sampler
-    over class-count tables: multivariate hypergeometric dynamic programming
-    over the holders that have constraints, the others filled uniformly),
-    accepted with probability equal to its weight. ``tests/test_agents.py``
-    checks the distribution against ``resample_from_infostate`` (chi-square).
+    knows -- own and played cards, voids and lead constraints, the cards it
+    passed and that the receiver has not played yet -- each weighted by its
+    number of physical deals, a factor ``1 / C(k + p, k)`` for a holder with
+    ``k`` unseen and ``p`` played copies of a card); only the engine state is
+    built (no history), so a draw costs microseconds. Exact: a uniform
+    constrained assignment (rejection while it is likely to succeed, else the
+    exact class-table sampler of :mod:`spiel_game.sampler`), accepted with
+    probability equal to its weight. ``tests/test_agents.py`` checks the
+    distribution against ``resample_from_infostate`` (chi-square).
 
     ``sample(rng) -> int32[state_size]``; ``sample_into(s, rng)`` writes into
     ``s`` (int32[state_size], overwritten with the root first). ``rng`` is a
     ``uint64[1]`` stream (:func:`spiel_game.simulator.make_rng`). ``method``
     (for tests): ``auto``, or only ``table`` / only ``rejection`` sampling.
+    ``problem``: the sampler's :class:`~spiel_game.sampler.HiddenProblem`;
+    ``record``: the :class:`Determinization` the compiled kernels read.
     """
 
     def __init__(self, state, player: int, *, method: str = "auto"):
@@ -222,105 +215,41 @@ class Determinizer:
         if s[E.S_PHASE] not in (E.PH_PASS, E.PH_PLAY, E.PH_MOON):
             raise ValueError("determinization needs a decision node (passing, play or moon choice)")
         self.P, self.root, self.player = P, s, int(player)
-        self.problem = pr = _make_problem(state, P, s, int(player), method)
-        self._out, self._buf, self._x, self._wbuf, self._xbuf = pr.hidden.buffers()
-        self._tmp = np.zeros(K * 8 + 64, np.int64)
+        self.record = _make_determinization(P, s, int(player), method)
+        self.problem = self.record.problem
 
     def sample_into(self, s: np.ndarray, rng: np.ndarray) -> np.ndarray:
         s[:] = self.root
-        if not _determinize(self.P, s, rng, *self.args()):
+        if not _determinize(self.P, s, rng, self.record):
             raise RuntimeError("determinization: rejection sampling failed (table too large)")
         return s
 
     def sample(self, rng: np.ndarray) -> np.ndarray:
         return self.sample_into(np.empty_like(self.root), rng)
 
-    def args(self):
-        pr = self.problem
-        return (pr.mode, pr.seats, pr.sizes, pr.forced, pr.npass, pr.forbid, pr.played, pr.cards,
-                pr.cls_start, pr.dims, pr.strides, pr.allowed, pr.R, pr.g, BINOM,
-                pr.use_table, pr.max_tries, pr.kitty_pts_old, self._out, self._buf, self._x,
-                self._wbuf, self._xbuf, self._tmp)
-
 
 @njit(cache=True)
-def _determinize(p, s, rng, mode, seats, sizes, forced, npass, forbid, wlist, cards,
-                 cls_start,
-                 dims, strides, allowed, R, g, bc, use_table, max_tries, kitty_pts_old,
-                 out, buf, xout, wbuf, xbuf, tmp):
-    if seats.shape[0] == 0:
+def _determinize(p, s, rng, det):
+    """Draw the hidden cards of ``det`` (a :class:`Determinization`) into ``s``."""
+    if det.seats.shape[0] == 0:
         return True
-    if not sample_hidden(cards, cls_start, forbid, sizes, wlist, dims, strides, allowed,
-                          R, g, bc, use_table, max_tries, out, buf, xout, wbuf, xbuf, rng):
+    if not sample_hidden(det.problem, det.work, rng):
         return False
-    _write_determinization(p, s, mode, seats, forced, npass, out, kitty_pts_old, rng, tmp)
+    _write_determinization(p, s, det, rng)
     return True
 
 
-def _make_problem(state, P, s, me, method: str = "auto") -> _Problem:
-    n, T = int(P[E.P_N]), int(P[E.P_HAND])
-    ph = int(s[E.S_PHASE])
-    deck = P[E.P_DECK:E.P_DECK + K].astype(np.int64)
-    kitty_size = int(P[E.P_KITTY])
-    kitty_hidden = kitty_size > 0 and int(s[E.S_KITTY_IN_POT]) == 1
-    kitty_real = s[P[E.L_KITTY]:P[E.L_KITTY] + K].astype(np.int64)
-    others = [q for q in range(n) if q != me]
-    pc = int(P[E.P_PASS])
-
-    def row(field, q):
-        return s[P[field] + q * K:P[field] + (q + 1) * K].astype(np.int64)
-
-    if ph == E.PH_PASS:
-        mode = _MODE_PASS
-        pool = deck - row(E.L_DEALT_HANDS, me)
-        sizes = [T] * len(others)
-        forbid = np.zeros((len(others), K), np.bool_)
-        forced = np.zeros((len(others), K), np.int64)
-        played_h = np.zeros((len(others), K), np.int64)
-        seq = s[P[E.L_PASSSEQ]:P[E.L_PASSSEQ] + n * max(1, pc)]
-        npass = [int((seq[q * pc:(q + 1) * pc] >= 0).sum()) if pc else 0 for q in others]
-    else:
-        mode = _MODE_PLAY
-        hands = [row(E.L_HANDS, q) for q in range(n)]
-        played = np.zeros((n, K), np.int64)
-        tc = s[P[E.L_TCARDS]:P[E.L_TCARDS] + T * n].reshape(T, n)
-        for q in range(n):
-            col = tc[:, q]
-            played[q] = np.bincount(col[col >= 0], minlength=K)
-        pool = deck - hands[me] - played.sum(axis=0)
-        if kitty_size and not kitty_hidden:
-            pool = pool - kitty_real
-        sizes = [int(hands[q].sum()) for q in others]
-        forbid = hidden_constraints(state, me)[others]
-        forced = np.zeros((len(others), K), np.int64)
-        off = int(s[E.S_PASSOFF])
-        if pc > 0 and off % n != 0:
-            rcv = (me + off) % n
-            need = np.maximum(0, row(E.L_PASSED, me) - played[rcv])
-            forced[others.index(rcv)] = need
-        if (int(P[E.P_FIRST_LEAD]) == E.FIRST_LEAD_OPENING and int(s[E.S_NPLAYED]) == 0
-                and ph == E.PH_PLAY and int(s[E.S_LEADER]) != me):
-            i = others.index(int(s[E.S_LEADER]))
-            oc = int(P[E.P_OPENING])
-            forced[i, oc] = max(forced[i, oc], 1)
-        npass = [0] * len(others)
-        played_h = played[others] + forced      # forced copies count as held: weights
-    seats = list(others)
-    if kitty_hidden:
-        seats.append(-1)
-        sizes.append(kitty_size)
-        forbid = np.vstack([forbid, np.zeros((1, K), np.bool_)])
-        forced = np.vstack([forced, np.zeros((1, K), np.int64)])
-        played_h = np.vstack([played_h, np.zeros((1, K), np.int64)])
-        npass.append(0)
-    sizes = np.array(sizes, np.int64) - forced.sum(axis=1)
-    pool = pool - forced.sum(axis=0)
-    hp = build_problem(pool, sizes, forbid, played_h, method=method)
+def _make_determinization(P, s, me, method: str = "auto") -> Determinization:
+    """The :class:`Determinization` of seat ``me`` in engine state ``s``."""
+    hc = hidden_cards(P, s, me)
+    hp = build_problem(hc.pool, hc.sizes, hc.forbid, hc.weights, method=method)
     o = hp.order
-    return _Problem(mode, np.array(seats, np.int64)[o], hp.sizes, forced[o].astype(np.int32),
-                    np.array(npass, np.int64)[o], hp.forbid, hp.wlist, hp.cards, hp.cls_start,
-                    hp.dims, hp.strides, hp.allowed, hp.R, hp.g, hp.use_table, hp.max_tries,
-                    int((kitty_real * E.POINTS_OF).sum()), hp.accept, hp)
+    kitty = s[P[E.L_KITTY]:P[E.L_KITTY] + K].astype(np.int64)
+    return Determinization(hp, hp.buffers(), hc.passing,
+                           np.ascontiguousarray(hc.seats[o]),
+                           np.ascontiguousarray(hc.forced[o].astype(np.int32)),
+                           np.ascontiguousarray(hc.npass[o]),
+                           int((kitty * E.POINTS_OF).sum()), np.zeros(K * 8 + 64, np.int64))
 
 
 # ---------------------------------------------------------------- the search
@@ -338,51 +267,73 @@ def _obs_key(p, s, me):
     return np.int64(h >> np.uint64(2)) | _OBS_FLAG
 
 
+class Tree(NamedTuple):
+    """The search tree: node ``i`` is entry ``i`` of every array (capacity =
+    their length). Children form a linked list (``child``, ``sibling``)."""
+
+    size: np.ndarray        # int64[1] nodes in use
+    child: np.ndarray       # int64[N] first child, -1 = none
+    sibling: np.ndarray     # int64[N] next sibling, -1 = none
+    key: np.ndarray         # int64[N] action of the edge in (< 64), or an observation key
+                            # (bit 62 set, :func:`_obs_key`); -1 at the root
+    mover: np.ndarray       # int64[N] player who chose the edge; -1: observation, root
+    expanded: np.ndarray    # int64[N] mask of the actions (bits 0..54) that have a child
+    visits: np.ndarray      # float64[N]
+    avail: np.ndarray       # float64[N] availability: selections it was compatible with
+    reward: np.ndarray      # float64[N] sum of the mover's scaled rewards
+
+
+def _new_tree(capacity: int) -> Tree:
+    """A tree holding only the root."""
+    t = Tree(np.ones(1, np.int64), *(np.zeros(capacity, np.int64) for _ in range(5)),
+             *(np.zeros(capacity, np.float64) for _ in range(3)))
+    t.child[0] = t.sibling[0] = t.key[0] = t.mover[0] = -1
+    return t
+
+
+def _grown(t: Tree, capacity: int) -> Tree:
+    """``t`` with room for ``capacity`` nodes (the first ``len(t.child)`` kept)."""
+    extra = capacity - t.child.shape[0]
+    return Tree(t.size, *(np.concatenate([a, np.zeros(extra, a.dtype)]) for a in t[1:]))
+
+
 @njit(cache=True)
-def _new_node(tree_i, tree_f, parent, key, mover):
+def _new_node(t, parent, key, mover):
     """Append a child of ``parent``; returns its index or -1 when the tree is full."""
-    n = tree_i[0, 0]
-    if n >= tree_i.shape[1]:
+    n = t.size[0]
+    if n >= t.child.shape[0]:
         return -1
-    tree_i[0, 0] = n + 1
-    tree_i[1, n] = -1                  # first child
-    tree_i[2, n] = tree_i[1, parent]   # next sibling
-    tree_i[1, parent] = n
-    tree_i[3, n] = key
-    tree_i[4, n] = mover
-    tree_i[5, n] = 0                   # expanded-action mask (bits 0..54)
-    tree_f[0, n] = 0.0                 # visits
-    tree_f[1, n] = 0.0                 # availability
-    tree_f[2, n] = 0.0                 # reward sum (of the mover)
+    t.size[0] = n + 1
+    t.child[n] = -1
+    t.sibling[n] = t.child[parent]
+    t.child[parent] = n
+    t.key[n] = key
+    t.mover[n] = mover
+    t.expanded[n] = 0
+    t.visits[n] = 0.0
+    t.avail[n] = 0.0
+    t.reward[n] = 0.0
     if key < 64:
-        tree_i[5, parent] |= np.int64(1) << key
+        t.expanded[parent] |= np.int64(1) << key
     return n
 
 
 @njit(cache=True)
-def _search(p, root, me, n_iter, uct_c, lo, scale, code, rng, tree_i, tree_f,
-            s, legal, deck_buf, path, det_args):
-    """Run ``n_iter`` SO-ISMCTS iterations on the tree (``tree_i``/``tree_f``)."""
-    (mode, seats, sizes, forced, npass, forbid, wlist, cards, cls_start, dims, strides,
-     allowed,
-     R, g, bc, use_table, max_tries, kitty_pts_old, out, buf, xout, wbuf, xbuf, tmp) = det_args
+def _search(p, root, me, n_iter, uct_c, lo, scale, code, rng, t, s, legal, deck_buf, path,
+            det):
+    """Run ``n_iter`` SO-ISMCTS iterations on the tree ``t``, each on a fresh
+    determinization drawn by ``det`` (a :class:`Determinization`)."""
     n = p[E.P_N]
     for _ in range(n_iter):
         s[:] = root
-        if seats.shape[0] > 0:
-            if not sample_hidden(cards, cls_start, forbid, sizes, wlist, dims, strides,
-                                  allowed, R, g, bc, use_table, max_tries, out, buf, xout,
-                                  wbuf, xbuf, rng):
-                return False
-            _write_determinization(p, s, mode, seats, forced, npass, out, kitty_pts_old,
-                                   rng, tmp)
-        _iteration(p, s, me, uct_c, lo, scale, code, rng, tree_i, tree_f, legal, deck_buf,
-                   path, n)
+        if not _determinize(p, s, rng, det):
+            return False
+        _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, n)
     return True
 
 
 @njit(cache=True)
-def _iteration(p, s, me, uct_c, lo, scale, code, rng, tree_i, tree_f, legal, deck_buf, path, n):
+def _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, n):
     node = 0
     depth = 0
     path[0] = 0
@@ -396,7 +347,7 @@ def _iteration(p, s, me, uct_c, lo, scale, code, rng, tree_i, tree_f, legal, dec
             # A hidden move for the observer: played by the policy, no edge.
             step_apply(p, s, _policy(code, p, s, legal, k, rng))
             if s[E.S_PHASE] != E.PH_PASS:
-                node = _obs_child(p, s, me, node, tree_i, tree_f)
+                node = _obs_child(p, s, me, node, t)
                 if node < 0:
                     break
                 depth += 1
@@ -408,22 +359,22 @@ def _iteration(p, s, me, uct_c, lo, scale, code, rng, tree_i, tree_f, legal, dec
         # Availability: every existing child compatible with this determinization.
         best = -1
         best_v = -1e300
-        c = tree_i[1, node]
+        c = t.child[node]
         while c >= 0:
-            key = tree_i[3, c]
+            key = t.key[c]
             if key < 64 and (lmask >> key) & 1:
-                tree_f[1, c] += 1.0
-                vis = tree_f[0, c]
+                t.avail[c] += 1.0
+                vis = t.visits[c]
                 if vis > 0:
-                    v = tree_f[2, c] / vis + uct_c * math.sqrt(math.log(tree_f[1, c]) / vis)
+                    v = t.reward[c] / vis + uct_c * math.sqrt(math.log(t.avail[c]) / vis)
                 else:
                     v = 1e299
                 v += rand_uniform(rng) * 1e-9          # random tie-breaking
                 if v > best_v:
                     best_v = v
                     best = c
-            c = tree_i[2, c]
-        unexp = lmask & ~tree_i[5, node]
+            c = t.sibling[c]
+        unexp = lmask & ~t.expanded[node]
         expanded = False
         if unexp != 0:
             cnt = 0
@@ -438,14 +389,14 @@ def _iteration(p, s, me, uct_c, lo, scale, code, rng, tree_i, tree_f, legal, dec
                         a = legal[i]
                         break
                     r -= 1
-            child = _new_node(tree_i, tree_f, node, a, cur)
+            child = _new_node(t, node, a, cur)
             if child < 0:
                 break
-            tree_f[1, child] = 1.0
+            t.avail[child] = 1.0
             expanded = True
         else:
             child = best
-            a = tree_i[3, child]
+            a = t.key[child]
         step_apply(p, s, a)
         depth += 1
         path[depth] = child
@@ -453,31 +404,31 @@ def _iteration(p, s, me, uct_c, lo, scale, code, rng, tree_i, tree_f, legal, dec
         if expanded:
             break
         if ph == E.PH_PASS and s[E.S_PHASE] != E.PH_PASS:
-            node = _obs_child(p, s, me, node, tree_i, tree_f)
+            node = _obs_child(p, s, me, node, t)
             if node < 0:
                 break
             depth += 1
             path[depth] = node
     _rollout(p, s, code, rng, legal, deck_buf)
     ret = E.returns(p, s)
-    tree_f[0, 0] += 1.0
+    t.visits[0] += 1.0
     for i in range(1, depth + 1):
         v = path[i]
-        tree_f[0, v] += 1.0
-        mv = tree_i[4, v]
+        t.visits[v] += 1.0
+        mv = t.mover[v]
         if mv >= 0:
-            tree_f[2, v] += (ret[mv] - lo) * scale
+            t.reward[v] += (ret[mv] - lo) * scale
 
 
 @njit(cache=True)
-def _obs_child(p, s, me, node, tree_i, tree_f):
+def _obs_child(p, s, me, node, t):
     key = _obs_key(p, s, me)
-    c = tree_i[1, node]
+    c = t.child[node]
     while c >= 0:
-        if tree_i[3, c] == key:
+        if t.key[c] == key:
             return c
-        c = tree_i[2, c]
-    return _new_node(tree_i, tree_f, node, key, -1)
+        c = t.sibling[c]
+    return _new_node(t, node, key, -1)
 
 
 # ================================================================ the bot
@@ -539,13 +490,7 @@ class ISMCTSBot(Agent):
         limit = self.max_nodes or DEFAULT_MAX_NODES
         # Start small; grow (doubling) before each chunk to what it may add, up to ``limit``.
         cap = min(limit, 2 * budget + 64 if budget is not None else _FIRST_NODES, _FIRST_NODES)
-        tree_i = np.zeros((6, cap), np.int64)
-        tree_f = np.zeros((3, cap), np.float64)
-        tree_i[0, 0] = 1
-        tree_i[1, 0] = -1
-        tree_i[2, 0] = -1
-        tree_i[3, 0] = -1
-        tree_i[4, 0] = -1
+        tree = _new_tree(cap)
         s = np.empty_like(root)
         legal = np.empty(K + 2, np.int32)
         deck_buf = np.empty(int(P[E.P_NCARDS]), np.int32)
@@ -564,14 +509,12 @@ class ISMCTSBot(Agent):
                 if done > 0 and time.perf_counter() - t0 >= self.time_limit:
                     break
                 chunk = min(512, max(1, done))
-            need = min(limit, int(tree_i[0, 0]) + 2 * chunk + 2)
-            if need > tree_i.shape[1]:
-                grow = min(limit, max(need, 2 * tree_i.shape[1])) - tree_i.shape[1]
-                tree_i = np.concatenate([tree_i, np.zeros((6, grow), np.int64)], axis=1)
-                tree_f = np.concatenate([tree_f, np.zeros((3, grow))], axis=1)
+            need = min(limit, int(tree.size[0]) + 2 * chunk + 2)
+            if need > tree.child.shape[0]:
+                tree = _grown(tree, min(limit, max(need, 2 * tree.child.shape[0])))
             if det is not None:
                 if not _search(P, root, me, chunk, self.uct_c, self._lo, self._scale, code,
-                               self._rng, tree_i, tree_f, s, legal, deck_buf, path, det.args()):
+                               self._rng, tree, s, legal, deck_buf, path, det.record):
                     raise RuntimeError("ISMCTS: determinization failed")
             else:
                 if gen is None:
@@ -580,18 +523,18 @@ class ISMCTSBot(Agent):
                     d = state.resample_from_infostate(me, gen)
                     s[:] = d.engine_state
                     _iteration(P, s, me, self.uct_c, self._lo, self._scale, code, self._rng,
-                               tree_i, tree_f, legal, deck_buf, path, int(P[E.P_N]))
+                               tree, legal, deck_buf, path, int(P[E.P_N]))
             done += chunk
         self.last_search = {"iterations": done, "seconds": time.perf_counter() - t0,
-                            "nodes": int(tree_i[0, 0]), "capacity": int(tree_i.shape[1])}
+                            "nodes": int(tree.size[0]), "capacity": int(tree.child.shape[0])}
         acts, vis, val = [], [], []
-        c = int(tree_i[1, 0])
+        c = int(tree.child[0])
         while c >= 0:
-            acts.append(int(tree_i[3, c]))
-            v = tree_f[0, c]
+            acts.append(int(tree.key[c]))
+            v = tree.visits[c]
             vis.append(v)
-            val.append(tree_f[2, c] / v if v > 0 else 0.0)
-            c = int(tree_i[2, c])
+            val.append(tree.reward[c] / v if v > 0 else 0.0)
+            c = int(tree.sibling[c])
         order = np.argsort(acts)
         return (np.array(acts, np.int64)[order], np.array(vis)[order], np.array(val)[order])
 

@@ -45,17 +45,13 @@ K = E.K
 
 @njit(cache=True)
 def _pimc_values(p, root, me, legal, k, worlds, rollouts, code, rng, s, s2, lbuf, deck_buf,
-                 sums, det_args):
-    """``sums[i]``: total reward of ``me`` over every world and playout after ``legal[i]``."""
-    (mode, seats, sizes, forced, npass, forbid, wlist, cards, cls_start, dims, strides,
-     allowed, R, g, bc, use_table, max_tries, kitty_pts_old, out, buf, xout, wbuf, xbuf,
-     tmp) = det_args
+                 sums, det):
+    """``sums[i]``: total reward of ``me`` over every world and playout after
+    ``legal[i]``; worlds drawn by ``det`` (a :class:`solvers.ismcts.Determinization`)."""
     crn = np.empty(1, np.uint64)
     for _ in range(worlds):
         s[:] = root
-        if not _determinize(p, s, rng, mode, seats, sizes, forced, npass, forbid, wlist,
-                            cards, cls_start, dims, strides, allowed, R, g, bc, use_table,
-                            max_tries, kitty_pts_old, out, buf, xout, wbuf, xbuf, tmp):
+        if not _determinize(p, s, rng, det):
             return False
         for _r in range(rollouts):
             rng[0] += np.uint64(0x9E3779B97F4A7C15)
@@ -106,7 +102,7 @@ class PIMCBot(Agent):
         ok = _pimc_values(P, root, me, legal, len(legal), self.worlds, self.rollouts,
                           ROLLOUT_POLICIES[self.rollout], self._rng, np.empty_like(root),
                           np.empty_like(root), np.empty(K + 2, np.int32),
-                          np.empty(int(P[E.P_NCARDS]), np.int32), sums, det.args())
+                          np.empty(int(P[E.P_NCARDS]), np.int32), sums, det.record)
         if not ok:
             raise RuntimeError("PIMC: determinization failed")
         self.last_search = {"seconds": time.perf_counter() - t0,

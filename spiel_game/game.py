@@ -18,6 +18,7 @@ from numba import njit
 
 from . import cards as C
 from . import engine as E
+from . import resample as _resample
 from .rules import PARAMETER_DEFAULTS, RuleSet, GameParameterError
 
 __all__ = ["GAME_NAME", "CancellationHeartsGame", "CancellationHeartsState",
@@ -111,6 +112,30 @@ class CancellationHeartsGame(pyspiel.Game):
         self._S0 = E.new_state(self._P)
         self._state_cls = type("CancellationHeartsState", (CancellationHeartsState,),
                                {"_game": self, "_P": self._P})
+        self._deal_index: dict[bytes, int] | None = None
+
+    @property
+    def engine_params(self) -> np.ndarray:
+        """The engine's parameter vector of these rules (see spiel_game.engine)."""
+        return self._P
+
+    @property
+    def whole_deals(self) -> np.ndarray | None:
+        """``deal='whole'``: the table of chance outcomes, ``int8[D, n (+1 kitty), 53]``
+        (outcome ``i`` deals ``whole_deals[i][q]`` to seat ``q``); else None.
+        Read-only."""
+        return self._deals
+
+    def deal_outcome(self, counts) -> int:
+        """``deal='whole'``: the chance outcome that deals ``counts[n (+1 kitty), 53]``."""
+        if self._deals is None:
+            raise ValueError("deal_outcome: this game deals card by card (deal='cards')")
+        if self._deal_index is None:
+            self._deal_index = {self._deals[i].tobytes(): i for i in range(len(self._deals))}
+        key = np.asarray(counts).astype(self._deals.dtype).tobytes()
+        if key not in self._deal_index:
+            raise ValueError("deal_outcome: no chance outcome deals these hands")
+        return self._deal_index[key]
 
     def new_initial_state(self) -> "CancellationHeartsState":
         return self._state_cls(self)
@@ -169,7 +194,7 @@ class CancellationHeartsGame(pyspiel.Game):
                     f"wrote it (or written under rules that give another engine state)")
         players = np.fromiter((p for p, _ in pairs), np.int64, len(pairs))
         actions = np.fromiter((a for _, a in pairs), np.int64, len(pairs))
-        return _state_with_history(self, players, actions, s)
+        return _attach_history(self, players, actions, s)
 
     def _parse_serialized(self, text) -> tuple[list[tuple[int, int]], int, str | None]:
         """(history as (player, action) pairs, move number, check or None) of a
@@ -278,6 +303,52 @@ class CancellationHeartsState(pyspiel.State):
     def __init__(self, game: CancellationHeartsGame):
         super().__init__(game)
         object.__setattr__(self, "_b", _Box(game._S0.copy()))
+
+    @classmethod
+    def from_history(cls, game: CancellationHeartsGame, history, *,
+                     players=None) -> "CancellationHeartsState":
+        """The state of ``game`` that ``history`` reaches: the actions from the
+        start, chance outcomes included, as ``state.history()`` lists them.
+
+        The engine runs the actions in one compiled loop and pyspiel's history
+        is attached in one step (about 25 us for a 228-action history; applying
+        them one by one through pyspiel costs about 1.4 ms). ``players``
+        (optional): the player of each action (chance = -1), checked against
+        the rules. Raises :class:`IllegalActionError` naming the first action
+        the rules reject (or the first wrong player)."""
+        if not isinstance(game, CancellationHeartsGame):
+            raise TypeError(f"from_history: game must be a Cancellation Hearts game, got "
+                            f"{type(game).__name__}")
+        actions = np.asarray(history)
+        if actions.ndim != 1 or (actions.size and actions.dtype.kind not in "iu"):
+            raise TypeError("from_history: history must be a sequence of int actions")
+        actions = actions.astype(np.int64, copy=False)
+        s = game._S0.copy()
+        who = np.empty(actions.shape[0], np.int64)
+        whole = game._deals is not None
+        deals = game._deals if whole else _NO_DEALS
+        i, err = _replay_history(game._P, s, actions, deals, whole, who)
+        if i >= 0:
+            a = int(actions[i])
+            if whole and s[E.S_PHASE] == E.PH_DEAL:
+                why = (f"R4: deal outcome {a} does not exist; allowed 0.."
+                       f"{len(game._deals) - 1}")
+            else:
+                why = _attach_history(game, who[:i], actions[:i], s)._explain(int(err), a)
+            raise IllegalActionError(f"history item {i + 1}: {why}")
+        if players is not None:
+            players = np.asarray(players, np.int64)
+            if players.shape != who.shape:
+                raise ValueError(f"from_history: {players.shape[0]} players for "
+                                 f"{who.shape[0]} actions")
+            bad = np.flatnonzero(players != who)
+            if bad.size:
+                j = int(bad[0])
+                mover = "chance (-1)" if who[j] == E.CHANCE else f"player {who[j]}"
+                raise IllegalActionError(
+                    f"history item {j + 1} ({players[j]}:{actions[j]}): recorded for player "
+                    f"{players[j]}, but {mover} is to move")
+        return _attach_history(game, who, actions, s)
 
     # pyspiel clones a Python state by deep-copying its ``__dict__`` (``{"_b": box}``):
     # a box that comes out of ``deepcopy`` is trusted. Any other value of ``_b``
@@ -456,8 +527,7 @@ class CancellationHeartsState(pyspiel.State):
         """A state ``player_id`` cannot tell from this one, hidden cards drawn
         uniformly (see :mod:`spiel_game.resample`). ``probability_sampler``: a
         numpy Generator, a seed, or OpenSpiel's ``UniformProbabilitySampler``."""
-        from .resample import resample_from_infostate
-        return resample_from_infostate(self, player_id, probability_sampler)
+        return _resample.resample_from_infostate(self, player_id, probability_sampler)
 
     # -------------------------------------------------------------- views
     def __str__(self) -> str:
@@ -574,16 +644,44 @@ def _history_ascii(players, actions, buf):
     return k
 
 
-def _state_with_history(game: CancellationHeartsGame, players: np.ndarray,
-                        actions: np.ndarray, s: np.ndarray) -> "CancellationHeartsState":
+_NO_DEALS = np.zeros((1, 1, E.K), np.int8)      # the deal table's type, for deal='cards'
+
+
+@njit(cache=True)
+def _replay_history(p, s, actions, deals, whole, players):
+    """Apply ``actions`` to ``s`` (whole deals from ``deals`` when ``whole``);
+    ``players[i]``: the player to move before action ``i``. Returns (index of
+    the first action the rules reject, its engine error), or (-1, 0); the
+    state is left as it was before that action."""
+    for i in range(actions.shape[0]):
+        a = actions[i]
+        cur = E.current_player(p, s)
+        players[i] = cur
+        if whole and s[E.S_PHASE] == E.PH_DEAL:
+            if a < 0 or a >= deals.shape[0]:
+                return i, E.ERR_RANGE
+            E.apply_whole_deal(p, s, deals[a])
+            continue
+        if a < 0 or a >= E.NUM_ACTIONS_WITH_MOON:
+            return i, E.ERR_RANGE
+        err = E.apply_action(p, s, a)
+        if err:
+            return i, err
+    return -1, 0
+
+
+def _attach_history(game: CancellationHeartsGame, players: np.ndarray,
+                    actions: np.ndarray, s: np.ndarray) -> "CancellationHeartsState":
     """A pyspiel state with history ``zip(players, actions)`` (int arrays) and
     engine state ``s``, made without replaying the history through pyspiel.
 
-    Trusted internal path (the deserializer after its replay, the resampler):
-    the caller guarantees that the history is legal and leads to ``s``. The
-    only text pyspiel parses here is written from the integers; its
-    ``__dict__`` part is a constant (an empty dict), and ``s`` is attached
-    after."""
+    Internal to this module (:meth:`CancellationHeartsState.from_history` and
+    the deserializer, each after its own replay of the history): pyspiel sets a
+    Python state's history only through its C++ parser of
+    ``history=/move_number=/__dict__=``, whose last part it always unpickles.
+    The only text it parses here is written from the integers, its
+    ``__dict__`` part is the constant ``pickle.dumps({})`` of this module (no
+    data), and ``s`` is attached after."""
     n = int(actions.shape[0])
     if n == 0:
         st = game.new_initial_state()

@@ -1,385 +1,289 @@
-"""Exact sampling of the hidden cards, compiled: shared by
-:func:`spiel_game.resample.resample_from_infostate` (its fallback when plain
-rejection is unlikely to succeed) and the determinizations of
-:mod:`solvers.ismcts` and :mod:`solvers.pimc`.
+"""The hidden-card model: what one seat knows about the cards it cannot see.
 
-The problem: deal a pool of unseen physical cards to holders of given sizes
-(the other seats, an untaken kitty), no holder getting a card type it provably
-does not hold (``forbid``), each assignment weighted by its number of physical
-deals including the copies each holder has played (``1 / C(k + p, k)`` per
-holder and card, see :mod:`spiel_game.resample`).
+The rules of what a seat sees and what a play proves live here, once:
 
-The sampler: a uniform constrained assignment -- rejection (shuffle and deal)
-while a try is likely to succeed, else an exact sampler over class-count
-tables (card types with the same forbidding pattern form a class; a
-multivariate hypergeometric dynamic programme over the holders that have
-constraints, the others filled uniformly) -- accepted with probability equal
-to its weight, else drawn again. Exact.
+* **seen** (RULES.md R3 A, R5): the seat's own dealt hand and passes, the
+  cards it received once the passing round is over (:func:`received_seen`),
+  every card played, and the kitty once it lies face up (:func:`kitty_seen`;
+  an untaken kitty is a hidden holder, :func:`kitty_hidden`);
+* **proved by a play** (:func:`proven_absent`): a seat that does not follow
+  the suit led is void in it (R7); a heart led while hearts are unbroken means
+  a hand of hearts only (R9); a heart or the Black Maria led to the first
+  trick where R6 A forbids it means nothing else is held; a point card
+  discarded on the first trick of the classic game means a hand of point
+  cards only;
+* **forced**: the cards the seat passed are still held by the receiver unless
+  played; the player to lead the first trick holds the opening card (R6 B).
 
-:func:`build_problem` prepares the tables once per information state (Python);
-:func:`sample_hidden` draws (numba), :func:`sample_assignment` from Python.
+:func:`hidden_cards_into` (compiled) turns an engine state and a seat into the
+hidden-card problem -- the unseen pool, the holders (the other seats, then an
+untaken kitty) with their free places, forbidden and forced cards, and the
+physical-deal weights (copies each holder has played or provably holds, see
+:func:`spiel_game.sampler.weight_ok`). :func:`hidden_cards` is the same from
+Python. Its users: :mod:`spiel_game.resample` (the compiled kernel and the
+Python path), the determinizer of :mod:`solvers.ismcts` and :mod:`solvers.pimc`,
+and the information-set key of :mod:`solvers.cfr.engine_walk` (through
+:func:`received_seen` and :func:`kitty_seen`). The samplers that draw an
+assignment are in :mod:`spiel_game.sampler`.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
 
 from . import engine as E
-from .policies import rand_below, rand_uniform, shuffle_prefix
 
-__all__ = ["HiddenProblem", "build_problem", "sample_hidden", "sample_assignment", "weight_ok",
-           "BINOM", "MAX_TABLE"]
+__all__ = ["HiddenCards", "hidden_cards", "hidden_cards_into", "hidden_constraints",
+           "proven_absent", "played_counts", "received_seen", "kitty_seen", "kitty_hidden"]
 
 K = E.K
-BINOM = np.array([[math.comb(a, b) for b in range(200)] for a in range(200)], np.float64)
-BINOM.setflags(write=False)
-# Class-count tables above this many entries: rejection only.
-MAX_TABLE = 1 << 22
+
+
+# ------------------------------------------------------------- what is seen
+@njit(cache=True)
+def received_seen(p, s):
+    """True once the cards passed to each seat are in its hand and seen (R5:
+    passes are simultaneous, so they are seen when the passing round is over)."""
+    return p[E.P_PASS] > 0 and s[E.S_PHASE] >= E.PH_PLAY
 
 
 @njit(cache=True)
-def _hyper_w(x, f, rem, remf, D, bc):
-    """prod_d C(rem_d, x_d) * C(remf, f) (the hypergeometric numerator)."""
-    w = bc[remf, f]
-    for d in range(D):
-        w *= bc[rem[d], x[d]]
-    return w
+def kitty_seen(p, s):
+    """True when the kitty lies face up (R3 A: taken with the first trick)."""
+    return p[E.P_KITTY] > 0 and s[E.S_KITTY_IN_POT] == 0
 
 
 @njit(cache=True)
-def _next_alloc(x, rem, allowed_h, D, size):
-    """Advance the odometer ``x`` over allocations with x_d <= rem_d, sum <= size."""
-    for d in range(D):
-        if not allowed_h[d]:
-            continue
-        tot = 0
-        for e in range(D):
-            tot += x[e]
-        if x[d] < rem[d] and tot < size:
-            x[d] += 1
-            return True
-        x[d] = 0
-    return False
+def kitty_hidden(p, s):
+    """True while the kitty is dealt and nobody has seen it: a hidden holder."""
+    return p[E.P_KITTY] > 0 and s[E.S_KITTY_IN_POT] == 1
 
 
+# ------------------------------------------------------------- what a play proves
 @njit(cache=True)
-def build_table(dims, strides, allowed, sizes, R, g, bc):
-    """g[h, rem]: probability that a uniform assignment of a pool with
-    constrained-class counts ``rem`` (and ``R[h] - sum(rem)`` free cards) to
-    holders h.. respects every holder's forbidden classes. Holders >= Hc are
-    unconstrained (g = 1 there)."""
-    Hc = allowed.shape[0]
-    D = dims.shape[0]
-    S = g.shape[1]
-    rem = np.zeros(D, np.int64)
-    x = np.zeros(D, np.int64)
-    for idx in range(S):
-        t = 0
-        for d in range(D):
-            t += (idx // strides[d]) % (dims[d] + 1)
-        g[Hc, idx] = 1.0 if t <= R[Hc] else 0.0
-    total = 0
-    for d in range(D):
-        total += dims[d]
-    for h in range(Hc - 1, -1, -1):
-        m = sizes[h]
-        norm = bc[R[h], m]
-        before = R[0] - R[h]              # places of the holders before h
-        for idx in range(S):
-            tot = 0
-            for d in range(D):
-                rem[d] = (idx // strides[d]) % (dims[d] + 1)
-                tot += rem[d]
-            remf = R[h] - tot
-            if remf < 0 or total - tot > before:      # impossible, or unreachable from the top
-                g[h, idx] = 0.0
-                continue
-            acc = 0.0
-            x[:] = 0
-            while True:
-                sx = 0
-                off = 0
-                for d in range(D):
-                    sx += x[d]
-                    off += x[d] * strides[d]
-                f = m - sx
-                if 0 <= f <= remf:
-                    nxt = g[h + 1, idx - off]
-                    if nxt > 0.0:
-                        acc += _hyper_w(x, f, rem, remf, D, bc) / norm * nxt
-                if not _next_alloc(x, rem, allowed[h], D, m):
-                    break
-            g[h, idx] = acc
+def proven_absent(p, s, forbid):
+    """Mark in ``forbid[n, K]`` the card types each seat provably does not hold now.
 
-
-@njit(cache=True)
-def _sample_tables(dims, strides, allowed, sizes, R, g, bc, xout, wbuf, xbuf, rng):
-    """Draw the class counts ``xout[h, d]`` of the constrained holders, holder
-    by holder: P(x) ~ hypergeometric(x | rem) * g[h + 1, rem - x]."""
-    Hc = allowed.shape[0]
-    D = dims.shape[0]
-    rem = dims.copy()
-    x = np.zeros(D, np.int64)
-    for h in range(Hc):
-        m = sizes[h]
-        tot = 0
-        idx = 0
-        for d in range(D):
-            tot += rem[d]
-            idx += rem[d] * strides[d]
-        remf = R[h] - tot
-        total = 0.0
-        nA = 0
-        x[:] = 0
-        sx = 0
-        off = 0
-        while True:
-            f = m - sx
-            if f <= remf:
-                nxt = g[h + 1, idx - off]
-                if nxt > 0.0:
-                    total += _hyper_w(x, f, rem, remf, D, bc) * nxt
-                    wbuf[nA] = total
-                    xbuf[nA, :D] = x
-                    nA += 1
-            d = 0
-            while d < D:                      # odometer over x_d <= rem_d, sum <= m
-                if allowed[h, d] and x[d] < rem[d] and sx < m:
-                    x[d] += 1
-                    sx += 1
-                    off += strides[d]
-                    break
-                sx -= x[d]
-                off -= x[d] * strides[d]
-                x[d] = 0
-                d += 1
-            if d == D:
+    Hands only shrink during play, so a proof about the hand at some trick
+    holds for the current hand as well. Only the play (and moon choice, end)
+    phases carry proofs; other phases leave ``forbid`` untouched.
+    """
+    n = p[E.P_N]
+    T = p[E.P_HAND]
+    broken = 0
+    nplayed = 0
+    t_now = s[E.S_TRICK]
+    if s[E.S_PHASE] != E.PH_PLAY and s[E.S_PHASE] != E.PH_MOON and s[E.S_PHASE] != E.PH_OVER:
+        return
+    for t in range(min(t_now + 1, T)):
+        leader = s[p[E.L_TLEAD] + t]
+        if leader < 0:
+            break
+        base = p[E.L_TCARDS] + t * n
+        lead = s[base + leader]
+        led = E.SUIT_OF[lead]
+        for i in range(n):
+            q = (leader + i) % n
+            c = s[base + q]
+            if c < 0:
                 break
-        u = rand_uniform(rng) * total
-        lo_i, hi_i = 0, nA - 1
-        while lo_i < hi_i:                    # first cumulative weight > u
-            mid = (lo_i + hi_i) // 2
-            if wbuf[mid] > u:
-                hi_i = mid
-            else:
-                lo_i = mid + 1
-        for d in range(D):
-            xout[h, d] = xbuf[lo_i, d]
-            rem[d] -= xbuf[lo_i, d]
+            if i == 0:
+                if nplayed == 0:
+                    if p[E.P_FIRST_LEAD] != E.FIRST_LEAD_OPENING and (
+                            E.SUIT_OF[c] == E.HEARTS or c == E.QS):
+                        for x in range(K):                    # R6 A: nothing else held
+                            if E.SUIT_OF[x] != E.HEARTS and x != E.QS:
+                                forbid[q, x] = True
+                elif broken == 0 and E.SUIT_OF[c] == E.HEARTS:
+                    for x in range(K):                        # R9: hearts only
+                        if E.SUIT_OF[x] != E.HEARTS:
+                            forbid[q, x] = True
+            elif E.SUIT_OF[c] != led:
+                for x in range(K):                            # R7: void in the suit led
+                    if E.SUIT_OF[x] == led:
+                        forbid[q, x] = True
+                if p[E.P_NO_PTS_FIRST] == 1 and t == 0 and E.POINTS_OF[c] > 0:
+                    for x in range(K):                        # classic: points only
+                        if E.POINTS_OF[x] == 0:
+                            forbid[q, x] = True
+            if E.SUIT_OF[c] == E.HEARTS or c == E.QS:
+                broken = 1
+            nplayed += 1
 
 
 @njit(cache=True)
-def weight_ok(out, wlist, u):
-    """Physical-deal weight test of ``resample_from_infostate``: accept with
-    probability prod_{h,c} 1 / C(k + p, k) for holder h holding k unseen copies
-    of card c after playing (or provably holding) p copies of it.
-    ``wlist[i] = (h, c, p)`` lists the cells with p > 0 (the others weigh 1)."""
-    w = 1.0
-    for i in range(wlist.shape[0]):
-        k = out[wlist[i, 0], wlist[i, 1]]
-        pp = wlist[i, 2]
-        for j in range(1, k + 1):
-            w *= j / (pp + j)
-    return u < w
+def played_counts(p, s, played):
+    """Add to ``played[n, K]`` the copies of each card each seat has played this hand."""
+    n, T = p[E.P_N], p[E.P_HAND]
+    for t in range(T):
+        leader = s[p[E.L_TLEAD] + t]
+        if leader < 0:
+            break
+        for i in range(n):
+            q = (leader + i) % n
+            c = s[p[E.L_TCARDS] + t * n + q]
+            if c < 0:
+                break
+            played[q, c] += 1
 
 
+def hidden_constraints(state, player):
+    """``forbid[n, 53]``: card types each seat provably does not hold (from public play)."""
+    P, s = state.engine_params, state.engine_state
+    forbid = np.zeros((int(P[E.P_N]), K), np.bool_)
+    proven_absent(P, s, forbid)
+    return forbid
+
+
+# ------------------------------------------------------------- the problem
 @njit(cache=True)
-def sample_hidden(cards, cls_start, forbid, sizes, wlist, dims, strides, allowed, R, g,
-                   bc, use_table, max_tries, out, buf, xout, wbuf, xbuf, rng):
-    """Physical assignment of the pool ``cards`` to holders of ``sizes``, no
-    holder getting a forbidden card type, weighted as :func:`weight_ok`;
-    counts into ``out[H, K]``.
+def hidden_cards_into(p, s, me, seats, pool, sizes, forced, forbid, weights, npass, played):
+    """The hidden-card problem of seat ``me`` in engine state ``s`` (passing,
+    play, moon choice or end of a hand; not the deal).
 
-    A uniform constrained draw (rejection: shuffle and deal, for up to
-    ``max_tries`` tries; then the exact sampler over class tables), accepted
-    by the weight test, else drawn again: exact. Returns False only when
-    rejection is the only method and every try failed."""
-    while True:
-        if _uniform_constrained(cards, cls_start, forbid, sizes, dims, strides, allowed, R,
-                                g, bc, use_table, max_tries, out, buf, xout, wbuf, xbuf, rng):
-            if weight_ok(out, wlist, rand_uniform(rng)):
-                return True
-        else:
-            return False
+    Holders ``h = 0..H-1``: the other seats in seat order, then the kitty
+    (``seats[h] = -1``) while it is unseen. Fills the arrays (each with at
+    least ``n`` rows, zeroed here):
 
+    * ``seats int64[n]``: the holder's seat, -1 for the kitty;
+    * ``pool int64[K]``: unseen physical cards left to deal (forced ones taken out);
+    * ``sizes int64[n]``: the holder's free places (forced cards taken out);
+    * ``forced int64[n, K]``: cards the holder provably holds (passes from
+      ``me`` not yet played, the opening card of R6 B);
+    * ``forbid bool[n, K]``: card types the holder provably does not hold;
+    * ``weights int64[n, K]``: copies the holder has played or is forced to
+      hold (the physical-deal weight ``1 / C(k + p, k)``);
+    * ``npass int64[n]``: hidden passes the holder has made (passing phase);
+    * ``played int64[n, K]`` (by seat): copies each seat has played this hand.
 
-@njit(cache=True)
-def _uniform_constrained(cards, cls_start, forbid, sizes, dims, strides, allowed, R, g, bc,
-                         use_table, max_tries, out, buf, xout, wbuf, xbuf, rng):
-    H = sizes.shape[0]
-    M = cards.shape[0]
-    for _ in range(max_tries):
-        buf[:M] = cards
-        shuffle_prefix(buf, M, rng)
-        out[:, :] = 0
-        k = 0
-        ok = True
+    Returns ``H``, or -1 when the state is inconsistent (a negative pool or
+    size, or as many unseen cards as places to fill do not match).
+    """
+    n, T, pc, ksz = p[E.P_N], p[E.P_HAND], p[E.P_PASS], p[E.P_KITTY]
+    ph = s[E.S_PHASE]
+    LH, LD, LK, LQ = p[E.L_HANDS], p[E.L_DEALT_HANDS], p[E.L_KITTY], p[E.L_PASSSEQ]
+    hidden_kitty = kitty_hidden(p, s)
+    H = n - 1 + (1 if hidden_kitty else 0)
+    seats[:] = 0
+    pool[:] = 0
+    sizes[:] = 0
+    forced[:, :] = 0
+    forbid[:, :] = False
+    weights[:, :] = 0
+    npass[:] = 0
+    played[:, :] = 0
+    h = 0
+    for q in range(n):
+        if q != me:
+            seats[h] = q
+            h += 1
+    if hidden_kitty:
+        seats[H - 1] = -1
+    if ph == E.PH_PASS:
+        for c in range(K):
+            pool[c] = p[E.P_DECK + c] - s[LD + me * K + c]
         for h in range(H):
-            for _ in range(sizes[h]):
-                c = buf[k]
-                if forbid[h, c]:
-                    ok = False
-                    break
-                out[h, c] += 1
-                k += 1
-            if not ok:
-                break
-        if ok:
-            return True
-    if not use_table:
-        return False
-    Hc = allowed.shape[0]
-    D = dims.shape[0]
-    _sample_tables(dims, strides, allowed, sizes, R, g, bc, xout, wbuf, xbuf, rng)
-    out[:, :] = 0
-    buf[:M] = cards
-    # Shuffle each class (D constrained classes, then the free class).
-    for i in range(D + 1):
-        a, b = cls_start[i], cls_start[i + 1]
-        for j in range(b - 1, a, -1):
-            r = a + rand_below(rng, j - a + 1)
-            t = buf[j]
-            buf[j] = buf[r]
-            buf[r] = t
-    ptr = cls_start[:D + 2].copy()
-    for h in range(Hc):
-        fcount = sizes[h]
-        for d in range(D):
-            for _ in range(xout[h, d]):
-                out[h, buf[ptr[d]]] += 1
-                ptr[d] += 1
-            fcount -= xout[h, d]
-        for _ in range(fcount):
-            out[h, buf[ptr[D]]] += 1
-            ptr[D] += 1
-    # The leftovers of every class go uniformly to the unconstrained holders.
-    m = 0
-    for i in range(D + 1):
-        for j in range(ptr[i], cls_start[i + 1]):
-            buf[M + m] = buf[j]
-            m += 1
-    shuffle_prefix(buf[M:M + m], m, rng)
-    k = M
-    for h in range(Hc, H):
-        for _ in range(sizes[h]):
-            out[h, buf[k]] += 1
-            k += 1
-    return True
-
-
-@dataclass
-class HiddenProblem:
-    """One hidden-card problem, holders reordered (constrained holders first).
-
-    ``order[i]``: the caller's holder index of holder ``i``; ``sizes``,
-    ``forbid`` and the sampler's output rows follow this order."""
-
-    order: np.ndarray       # int64[H]
-    sizes: np.ndarray       # int64[H] places to fill
-    forbid: np.ndarray      # bool[H, K]
-    wlist: np.ndarray       # int64[L, 3] (holder, card, copies played or forced): weights
-    cards: np.ndarray       # int64[M] the physical cards of the pool, grouped by class
-    cls_start: np.ndarray   # int64[D + 2]
-    dims: np.ndarray        # int64[D] cards of each constrained class
-    strides: np.ndarray     # int64[D]
-    allowed: np.ndarray     # bool[Hc, D]
-    R: np.ndarray           # int64[Hc + 1] places of holders h..
-    g: np.ndarray           # float64[Hc + 1, S] (1 x 1 when unused)
-    use_table: bool
-    max_tries: int
-    accept: float           # probability that one rejection try is valid
-
-    def buffers(self):
-        """Work arrays for :func:`sample_hidden`: out, buf, xout, wbuf, xbuf."""
-        Hc, D = self.allowed.shape
-        n_alloc = 1
-        if self.use_table:
-            m = int(self.sizes[:Hc].max())
-            n_alloc = int(np.prod(np.minimum(self.dims, m) + 1))
-        n_cards = max(1, int(self.cards.shape[0]))
-        return (np.zeros((self.sizes.shape[0], K), np.int64), np.zeros(2 * n_cards + 1, np.int64),
-                np.zeros((Hc, max(1, D)), np.int64), np.zeros(n_alloc, np.float64),
-                np.zeros((n_alloc, max(1, D)), np.int64))
-
-
-def build_problem(pool, sizes, forbid, weights, *, method: str = "auto") -> HiddenProblem:
-    """The problem of dealing ``pool`` (counts[K]) to holders of ``sizes`` with
-    ``forbid[H, K]``, weighted by ``weights[H, K]`` (copies each holder played
-    or provably holds). ``method``: ``auto``; ``table`` or ``rejection`` only
-    (for tests). Raises RuntimeError when no assignment is possible."""
-    if method not in ("auto", "table", "rejection"):
-        raise ValueError(f"method={method!r}; allowed: auto, table, rejection")
-    pool = np.asarray(pool, np.int64)
-    sizes = np.asarray(sizes, np.int64)
-    if (pool < 0).any() or (sizes < 0).any() or int(pool.sum()) != int(sizes.sum()):
-        raise RuntimeError(
-            f"hidden cards: {int(pool.sum())} unseen cards for {int(sizes.sum())} places "
-            f"(inconsistent information state; please report with state.serialize())")
-    present = pool > 0
-    forbid = np.asarray(forbid, np.bool_) & present[None, :]
-    constrained_h = forbid.any(axis=1)
-    order = np.concatenate([np.nonzero(constrained_h)[0], np.nonzero(~constrained_h)[0]])
-    sizes, forbid = sizes[order], forbid[order]
-    played_h = np.ascontiguousarray(np.asarray(weights, np.int64)[order])
-    hh, cc = np.nonzero((played_h > 0) & present[None, :])
-    wlist = np.stack([hh, cc, played_h[hh, cc]], axis=1).astype(np.int64).reshape(-1, 3)
-    Hc = int(constrained_h.sum())
-    patterns: dict[tuple, list[int]] = {}
-    for c in np.nonzero(present)[0]:
-        patterns.setdefault(tuple(forbid[:Hc, c].tolist()), []).append(int(c))
-    free_key = tuple([False] * Hc)
-    cons = [(k, v) for k, v in patterns.items() if k != free_key]
-    classes = cons + [(free_key, patterns.get(free_key, []))]
-    D = len(cons)
-    cards, starts = [], [0]
-    for _, cs in classes:
-        for c in cs:
-            cards.extend([c] * int(pool[c]))
-        starts.append(len(cards))
-    dims = np.array([starts[i + 1] - starts[i] for i in range(D)], np.int64)
-    strides = np.ones(D, np.int64)
-    for d in range(1, D):
-        strides[d] = strides[d - 1] * (dims[d - 1] + 1)
-    allowed = np.array([[not k[h] for k, _ in cons] for h in range(Hc)], np.bool_).reshape(Hc, D)
-    R = np.array([int(sizes[h:].sum()) for h in range(Hc + 1)], np.int64)
-    S = int(np.prod(dims + 1)) if D else 1
-    use_table = Hc > 0 and S * (Hc + 1) <= MAX_TABLE
-    g = np.ones((1, 1))
-    accept = 1.0
-    if use_table:
-        g = np.zeros((Hc + 1, S))
-        build_table(dims, strides, allowed, sizes[:Hc].copy(), R, g, BINOM)
-        accept = float(g[0, S - 1])
-        if accept <= 0.0:
-            raise RuntimeError("hidden cards: no deal is consistent with this information state")
-    # Rejection while a try is likely to succeed; the table sampler otherwise.
-    if Hc == 0:
-        max_tries = 1
-    elif use_table:
-        max_tries = 4 if accept > 0.25 else 0
+            q = seats[h]
+            if q < 0:
+                sizes[h] = ksz
+                continue
+            sizes[h] = T
+            for j in range(pc):
+                if s[LQ + q * pc + j] >= 0:
+                    npass[h] += 1
     else:
-        max_tries = 1_000_000
-    if method == "table" and use_table:
-        max_tries = 0
-    elif method == "rejection" and Hc > 0:
-        max_tries, use_table = 1_000_000, False
-    return HiddenProblem(order, sizes, forbid, wlist, np.array(cards, np.int64),
-                         np.array(starts, np.int64), dims, strides, allowed, R, g, use_table,
-                         max_tries, accept)
+        played_counts(p, s, played)
+        proven = np.zeros((n, K), np.bool_)
+        proven_absent(p, s, proven)
+        for c in range(K):
+            v = p[E.P_DECK + c] - s[LH + me * K + c]
+            for q in range(n):
+                v -= played[q, c]
+            if not hidden_kitty:
+                v -= s[LK + c]
+            pool[c] = v
+        for h in range(H):
+            q = seats[h]
+            if q < 0:
+                sizes[h] = ksz
+                continue
+            for c in range(K):
+                sizes[h] += s[LH + q * K + c]
+                forbid[h, c] = proven[q, c]
+        off = s[E.S_PASSOFF]
+        if received_seen(p, s) and off != 0:
+            rcv = (me + off) % n                  # still holds what ``me`` passed, unless played
+            hr = rcv - 1 if rcv > me else rcv
+            for j in range(pc):
+                c = s[LQ + me * pc + j]
+                if c >= 0:
+                    forced[hr, c] += 1
+            for c in range(K):
+                forced[hr, c] = max(0, forced[hr, c] - played[rcv, c])
+        leader = s[E.S_LEADER]
+        if (p[E.P_FIRST_LEAD] == E.FIRST_LEAD_OPENING and s[E.S_NPLAYED] == 0
+                and ph == E.PH_PLAY and leader != me):
+            hl = leader - 1 if leader > me else leader   # R6 B: holds the opening card
+            oc = p[E.P_OPENING]
+            forced[hl, oc] = max(forced[hl, oc], 1)
+    # Forced copies count as already held (they were dealt to the receiver's side).
+    need = 0
+    for h in range(H):
+        q = seats[h]
+        for c in range(K):
+            f = forced[h, c]
+            sizes[h] -= f
+            pool[c] -= f
+            if q >= 0:
+                weights[h, c] = played[q, c] + f
+        if sizes[h] < 0:
+            return -1
+        need += sizes[h]
+    ncards = 0
+    for c in range(K):
+        if pool[c] < 0:
+            return -1
+        ncards += pool[c]
+    if ncards != need:
+        return -1
+    return H
 
 
-def sample_assignment(pr: HiddenProblem, rng: np.ndarray):
-    """One draw: counts[H, K] in the caller's holder order, or None when only
-    rejection was possible and every try failed. ``rng``: a uint64[1] stream."""
-    out, buf, xout, wbuf, xbuf = pr.buffers()
-    if not sample_hidden(pr.cards, pr.cls_start, pr.forbid, pr.sizes, pr.wlist, pr.dims,
-                         pr.strides, pr.allowed, pr.R, pr.g, BINOM, pr.use_table, pr.max_tries,
-                         out, buf, xout, wbuf, xbuf, rng):
-        return None
-    res = np.empty_like(out)
-    res[pr.order] = out
-    return res
+@dataclass(frozen=True)
+class HiddenCards:
+    """The hidden-card problem of one seat (see :func:`hidden_cards_into`);
+    holder rows ``h = 0..H-1``: the other seats in order, then an unseen kitty."""
+
+    passing: bool           # the passing phase: sampled hands are the dealt hands
+    seats: np.ndarray       # int64[H] holder seat, -1 = the kitty
+    pool: np.ndarray        # int64[K] unseen physical cards to deal (forced ones out)
+    sizes: np.ndarray       # int64[H] free places (forced cards out)
+    forced: np.ndarray      # int64[H, K] cards a holder provably holds
+    forbid: np.ndarray      # bool[H, K] card types a holder provably lacks
+    weights: np.ndarray     # int64[H, K] copies played or forced (physical-deal weights)
+    npass: np.ndarray       # int64[H] hidden passes made (passing phase)
+    played: np.ndarray      # int64[n, K] copies each seat has played this hand
+
+
+def hidden_cards(P, s, me: int) -> HiddenCards:
+    """:func:`hidden_cards_into` from Python: the problem of seat ``me`` in
+    engine state ``s`` (passing, play, moon choice or end of a hand). Raises
+    ValueError during the deal, RuntimeError on an inconsistent state."""
+    if int(s[E.S_PHASE]) == E.PH_DEAL:
+        raise ValueError("hidden cards: during the deal every card is unseen (no problem to build)")
+    n = int(P[E.P_N])
+    seats, sizes, npass = (np.zeros(n, np.int64) for _ in range(3))
+    pool = np.zeros(K, np.int64)
+    forced, weights, played = (np.zeros((n, K), np.int64) for _ in range(3))
+    forbid = np.zeros((n, K), np.bool_)
+    H = hidden_cards_into(P, s, int(me), seats, pool, sizes, forced, forbid, weights, npass,
+                          played)
+    if H < 0:
+        raise RuntimeError("hidden cards: the unseen cards do not fit the places to fill "
+                           "(inconsistent information state; please report with "
+                           "state.serialize())")
+    return HiddenCards(bool(s[E.S_PHASE] == E.PH_PASS), seats[:H], pool, sizes[:H],
+                       forced[:H], forbid[:H], weights[:H], npass[:H], played)

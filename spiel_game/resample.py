@@ -28,14 +28,19 @@ here and in the README):
   other players passed to each other -- are filled in uniformly among the
   choices consistent with the sampled hands.
 
-The draw only reads the information state: random permutations of the unseen
-pool, accepted when they meet the void/lead constraints and the weight test
-(exact rejection sampling, in numba). When rejection is unlikely to succeed,
-the exact class-table sampler of :mod:`spiel_game.hidden` takes over, and an
-exact dynamic programme (Python) where those tables would be too large.
+What the player knows and what the plays prove is :mod:`spiel_game.hidden`
+(:func:`~spiel_game.hidden.hidden_cards`, the same model that the searches
+of :mod:`solvers` sample); the draw is :mod:`spiel_game.sampler` (random
+permutations of the unseen pool, accepted when they meet the constraints and
+the weight test: exact rejection sampling in numba; when rejection is
+unlikely to succeed, the exact class-table sampler, and an exact dynamic
+programme in Python where those tables would be too large). This module only
+rebuilds a history around the sampled hands; the state is built from that
+history by the adapter's public constructor
+(:meth:`spiel_game.game.CancellationHeartsState.from_history`).
 
 Single-hand card-by-card games (the default) are resampled by one compiled
-kernel (``_resample_hand``: constraints, draw, passes, deal order, history);
+kernel (``_resample_hand``: problem, draw, passes, deal order, history);
 matches, whole-deal chance and states inside the deal take the Python path
 below, which draws from the same distribution (``tests/test_resample.py``
 compares the two).
@@ -43,24 +48,18 @@ compares the two).
 
 from __future__ import annotations
 
-import collections
-import math
-from functools import lru_cache
-
 import numpy as np
-import pyspiel
 from numba import njit
 
-from . import cards as C
 from . import engine as E
-from .game import _state_with_history
-from .hidden import build_problem, sample_assignment, weight_ok
-from .policies import make_rng_state, rand_below, rand_uniform, shuffle_prefix
+from .hidden import hidden_cards, hidden_cards_into
+from .policies import make_rng_state, rand_below, shuffle_prefix
+from .sampler import REJECTION_TRIES, assign, rejection_assign, weight_list
 
-__all__ = ["resample_from_infostate", "hidden_constraints"]
+__all__ = ["resample_from_infostate", "resample_history"]
 
 K = E.K
-_REJECTION_TRIES = 20000
+CHANCE = E.CHANCE
 # The compiled path's rejection budget (a failed try costs ~0.1 us); past it,
 # the class-table sampler, which costs a Python-side set-up (~0.2 ms).
 _FAST_TRIES = 1000
@@ -102,256 +101,11 @@ def _check_player(player, n: int) -> int:
                          f"allowed 0..{n - 1}")
     return int(player)
 
-
-# ------------------------------------------------------------- constraints
-@njit(cache=True)
-def _trick_constraints(p, s, forbid):
-    """Mark in ``forbid[n, K]`` the card types each seat provably does not hold now.
-
-    Hands only shrink during play, so a proof about the hand at some trick
-    holds for the current hand as well.
-    """
-    n = p[E.P_N]
-    T = p[E.P_HAND]
-    broken = 0
-    nplayed = 0
-    t_now = s[E.S_TRICK]
-    if s[E.S_PHASE] != E.PH_PLAY and s[E.S_PHASE] != E.PH_MOON and s[E.S_PHASE] != E.PH_OVER:
-        return
-    for t in range(min(t_now + 1, T)):
-        leader = s[p[E.L_TLEAD] + t]
-        if leader < 0:
-            break
-        base = p[E.L_TCARDS] + t * n
-        lead = s[base + leader]
-        led = E.SUIT_OF[lead]
-        for i in range(n):
-            q = (leader + i) % n
-            c = s[base + q]
-            if c < 0:
-                break
-            if i == 0:
-                if nplayed == 0:
-                    if p[E.P_FIRST_LEAD] != E.FIRST_LEAD_OPENING and (
-                            E.SUIT_OF[c] == E.HEARTS or c == E.QS):
-                        for x in range(K):                    # R6 A: nothing else held
-                            if E.SUIT_OF[x] != E.HEARTS and x != E.QS:
-                                forbid[q, x] = True
-                elif broken == 0 and E.SUIT_OF[c] == E.HEARTS:
-                    for x in range(K):                        # R9: hearts only
-                        if E.SUIT_OF[x] != E.HEARTS:
-                            forbid[q, x] = True
-            elif E.SUIT_OF[c] != led:
-                for x in range(K):                            # R7: void in the suit led
-                    if E.SUIT_OF[x] == led:
-                        forbid[q, x] = True
-                if p[E.P_NO_PTS_FIRST] == 1 and t == 0 and E.POINTS_OF[c] > 0:
-                    for x in range(K):                        # classic: points only
-                        if E.POINTS_OF[x] == 0:
-                            forbid[q, x] = True
-            if E.SUIT_OF[c] == E.HEARTS or c == E.QS:
-                broken = 1
-            nplayed += 1
-
-
-def hidden_constraints(state, player):
-    """``forbid[n, 53]``: card types each seat provably does not hold (from public play)."""
-    P, s = state._P, state._b.a
-    forbid = np.zeros((int(P[E.P_N]), K), np.bool_)
-    _trick_constraints(P, s, forbid)
-    return forbid
-
-
-# ------------------------------------------------------------- sampling
-@njit(cache=True)
-def _rejection_assign(pool_cards, sizes, forbid_h, wlist, out, rng, tries):
-    """Up to ``tries`` uniform shuffles of ``pool_cards`` dealt into holders of
-    ``sizes``; True at the first that gives no holder a forbidden card and
-    passes the physical-deal weight test (:func:`spiel_game.hidden.weight_ok`:
-    exact rejection sampling). Fills ``out[h, K]``; ``rng`` is a splitmix
-    stream (uint64[1])."""
-    m = pool_cards.shape[0]
-    arr = pool_cards.copy()
-    H = sizes.shape[0]
-    for _ in range(tries):
-        shuffle_prefix(arr, m, rng)
-        k = 0
-        ok = True
-        for h in range(H):
-            for _ in range(sizes[h]):
-                if forbid_h[h, arr[k]]:
-                    ok = False
-                    break
-                k += 1
-            if not ok:
-                break
-        if not ok:
-            continue
-        out[:, :] = 0
-        k = 0
-        for h in range(H):
-            for _ in range(sizes[h]):
-                out[h, arr[k]] += 1
-                k += 1
-        if weight_ok(out, wlist, rand_uniform(rng)):
-            return True
-    return False
-
-
-@njit(cache=True)
-def _weight_list(played_h):
-    """``(holder, card, copies)`` rows of the nonzero weights (see weight_ok)."""
-    H = played_h.shape[0]
-    m = 0
-    for h in range(H):
-        for c in range(K):
-            if played_h[h, c] > 0:
-                m += 1
-    w = np.empty((m, 3), np.int64)
-    m = 0
-    for h in range(H):
-        for c in range(K):
-            if played_h[h, c] > 0:
-                w[m, 0] = h
-                w[m, 1] = c
-                w[m, 2] = played_h[h, c]
-                m += 1
-    return w
-
-
-def _exact_assign(pool, sizes, forbid_h, played_h, rng):
-    """Exact sampler: class-compressed dynamic programming over holders draws a
-    uniform constrained physical assignment; the physical-deal weight is then
-    applied by rejection."""
-    H = len(sizes)
-    # Card types with the same forbidding pattern form one class.
-    patterns: dict[tuple, list[int]] = {}
-    for c in np.nonzero(pool)[0]:
-        patterns.setdefault(tuple(bool(x) for x in forbid_h[:, c]), []).append(int(c))
-    classes = list(patterns.items())
-    totals = tuple(int(sum(pool[c] for c in cs)) for _, cs in classes)
-
-    def allocations(h, rem):
-        allowed = [i for i, (pat, _) in enumerate(classes) if not pat[h]]
-
-        def rec(idx, left, cur):
-            if idx == len(allowed):
-                if left == 0:
-                    yield tuple(cur)
-                return
-            i = allowed[idx]
-            for x in range(min(left, rem[i]) + 1):
-                cur[i] = x
-                yield from rec(idx + 1, left - x, cur)
-            cur[i] = 0
-        yield from rec(0, sizes[h], [0] * len(classes))
-
-    @lru_cache(maxsize=None)
-    def count(h, rem):
-        if h == H:
-            return 1.0 if not any(rem) else 0.0
-        tot = 0.0
-        for x in allocations(h, rem):
-            w = 1.0
-            for xi in x:
-                w /= math.factorial(xi)
-            tot += w * count(h + 1, tuple(r - xi for r, xi in zip(rem, x)))
-        return tot
-
-    if count(0, totals) == 0.0:
-        raise RuntimeError("no deal is consistent with this information state")
-    while True:
-        out = _dp_draw(classes, totals, H, allocations, count, pool, rng)
-        if weight_ok(out, _weight_list(played_h), rng.random()):
-            return out
-
-
-def _dp_draw(classes, totals, H, allocations, count, pool, rng):
-    rem = totals
-    alloc = []
-    for h in range(H):
-        opts, ws = [], []
-        for x in allocations(h, rem):
-            w = 1.0
-            for xi in x:
-                w /= math.factorial(xi)
-            w *= count(h + 1, tuple(r - xi for r, xi in zip(rem, x)))
-            if w > 0:
-                opts.append(x)
-                ws.append(w)
-        ws = np.array(ws)
-        x = opts[int(rng.choice(len(opts), p=ws / ws.sum()))]
-        alloc.append(x)
-        rem = tuple(r - xi for r, xi in zip(rem, x))
-    # Within each class, the physical cards are a uniform shuffle.
-    out = np.zeros((H, K), np.int64)
-    for i, (_, cs) in enumerate(classes):
-        phys = np.repeat(np.array(cs), [int(pool[c]) for c in cs])
-        rng.shuffle(phys)
-        k = 0
-        for h in range(H):
-            for c in phys[k:k + alloc[h][i]]:
-                out[h, c] += 1
-            k += alloc[h][i]
-    return out
-
-
-def _assign(pool, sizes, forbid_h, rng, played_h=None, tries=_REJECTION_TRIES):
-    """Physical assignment of ``pool`` (counts[K]) to holders: uniform among
-    those respecting ``forbid_h``, reweighted by ``played_h`` (see hidden.weight_ok)."""
-    sizes = np.asarray(sizes, np.int64)
-    if int(pool.sum()) != int(sizes.sum()):
-        raise RuntimeError(f"inconsistent resampling: {int(pool.sum())} unseen cards for "
-                           f"{int(sizes.sum())} places")
-    cards = np.repeat(np.arange(K), pool).astype(np.int64)
-    out = np.zeros((len(sizes), K), np.int64)
-    if played_h is None:
-        played_h = np.zeros((len(sizes), K), np.int64)
-    played_h = np.ascontiguousarray(played_h, np.int64)
-    st = make_rng_state(int(rng.integers(2**63)), 0)
-    if tries and _rejection_assign(cards, sizes, forbid_h, _weight_list(played_h), out, st,
-                                   tries):
-        return out
-    # Rejection is unlikely to succeed: the compiled class-table sampler, or the
-    # dynamic programme below where the tables would be too large.
-    pr = _table_problem(np.ascontiguousarray(pool, np.int64), sizes,
-                        np.ascontiguousarray(forbid_h, np.bool_), played_h)
-    if pr.use_table:
-        return sample_assignment(pr, st)
-    return _exact_assign(pool, sizes, forbid_h, played_h, rng)
-
-
-_PROBLEMS: "collections.OrderedDict[tuple, object]" = collections.OrderedDict()
-_PROBLEMS_KEPT = 8
-
-
-def _table_problem(pool, sizes, forbid_h, played_h):
-    """``hidden.build_problem`` for the table sampler, remembered for the last
-    few problems: a search resamples one information state many times, and
-    building a large table costs milliseconds (11 players, 3 packs)."""
-    key = (pool.tobytes(), sizes.tobytes(), forbid_h.shape, forbid_h.tobytes(),
-           played_h.tobytes())
-    pr = _PROBLEMS.get(key)
-    if pr is None:
-        pr = build_problem(pool, sizes, forbid_h, played_h)
-        pr.max_tries = 0                       # straight to the tables
-        _PROBLEMS[key] = pr
-        if len(_PROBLEMS) > _PROBLEMS_KEPT:
-            _PROBLEMS.popitem(last=False)
-    else:
-        _PROBLEMS.move_to_end(key)
-    return pr
-
-
 def _draw(multiset, k, rng):
     """``k`` physical cards drawn without replacement from a count vector, in random order."""
     phys = np.repeat(np.arange(K), multiset)
     rng.shuffle(phys)
     return [int(c) for c in phys[:k]]
-
-
-def _counts(ids):
-    return np.bincount(np.asarray(ids, np.int64), minlength=K)
 
 
 # ------------------------------------------------------------- one hand
@@ -369,10 +123,10 @@ class _Hand:
 
 def _current_hand_from_engine(game, state, history):
     """The hand of a single-hand game, read off the engine vector (no replay)."""
-    P, s = state._P, state._b.a
+    P, s = state.engine_params, state.engine_state
     n = game.rules.players
     h = _Hand(n)
-    nd = (1 if int(s[E.S_DEALT]) else 0) if game._deals is not None else int(s[E.S_DEALT])
+    nd = (1 if int(s[E.S_DEALT]) else 0) if game.whole_deals is not None else int(s[E.S_DEALT])
     h.deal = list(history[:nd])
     pc = int(P[E.P_PASS])
     if pc:
@@ -395,7 +149,8 @@ def _current_hand_from_engine(game, state, history):
 
 def _split_history(game, history):
     """Replay ``history`` on the engine and split it into hands."""
-    P = game._P
+    P = game.engine_params
+    deals = game.whole_deals
     s = E.new_state(P)
     hands = [_Hand(game.rules.players)]
     for a in history:
@@ -406,8 +161,8 @@ def _split_history(game, history):
         h = hands[-1]
         if ph == E.PH_DEAL:
             h.deal.append(a)
-            if game._deals is not None:
-                E.apply_whole_deal(P, s, game._deals[a])
+            if deals is not None:
+                E.apply_whole_deal(P, s, deals[a])
                 continue
         elif ph == E.PH_PASS:
             if cur not in h.passes:
@@ -477,26 +232,22 @@ def _deal_sequence(game, dealer, dealt, kitty, my_seat, my_real_deal, rng, n_dea
 def _my_real_deal(game, hand: _Hand, dealer, me):
     """Cards dealt to ``me`` in their real order (the player saw them)."""
     n = game.rules.players
-    if game._deals is not None:
+    if game.whole_deals is not None:
         if not hand.deal:
             return []
-        d = game._deals[hand.deal[0]][me]
+        d = game.whole_deals[hand.deal[0]][me]
         return [int(c) for c in np.repeat(np.arange(K), d)]
     first = (me - dealer - 1) % n
     return list(hand.deal[first:n * game.rules.hand_size:n])
 
 
 def _whole_deal_index(game, dealt, kitty):
-    table = getattr(game, "_deal_index", None)
-    if table is None:
-        table = {game._deals[i].tobytes(): i for i in range(len(game._deals))}
-        game._deal_index = table
-    m = np.zeros_like(game._deals[0])
+    m = np.zeros((game.whole_deals.shape[1], K), np.int64)
     for q, d in enumerate(dealt):
         m[q] = d
     if game.rules.kitty_size:
         m[game.rules.players] = kitty
-    return table[m.tobytes()]
+    return game.deal_outcome(m)
 
 
 def _finished_hand_actions(game, hand: _Hand, hand_no, me, rng):
@@ -524,12 +275,12 @@ def _finished_hand_actions(game, hand: _Hand, hand_no, me, rng):
     if r.kitty_size:
         kitty = np.array(r.deck_counts, np.int64) - sum(dealt)
     actions = []
-    if game._deals is not None:
-        actions.append((pyspiel.PlayerId.CHANCE, _whole_deal_index(game, dealt, kitty)))
+    if game.whole_deals is not None:
+        actions.append((CHANCE, _whole_deal_index(game, dealt, kitty)))
     else:
         for a in _deal_sequence(game, dealer, dealt, kitty, me,
                                 _my_real_deal(game, hand, dealer, me), rng):
-            actions.append((pyspiel.PlayerId.CHANCE, a))
+            actions.append((CHANCE, a))
     for q in hand.pass_order:
         for a in seq[q]:
             actions.append((q, a))
@@ -538,92 +289,54 @@ def _finished_hand_actions(game, hand: _Hand, hand_no, me, rng):
     return actions
 
 
-def _current_hand_actions(game, state, hand: _Hand, me, rng, tries=_REJECTION_TRIES):
+def _current_hand_actions(game, state, hand: _Hand, me, rng, tries=REJECTION_TRIES):
     """A consistent action list for the hand in progress (see module docstring)."""
     r = game.rules
-    P, s = state._P, state._b.a
-    n, T = r.players, r.hand_size
+    P, s = state.engine_params, state.engine_state
+    n = r.players
     ph = int(s[E.S_PHASE])
     dealer = int(s[E.S_DEALER])
     off = int(s[E.S_PASSOFF])
     pc = int(P[E.P_PASS])
-    deck = np.array(r.deck_counts, np.int64)
-    hands = s[P[E.L_HANDS]:P[E.L_HANDS] + n * K].reshape(n, K).astype(np.int64)
-    dealt_real = s[P[E.L_DEALT_HANDS]:P[E.L_DEALT_HANDS] + n * K].reshape(n, K).astype(np.int64)
     my_real_deal = _my_real_deal(game, hand, dealer, me)
     my_passed = hand.passes.get(me, [])
-    kitty_hidden = r.kitty_size > 0 and (ph == E.PH_DEAL or s[E.S_KITTY_IN_POT] == 1)
     kitty_real = s[P[E.L_KITTY]:P[E.L_KITTY] + K].astype(np.int64)
     actions = []
 
     if ph == E.PH_DEAL:
-        # Holders: other seats (cards dealt so far), the partial kitty, the undealt rest.
         # Cards are picked up only once the deal is over (see observers), so
-        # during the deal even the player's own cards are unseen.
+        # during the deal every card is unseen, the player's own included.
         nd = int(s[E.S_DEALT])
-        if game._deals is not None:
+        if game.whole_deals is not None:
             return actions          # nothing dealt yet in a whole deal
-        seq = np.repeat(np.arange(K), deck)
+        seq = np.repeat(np.arange(K), np.asarray(r.deck_counts, np.int64))
         rng.shuffle(seq)
-        return [(-1, int(a)) for a in seq[:nd]]
+        return [(CHANCE, int(a)) for a in seq[:nd]]
 
-    passes_done = ph != E.PH_PASS and pc > 0 and off != 0
-    played = np.zeros((n, K), np.int64)
-    if hand.plays:
-        pl = np.array(hand.plays, np.int64)
-        np.add.at(played, (pl[:, 0], pl[:, 1]), 1)
-
+    hc = hidden_cards(P, s, me)
+    H = len(hc.seats)
     if ph == E.PH_PASS:
-        others = [q for q in range(n) if q != me]
-        sizes = [T] * len(others) + ([r.kitty_size] if kitty_hidden else [])
-        pool = deck - dealt_real[me]
-        got = _assign(pool, sizes, np.zeros((len(sizes), K), np.bool_), rng)
+        got = assign(hc.pool, hc.sizes, hc.forbid, rng, hc.weights)
         dealt = [None] * n
-        dealt[me] = dealt_real[me]
-        for i, q in enumerate(others):
-            dealt[q] = got[i]
-        kitty = got[len(others)] if kitty_hidden else kitty_real
+        dealt[me] = s[P[E.L_DEALT_HANDS] + me * K:P[E.L_DEALT_HANDS] + (me + 1) * K].astype(np.int64)
+        for i in range(H):
+            if hc.seats[i] >= 0:
+                dealt[int(hc.seats[i])] = got[i]
+        kitty = got[H - 1] if H and hc.seats[H - 1] < 0 else kitty_real
         seq = {}
         for q in hand.pass_order:
             k = len(hand.passes[q])
             seq[q] = list(my_passed) if q == me else _draw(dealt[q], k, rng)
     else:
-        forbid = np.zeros((n, K), np.bool_)
-        _trick_constraints(P, s, forbid)
-        others = [q for q in range(n) if q != me]
-        sizes = [int(hands[q].sum()) for q in others]
-        pool = deck - hands[me] - played.sum(axis=0)
-        if not kitty_hidden:
-            pool = pool - kitty_real
-        forced = np.zeros((len(others), K), np.int64)
-        if passes_done:
-            rcv = (me + off) % n
-            need = np.maximum(0, _counts(my_passed) - played[rcv])
-            forced[others.index(rcv)] = need
-        if (int(P[E.P_FIRST_LEAD]) == E.FIRST_LEAD_OPENING and s[E.S_NPLAYED] == 0
-                and ph == E.PH_PLAY and int(s[E.S_LEADER]) != me):
-            # R6 B: the player to lead the first trick holds the opening card.
-            i = others.index(int(s[E.S_LEADER]))
-            oc = int(P[E.P_OPENING])
-            forced[i, oc] = max(forced[i, oc], 1)
-        fh = forbid[others]
-        if kitty_hidden:
-            sizes.append(r.kitty_size)
-            fh = np.vstack([fh, np.zeros((1, K), np.bool_)])
-            forced = np.vstack([forced, np.zeros((1, K), np.int64)])
-        played_h = played[others]
-        if kitty_hidden:
-            played_h = np.vstack([played_h, np.zeros((1, K), np.int64)])
-        # Forced copies count as already held (they were dealt to the receiver's side).
-        rem_sizes = [sz - int(f.sum()) for sz, f in zip(sizes, forced)]
-        got = _assign(pool - forced.sum(axis=0), rem_sizes, fh, rng, played_h + forced,
-                      tries) + forced
+        got = assign(hc.pool, hc.sizes, hc.forbid, rng, hc.weights, tries) + hc.forced
         now = [None] * n
-        now[me] = hands[me]
-        for i, q in enumerate(others):
-            now[q] = got[i]
-        kitty = got[len(others)] if kitty_hidden else kitty_real
-        if passes_done:
+        now[me] = s[P[E.L_HANDS] + me * K:P[E.L_HANDS] + (me + 1) * K].astype(np.int64)
+        for i in range(H):
+            if hc.seats[i] >= 0:
+                now[int(hc.seats[i])] = got[i]
+        kitty = got[H - 1] if H and hc.seats[H - 1] < 0 else kitty_real
+        played = hc.played
+        if pc > 0 and off != 0:
             received = hand.passes.get((me - off) % n, [])
             seq_l, dealt = _rebuild_passes(n, me, off, pc, now, played, my_passed,
                                            received, rng)
@@ -631,10 +344,10 @@ def _current_hand_actions(game, state, hand: _Hand, me, rng, tries=_REJECTION_TR
         else:
             dealt = [now[q] + played[q] for q in range(n)]
             seq = {}
-    if game._deals is not None:
-        actions.append((pyspiel.PlayerId.CHANCE, _whole_deal_index(game, dealt, kitty)))
+    if game.whole_deals is not None:
+        actions.append((CHANCE, _whole_deal_index(game, dealt, kitty)))
     else:
-        actions.extend([(-1, a) for a in
+        actions.extend([(CHANCE, a) for a in
                         _deal_sequence(game, dealer, dealt, kitty, me, my_real_deal, rng)])
     for q in hand.pass_order:
         actions.extend([(q, a) for a in seq[q]])
@@ -689,108 +402,42 @@ def _plays(p, s, seats, cards):
 
 
 @njit(cache=True)
-def _resample_hand(p, s, me, moon_action, rng, tries, out_pl, out_act, s_new):
+def _resample_hand(p, s, me, moon_action, rng, tries, out_pl, out_act):
     """Actions (``out_pl``, ``out_act``) of a history ``me`` cannot tell from
-    ``s``, replayed into ``s_new`` (a fresh state). Returns the number of
-    actions, ``_FAST_REJECTED`` when ``tries`` rejection tries all failed, or
-    ``_FAST_INCONSISTENT``."""
-    n, T, pc, ksz = p[E.P_N], p[E.P_HAND], p[E.P_PASS], p[E.P_KITTY]
+    ``s``. Returns the number of actions, ``_FAST_REJECTED`` when ``tries``
+    rejection tries all failed, or ``_FAST_INCONSISTENT``."""
+    n, T, pc = p[E.P_N], p[E.P_HAND], p[E.P_PASS]
     ph = s[E.S_PHASE]
     dealer, off = s[E.S_DEALER], s[E.S_PASSOFF]
     LH, LD, LK, LQ = p[E.L_HANDS], p[E.L_DEALT_HANDS], p[E.L_KITTY], p[E.L_PASSSEQ]
-    kitty_hidden = ksz > 0 and s[E.S_KITTY_IN_POT] == 1
-    H = n - 1 + (1 if kitty_hidden else 0)
-    seat = np.empty(H, np.int64)
-    h = 0
-    for q in range(n):
-        if q != me:
-            seat[h] = q
-            h += 1
-    if kitty_hidden:
-        seat[H - 1] = -1
     total = 0
     for c in range(K):
         total += p[E.P_DECK + c]
-    played = np.zeros((n, K), np.int64)
-    sizes = np.zeros(H, np.int64)
-    forced = np.zeros((H, K), np.int64)
-    forbid_h = np.zeros((H, K), np.bool_)
-    pool = np.zeros(K, np.int64)
     tmp = np.empty(total + K, np.int64)
+    seat = np.zeros(n, np.int64)
+    pool = np.zeros(K, np.int64)
+    sizes = np.zeros(n, np.int64)
+    npass_h = np.zeros(n, np.int64)
+    forced = np.zeros((n, K), np.int64)
+    weights = np.zeros((n, K), np.int64)
+    played = np.zeros((n, K), np.int64)
+    forbid = np.zeros((n, K), np.bool_)
+    H = hidden_cards_into(p, s, me, seat, pool, sizes, forced, forbid, weights, npass_h, played)
+    if H < 0:
+        return _FAST_INCONSISTENT
     passes_done = ph != E.PH_PASS and pc > 0 and off != 0
-    if ph == E.PH_PASS:
-        for c in range(K):
-            pool[c] = p[E.P_DECK + c] - s[LD + me * K + c]
-        for h in range(H):
-            sizes[h] = T if seat[h] >= 0 else ksz
-    else:
-        play_q = np.empty(n * T, np.int64)
-        play_c = np.empty(n * T, np.int64)
-        nplays = _plays(p, s, play_q, play_c)
-        for i in range(nplays):
-            played[play_q[i], play_c[i]] += 1
-        forbid = np.zeros((n, K), np.bool_)
-        _trick_constraints(p, s, forbid)
-        for c in range(K):
-            v = p[E.P_DECK + c] - s[LH + me * K + c]
-            for q in range(n):
-                v -= played[q, c]
-            if not kitty_hidden:
-                v -= s[LK + c]
-            pool[c] = v
-        for h in range(H):
-            q = seat[h]
-            if q < 0:
-                sizes[h] = ksz
-                continue
-            for c in range(K):
-                sizes[h] += s[LH + q * K + c]
-                forbid_h[h, c] = forbid[q, c]
-        if passes_done:
-            rcv = (me + off) % n
-            hr = rcv - 1 if rcv > me else rcv
-            for j in range(pc):
-                c = s[LQ + me * pc + j]
-                if c >= 0:
-                    forced[hr, c] += 1
-            for c in range(K):
-                forced[hr, c] = max(0, forced[hr, c] - played[rcv, c])
-        leader = s[E.S_LEADER]
-        if (p[E.P_FIRST_LEAD] == E.FIRST_LEAD_OPENING and s[E.S_NPLAYED] == 0
-                and ph == E.PH_PLAY and leader != me):
-            hl = leader - 1 if leader > me else leader
-            oc = p[E.P_OPENING]
-            forced[hl, oc] = max(forced[hl, oc], 1)
-    # Forced copies count as already held (they were dealt to the receiver's side).
-    played_h = np.zeros((H, K), np.int64)
-    m = 0
-    for h in range(H):
-        q = seat[h]
-        for c in range(K):
-            f = forced[h, c]
-            sizes[h] -= f
-            pool[c] -= f
-            if q >= 0:
-                played_h[h, c] = played[q, c] + f
     ncards = 0
     for c in range(K):
-        if pool[c] < 0:
-            return _FAST_INCONSISTENT
         ncards += pool[c]
-    need = 0
-    for h in range(H):
-        if sizes[h] < 0:
-            return _FAST_INCONSISTENT
-        need += sizes[h]
-    if ncards != need:
-        return _FAST_INCONSISTENT
     cards = np.empty(ncards, np.int64)
+    m = 0
     for c in range(K):
         for _ in range(pool[c]):
             cards[m] = c
             m += 1
     got = np.zeros((H, K), np.int64)
-    if not _rejection_assign(cards, sizes, forbid_h, _weight_list(played_h), got, rng, tries):
+    if not rejection_assign(cards, sizes[:H], forbid[:H], weight_list(weights[:H]), got, rng,
+                            tries):
         return _FAST_REJECTED
     # Hands now (or dealt hands, while passing), then passes and dealt hands.
     dealt = np.zeros((n, K), np.int64)
@@ -893,54 +540,52 @@ def _resample_hand(p, s, me, moon_action, rng, tries, out_pl, out_act, s_new):
             out_pl[a] = s[E.S_SHOOTER]
             out_act[a] = moon_action
             a += 1
-    for i in range(a):
-        if E.apply_action(p, s_new, out_act[i]):
-            return _FAST_INCONSISTENT
     return a
 
 
-def _fast_resample(game, state, player, g):
-    """The compiled path (single-hand card-by-card games after the deal), or
-    None when rejection failed and the exact sampler is needed."""
-    P, s = game._P, state._b.a
+def _fast_history(game, state, player, g):
+    """The compiled path (single-hand card-by-card games after the deal):
+    (players, actions), or None when rejection failed and the exact sampler
+    is needed."""
+    P, s = game.engine_params, state.engine_state
     L = int(P[E.P_N]) * int(P[E.P_HAND]) * 2 + 64 + int(P[E.P_DECK:E.P_DECK + K].sum())
     out_pl = np.empty(L, np.int64)
     out_act = np.empty(L, np.int64)
-    s_new = game._S0.copy()
     moon = state.history()[-1] if s[E.S_MOON_CHOICE] >= 0 else -1
     rng = make_rng_state(int(g.integers(2**63)), 0)
-    a = _resample_hand(P, s, player, moon, rng, _FAST_TRIES, out_pl, out_act, s_new)
+    a = _resample_hand(P, s, player, moon, rng, _FAST_TRIES, out_pl, out_act)
     if a == _FAST_REJECTED:
         return None
     if a < 0:
         raise RuntimeError("resampling met an inconsistent information state; please report "
                            "this with the state's serialization")
-    return _state_with_history(game, out_pl[:a], out_act[:a], s_new)
+    return out_pl[:a], out_act[:a]
 
 
-def resample_from_infostate(state, player: int, rng) -> "pyspiel.State":
-    """A state ``player`` cannot tell from ``state``, drawn as the module docstring says.
-
-    Args:
-      state: a Cancellation Hearts state.
-      player: the observing player (0..n-1).
-      rng: a numpy Generator, an int seed, or a callable returning uniform
-        floats in [0, 1) (OpenSpiel's ``UniformProbabilitySampler``).
-    """
-    from .game import CancellationHeartsState
-    if not isinstance(state, CancellationHeartsState):
+def _check_state(state):
+    """The state's game, or a TypeError for anything but a Cancellation Hearts state."""
+    if not (callable(getattr(type(state), "from_history", None))
+            and hasattr(state, "engine_state") and hasattr(state, "get_game")):
         raise TypeError(f"state must be a Cancellation Hearts state, got {type(state).__name__}")
-    game = state._game
+    return state.get_game()
+
+
+def resample_history(state, player: int, rng) -> tuple[np.ndarray, np.ndarray]:
+    """A history that ``player`` cannot tell from ``state``'s, drawn as the
+    module docstring says: ``(players int64[L], actions int64[L])``, chance
+    actions with player -1. Arguments as :func:`resample_from_infostate`."""
+    game = _check_state(state)
     player = _check_player(player, game.rules.players)
     g = _as_generator(rng)
-    if (not game.rules.is_match and game._deals is None
-            and state._b.a[E.S_PHASE] != E.PH_DEAL):
-        fast = _fast_resample(game, state, player, g)
+    deals = game.whole_deals
+    s = state.engine_state
+    if not game.rules.is_match and deals is None and s[E.S_PHASE] != E.PH_DEAL:
+        fast = _fast_history(game, state, player, g)
         if fast is not None:
             return fast
         tries = 0                       # rejection failed: the exact sampler
     else:
-        tries = _REJECTION_TRIES
+        tries = REJECTION_TRIES
     hist = state.history()
     if game.rules.is_match:
         hands = _split_history(game, hist)
@@ -953,37 +598,26 @@ def resample_from_infostate(state, player: int, rng) -> "pyspiel.State":
         actions.extend(_finished_hand_actions(game, hands[-1], len(hands) - 1, player, g))
     else:
         actions.extend(_current_hand_actions(game, state, hands[-1], player, g, tries))
-    return _state_from_actions(game, actions)
+    players = np.fromiter((pl for pl, _ in actions), np.int64, len(actions))
+    acts = np.fromiter((a for _, a in actions), np.int64, len(actions))
+    return players, acts
 
 
-@njit(cache=True)
-def _replay(p, s, actions, start):
-    for i in range(start, actions.shape[0]):
-        err = E.apply_action(p, s, actions[i])
-        if err:
-            return err
-    return 0
+def resample_from_infostate(state, player: int, rng):
+    """A state ``player`` cannot tell from ``state``, drawn as the module docstring says.
 
+    The history comes from :func:`resample_history`; the state is built from
+    it by the adapter's public constructor ``type(state).from_history``.
 
-def _state_from_actions(game, actions):
-    """Build the state by running the engine, then attach the history
-    (``game._state_with_history``: trusted, no replay through pyspiel)."""
-    P = game._P
-    s = E.new_state(P)
-    acts = np.array([a for _, a in actions], np.int32)
-    if game._deals is None:
-        err = _replay(P, s, acts, 0)
-    else:
-        err = 0
-        for a in acts:
-            if s[E.S_PHASE] == E.PH_DEAL:
-                E.apply_whole_deal(P, s, game._deals[a])
-            else:
-                err = E.apply_action(P, s, a)
-                if err:
-                    break
-    if err:
-        raise RuntimeError(f"resampling built an illegal history (error {err}); "
-                           f"please report this with the state's serialization")
-    players = np.array([pl for pl, _ in actions], np.int64)
-    return _state_with_history(game, players, acts, s)
+    Args:
+      state: a Cancellation Hearts state.
+      player: the observing player (0..n-1).
+      rng: a numpy Generator, an int seed, or a callable returning uniform
+        floats in [0, 1) (OpenSpiel's ``UniformProbabilitySampler``).
+    """
+    players, actions = resample_history(state, player, rng)
+    try:
+        return type(state).from_history(state.get_game(), actions, players=players)
+    except ValueError as e:
+        raise RuntimeError(f"resampling built an illegal history ({e}); please report this "
+                           f"with the state's serialization") from None

@@ -927,7 +927,8 @@ def _python_path(game, st, me, rng):
     """The pure-Python resample (the path for matches and whole-deal games)."""
     from spiel_game import resample as R
     h = R._current_hand_from_engine(game, st, st.history())
-    return R._state_from_actions(game, R._current_hand_actions(game, st, h, me, rng))
+    actions = R._current_hand_actions(game, st, h, me, rng)
+    return type(st).from_history(game, [a for _, a in actions], players=[p for p, _ in actions])
 
 
 def _holders_of(state, me, card) -> tuple:
@@ -982,7 +983,7 @@ def test_table_problems_are_remembered_per_information_state(monkeypatch):
     """Where rejection fails, the class tables of a problem are built once and
     reused (a search resamples one information state many times); the draws
     still vary and respect the constraints."""
-    from spiel_game import resample as R
+    from spiel_game import sampler as R
     built = []
     real = R.build_problem
 
@@ -1000,12 +1001,29 @@ def test_table_problems_are_remembered_per_information_state(monkeypatch):
     rng = np.random.default_rng(3)
     draws = set()
     for _ in range(30):
-        out = R._assign(pool, [4, 4, 4], forbid, rng, tries=0)
+        out = R.assign(pool, [4, 4, 4], forbid, rng, tries=0)
         assert (out.sum(axis=0) == pool).all() and (out.sum(axis=1) == 4).all()
         assert not (out[forbid] > 0).any()
         draws.add(out.tobytes())
     assert len(built) == 1
     assert len(draws) > 5
     forbid[2, 5] = True                               # another information state
-    R._assign(pool, [4, 4, 4], forbid, rng, tries=0)
+    R.assign(pool, [4, 4, 4], forbid, rng, tries=0)
     assert len(built) == 2
+
+
+def test_resample_reaches_the_adapter_only_through_its_public_constructor():
+    """resample.py rebuilds a history; the state comes from
+    ``CancellationHeartsState.from_history``: no import of the adapter (no
+    cycle), none of its private parts, no pickle."""
+    import ast
+    import pathlib
+    from spiel_game import resample as R
+    src = pathlib.Path(R.__file__).read_text()
+    tree = ast.parse(src)
+    mods = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    mods |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    assert not any(m and (m == "game" or m.endswith(".game")) for m in mods), mods
+    for private in ("_Box", "_b.a", "_state_with_history", "_attach_history", "pickle", "._P",
+                    "._deals"):
+        assert private not in src, private

@@ -102,7 +102,7 @@ class Unpickled(Exception):
 @pytest.fixture
 def no_unpickling(monkeypatch):
     """Fail on any ``pickle.loads`` except of ``pickle.dumps({})`` (the constant
-    that ``_state_with_history`` hands pyspiel's parser); record the calls.
+    that ``game._attach_history`` hands pyspiel's parser); record the calls.
     numba's own cache reads (the caller is a numba module) are not counted."""
     calls = []
     real = pickle.loads
@@ -500,3 +500,48 @@ def test_resampled_states_have_true_histories(no_unpickling):
             assert identity(back) == identity(r)
             assert r.move_number() == len(r.history()) == len(s.history())
     assert no_unpickling and all(c == EMPTY_DICT_PICKLE for c in no_unpickling)
+
+
+# ================================================ the public constructor
+def test_from_history_rebuilds_every_state(no_unpickling):
+    """``CancellationHeartsState.from_history`` (the resampler's constructor):
+    same history, player ids, move number and engine state as the original,
+    on card-by-card deals, whole deals and matches."""
+    for s in STATES:
+        g = s.get_game()
+        pairs = [(x.player, x.action) for x in s.full_history()]
+        for players in (None, [p for p, _ in pairs]):
+            r = type(s).from_history(g, [a for _, a in pairs], players=players)
+            assert identity(r) == identity(s)
+            assert r.move_number() == s.move_number()
+    assert all(c == EMPTY_DICT_PICKLE for c in no_unpickling)
+
+
+def test_from_history_names_the_first_rejected_item():
+    game = pyspiel.load_game(NAME, {"players": 5})
+    s = play(game, seed=3, steps=150)
+    cls = type(s)
+    pairs = [(x.player, x.action) for x in s.full_history()]
+    hist = [a for _, a in pairs]
+    n = len(hist)
+    with pytest.raises(spiel_game.IllegalActionError,
+                       match=rf"history item {n}: illegal action 99 .*not a card id"):
+        cls.from_history(game, hist[:-1] + [99])
+    players = [p for p, _ in pairs]
+    players[-1] = (players[-1] + 1) % 5
+    with pytest.raises(spiel_game.IllegalActionError, match=rf"history item {n} .*recorded for "
+                                                            rf"player"):
+        cls.from_history(game, hist, players=players)
+    with pytest.raises(TypeError, match="history"):
+        cls.from_history(game, [0.5, 1.5])
+    with pytest.raises(TypeError, match="game"):
+        cls.from_history(pyspiel.load_game("tic_tac_toe"), hist)
+
+
+def test_from_history_refuses_a_missing_whole_deal():
+    game = spiel_game.load({"deck": "custom", "players": 2, "suits": "HS", "ranks": "QKA",
+                            "deal": "whole", "pass_count": 1})
+    n = len(game.whole_deals)
+    with pytest.raises(spiel_game.IllegalActionError, match=rf"deal outcome {n} does not exist"):
+        type(game.new_initial_state()).from_history(game, [n])
+    assert game.deal_outcome(game.whole_deals[3]) == 3

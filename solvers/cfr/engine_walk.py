@@ -34,11 +34,12 @@ _numba_cache_guard()
 
 from spiel_game import engine as E  # noqa: E402
 from spiel_game.deals import enumerate_deals  # noqa: E402
+from spiel_game.hidden import kitty_seen, received_seen  # noqa: E402
 from spiel_game.engine import (  # noqa: E402
-                               K, CHANCE, TERMINAL, PH_PLAY, S_CUR, S_PHASE, S_LEADER,
-                               S_PASSOFF, S_KITTY_IN_POT, L_DEALT_HANDS, L_PASSSEQ,
+                               K, CHANCE, TERMINAL, S_CUR, S_PHASE, S_LEADER,
+                               S_PASSOFF, L_DEALT_HANDS, L_PASSSEQ,
                                L_PASSED, L_TCARDS, L_KITTY, L_UNDEALT, P_N, P_PASS,
-                               P_HAND, P_KITTY, current_player, legal_into,
+                               P_HAND, current_player, legal_into,
                                apply_unchecked, apply_whole_deal, returns)
 
 __all__ = ["walk_engine", "infoset_key"]
@@ -120,6 +121,8 @@ def infoset_key(p, s, deck_types):
     their hand as dealt, their passes in order, the cards they received (once
     passing is over: passes are simultaneous, R5), every card played to every
     trick by seat, the current leader, and the kitty once face up (R3 A).
+    What is seen when is :mod:`spiel_game.hidden`'s (:func:`received_seen`,
+    :func:`kitty_seen`), the model the resampler and the searches use.
     ``deck_types``: int64[k], the card types present in the deck.
     """
     n = p[P_N]
@@ -137,7 +140,7 @@ def infoset_key(p, s, deck_types):
         seq = p[L_PASSSEQ] + pl * pc
         for j in range(pc):
             h1, h2 = _mix(h1, h2, s[seq + j])
-        if ph >= PH_PLAY:
+        if received_seen(p, s):
             sender = (pl - s[S_PASSOFF]) % n
             rec = p[L_PASSED] + sender * K
             for c in deck_types:
@@ -146,7 +149,7 @@ def infoset_key(p, s, deck_types):
     for i in range(p[P_HAND] * n):
         h1, h2 = _mix(h1, h2, s[tc + i])
     h1, h2 = _mix(h1, h2, s[S_LEADER])
-    if p[P_KITTY] > 0 and s[S_KITTY_IN_POT] == 0:
+    if kitty_seen(p, s):
         kit = p[L_KITTY]
         for c in deck_types:
             h1, h2 = _mix(h1, h2, s[kit + c])
