@@ -42,6 +42,7 @@ def copy_paper(dst: Path) -> Path:
         for f in (ROOT / "paper" / sub).glob("*.py"):
             shutil.copy(f, paper / sub / f.name)
     shutil.copy(ROOT / "paper" / "main.tex", paper / "main.tex")
+    shutil.copy(ROOT / "paper" / "refs.bib", paper / "refs.bib")
     return paper
 
 
@@ -70,7 +71,8 @@ def test_every_input_and_graphic_of_main_tex_resolves(generated):
 
 def test_every_macro_is_defined_and_carries_a_number(generated):
     macros = (generated / "tables" / "macros.tex").read_text()
-    defined = set(re.findall(r"\\newcommand\{\\(\w+)\}", macros))
+    results_macros = (generated / "tables" / "results_macros.tex").read_text()
+    defined = set(re.findall(r"\\newcommand\{\\(\w+)\}", macros + results_macros))
     local = set(re.findall(r"\\newcommand\{\\(\w+)\}", MAIN))
     used = set(re.findall(r"\\([A-Z]\w+)", MAIN)) - {"IfFileExists"}
     assert used <= defined | local, f"undefined macros: {sorted(used - defined - local)}"
