@@ -218,7 +218,7 @@ def cmd_reproduce(args) -> int:
             print(f"experiment {name} failed: {err!r}", file=sys.stderr)
             failed.append(f"experiment {name}")
     # Experiments with their own result files (not runner experiments yet).
-    from . import ladder
+    from .studies import ladder
     print("=== ladder", flush=True)
     try:
         ladder.run(ladder.PROFILES[args.profile], out, progress=not args.no_progress)

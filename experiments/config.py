@@ -25,8 +25,8 @@ import typing
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-__all__ = ["ConfigError", "config_fields", "make_config", "load_toml", "load_config_file",
-           "parse_assignments",
+__all__ = ["ConfigError", "config_fields", "make_config", "config_from_dict", "convert_fields",
+           "load_toml", "load_config_file", "parse_assignments",
            "config_to_dict", "fingerprint", "check_config_class", "check_names"]
 
 
@@ -92,22 +92,54 @@ def make_config(cls, base=None, overrides: Mapping[str, Any] | None = None):
     base = cls() if base is None else base
     if not isinstance(base, cls):
         raise ConfigError(f"base config is a {type(base).__name__}, expected {cls.__name__}")
-    overrides = dict(overrides or {})
-    fields = config_fields(cls)
-    unknown = sorted(set(overrides) - set(fields))
-    if unknown:
-        raise ConfigError(f"unknown config key(s) {unknown} for {cls.__name__}; "
-                          f"allowed: {', '.join(fields)}")
-    changes = {}
-    for key, value in overrides.items():
-        try:
-            changes[key] = convert(value, fields[key])
-        except (TypeError, ValueError) as err:
-            raise ConfigError(f"{cls.__name__}.{key}: {err}") from None
+    changes = convert_fields(cls, overrides or {})
     try:
         return dataclasses.replace(base, **changes)
     except (TypeError, ValueError) as err:   # __post_init__ validation
         raise ConfigError(f"{cls.__name__}: {err}") from None
+
+
+def config_from_dict(cls, data: Mapping[str, Any], *, error: type[Exception] = ConfigError):
+    """``cls(**data)`` with the keys checked and the values converted to the fields'
+    types (:func:`convert_fields`); fields without a default must be given. Every
+    problem raises ``error`` (default :class:`ConfigError`) naming the key and
+    the allowed ones. The one way to build a configuration from a dict (JSON,
+    TOML, ``--set``): the runner's configs, tournaments and ladders use it."""
+    names = list(config_fields(cls))
+    if not isinstance(data, Mapping):
+        raise error(f"a {cls.__name__} is a mapping of {names}, got {data!r}")
+    try:
+        values = convert_fields(cls, data)
+    except ConfigError as err:
+        raise error(str(err)) from None
+    missing = [f.name for f in dataclasses.fields(cls) if f.name not in values
+               and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING]
+    if missing:
+        raise error(f"{cls.__name__} needs {missing}; allowed: {', '.join(names)}")
+    return cls(**values)
+
+
+def convert_fields(cls, data: Mapping[str, Any], where: str = "") -> dict[str, Any]:
+    """``data`` with every key checked against the fields of ``cls`` and every value
+    converted to its field's annotated type (:func:`convert`); raises
+    :class:`ConfigError` naming the unknown key (and the allowed ones) or the
+    key whose value does not fit. ``where``: a prefix for the message (a file)."""
+    fields = config_fields(cls)
+    pre = f"{where}: " if where else ""
+    unknown = sorted(set(data) - set(fields))
+    if unknown:
+        raise ConfigError(f"{pre}unknown config key(s) {unknown} for {cls.__name__}; "
+                          f"allowed: {', '.join(fields)}")
+    out = {}
+    for key, value in data.items():
+        try:
+            out[key] = convert(value, fields[key])
+        except (TypeError, ValueError) as err:
+            if where:
+                raise ConfigError(f"{pre}{key} = {value!r}: {err} (field {cls.__name__}.{key}: "
+                                  f"{_type_name(fields[key])})") from None
+            raise ConfigError(f"{cls.__name__}.{key}: {err}") from None
+    return out
 
 
 def load_toml(path: str | Path) -> dict[str, Any]:
@@ -168,20 +200,7 @@ def load_config_file(path: str | Path, cls) -> dict[str, Any]:
     """The overrides of TOML file ``path`` for config class ``cls``: keys checked
     against the fields and values converted to their types; every error names
     the file, the key and what is allowed."""
-    data = load_toml(path)
-    fields = config_fields(cls)
-    unknown = sorted(set(data) - set(fields))
-    if unknown:
-        raise ConfigError(f"{path}: unknown config key(s) {unknown} for {cls.__name__}; "
-                          f"allowed: {', '.join(fields)}")
-    out = {}
-    for key, value in data.items():
-        try:
-            out[key] = convert(value, fields[key])
-        except (TypeError, ValueError) as err:
-            raise ConfigError(f"{path}: {key} = {value!r}: {err} "
-                              f"(field {cls.__name__}.{key}: {_type_name(fields[key])})") from None
-    return out
+    return convert_fields(cls, load_toml(path), where=str(path))
 
 
 def _type_name(tp) -> str:
@@ -239,6 +258,8 @@ def convert(value, tp):
             raise ValueError(f"{value!r} is not one of {list(args)}")
         return v
     if origin in (tuple, list):
+        if isinstance(value, Mapping):        # {key: value} for a tuple of pairs, sorted
+            value = sorted(value.items())
         if isinstance(value, str):
             text = value.strip()
             if text.startswith("["):

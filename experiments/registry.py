@@ -1,7 +1,7 @@
 """The plug-in interface of the experiment runner.
 
 An experiment is four things, registered under a name at import time of its
-module (``experiments/<module>.py``)::
+module (``experiments/studies/<module>.py``)::
 
     from experiments.registry import register, Unit, Summary
 
@@ -42,9 +42,10 @@ Rules:
 * Figure and table scripts (``paper/figures/*.py``, ``paper/tables/*.py``) read
   ``results/<profile>/<name>/rows.csv`` and ``<table>.csv`` (see the runner).
 
-The runner finds experiments by importing every module of the ``experiments``
-package whose source calls ``register(``; modules elsewhere register by being
-imported (or are named in ``CH_EXPERIMENT_MODULES``, comma-separated).
+The runner finds experiments by importing every module of the
+``experiments.studies`` package whose source calls ``register(``; modules
+elsewhere register by being imported (or are named in
+``CH_EXPERIMENT_MODULES``, comma-separated).
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ __all__ = ["register", "get", "experiments", "Experiment", "Unit", "Summary",
 _REGISTRY: dict[str, "Experiment"] = {}
 _ERRORS: dict[str, str] = {}
 _DISCOVERED = False
-_INFRASTRUCTURE = {"config", "registry", "runner", "metadata"}
+_STUDIES = "studies"                # the package whose modules register the studies
 
 
 class UnknownExperimentError(KeyError):
@@ -159,7 +160,7 @@ def register(name: str, config_cls: type, units_fn: Callable, unit_fn: Callable,
         exp.config(prof)                  # validate every profile now
     old = _REGISTRY.get(name)
     if old is not None and old.module != exp.module:
-        if exp.module == "__main__":      # `python -m experiments.x` next to the import
+        if exp.module == "__main__":      # `python -m experiments.studies.x` next to the import
             return old
         if old.module != "__main__":
             raise ValueError(f"experiment {name!r} is registered twice: by {old.module} "
@@ -169,17 +170,18 @@ def register(name: str, config_cls: type, units_fn: Callable, unit_fn: Callable,
 
 
 def _candidates() -> list[tuple[str, str | None]]:
-    """``(module, source)`` of the modules that may register experiments (source
-    None: named in ``CH_EXPERIMENT_MODULES``)."""
-    here = Path(__file__).resolve().parent
+    """``(module, source)`` of the modules that may register experiments: those of
+    :mod:`experiments.studies` whose source calls ``register(`` (source None:
+    named in ``CH_EXPERIMENT_MODULES``)."""
+    here = Path(__file__).resolve().parent / _STUDIES
     out = []
     for info in pkgutil.iter_modules([str(here)]):
-        if info.name.startswith("_") or info.name in _INFRASTRUCTURE:
+        if info.name.startswith("_"):
             continue
         src = here / f"{info.name}.py"
         text = src.read_text(encoding="utf-8") if src.exists() else "register("
         if "register(" in text:
-            out.append((f"{__package__}.{info.name}", text))
+            out.append((f"{__package__}.{_STUDIES}.{info.name}", text))
     out += [(m.strip(), None) for m in os.environ.get("CH_EXPERIMENT_MODULES", "").split(",")
             if m.strip()]
     return out

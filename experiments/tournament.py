@@ -12,7 +12,8 @@ every action (``inform_action``), as in ``pyspiel.evaluate_bots``.
 **Statistics.** For each deal and agent: its mean points per hand over the
 seats it held in all assignments (lower is better), and its mean zero-sum
 payoff per hand (the mean of the other seats' points minus its own; higher
-is better). Means and 95% confidence intervals (Student t) are computed over
+is better). Means and 95% confidence intervals (Student t,
+:func:`experiments.stats.mean_ci`) are computed over
 deals, the independent unit; for each pair of agents, the per-deal
 difference gives a paired t-test and a 95% CI of the mean difference.
 
@@ -97,11 +98,13 @@ import scipy.stats
 import spiel_game
 from spiel_game import engine as E
 
+from .config import config_from_dict
 from .metadata import metadata, write_result
 from .runner import _signals_blocked as _runner_signals_blocked
+from .stats import mean_ci
 
 __all__ = ["TournamentConfig", "TournamentError", "TournamentInterrupted", "TournamentResult",
-           "seat_assignments", "run_tournament", "play_deal", "check_agents", "ci95",
+           "seat_assignments", "run_tournament", "play_deal", "check_agents",
            "paired_test", "summarize"]
 
 SHARD = "deals.jsonl"
@@ -180,20 +183,10 @@ class TournamentConfig:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "TournamentConfig":
-        """Build from a dict; unknown keys are an error naming the allowed ones."""
-        names = [f.name for f in dataclasses.fields(cls)]
-        if not isinstance(d, Mapping):
-            raise TournamentError(f"a tournament config is a mapping of {names}, got {d!r}")
-        unknown = sorted(set(d) - set(names))
-        if unknown:
-            raise TournamentError(f"unknown tournament setting(s) {unknown}; allowed: {names}")
-        if "agents" not in d:
-            raise TournamentError(f"a tournament config needs 'agents'; allowed: {names}")
-        d = dict(d)
-        for k in ("agents", "lineup"):
-            if d.get(k) is not None and not isinstance(d[k], (str, bytes)):
-                d[k] = tuple(d[k])
-        return cls(**d)
+        """Build from a dict (:func:`experiments.config.config_from_dict`): unknown
+        keys, a missing ``agents`` or a value of the wrong type raise
+        :class:`TournamentError` naming the allowed keys."""
+        return config_from_dict(cls, d, error=TournamentError)
 
     def to_dict(self) -> dict:
         d = dataclasses.asdict(self)
@@ -412,23 +405,11 @@ def play_deal(config: TournamentConfig, deal: int, game=None,
 
 
 # ------------------------------------------------------------------ statistics
-def ci95(x) -> dict:
-    """Mean and Student-t 95% confidence interval of ``x`` (the values over deals)."""
-    x = np.asarray(x, np.float64)
-    n = len(x)
-    mean = float(x.mean()) if n else float("nan")
-    if n < 2:
-        return {"mean": mean, "lo": float("nan"), "hi": float("nan"), "sd": float("nan"), "n": n}
-    sd = float(x.std(ddof=1))
-    half = float(scipy.stats.t.ppf(0.975, n - 1)) * sd / math.sqrt(n)
-    return {"mean": mean, "lo": mean - half, "hi": mean + half, "sd": sd, "n": n}
-
-
 def paired_test(x, y) -> dict:
     """Paired comparison over deals: mean of ``x - y`` with its 95% CI and the
     two-sided paired t-test p-value."""
     d = np.asarray(x, np.float64) - np.asarray(y, np.float64)
-    out = ci95(d)
+    out = mean_ci(d)
     if len(d) >= 2 and out["sd"] > 0:
         out["p_value"] = float(scipy.stats.ttest_1samp(d, 0.0).pvalue)
     else:
@@ -464,8 +445,8 @@ def summarize(config: TournamentConfig, records: Sequence[dict]) -> dict:
         pts = pay = np.zeros((0, k))
     agents = []
     for i, name in enumerate(config.agents):
-        agents.append({"agent": name, "points_per_hand": ci95(pts[:, i]),
-                       "zero_sum_payoff": ci95(pay[:, i])})
+        agents.append({"agent": name, "points_per_hand": mean_ci(pts[:, i]),
+                       "zero_sum_payoff": mean_ci(pay[:, i])})
     pairs = []
     for i in range(k):
         for j in range(i + 1, k):

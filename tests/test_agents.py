@@ -15,12 +15,20 @@ from spiel_game import cards as C
 from spiel_game import engine as E
 from spiel_game.policies import heuristic_policy
 from spiel_game.scenarios import state_from_hands
+from spiel_game.playout import play_random
 from spiel_game.simulator import make_rng
 
-from experiments.bench_search import mid_hand_state
 from solvers import HeuristicBot, ISMCTSBot, Determinizer, make_agent
 
 K = E.K
+
+
+def mid_hand_state(game, seed: int, n_played: int):
+    """A play-phase decision with two or more legal actions after ``n_played``
+    cards (random play from seed ``seed``)."""
+    return play_random(game, seed, until=lambda st: not (
+        st.is_chance_node() or st.engine_state[E.S_PHASE] != E.PH_PLAY
+        or st.engine_state[E.S_NPLAYED] < n_played or len(st.legal_actions()) < 2))
 
 # Every scheme and rule variant the agents must handle (RULES.md R1-R11).
 VARIANTS = {

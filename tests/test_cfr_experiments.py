@@ -1,14 +1,14 @@
 """The CFR convergence experiment, its figure script and the CFR benchmark helpers."""
 
 import importlib.util
-import json
+import shutil
 from pathlib import Path
 
 import pytest
 
-from experiments import cfr_convergence as cc
-from experiments.bench_cfr import scaling_row
-from experiments.metadata import write_result, metadata
+from experiments import runner
+from experiments.bench.cfr import scaling_row
+from experiments.studies import cfr_convergence as cc
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -36,32 +36,31 @@ def test_config_is_closed_and_validated():
 
 
 def test_experiment_and_figure_end_to_end(tmp_path):
-    config = cc.CFRConvergenceConfig(deals=("micro", "micro3"), iterations=30, checkpoints=6)
-    result = cc.run(config)
-    assert set(result["deals"]) == {"micro", "micro3"}
-    for deal, entry in result["deals"].items():
-        assert set(entry["runs"]) == set(config.solvers)
-        for name, rows in entry["runs"].items():
-            assert [r["iteration"] for r in rows] == cc.checkpoints(30, 6)
-            assert rows[-1]["nash_conv"] < rows[0]["nash_conv"] / 5, (deal, name)
-            assert all(b["seconds"] >= a["seconds"] for a, b in zip(rows, rows[1:]))
-            assert len(rows[0]["player_improvements"]) == entry["players"]
-    write_result(tmp_path / "cfr_convergence.json", result, metadata(config, config.seed))
-    assert cc.summary_text(result).count("NashConv") == 2
+    out = tmp_path / "results"
+    res = runner.run("cfr_convergence", out=out, workers=1, progress=False, verbose=False,
+                     overrides={"deals": "micro,micro3", "iterations": 30, "checkpoints": 6})
+    rows = res.rows
+    assert set(rows.deal) == {"micro", "micro3"}
+    assert set(rows.solver) == set(cc.CFRConvergenceConfig().solvers)
+    for (deal, name), g in rows.groupby(["deal", "solver"], sort=False):
+        g = g.sort_values("iteration")
+        assert g.iteration.tolist() == cc.checkpoints(30, 6)
+        nc = g.nash_conv.tolist()
+        assert nc[-1] < nc[0] / 5, (deal, name)
+        assert (g.seconds.diff().dropna() >= 0).all()
+        players = int(g.players.iloc[0])
+        assert [c for c in g.columns if c.startswith("improvement_")] == [
+            f"improvement_{p}" for p in range(max(rows.players))]
+        assert g[f"improvement_{players - 1}"].notna().all()
+    assert len(res.tables["summary"]) == 2 * len(cc.CFRConvergenceConfig().solvers)
+    assert list(res.metadata["config"]["deals"]) == ["micro", "micro3"] and res.metadata["git_commit"]
+    # The figure script reads the profile's folder (a run with overrides has its own).
+    shutil.move(res.path, out / "cfr_convergence")
     fig = _figure_module()
-    assert fig.main([str(tmp_path), str(tmp_path / "out")]) == 0
+    assert fig.main([str(out), str(tmp_path / "out")]) == 0
     assert (tmp_path / "out" / "cfr_convergence.png").stat().st_size > 0
     assert fig.main([str(tmp_path / "missing"), str(tmp_path / "out2")]) == 0
     assert not (tmp_path / "out2").exists()
-
-
-def test_cli_writes_the_result_file(tmp_path):
-    assert cc.main(["--deals", "micro", "--solvers", "CFR,PCFR+", "--iterations", "5",
-                    "--checkpoints", "3", "--out", str(tmp_path)]) == 0
-    data = json.loads((tmp_path / "cfr_convergence.json").read_text())
-    assert data["metadata"]["config"]["solvers"] == ["CFR", "PCFR+"]
-    assert data["metadata"]["git_commit"]
-    assert list(data["result"]["deals"]["micro"]["runs"]) == ["CFR", "PCFR+"]
 
 
 def test_bench_scaling_row_reports_memory_per_infoset():

@@ -16,7 +16,7 @@ TOL = 1e-9
 #: pyspiel.CFRSolver on ``tiny`` (683,150 histories), NashConv of the average
 #: policy after iterations 1, 2, 3 by pyspiel.nash_conv: recorded once because
 #: OpenSpiel needs ~50 s per iteration and ~7 min per NashConv on this game
-#: (regenerate: ``python -m experiments.bench_cfr --tiny-reference 3``).
+#: (regenerate: ``python -m experiments.bench.cfr --tiny-reference 3``).
 TINY_PYSPIEL_CFR_NASHCONV = [12.546800261209992, 8.136292237905655, 6.265446665630785]
 
 

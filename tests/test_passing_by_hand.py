@@ -1,4 +1,4 @@
-"""The exact exploitability pipeline (experiments.passing_exact) on two deals
+"""The exact exploitability pipeline (experiments.studies.passing_exact) on two deals
 small enough to solve by hand (issue 7).
 
 The tests run the pipeline's own functions (``DealAnalysis``, ``solve_play``,
@@ -218,7 +218,9 @@ import numpy as np
 import pytest
 
 import spiel_game
-from experiments import passing_exact as pe
+from experiments.registry import Unit
+from experiments.studies import passing_exact as pe
+from solvers.metagame import metagame_table, one_vs_population
 
 HEARTS = {"deck": "custom", "players": 2, "suits": "H", "ranks": "JQKA", "packs": 1,
           "pass_count": 1, "deal": "whole", "moon": "off"}
@@ -403,7 +405,7 @@ def meta_rows(request):
         mp.setitem(spiel_game.PRESETS, f"by_hand_{deck}", DECKS[deck])
         mp.setattr(pe, "_deal", lambda name: _da(deck))
         cfg = pe.PassingExactConfig(deals=(f"by_hand_{deck}",), conventions=convs)
-        rows = pe.run_unit(cfg, {"deal": f"by_hand_{deck}"})
+        rows = pe.run_unit(cfg, Unit(0, 0, {"deal": f"by_hand_{deck}"}))
     return deck, rows
 
 
@@ -419,8 +421,8 @@ def test_metagame_by_hand(meta_rows):
         assert [r["payoff_0"], r["payoff_1"]] == pytest.approx(
             [-points[key], -(total - points[key])], abs=tol), key
         payoffs[key] = np.array([r["payoff_0"], r["payoff_1"]])
-    profs, table = pe.metagame_table(payoffs, list(convs), 2)
-    assert pe.one_vs_population(profs, table) == pytest.approx(np.array(a_hand), abs=tol)
+    profs, table = metagame_table(payoffs, list(convs), 2)
+    assert one_vs_population(profs, table) == pytest.approx(np.array(a_hand), abs=tol)
     conv = {r["convention"]: r for r in rows if r["kind"] == "convention"}
     assert [conv[c]["nash"] for c in convs] == pytest.approx(nash, abs=1e-6)
     assert conv[convs[0]]["nash_regret"] == pytest.approx(0.0, abs=tol)

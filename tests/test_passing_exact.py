@@ -1,10 +1,13 @@
-"""Exact exploitability of passing conventions on reduced deals (experiments.passing_exact)."""
+"""Exact exploitability of passing conventions on reduced deals (experiments.studies.passing_exact)."""
 
 import numpy as np
 import pytest
 
-from experiments import passing_exact as pe
+from experiments.registry import Unit
+from experiments.studies import passing_exact as pe
 from solvers.cfr.best_response import best_response, policy_values
+from solvers.cfr.exploitability import fix_to_chance
+from solvers.metagame import symmetric_zero_sum_nash
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +55,7 @@ def test_fix_to_chance_preserves_values(micro_pass):
     rng = np.random.default_rng(0)
     from solvers.cfr.policy import random_profile
     prof = random_profile(tr, rng)
-    fixed = pe.fix_to_chance(tr, prof, micro_pass.pass_nodes)
+    fixed = fix_to_chance(tr, prof, micro_pass.pass_nodes)
     assert np.allclose(policy_values(fixed, prof), policy_values(tr, prof))
     # no pass-phase decision node remains
     assert not ((fixed.node_player >= 0) & micro_pass.pass_nodes).any()
@@ -98,7 +101,7 @@ def test_exact_numbers_micro_pass(micro_pass):
     """Pinned results (play solved to NashConv < 1e-4): always passing the
     Black Maria is far more exploitable than passing the highest card."""
     cfg = pe.PassingExactConfig(deals=("micro_pass",), iterations=200)
-    rows = pe.run_unit(cfg, {"deal": "micro_pass"})
+    rows = pe.run_unit(cfg, Unit(0, 0, {"deal": "micro_pass"}))
     conv = {r["convention"]: r for r in rows if r["kind"] == "convention"}
     assert conv["high"]["gain_pass_only"] == pytest.approx(1.6929, abs=1e-3)
     assert conv["dump_points"]["gain_pass_only"] == pytest.approx(8.5857, abs=1e-3)
@@ -112,17 +115,17 @@ def test_exact_numbers_micro_pass(micro_pass):
 
 def test_symmetric_zero_sum_nash_rps():
     a = np.array([[0, -1, 1], [1, 0, -1], [-1, 1, 0]], float) + 5.0
-    assert np.allclose(pe.symmetric_zero_sum_nash(a), 1 / 3, atol=1e-8)
+    assert np.allclose(symmetric_zero_sum_nash(a), 1 / 3, atol=1e-8)
     # a dominant strategy
     b = np.array([[1.0, 3.0], [0.0, 2.0]])
-    assert np.allclose(pe.symmetric_zero_sum_nash(b), [1.0, 0.0])
+    assert np.allclose(symmetric_zero_sum_nash(b), [1.0, 0.0])
 
 
 def test_deterministic_three_players():
     cfg = pe.PassingExactConfig(deals=("micro3",), conventions=("high", "low", "dump_points"),
                                 iterations=30)
-    r1 = pe.run_unit(cfg, {"deal": "micro3"})
-    r2 = pe.run_unit(cfg, {"deal": "micro3"})
+    r1 = pe.run_unit(cfg, Unit(0, 0, {"deal": "micro3"}))
+    r2 = pe.run_unit(cfg, Unit(0, 0, {"deal": "micro3"}))
     assert r1 == r2
     conv = [r for r in r1 if r["kind"] == "convention"]
     assert len(conv) == 3

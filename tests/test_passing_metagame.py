@@ -5,9 +5,10 @@ import math
 import numpy as np
 import pytest
 
-from experiments.passing_metagame import (MetagameConfig, _library_gain, alpharank_masses,
-                                          bootstrap_tables, fitness_setup, one_vs_population,
-                                          profiles, replicator_nash, run)
+from experiments.stats import mean_ci
+from experiments.studies.passing_metagame import MetagameConfig, metagame_result
+from solvers.metagame import (alpharank_masses, bootstrap_tables, fitness_setup, library_gain,
+                              one_vs_population, profiles, replicator_nash, rollout_pass_gain)
 
 
 def _table_from(fn, n, k):
@@ -32,7 +33,7 @@ def test_dominant_strategy_is_the_nash_and_alpharank_winner_and_unexploitable():
     x, regret = replicator_nash(profs, t)
     assert x[1] > 0.999 and regret < 1e-6
     assert alpharank_masses(profs, t)[1] > 0.99
-    gain = _library_gain(profs, t, 2, 4)
+    gain = library_gain(profs, t)
     assert gain[0] == pytest.approx(1.0) and gain[1] == pytest.approx(0.0)
 
 
@@ -51,11 +52,11 @@ def test_one_vs_population_reads_the_right_profiles():
     assert a[0, 0] == 3 and a[0, 1] == 1 and a[1, 0] == 12 and a[1, 1] == 10
 
 
-def test_quick_pipeline_on_the_full_game_runs_and_is_deterministic(tmp_path):
+def test_quick_pipeline_on_the_full_game_runs_and_is_deterministic():
     cfg = MetagameConfig(players=5, conventions=("dump_points", "low"), deals=8, br_deals=2,
                          br_samples=2, bootstrap=3, workers=1)
-    a = run(cfg, tmp_path / "a")
-    b = run(cfg, tmp_path / "b")
+    a = metagame_result(cfg)
+    b = metagame_result(cfg)
     assert a["payoff_table"] == b["payoff_table"]
     # Everyone using one convention: the 52 points split evenly up to moons.
     assert a["self_play_payoff"]["low"] == pytest.approx(-52 / 5, abs=1e-9) or \
@@ -101,13 +102,12 @@ def test_bootstrap_tables_equal_the_resampled_nanmean():
     np.testing.assert_allclose(avg, table, atol=0.02, equal_nan=True)
 
 
-def test_eleven_player_pipeline_on_a_tiny_config(tmp_path):
+def test_eleven_player_pipeline_on_a_tiny_config():
     from spiel_game.simulator import simulate
     conv = ("dump_points", "low", "void_short")
     cfg = MetagameConfig(players=11, conventions=conv, deals=5, br_deals=3, br_samples=2,
                          bootstrap=20, workers=1)
-    res = run(cfg, tmp_path, name="passing_metagame_11")
-    assert (tmp_path / "passing_metagame_11.json").exists()
+    res = metagame_result(cfg)
     n_prof = math.comb(13, 2)
     assert res["design"] == {"profiles": n_prof, "rotations": 11, "deals": 5,
                              "hands": n_prof * 11 * 5}
@@ -131,8 +131,8 @@ def test_eleven_player_pipeline_on_a_tiny_config(tmp_path):
         # contain the estimate: the bootstrap of a maximum is biased upward.)
         g = res["library_best_response_gain"][c]
         assert g["mean"] >= 0 and 0 <= g["ci95"][0] <= g["ci95"][1]
-        b = res["rollout_best_response_gain"][c]
-        assert b["deals"] == 3 and b["ci95"][0] <= b["mean"] <= b["ci95"][1]
+        b = mean_ci(rollout_pass_gain(11, c, deals=3, samples=2, seed=cfg.seed, workers=1))
+        assert b["n"] == 3 and b["lo"] <= b["mean"] <= b["hi"]
         for key in ("replicator_nash", "alpharank"):
             lo, hi = res[key]["ci95"][c]
             assert -1e-9 <= lo <= hi <= 1 + 1e-9
@@ -171,7 +171,7 @@ def test_eleven_player_experiment_is_registered_and_runs_in_the_runner(tmp_path)
     r = subprocess.run([sys.executable, str(figs / "passing_conventions.py"), str(out)],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
-    assert "no passing_metagame results" in r.stdout       # the 6-player run is absent
+    assert "passing_metagame/rows.csv" in r.stdout and "not found" in r.stdout  # no 6-player run
     for name in ("passing_exploitability_11", "passing_metagame_11"):
         assert (figs / f"{name}.pdf").stat().st_size > 1000
     assert not (figs / "passing_exploitability.pdf").exists()

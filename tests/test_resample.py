@@ -954,9 +954,11 @@ def test_compiled_path_draws_the_python_paths_distribution(params, seed, n_playe
     the Python path (used for matches and whole-deal games) must give the same
     distribution. Two-sample chi-square on where the copies of each unseen
     card are (Bonferroni over the cards), 1,500 draws each."""
-    from experiments.bench_resample import state_after_plays
+    from spiel_game.playout import play_random
     game = load(params)
-    st = state_after_plays(game, seed, n_played)
+    st = play_random(game, seed, until=lambda s: not (
+        s.is_chance_node() or s.engine_state[E.S_PHASE] == E.PH_PASS
+        or s.engine_state[E.S_NPLAYED] < n_played))
     me = st.current_player()
     fast_rng, slow_rng = np.random.default_rng(seed + 1), np.random.default_rng(seed + 2)
     fast = [st.resample_from_infostate(me, fast_rng) for _ in range(1500)]

@@ -24,7 +24,8 @@ if str(TESTS) not in sys.path:
     sys.path.insert(0, str(TESTS))
 
 import _runner_experiment  # noqa: E402,F401  (registers runner_selftest)
-from experiments import demo, rules_stats, runner  # noqa: E402
+from experiments import runner  # noqa: E402
+from experiments.studies import demo, rules_stats  # noqa: E402
 from experiments.__main__ import main as cli  # noqa: E402
 from experiments.config import ConfigError, load_toml, make_config, parse_assignments  # noqa: E402
 from experiments.registry import get, unit_seed  # noqa: E402
@@ -116,14 +117,21 @@ def test_rules_stats_numbers_do_not_depend_on_split_or_workers(tmp_path):
     for t in ("summary", "seats"):
         pd.testing.assert_frame_equal(one.tables[t], split.tables[t], check_exact=True)
     assert files(split.path) == files(pool.path)       # byte for byte, rows included
-    # Same numbers as the one-shot form (same streams; sums vs two-pass std).
-    legacy = rules_stats.run(rules_stats.RulesStatsConfig(hands=400), tmp_path / "legacy")
-    for row, (_, s) in zip(legacy["rows"], one.tables["summary"].iterrows()):
-        assert row["name"] == s.configuration
-        assert row["void_tricks_per_hand"] == s.void_tricks_per_hand
-        assert row["aardvark_success_rate"] == pytest.approx(s.aardvark_success_rate, nan_ok=True)
-        assert row["seat_spread"] == pytest.approx(s.seat_spread, abs=1e-12)
-        assert max(row["ci95_points_per_seat"]) == pytest.approx(s.ci95_max, rel=1e-9)
+    # Same numbers as one simulator call on the configuration's stream (sums vs
+    # two-pass mean and Student t interval of experiments.stats).
+    from experiments.stats import mean_ci
+    from spiel_game.simulator import simulate
+    i, (name, params) = 3, rules_stats.configurations()[3]
+    res = simulate(params, 400, "uniform", seed=20261129 + i)
+    s = one.tables["summary"].iloc[i]
+    assert s.configuration == name
+    assert s.void_tricks_per_hand == res.stat("void_tricks").mean()
+    seats = one.tables["seats"]
+    seats = seats[seats.configuration == name]
+    for q, (_, row) in enumerate(seats.iterrows()):
+        ci = mean_ci(res.points[:, q])
+        assert row.mean_points == pytest.approx(ci["mean"], abs=1e-12)
+        assert row.ci95 == pytest.approx(ci["hi"] - ci["mean"], rel=1e-9)
     meta = json.loads((split.path / "metadata.json").read_text())
     assert meta["config"] == {"hands": 400, "seed": 20261129, "policy": "uniform", "chunk": 200}
     for key in ("seed", "versions", "git_commit", "started", "finished", "machine"):

@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from experiments.tournament import (TournamentConfig, TournamentError, ci95, paired_test,
+from experiments.stats import mean_ci as ci95
+from experiments.tournament import (TournamentConfig, TournamentError, paired_test,
                                     per_deal_agent_values, play_deal, run_tournament,
                                     seat_assignments, summarize)
 
@@ -56,7 +57,7 @@ def test_bad_lineups_are_refused():
         seat_assignments(6, 2, lineup=(0, 1))
     with pytest.raises(TournamentError, match="do not fit"):
         seat_assignments(4, 5)
-    with pytest.raises(TournamentError, match="unknown tournament setting"):
+    with pytest.raises(TournamentError, match=r"unknown config key\(s\) \['hands'\]"):
         TournamentConfig.from_dict({"agents": ["random"], "hands": 3})
 
 

@@ -27,7 +27,8 @@ if str(TESTS) not in sys.path:
     sys.path.insert(0, str(TESTS))
 
 import _runner_experiment  # noqa: E402,F401  (registers runner_selftest)
-from experiments import demo, runner  # noqa: E402
+from experiments import runner  # noqa: E402
+from experiments.studies import demo  # noqa: E402
 from experiments.__main__ import main as cli  # noqa: E402
 from experiments.config import ConfigError, config_fields, load_config_file  # noqa: E402
 from experiments.registry import get  # noqa: E402

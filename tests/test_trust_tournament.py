@@ -22,7 +22,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, event, given, settings, strategies as st
 
 import experiments.tournament as T
-from experiments import ladder
+from experiments.studies import ladder
 from experiments.tournament import (TournamentConfig, TournamentError, run_tournament)
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -416,7 +416,7 @@ def test_the_ladder_checks_every_rung_before_writing(tmp_path, capsys):
     with pytest.raises(TournamentError, match="unknown agent 'pimcc'"):
         ladder.run(cfg, tmp_path / "l", progress=False)
     assert not (tmp_path / "l").exists()
-    rc = ladder.main(["--set", '{"sweep_rollout": "nope"}', "--out", str(tmp_path / "m"),
+    rc = ladder.main(["--set", "sweep_rollout=nope", "--out", str(tmp_path / "m"),
                       "--no-progress"])
     assert rc == 1 and "rollout='nope' is not allowed" in capsys.readouterr().err
     assert not (tmp_path / "m").exists()

@@ -1,11 +1,11 @@
 """Figure: NashConv of the CFR variants against iterations and against wall time.
 
 ``python paper/figures/cfr_convergence.py [RESULTS_DIR [OUT_DIR]]`` reads
-``RESULTS_DIR/cfr_convergence.json`` (``python -m experiments.cfr_convergence``)
-or, when absent, ``RESULTS_DIR/cfr_convergence/rows.csv`` (``python -m
-experiments run cfr_convergence``); default ``results/quick``. Writes
+``RESULTS_DIR/cfr_convergence/rows.csv`` (``python -m experiments run
+cfr_convergence``); default ``results/quick``. Writes
 ``cfr_convergence.pdf`` and ``.png`` to OUT_DIR (default: next to this
-script). Missing results: a warning, no figure, exit 0.
+script; :mod:`experiments.figures`). Missing results: a warning, no figure,
+exit 0.
 
 One row of panels per deal: (left) NashConv of the average strategy against
 iterations, (right) against the solver's cumulative time; log-log axes.
@@ -13,16 +13,12 @@ iterations, (right) against the solver's cumulative time; log-log axes.
 
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 
-import matplotlib
+import matplotlib.pyplot as plt
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+from experiments.figures import Job, figure_main
 
-HERE = Path(__file__).resolve().parent
 STYLE = {"CFR": dict(color="tab:gray", ls="--"), "CFR+": dict(color="tab:blue"),
          "LCFR": dict(color="tab:green"), "DCFR": dict(color="tab:red"),
          "PCFR+": dict(color="tab:purple")}
@@ -30,9 +26,6 @@ STYLE = {"CFR": dict(color="tab:gray", ls="--"), "CFR+": dict(color="tab:blue"),
 
 def load(results: Path) -> dict | None:
     """``{deal: {"players", "histories", "runs": {solver: [row, ...]}}}`` or None."""
-    path = results / "cfr_convergence.json"
-    if path.exists():
-        return json.loads(path.read_text())["result"]["deals"]
     csv = results / "cfr_convergence" / "rows.csv"
     if not csv.exists():
         return None
@@ -68,23 +61,11 @@ def draw(deals: dict):
     return fig
 
 
+JOBS = [Job(("cfr_convergence/rows.csv",), lambda results: {"cfr_convergence": draw(load(results))})]
+
+
 def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    results = Path(argv[0]) if argv else Path("results/quick")
-    out_dir = Path(argv[1]) if len(argv) > 1 else HERE
-    deals = load(results)
-    if not deals:
-        print(f"warning: {results}/cfr_convergence.json (python -m experiments.cfr_convergence) "
-              f"and {results}/cfr_convergence/rows.csv not found; no figure written")
-        return 0
-    fig = draw(deals)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    for ext in ("pdf", "png"):
-        out = out_dir / f"cfr_convergence.{ext}"
-        fig.savefig(out, dpi=150, metadata={"CreationDate": None} if ext == "pdf" else None)
-        print(f"wrote {out}")
-    plt.close(fig)
-    return 0
+    return figure_main(__file__, JOBS, argv)
 
 
 if __name__ == "__main__":

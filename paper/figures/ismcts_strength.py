@@ -1,34 +1,24 @@
 """Figure: the strength ladder random < heuristic < pimc < ismcts (and, with the
 paper profile, ISMCTS strength against iterations), from
-results/<profile>/ladder.json (``python -m experiments.ladder --profile P``).
+results/<profile>/ladder.json (``python -m experiments.studies.ladder --profile P``).
 
-``python paper/figures/ismcts_strength.py [results_dir]`` writes
-paper/figures/ismcts_strength.{pdf,png}.
+``python paper/figures/ismcts_strength.py [results_dir [out_dir]]`` writes
+paper/figures/ismcts_strength.{pdf,png} (:mod:`experiments.figures`).
 """
 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-
-HERE = Path(__file__).resolve().parent
+from experiments.figures import Job, figure_main
 
 
-def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    results = Path(argv[0]) if argv else Path("results/quick")
-    src = results / "ladder.json"
-    if not src.exists():   # the paper's contract: warn, write nothing, exit 0
-        print(f"warning: {src} not found (python -m experiments.ladder); no figure written")
-        return 0
-    res = json.loads(src.read_text())["result"]
+def draw(results: Path) -> dict:
+    res = json.loads((results / "ladder.json").read_text())["result"]
     steps = res["steps"]
     sweep = res.get("sweep") or []
     fig, axes = plt.subplots(1, 2 if sweep else 1, figsize=(10 if sweep else 6, 3.2),
@@ -59,11 +49,14 @@ def main(argv=None) -> int:
         ax2.set_xlabel("ISMCTS iterations per move")
         ax2.set_ylabel(f"zero-sum gain over {short(sweep[0]['lower'])}\n"
                        "(points/hand, 95% CI)", fontsize=8)
-    for ext in ("pdf", "png"):
-        fig.savefig(HERE / f"ismcts_strength.{ext}", bbox_inches="tight", dpi=150)
-    plt.close(fig)
-    print(f"wrote {HERE / 'ismcts_strength.pdf'}")
-    return 0
+    return {"ismcts_strength": fig}
+
+
+JOBS = [Job(("ladder.json",), draw, hint="python -m experiments.studies.ladder")]
+
+
+def main(argv=None) -> int:
+    return figure_main(__file__, JOBS, argv)
 
 
 if __name__ == "__main__":

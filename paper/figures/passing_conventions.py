@@ -1,39 +1,30 @@
 """Figures: exploitability of passing conventions, the meta-game heat map and
 alpha-Rank masses, for 6 and for 11 players.
 
-``python paper/figures/passing_conventions.py [results_dir]`` reads the
-runner's ``results_dir/passing_metagame/`` (else ``passing_metagame.json``) and
-writes paper/figures/passing_exploitability.{pdf,png} and
-passing_metagame.{pdf,png}; from ``passing_metagame_11/`` (else
-``passing_metagame_11.json``) it writes passing_exploitability_11 and
-passing_metagame_11. A missing result gives a warning and no figure.
+``python paper/figures/passing_conventions.py [results_dir [out_dir]]`` reads
+the runner's ``results_dir/passing_metagame/`` and writes
+paper/figures/passing_exploitability.{pdf,png} and passing_metagame.{pdf,png};
+from ``passing_metagame_11/`` it writes passing_exploitability_11 and
+passing_metagame_11 (:mod:`experiments.figures`). A missing result gives a
+warning and no figure.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import sys
 from pathlib import Path
 
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-
-HERE = Path(__file__).resolve().parent
-
-
-def _save(fig, name):
-    for ext in ("pdf", "png"):
-        fig.savefig(HERE / f"{name}.{ext}", bbox_inches="tight", dpi=150)
-    plt.close(fig)
+from experiments.figures import Job, figure_main
 
 
 def _from_rows(folder: Path) -> tuple[dict, dict]:
     """The runner's tidy rows (results/<profile>/passing_metagame/rows.csv) as
-    the dictionary of ``experiments.passing_metagame.run``."""
+    one dictionary (conventions, gains with intervals, one-vs-population
+    matrix, alpha-Rank and Nash masses) and the run's metadata."""
     import pandas as pd
     rows = pd.read_csv(folder / "rows.csv", low_memory=False)
     meta = json.loads((folder / "metadata.json").read_text())
@@ -63,36 +54,11 @@ def _from_rows(folder: Path) -> tuple[dict, dict]:
     return res, meta
 
 
-def load(results: Path, name: str) -> tuple[dict, dict] | None:
-    """(result, metadata) of experiment ``name`` in ``results``, or None."""
-    folder = results / name
-    src = results / f"{name}.json"
-    if (folder / "rows.csv").exists():
-        return _from_rows(folder)
-    if src.exists():
-        data = json.loads(src.read_text())
-        return data["result"], data["metadata"]
-    return None
-
-
 def _design(res: dict, meta: dict) -> str:
     """'P profiles x n rotations x D deals' of the meta-game."""
     k, n, d = len(res["conventions"]), res["players"], meta["config"]["deals"]
     profiles = math.comb(n + k - 1, k - 1)
     return f"{profiles:,} profiles x {n} rotations x {d:,} duplicate deals"
-
-
-def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    results = Path(argv[0]) if argv else Path("results/quick")
-    for name, suffix in (("passing_metagame", ""), ("passing_metagame_11", "_11")):
-        got = load(results, name)
-        if got is None:   # the paper's contract: warn, write nothing, exit 0
-            print(f"warning: no {name} results in {results} "
-                  f"(python -m experiments run {name}); no figure written")
-            continue
-        figures(*got, suffix)
-    return 0
 
 
 def _interval(ax, x, lo, hi, capsize=3) -> None:
@@ -103,7 +69,7 @@ def _interval(ax, x, lo, hi, capsize=3) -> None:
                 capsize=capsize)
 
 
-def figures(res: dict, meta: dict, suffix: str) -> None:
+def figures(res: dict, meta: dict, suffix: str) -> dict:
     """passing_exploitability<suffix> and passing_metagame<suffix>."""
     conv = res["conventions"]
     x = np.arange(len(conv))
@@ -123,7 +89,7 @@ def figures(res: dict, meta: dict, suffix: str) -> None:
     ax.set_title(f"{res['players']} players, {res['play']} play; {_design(res, meta)}; "
                  f"rollout passer on {br_deals} deals", fontsize=8)
     ax.legend(fontsize=8)
-    _save(fig, f"passing_exploitability{suffix}")
+    out = {f"passing_exploitability{suffix}": fig}
 
     a = np.array(res["one_vs_population"])
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(9, 3.6), gridspec_kw={"width_ratios": [3, 2]})
@@ -144,9 +110,20 @@ def figures(res: dict, meta: dict, suffix: str) -> None:
     ax2.set_xticks(x, conv, rotation=45, ha="right", fontsize=7)
     ax2.legend(fontsize=7)
     fig.suptitle(f"{res['players']} players", fontsize=9)
-    _save(fig, f"passing_metagame{suffix}")
-    print(f"wrote {HERE / f'passing_exploitability{suffix}.pdf'} and "
-          f"{HERE / f'passing_metagame{suffix}.pdf'}")
+    out[f"passing_metagame{suffix}"] = fig
+    return out
+
+
+def _job(name: str, suffix: str) -> Job:
+    return Job((f"{name}/rows.csv", f"{name}/metadata.json"),
+               lambda results: figures(*_from_rows(results / name), suffix))
+
+
+JOBS = [_job("passing_metagame", ""), _job("passing_metagame_11", "_11")]
+
+
+def main(argv=None) -> int:
+    return figure_main(__file__, JOBS, argv)
 
 
 if __name__ == "__main__":

@@ -3,28 +3,26 @@
 ``python paper/figures/rules_stats.py [RESULTS_DIR]`` reads
 ``RESULTS_DIR/rules_stats/summary.csv`` and ``seats.csv`` (written by
 ``python -m experiments run rules_stats``; default ``results/quick``) and writes
-``paper/figures/rules_stats.pdf`` and ``.png``. Missing results: a warning, no
-figure, exit 0.
+``paper/figures/rules_stats.pdf`` and ``.png`` (:mod:`experiments.figures`).
+Missing results: a warning, no figure, exit 0.
 
 (a) spread of the mean points between the best and worst seat, with the
 largest 95% half-width of a seat mean; (b) mean points by seat for the
 balanced deck with 6 and 11 players, 95% intervals; (c) share of led Black
-Marias cancelled by their twin, with a binomial 95% interval.
+Marias cancelled by their twin, with a binomial 95% interval
+(:func:`experiments.stats.proportion_half_width`).
 """
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-import matplotlib
+import matplotlib.pyplot as plt
+import pandas as pd
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
+from experiments.figures import Job, figure_main
+from experiments.stats import proportion_half_width
 
-HERE = Path(__file__).resolve().parent
 STYLE = {"balanced": dict(color="tab:blue", marker="o"),
          "kitty": dict(color="tab:orange", marker="s")}
 
@@ -37,15 +35,15 @@ def draw(summary: pd.DataFrame, seats: pd.DataFrame):
                          **STYLE.get(deck, {}))
         attempts = g.aardvark_attempts_per_hand * g.hands
         p = g.aardvark_success_rate
-        half = 1.959964 * np.sqrt(p * (1 - p) / attempts.where(attempts > 0))
-        axes[2].errorbar(g.players, p, yerr=half, capsize=2, label=deck, **STYLE.get(deck, {}))
+        axes[2].errorbar(g.players, p, yerr=proportion_half_width(p, attempts), capsize=2,
+                         label=deck, **STYLE.get(deck, {}))
     three = summary[summary.packs == 3]
     if len(three):
         axes[0].errorbar(three.players, three.seat_spread, yerr=three.ci95_max, fmt="^",
                          color="tab:green", capsize=2, label="balanced, 3 packs")
         attempts = three.aardvark_attempts_per_hand * three.hands
         p = three.aardvark_success_rate
-        axes[2].errorbar(three.players, p, yerr=1.959964 * np.sqrt(p * (1 - p) / attempts),
+        axes[2].errorbar(three.players, p, yerr=proportion_half_width(p, attempts),
                          fmt="^", color="tab:green", capsize=2, label="balanced, 3 packs")
     axes[0].set(xlabel="players", ylabel="best - worst seat (points)", title="(a) seat spread")
     axes[2].set(xlabel="players", ylabel="success rate", title="(c) Aardvark success")
@@ -66,21 +64,16 @@ def draw(summary: pd.DataFrame, seats: pd.DataFrame):
     return fig
 
 
-def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    results = Path(argv[0]) if argv else Path("results/quick")
+def draw_results(results: Path) -> dict:
     src = results / "rules_stats"
-    if not (src / "summary.csv").exists() or not (src / "seats.csv").exists():
-        print(f"warning: {src}/summary.csv or seats.csv not found (python -m experiments run "
-              f"rules_stats); no figure written")
-        return 0
-    fig = draw(pd.read_csv(src / "summary.csv"), pd.read_csv(src / "seats.csv"))
-    for ext in ("pdf", "png"):
-        out = HERE / f"rules_stats.{ext}"
-        fig.savefig(out, dpi=150, metadata={"CreationDate": None} if ext == "pdf" else None)
-        print(f"wrote {out}")
-    plt.close(fig)
-    return 0
+    return {"rules_stats": draw(pd.read_csv(src / "summary.csv"), pd.read_csv(src / "seats.csv"))}
+
+
+JOBS = [Job(("rules_stats/summary.csv", "rules_stats/seats.csv"), draw_results)]
+
+
+def main(argv=None) -> int:
+    return figure_main(__file__, JOBS, argv)
 
 
 if __name__ == "__main__":

@@ -2,8 +2,8 @@
 
 ``python paper/tables/performance.py [RESULTS_DIR] [--bench DIR]`` reads
 ``engine.json`` and ``sim.json`` from ``--bench`` (default
-``RESULTS_DIR/../bench``; written by ``python -m experiments.bench_engine`` and
-``python -m experiments.bench_sim``) and writes ``paper/tables/performance.tex``.
+``RESULTS_DIR/../bench``; written by ``python -m experiments.bench.engine`` and
+``python -m experiments.bench.sim``) and writes ``paper/tables/performance.tex``.
 Missing results: a warning, no table, exit 0.
 """
 
@@ -56,8 +56,8 @@ def main(argv=None) -> int:
     files = [bench / "engine.json", bench / "sim.json"]
     missing = [str(f) for f in files if not f.exists()]
     if missing:
-        print(f"warning: {', '.join(missing)} not found (python -m experiments.bench_engine, "
-              f"python -m experiments.bench_sim); no table written")
+        print(f"warning: {', '.join(missing)} not found (python -m experiments.bench.engine, "
+              f"python -m experiments.bench.sim); no table written")
         return 0
     out = HERE / "performance.tex"
     out.write_text(make_table(*(json.loads(f.read_text()) for f in files)))

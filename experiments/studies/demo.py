@@ -5,15 +5,12 @@ As a runner experiment (``python -m experiments run demo``): one unit per
 from its own stream ``default_rng([seed, n, h])``, so the numbers do not depend
 on the split. Rows: one per (player count, hand, seat) with the seat's points
 and the hand's void tricks, cancelled pairs and whether someone shot the moon.
-
-The original one-shot form :func:`run` (one stream for everything, writes
-``demo.json``) is kept.
+Random play is :func:`spiel_game.playout.play_random`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
 from pathlib import Path
 
 import numpy as np
@@ -21,12 +18,11 @@ import pyspiel
 
 import spiel_game
 from spiel_game import engine as E
+from spiel_game.playout import play_random
 
-from .metadata import metadata, write_result
-from .registry import Summary, Unit, register
+from ..registry import Summary, Unit, register
 
-__all__ = ["DemoConfig", "play_random_hand", "play_random", "run", "units", "run_unit",
-           "summarize_rows"]
+__all__ = ["DemoConfig", "PROFILES", "units", "run_unit", "summarize_rows"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -55,69 +51,6 @@ class DemoConfig:
 
 
 PROFILES = {"quick": DemoConfig(), "paper": DemoConfig(hands=20000, chunk=500)}
-
-
-def play_random_hand(game, rng: np.random.Generator):
-    """Play one hand with uniform random players through the pyspiel API."""
-    return play_random(game, rng)
-
-
-def play_random(game, rng: np.random.Generator, *, cards_played: int | None = None,
-                state=None):
-    """Uniformly random play (chance by its probabilities) from ``state``
-    (default: a new game) to the end, or until ``cards_played`` cards of the
-    current hand have been played to tricks."""
-    st = game.new_initial_state() if state is None else state.clone()
-    while not st.is_terminal():
-        if (cards_played is not None and not st.is_chance_node()
-                and int(st.engine_state[E.S_NPLAYED]) >= cards_played):
-            break
-        if st.is_chance_node():
-            outcomes, probs = zip(*st.chance_outcomes())
-            st.apply_action(int(rng.choice(outcomes, p=probs)))
-        else:
-            la = st.legal_actions()
-            st.apply_action(la[int(rng.integers(len(la)))])
-    return st
-
-
-def run(config: DemoConfig, out_dir: Path) -> dict:
-    started = dt.datetime.now(dt.timezone.utc)
-    rng = np.random.default_rng(config.seed)
-    result = {}
-    for n in config.players:
-        game = pyspiel.load_game(spiel_game.GAME_NAME, {"players": n})
-        pts = np.zeros((config.hands, n))
-        voids = moons = cancels = 0
-        for h in range(config.hands):
-            st = play_random_hand(game, rng)
-            s = st.engine_state
-            pts[h] = [-x for x in st.returns()]
-            voids += int(s[E.S_VOIDS])
-            moons += int(s[E.S_SHOOTER] >= 0)
-            cancels += int(s[E.S_CANCELS])
-        result[f"{n}_players"] = {
-            "rules": game.rules.describe(),
-            "hands": config.hands,
-            "mean_points_per_seat": pts.mean(axis=0).round(3).tolist(),
-            "mean_points_per_hand": float(pts.sum(axis=1).mean()),
-            "void_tricks_per_hand": voids / config.hands,
-            "cancelled_pairs_per_hand": cancels / config.hands,
-            "moons": moons,
-        }
-    write_result(out_dir / "demo.json", result, metadata(config, config.seed, started))
-    return result
-
-
-def summary(result: dict) -> str:
-    lines = []
-    for key, r in result.items():
-        lines.append(f"{key}: {r['rules']}")
-        lines.append(f"  {r['hands']} random hands: mean points per seat "
-                     f"{r['mean_points_per_seat']}, void tricks/hand "
-                     f"{r['void_tricks_per_hand']:.3f}, cancelled pairs/hand "
-                     f"{r['cancelled_pairs_per_hand']:.2f}, moons {r['moons']}")
-    return "\n".join(lines)
 
 
 # ------------------------------------------------------------ runner experiment
@@ -168,3 +101,10 @@ def summarize_rows(config: DemoConfig, rows) -> Summary:
 
 register("demo", DemoConfig, units, run_unit, summarize_rows, profiles=PROFILES,
          description="random hands through the pyspiel API with 6 and 11 players")
+
+
+def paper_macros(m, results: Path, bench: Path) -> None:
+    """The paper's numbers from ``demo/`` (:mod:`experiments.macros`)."""
+    from ..macros import read_json, thousands
+    m.add("DemoHands", lambda: read_json(results / "demo" / "metadata.json")["config"]["hands"],
+          thousands, "random hands per player count in the demo")

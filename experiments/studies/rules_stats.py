@@ -14,17 +14,13 @@ per (configuration, chunk of ``chunk`` hands), each simulating hands
 sufficient statistics per chunk (tidy: one row per configuration, chunk,
 statistic and seat; ``seat = -1`` for whole-hand statistics); the summary
 tables ``summary`` (one row per configuration) and ``seats`` (one row per
-configuration and seat) are computed from their sums.
-
-The original one-shot form is kept: ``python -m experiments.rules_stats
---profile quick|paper`` writes ``results/<profile>/rules_stats.json``.
+configuration and seat) are computed from their sums; the intervals are
+:mod:`experiments.stats`'s Student t intervals.
 """
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
-import datetime as dt
 import math
 from pathlib import Path
 
@@ -33,10 +29,10 @@ import numpy as np
 from spiel_game.rules import RuleSet
 from spiel_game.simulator import BUILTIN_POLICIES, simulate
 
-from .metadata import metadata, write_result
-from .registry import Summary, Unit, register
+from ..registry import Summary, Unit, register
+from ..stats import mean_ci_from_sums
 
-__all__ = ["RulesStatsConfig", "PROFILES", "run", "configurations", "units", "run_unit",
+__all__ = ["RulesStatsConfig", "PROFILES", "configurations", "units", "run_unit",
            "summarize_rows", "HAND_STATISTICS", "SEAT_STATISTICS"]
 
 
@@ -72,49 +68,6 @@ def configurations() -> list[tuple[str, dict]]:
     return out
 
 
-def _ci95(x: np.ndarray) -> tuple[float, float]:
-    m = float(x.mean())
-    half = 1.959964 * float(x.std(ddof=1)) / math.sqrt(len(x))
-    return m, half
-
-
-def summarize(name: str, params: dict, res) -> dict:
-    pts = res.points.astype(np.float64)
-    seats = [_ci95(pts[:, q]) for q in range(pts.shape[1])]
-    voids = res.stat("void_tricks")
-    tries = int(res.stat("aardvark_attempts").sum())
-    wins = int(res.stat("aardvark_successes").sum())
-    return {
-        "name": name,
-        "params": params,
-        "rules": RuleSet.from_params(params).describe(),
-        "hands": int(len(pts)),
-        "mean_points_per_seat": [m for m, _ in seats],
-        "ci95_points_per_seat": [h for _, h in seats],
-        "seat_spread": float(max(m for m, _ in seats) - min(m for m, _ in seats)),
-        "void_tricks_per_hand": float(voids.mean()),
-        "hands_with_a_void_trick": float((voids > 0).mean()),
-        "moon_frequency": float(res.stat("moons").mean()),
-        "cancelled_pairs_per_hand": float(res.stat("cancelled_pairs").mean()),
-        "aardvark_attempts_per_hand": tries / len(pts),
-        "aardvark_success_rate": wins / tries if tries else float("nan"),
-        "pot_reaches_last_trick": float((res.stat("pot_at_last_trick") > 0).mean()),
-    }
-
-
-def run(config: RulesStatsConfig, out_dir: Path, workers: int | None = None) -> dict:
-    """The one-shot form: every configuration in this process, one JSON file."""
-    started = dt.datetime.now(dt.timezone.utc)
-    rows = []
-    for i, (name, params) in enumerate(configurations()):
-        res = simulate(params, config.hands, config.policy, seed=config.seed + i,
-                       workers=workers)
-        rows.append(summarize(name, params, res))
-    result = {"rows": rows}
-    write_result(out_dir / "rules_stats.json", result, metadata(config, config.seed, started))
-    return result
-
-
 # ------------------------------------------------------------ runner experiment
 #: Whole-hand statistics summed over a chunk (``seat = -1`` rows).
 HAND_STATISTICS = ("void_tricks", "hands_with_a_void_trick", "moons", "cancelled_pairs",
@@ -135,7 +88,7 @@ def units(config: RulesStatsConfig) -> list[dict]:
 
 def run_unit(config: RulesStatsConfig, unit: Unit) -> list[dict]:
     """Simulate one chunk; integer sums of every statistic (tidy rows)."""
-    from .runner import unit_threads
+    from ..runner import unit_threads
 
     u = unit.params
     rules = RuleSet.from_params(u["params"])
@@ -175,11 +128,8 @@ def summarize_rows(config: RulesStatsConfig, rows) -> Summary:
         h = {s: int(sums[key + (s, -1)]) for s in HAND_STATISTICS}
         means, cis = [], []
         for q in range(players):
-            s1 = int(sums[key + ("points_sum", q)])
-            s2 = int(sums[key + ("points_sumsq", q)])
-            mean = s1 / n
-            var = max(0.0, (s2 - s1 * s1 / n) / (n - 1))
-            ci = 1.959964 * math.sqrt(var / n)
+            mean, ci = mean_ci_from_sums(int(sums[key + ("points_sum", q)]),
+                                         int(sums[key + ("points_sumsq", q)]), int(n))
             means.append(mean)
             cis.append(ci)
             seat_rows.append({"configuration": name, "deck": deck, "players": players,
@@ -214,19 +164,53 @@ register("rules_stats", RulesStatsConfig, units, run_unit, summarize_rows,
                      "for every player count and scheme")
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m experiments.rules_stats")
-    ap.add_argument("--profile", choices=sorted(PROFILES), default="quick")
-    ap.add_argument("--out", default=None)
-    args = ap.parse_args(argv)
-    out = Path(args.out or Path("results") / args.profile)
-    res = run(PROFILES[args.profile], out)
-    for r in res["rows"]:
-        print(f"{r['name']:>22}: spread {r['seat_spread']:.2f} pts, voids/hand "
-              f"{r['void_tricks_per_hand']:.3f}, moons {r['moon_frequency']:.5f}, Aardvark "
-              f"{r['aardvark_success_rate']:.3f}, pot at last {r['pot_reaches_last_trick']:.4f}")
-    return 0
+#: Player counts as words, for macro names (``VoidTricksBalancedSix``).
+NUMBER_WORDS = {5: "Five", 6: "Six", 7: "Seven", 8: "Eight", 9: "Nine", 10: "Ten",
+                11: "Eleven"}
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
+def paper_macros(m, results: Path, bench: Path) -> None:
+    """The paper's numbers from ``rules_stats/`` (:mod:`experiments.macros`)."""
+    from ..macros import fixed, read_csv, read_json, tex_text, thousands
+    rs_dir = results / "rules_stats"
+    rs = lambda: read_csv(rs_dir / "summary.csv")                   # noqa: E731
+    rs_meta = lambda: read_json(rs_dir / "metadata.json")           # noqa: E731
+
+    def row(name):
+        return next(r for r in rs() if r["configuration"] == name)
+
+    def finite(rows, key):
+        return [r for r in rows if not math.isnan(float(r[key]))]
+
+    m.add("RulesStatsProfile", lambda: rs_meta()["profile"], tex_text, "results profile")
+    m.add("RulesStatsHands", lambda: rs_meta()["config"]["hands"], thousands,
+          "random hands per configuration")
+    m.add("RulesStatsConfigurations", lambda: len(rs()), str, "configurations")
+    m.add("RulesStatsSeed", lambda: rs_meta()["seed"], str, "seed")
+    m.add("RulesStatsCommit", lambda: rs_meta()["git_commit"][:12], tex_text, "git commit")
+    best = lambda: max(rs(), key=lambda r: float(r["seat_spread"]))   # noqa: E731
+    m.add("MaxSeatSpread", lambda: best()["seat_spread"], fixed(2),
+          "largest spread of mean points between seats")
+    m.add("MaxSeatSpreadCI", lambda: best()["ci95_max"], fixed(2),
+          "its 95% half-width (largest over seats)")
+    m.add("MaxSeatSpreadConfig", lambda: best()["configuration"], tex_text,
+          "the configuration with the largest seat spread")
+    aard = lambda: finite(rs(), "aardvark_success_rate")               # noqa: E731
+    lo = lambda: min(aard(), key=lambda r: float(r["aardvark_success_rate"]))   # noqa: E731
+    hi = lambda: max(aard(), key=lambda r: float(r["aardvark_success_rate"]))   # noqa: E731
+    m.add("AardvarkMin", lambda: lo()["aardvark_success_rate"], fixed(3),
+          "lowest Aardvark success rate")
+    m.add("AardvarkMinConfig", lambda: lo()["configuration"], tex_text, "where")
+    m.add("AardvarkMax", lambda: hi()["aardvark_success_rate"], fixed(3),
+          "highest Aardvark success rate")
+    m.add("AardvarkMaxConfig", lambda: hi()["configuration"], tex_text, "where")
+    for n, word in NUMBER_WORDS.items():
+        m.add(f"VoidTricksBalanced{word}",
+              lambda n=n: row(f"balanced {n}")["void_tricks_per_hand"], fixed(3),
+              f"void tricks per hand, balanced deck, {n} players")
+        m.add(f"AardvarkBalanced{word}",
+              lambda n=n: row(f"balanced {n}")["aardvark_success_rate"], fixed(3),
+              f"Aardvark success rate, balanced deck, {n} players")
+    m.add("MoonsPerTenThousandMax",
+          lambda: 1e4 * max(float(r["moon_frequency"]) for r in rs()), fixed(1),
+          "most moons per 10^4 random hands over the configurations")

@@ -17,7 +17,7 @@
 Interleaved repeats, medians of per-repeat ratios (machines here are shared).
 Prints markdown tables and writes ``results/bench/cfr.json``::
 
-    python -m experiments.bench_cfr [--repeats 3] [--out results/bench/cfr.json]
+    python -m experiments.bench.cfr [--repeats 3] [--out results/bench/cfr.json]
         [--no-medium] [--tiny-reference N]
 
 ``--tiny-reference N`` instead prints pyspiel.CFRSolver's NashConv (by
@@ -47,7 +47,7 @@ from solvers.cfr.policy import to_tabular_policy
 from solvers.cfr.solvers import CFR, SOLVERS, make_solver
 from solvers.cfr.tree import build_tree
 
-from .metadata import metadata, write_result
+from ..metadata import metadata, write_result
 
 __all__ = ["BenchCFRConfig", "run", "tables", "tiny_reference"]
 
@@ -171,9 +171,9 @@ def run(config: BenchCFRConfig) -> dict:
                   "medium_peak_rss": "<= 4 GiB"},
     }
     if config.medium:
-        out = subprocess.run([sys.executable, "-m", "experiments.bench_cfr", "--medium-child"],
+        out = subprocess.run([sys.executable, "-m", "experiments.bench.cfr", "--medium-child"],
                              capture_output=True, text=True, check=True,
-                             cwd=Path(__file__).resolve().parent.parent)
+                             cwd=Path(__file__).resolve().parents[2])
         res["scaling"].append(json.loads(out.stdout.strip().splitlines()[-1]))
     return res
 
@@ -229,7 +229,7 @@ def tiny_reference(iterations: int) -> list[float]:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m experiments.bench_cfr")
+    ap = argparse.ArgumentParser(prog="python -m experiments.bench.cfr")
     ap.add_argument("--repeats", type=int, default=BenchCFRConfig.repeats)
     ap.add_argument("--out", default="results/bench/cfr.json")
     ap.add_argument("--no-medium", action="store_true", help="skip the medium preset")

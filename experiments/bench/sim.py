@@ -12,7 +12,7 @@
 
 Actions are counted the same way on both sides: every applied action of a
 game, chance included (``len(state.history())``). Medians of interleaved
-repeats. ``python -m experiments.bench_sim [--quick] [--checked-only]``.
+repeats. ``python -m experiments.bench.sim [--quick] [--checked-only]``.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 import pyspiel
@@ -31,11 +32,12 @@ from numba import njit
 
 import spiel_game
 from spiel_game import engine as E
+from spiel_game.playout import play_random
 from spiel_game.policies import rand_below
 from spiel_game.simulator import bytes_per_game_in_flight, simulate, state_checksum
 
-from .bench_engine import per_action_seconds
-from .metadata import metadata, write_result
+from .engine import per_action_seconds
+from ..metadata import metadata, write_result
 
 
 def cpp_hearts_seconds_per_action(n_games: int, seed: int) -> float:
@@ -45,15 +47,7 @@ def cpp_hearts_seconds_per_action(n_games: int, seed: int) -> float:
     lengths = []
     rng = np.random.default_rng(seed)
     for _ in range(50):
-        st = game.new_initial_state()
-        while not st.is_terminal():
-            if st.is_chance_node():
-                acts, probs = zip(*st.chance_outcomes())
-                st.apply_action(int(rng.choice(acts, p=probs)))
-            else:
-                la = st.legal_actions()
-                st.apply_action(la[int(rng.integers(len(la)))])
-        lengths.append(len(st.history()))
+        lengths.append(len(play_random(game, rng).history()))
     t0 = time.perf_counter()
     for i in range(n_games):
         pyspiel.evaluate_bots(game.new_initial_state(), bots, seed + i)
@@ -216,7 +210,7 @@ def table_checked(res: dict) -> list[str]:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m experiments.bench_sim")
+    ap = argparse.ArgumentParser(prog="python -m experiments.bench.sim")
     ap.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="results/bench/sim.json")
@@ -237,6 +231,30 @@ def main(argv=None) -> int:
     write_result(args.out, res, metadata({**cfg, **vars(args)}, args.seed))
     print(f"written to {args.out}")
     return 0
+
+
+def paper_macros(m, results: Path, bench: Path) -> None:
+    """The paper's numbers from ``bench/sim.json`` (:mod:`experiments.macros`)."""
+    from ..macros import fixed, read_json, thousands
+    sim = lambda: read_json(bench / "sim.json")["result"]              # noqa: E731
+    m.add("SimNsPerAction", lambda: sim()["ns_per_action"]["simulator_1_core"], fixed(0),
+          "ns per action, compiled simulator, one core, 6 players")
+    m.add("CppHeartsNsPerAction", lambda: sim()["ns_per_action"]["cpp_hearts_evaluate_bots"],
+          fixed(0), "ns per action, OpenSpiel C++ hearts, evaluate_bots")
+    m.add("SimSpeedupCppHearts", lambda: sim()["speedup_vs_cpp_hearts"], fixed(1),
+          "C++ hearts time per action / simulator time per action")
+    m.add("SimSpeedupPyspiel", lambda: sim()["simulator_vs_pyspiel_path"], fixed(0),
+          "pyspiel path time per action / simulator time per action")
+    m.add("SimUsPerHandFive", lambda: sim()["scaling"]["5"]["us_per_hand"], fixed(1),
+          "us per random hand, 5 players")
+    m.add("SimUsPerHandEleven", lambda: sim()["scaling"]["11"]["us_per_hand"], fixed(1),
+          "us per random hand, 11 players")
+    m.add("SimEquivalenceGames", lambda: sim()["equivalence"]["games"], thousands,
+          "simulated games replayed through pyspiel")
+    m.add("SimEquivalenceConfigs", lambda: sim()["equivalence"]["configs"], str,
+          "rule configurations of the replay check")
+    m.add("SimEquivalenceMismatches", lambda: sim()["equivalence"]["mismatches"], str,
+          "replays that disagreed")
 
 
 if __name__ == "__main__":

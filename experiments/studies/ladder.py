@@ -9,12 +9,12 @@ paired t-test p-value below ``alpha``. Optionally, ISMCTS strength against its
 iteration budget (``sweep``): ``ismcts(iterations=I)`` against
 ``sweep_opponent``, the data of the paper's figure.
 
-``python -m experiments.ladder --profile quick`` (about two minutes on two
+``python -m experiments.studies.ladder --profile quick`` (about two minutes on two
 cores) or ``--profile paper``; writes ``results/<profile>/ladder.json`` (with
 config, seed, versions and git commit) and one resumable tournament folder
 per step under ``results/<profile>/ladder/``. Every rung and sweep spec is
 built once before anything is written; ``move_time_limit`` (seconds, e.g.
-``--set '{"move_time_limit": 60}'``) stops a step whose agent hangs;
+``--set move_time_limit=60``) stops a step whose agent hangs;
 ``--repair`` repairs damaged step record files (see
 :mod:`experiments.tournament`). Ctrl-C or SIGTERM stops it with one line
 saying what is saved; rerunning resumes.
@@ -25,13 +25,13 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import datetime as _dt
-import json
 import signal
 import sys
 from pathlib import Path
 
-from .metadata import metadata, write_result
-from .tournament import (TournamentConfig, TournamentError, _load_game, _sigterm_raises,
+from ..config import ConfigError, make_config, parse_assignments
+from ..metadata import metadata, write_result
+from ..tournament import (TournamentConfig, TournamentError, _load_game, _sigterm_raises,
                          check_agents, run_tournament)
 
 __all__ = ["LadderConfig", "PROFILES", "check", "run", "table"]
@@ -55,14 +55,6 @@ class LadderConfig:
     seed: int = 20261129
     workers: int = 2
     move_time_limit: float | None = None
-
-    @classmethod
-    def from_dict(cls, d) -> "LadderConfig":
-        names = [f.name for f in dataclasses.fields(cls)]
-        unknown = sorted(set(d) - set(names))
-        if unknown:
-            raise ValueError(f"unknown ladder setting(s) {unknown}; allowed: {names}")
-        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in d.items()})
 
 
 PROFILES = {
@@ -151,26 +143,19 @@ def table(result: dict) -> str:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m experiments.ladder")
+    ap = argparse.ArgumentParser(prog="python -m experiments.studies.ladder")
     ap.add_argument("--profile", choices=sorted(PROFILES), default="quick")
-    ap.add_argument("--set", default="{}", help='overrides as JSON, e.g. \'{"deals": 10}\'')
+    ap.add_argument("--set", nargs="+", action="extend", metavar="KEY=VALUE", default=[],
+                    help="override settings, e.g. --set deals=10 sweep=100,300")
     ap.add_argument("--out", default=None, help="results folder (default results/<profile>)")
     ap.add_argument("--repair", action="store_true",
                     help="repair damaged step record files (deals.jsonl)")
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
-    base = dataclasses.asdict(PROFILES[args.profile])
-    try:
-        overrides = json.loads(args.set)
-    except json.JSONDecodeError as e:
-        ap.error(f"--set is not JSON: {e}")
-    if not isinstance(overrides, dict):
-        ap.error(f"--set must be a JSON object like '{{\"deals\": 10}}', got {args.set}")
-    base.update(overrides)
     out = Path(args.out or Path("results") / args.profile)
     try:
-        config = LadderConfig.from_dict(base)
-    except (ValueError, TypeError) as e:
+        config = make_config(LadderConfig, PROFILES[args.profile], parse_assignments(args.set))
+    except ConfigError as e:
         ap.error(f"bad ladder settings: {e}")
     with _sigterm_raises():
         try:
@@ -184,6 +169,39 @@ def main(argv=None) -> int:
     print(table(res))
     print(f"written to {out / 'ladder.json'}")
     return 0
+
+
+def paper_macros(m, results: Path, bench: Path) -> None:
+    """The paper's numbers from ``ladder.json`` (:mod:`experiments.macros`)."""
+    from ..macros import fixed, read_json, tex_text, thousands
+    lad = lambda: read_json(results / "ladder.json")                 # noqa: E731
+    steps = lambda: lad()["result"]["steps"]                         # noqa: E731
+    sweep = lambda: lad()["result"]["sweep"]                         # noqa: E731
+    m.add("LadderSteps", lambda: len(steps()), str, "adjacent steps of the ladder")
+    m.add("LadderHolds", lambda: sum(s["holds"] for s in steps()), str,
+          "steps significant at the ladder's alpha")
+    m.add("LadderAlpha", lambda: lad()["metadata"]["config"]["alpha"], str,
+          "significance level of a ladder step")
+    m.add("LadderDeals", lambda: lad()["metadata"]["config"]["deals"], thousands,
+          "duplicate deals per ladder step")
+    m.add("LadderPlayers",
+          lambda: " and ".join(str(n) for n in lad()["metadata"]["config"]["players"]), str,
+          "player counts of the ladder")
+    m.add("SweepMinIterations", lambda: min(p["iterations"] for p in sweep()), thousands,
+          "smallest ISMCTS budget of the sweep")
+    m.add("SweepMaxIterations", lambda: max(p["iterations"] for p in sweep()), thousands,
+          "largest ISMCTS budget of the sweep")
+    m.add("SweepDeals", lambda: lad()["metadata"]["config"]["sweep_deals"], thousands,
+          "duplicate deals per sweep budget")
+    m.add("SweepOpponent", lambda: lad()["metadata"]["config"]["sweep_opponent"], tex_text,
+          "the sweep's opponent")
+    best = lambda: max(sweep(), key=lambda p: p["payoff_gain_of_higher"]["mean"])  # noqa: E731
+    m.add("SweepBestIterations", lambda: best()["iterations"], thousands,
+          "budget with the largest gain over the opponent")
+    m.add("SweepBestGain", lambda: best()["payoff_gain_of_higher"]["mean"], fixed(2),
+          "its zero-sum gain, points per hand")
+    m.add("SweepBestLo", lambda: best()["payoff_gain_of_higher"]["lo"], fixed(2), "95% low")
+    m.add("SweepBestHi", lambda: best()["payoff_gain_of_higher"]["hi"], fixed(2), "95% high")
 
 
 if __name__ == "__main__":

@@ -4,13 +4,12 @@ Ours: ``observer.set_from(state, player)`` (the buffer researchers feed to a
 network) and pyspiel's ``state.information_state_tensor(player)`` (a Python
 list through C++) on a mid-hand 6-player state; anchor: OpenSpiel's C++
 ``hearts`` ``information_state_tensor()`` called from Python on a mid-hand
-state. Goal: ours at least 5x faster. ``python -m experiments.bench_observers``.
+state. Goal: ours at least 5x faster. ``python -m experiments.bench.observers``.
 """
 
 from __future__ import annotations
 
 import statistics
-import time
 
 import numpy as np
 import pyspiel
@@ -18,7 +17,7 @@ import pyspiel
 import spiel_game
 from spiel_game import engine as E
 
-from .bench_engine import bench_cli, seconds_per_call
+from .engine import bench_cli, seconds_per_call
 
 
 
@@ -78,7 +77,7 @@ def table(res: dict) -> str:
 
 
 def main(argv=None) -> int:
-    return bench_cli("python -m experiments.bench_observers", run, table,
+    return bench_cli("python -m experiments.bench.observers", run, table,
                      "results/bench/observers.json", argv)
 
 

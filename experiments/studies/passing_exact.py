@@ -8,7 +8,7 @@ everything is exact on the flat game tree of :mod:`solvers.cfr`:
    every pass-phase decision node of the tree is turned into a *chance* node
    whose probabilities are the convention's distribution
    (:func:`solvers.passing.choose_pass` at that information set)
-   (:func:`fix_to_chance`). Sequences and information sets keep their numbers,
+   (:func:`solvers.cfr.exploitability.fix_to_chance`). Sequences and information sets keep their numbers,
    so a profile of the fixed tree is a profile of the full tree. The play
    phase is then solved by a CFR variant (``DCFR`` by default) on that tree;
    its NashConv (``play_nash_conv``) is the exact NashConv of the play
@@ -21,7 +21,8 @@ everything is exact on the flat game tree of :mod:`solvers.cfr`:
    * ``gain_pass_play``: ``BR_p(P_C) - v_p(P_C)`` on the full tree (``p``
      deviates in passing and play);
    * ``gain_pass_only``: the same on the tree where ``p``'s *play* nodes are
-     chance nodes with ``P_C``'s play policy (``p`` deviates in passing only).
+     chance nodes with ``P_C``'s play policy (``p`` deviates in passing only)
+     (:func:`solvers.cfr.exploitability.deviation_gains`).
 
    Reported per seat and averaged over seats.
 3. **Meta-game.** For every ordered assignment of conventions to seats
@@ -32,7 +33,7 @@ everything is exact on the flat game tree of :mod:`solvers.cfr`:
    differences ``A - A^T`` (``A[i, j]`` = payoff of ``i`` against ``j``) by
    :func:`scipy.optimize.linprog` (exact Nash of ``A`` when the deal is
    constant-sum; the regret of the mixture in ``A`` itself is reported); for
-   3 players, replicator dynamics (:func:`experiments.passing_metagame.replicator_nash`,
+   3 players, replicator dynamics (:func:`solvers.metagame.replicator_nash`,
    regret reported). alpha-Rank: OpenSpiel's single-population
    ``alpharank.compute`` on the one-vs-population matrix (for 2 players this is
    ``A`` itself).
@@ -52,24 +53,24 @@ from __future__ import annotations
 import dataclasses
 import functools
 import itertools
-import math
 
 import numpy as np
 
 import spiel_game
-from solvers.cfr.best_response import best_response, nash_conv, policy_values
+from solvers.cfr.best_response import nash_conv, policy_values
+from solvers.cfr.exploitability import deviation_gains, fix_to_chance, phase_infosets
 from solvers.cfr.solvers import SOLVERS, make_solver
-from solvers.cfr.tree import CHANCE, GameTree, build_tree
+from solvers.cfr.tree import GameTree, build_tree
+from solvers.metagame import (alpharank_masses, metagame_table, one_vs_population,
+                              replicator_nash, symmetric_zero_sum_nash)
 from solvers.passing import CONVENTIONS, choose_pass
-from spiel_game.engine import PH_PASS, S_PHASE
+from spiel_game.engine import PH_PASS
 
-from .config import check_names
-from .passing_metagame import alpharank_masses, one_vs_population, profiles, replicator_nash
-from .registry import Summary, register
+from ..config import check_names
+from ..registry import Summary, Unit, register
 
-__all__ = ["PassingExactConfig", "DealAnalysis", "fix_to_chance", "pass_infosets",
-           "convention_pass_profile", "solve_play", "exploitability", "metagame_table",
-           "symmetric_zero_sum_nash", "units", "run_unit", "summarize"]
+__all__ = ["PassingExactConfig", "DealAnalysis", "convention_pass_profile", "solve_play",
+           "exploitability", "units", "run_unit", "summarize"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -88,32 +89,6 @@ class PassingExactConfig:
         check_names("solver", [self.solver], list(SOLVERS))
 
 
-# ------------------------------------------------------------------ tree surgery
-def fix_to_chance(tree: GameTree, profile: np.ndarray, node_mask: np.ndarray) -> GameTree:
-    """A copy of ``tree`` where the decision nodes in ``node_mask bool[N]`` are
-    chance nodes playing ``profile`` at their information set. Information
-    sets and sequences keep their numbers (those left without nodes are
-    ignored by the kernels), so profiles are interchangeable."""
-    nodes = np.flatnonzero(node_mask & (tree.node_player >= 0))
-    player = tree.node_player.copy()
-    data = tree.node_data.copy()
-    probs, acts = [tree.chance_prob], [tree.chance_action]
-    at = tree.chance_prob.shape[0]
-    seq = tree.infoset_seq_start
-    for u in nodes:
-        i = data[u]
-        a, b = seq[i], seq[i + 1]
-        probs.append(np.asarray(profile[a:b], np.float64))
-        acts.append(tree.sequence_action[a:b])
-        player[u] = CHANCE
-        data[u] = at
-        at += b - a
-    return dataclasses.replace(tree, node_player=player, node_data=data.astype(tree.node_data.dtype),
-                               chance_prob=np.concatenate(probs),
-                               chance_action=np.concatenate(acts).astype(tree.chance_action.dtype),
-                               _keys=None)
-
-
 @functools.lru_cache(maxsize=None)
 def _deal(deal: str) -> "DealAnalysis":
     return DealAnalysis(deal)
@@ -127,7 +102,7 @@ class DealAnalysis:
         self.deal = deal
         self.tree = build_tree(spiel_game.load(deal))
         tr = self.tree
-        self.is_pass = pass_infosets(tr)
+        self.is_pass = phase_infosets(tr, PH_PASS)
         self.pass_nodes = (tr.node_player >= 0) & self.is_pass[np.maximum(tr.node_data, 0)]
         self.pass_seq = self.is_pass[tr.sequence_infoset]
         self._conv: dict[str, np.ndarray] = {}
@@ -146,15 +121,6 @@ class DealAnalysis:
             sl = tr.player_sequences(p)
             out[sl] = self.convention(c)[sl]
         return out
-
-
-def pass_infosets(tree: GameTree) -> np.ndarray:
-    """``bool[I]``: information sets in the passing phase (R5)."""
-    out = np.zeros(tree.num_infosets, bool)
-    for i in range(tree.num_infosets):
-        st = tree.state(int(tree.infoset_node[i]))
-        out[i] = st.engine_state[S_PHASE] == PH_PASS
-    return out
 
 
 def convention_pass_profile(tree: GameTree, is_pass: np.ndarray, name: str) -> np.ndarray:
@@ -195,54 +161,11 @@ def solve_play(da: DealAnalysis, assignment, *, solver: str = "DCFR", iterations
 
 
 def exploitability(da: DealAnalysis, profile: np.ndarray) -> dict[str, np.ndarray]:
-    """Per seat: ``gain_pass_only`` and ``gain_pass_play`` (exact BR gains)."""
-    tr = da.tree
-    on = policy_values(tr, profile)
-    n = tr.num_players
-    pass_play = np.array([best_response(tr, profile, p).value for p in range(n)]) - on
-    pass_only = np.empty(n)
-    for p in range(n):
-        play_nodes_p = (tr.node_player == p) & ~da.pass_nodes
-        fixed = fix_to_chance(tr, profile, play_nodes_p)
-        pass_only[p] = best_response(fixed, profile, p).value - on[p]
-    return {"values": on, "gain_pass_only": pass_only, "gain_pass_play": pass_play}
-
-
-def metagame_table(payoffs: dict, conventions, n: int):
-    """``(profs, table)``: ``table[r, i]`` = mean payoff of a seat playing
-    convention ``i`` over every seat arrangement of count profile ``profs[r]``
-    (NaN where ``i`` is absent). ``payoffs[assignment] = float64[n]``."""
-    k = len(conventions)
-    profs = profiles(n, k)
-    index = {p: r for r, p in enumerate(profs)}
-    tot = np.zeros((len(profs), k))
-    cnt = np.zeros((len(profs), k))
-    for assignment, vals in payoffs.items():
-        idx = [conventions.index(c) for c in assignment]
-        counts = tuple(idx.count(i) for i in range(k))
-        for p, i in enumerate(idx):
-            tot[index[counts], i] += vals[p]
-            cnt[index[counts], i] += 1
-    with np.errstate(invalid="ignore"):
-        return profs, np.where(cnt > 0, tot / np.maximum(cnt, 1), np.nan)
-
-
-def symmetric_zero_sum_nash(a: np.ndarray) -> np.ndarray:
-    """Maximin mixture of the symmetric zero-sum game ``M = A - A^T``
-    (``scipy.optimize.linprog``)."""
-    from scipy.optimize import linprog
-    m = a - a.T
-    k = m.shape[0]
-    # variables x (k) and v; maximise v s.t. x^T M[:, j] >= v, sum x = 1
-    c = np.zeros(k + 1)
-    c[-1] = -1.0
-    a_ub = np.hstack([-m.T, np.ones((k, 1))])
-    res = linprog(c, A_ub=a_ub, b_ub=np.zeros(k), A_eq=[[1.0] * k + [0.0]], b_eq=[1.0],
-                  bounds=[(0, None)] * k + [(None, None)], method="highs")
-    if not res.success:
-        raise RuntimeError(res.message)
-    x = np.maximum(res.x[:k], 0.0)
-    return x / x.sum()
+    """Per seat: ``values``, ``gain_pass_only`` (best response in the passing
+    phase only) and ``gain_pass_play`` (in passing and play): exact gains."""
+    g = deviation_gains(da.tree, profile, da.pass_nodes)
+    return {"values": g["values"], "gain_pass_only": g["gain_free"],
+            "gain_pass_play": g["gain_all"]}
 
 
 # ------------------------------------------------------------------ runner
@@ -251,12 +174,11 @@ def units(config: PassingExactConfig) -> list[dict]:
     return [{"deal": d} for d in config.deals]
 
 
-def run_unit(config: PassingExactConfig, unit) -> list[dict]:
+def run_unit(config: PassingExactConfig, unit: Unit) -> list[dict]:
     """Tidy rows of one deal: ``kind`` = ``seat`` (per convention and seat),
     ``convention`` (per convention: averages, meta-game Nash and alpha-Rank
     masses) and ``assignment`` (per ordered assignment of conventions to seats)."""
-    params = unit.params if hasattr(unit, "params") else unit
-    da = _deal(params["deal"])
+    da = _deal(unit.params["deal"])
     n = da.tree.num_players
     convs = list(config.conventions)
     rows = []

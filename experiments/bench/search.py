@@ -19,7 +19,7 @@ game (6 players), both with random rollouts and the same exploration (ours
 on raw returns), by duplicate deals (:mod:`experiments.tournament`); goal: the
 95% CI of our payoff advantage includes or exceeds 0.
 
-``python -m experiments.bench_search [--iterations 1000] [--repeats 5]
+``python -m experiments.bench.search [--iterations 1000] [--repeats 5]
 [--strength-iterations 100] [--strength-deals 20] [--workers 2]``; prints a
 markdown table and writes ``results/bench/search.json``.
 """
@@ -38,9 +38,10 @@ import pyspiel
 
 import spiel_game
 from spiel_game import engine as E
+from spiel_game.playout import play_random, random_action
 
-from .metadata import metadata, write_result
-from .tournament import TournamentConfig, run_tournament
+from ..metadata import metadata, write_result
+from ..tournament import TournamentConfig, run_tournament
 
 __all__ = ["BenchConfig", "mid_hand_state", "hearts_mid_hand_state", "run", "table"]
 
@@ -58,17 +59,9 @@ class BenchConfig:
 
 def mid_hand_state(game, seed: int, n_played: int):
     """A decision point with ``n_played`` cards played (random play, seeded)."""
-    rng = np.random.default_rng(seed)
-    st = game.new_initial_state()
-    while (st.is_chance_node() or st.engine_state[E.S_PHASE] != E.PH_PLAY
-           or st.engine_state[E.S_NPLAYED] < n_played or len(st.legal_actions()) < 2):
-        if st.is_chance_node():
-            acts, probs = zip(*st.chance_outcomes())
-            st.apply_action(int(acts[int(rng.choice(len(acts), p=np.asarray(probs)))]))
-        else:
-            la = st.legal_actions()
-            st.apply_action(la[int(rng.integers(len(la)))])
-    return st
+    return play_random(game, seed, until=lambda st: not (
+        st.is_chance_node() or st.engine_state[E.S_PHASE] != E.PH_PLAY
+        or st.engine_state[E.S_NPLAYED] < n_played or len(st.legal_actions()) < 2))
 
 
 def hearts_mid_hand_state(seed: int, n_played: int = 26):
@@ -80,8 +73,7 @@ def hearts_mid_hand_state(seed: int, n_played: int = 26):
     moves = 0
     while True:
         if st.is_chance_node():
-            acts, probs = zip(*st.chance_outcomes())
-            st.apply_action(int(acts[int(rng.choice(len(acts), p=np.asarray(probs)))]))
+            st.apply_action(random_action(st, rng))
             continue
         passes = 0 if "No Pass" in str(st) else 12
         la = st.legal_actions()
@@ -191,7 +183,7 @@ def table(res: dict) -> str:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m experiments.bench_search")
+    ap = argparse.ArgumentParser(prog="python -m experiments.bench.search")
     for f in dataclasses.fields(BenchConfig):
         ap.add_argument("--" + f.name.replace("_", "-"), type=type(f.default), default=f.default)
     ap.add_argument("--out", default="results/bench")
@@ -204,6 +196,18 @@ def main(argv=None) -> int:
     print(table(res))
     print(f"written to {out / 'search.json'}")
     return 0
+
+
+def paper_macros(m, results: Path, bench: Path) -> None:
+    """The paper's speed numbers from ``bench/search.json`` (:mod:`experiments.macros`)."""
+    from ..macros import fixed, read_json, thousands
+    search = lambda: read_json(bench / "search.json")["result"]["speed"]   # noqa: E731
+    m.add("IsmctsItersPerSecond", lambda: search()["iterations_per_second"]["ours"],
+          lambda x: thousands(round(float(x))), "ISMCTS iterations/s, 6 players mid-hand")
+    m.add("IsmctsRatioPython", lambda: search()["ratio_vs_openspiel_python"], fixed(0),
+          "ours / OpenSpiel Python ISMCTSBot on our game")
+    m.add("IsmctsRatioCpp", lambda: search()["ratio_vs_openspiel_cpp_hearts"], fixed(2),
+          "ours / OpenSpiel C++ ISMCTSBot on C++ hearts")
 
 
 if __name__ == "__main__":

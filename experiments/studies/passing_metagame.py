@@ -54,18 +54,16 @@ conventions the meta-game has C(17, 6) = 12,376 profiles, each played in all
 * The rollout best-response passer works unchanged (seat 0, which passes
   first; every seat is equivalent by the same exchangeability).
 
-``python -m experiments.passing_metagame --profile quick|paper [--players 6|11]``
-writes ``results/<profile>/passing_metagame.json`` (``passing_metagame_11.json``);
-the runner experiments ``passing_metagame`` and ``passing_metagame_11`` write
-``results/<profile>/<name>/`` (tidy rows, including every profile's payoffs).
+The algorithms (replicator dynamics, alpha-Rank, the rollout best response)
+are :mod:`solvers.metagame`'s; this module plays the payoff tables. The runner
+experiments ``passing_metagame`` and ``passing_metagame_11`` (``python -m
+experiments run passing_metagame``) write ``results/<profile>/<name>/`` (tidy
+rows, including every profile's payoffs).
 """
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
-import datetime as dt
-import itertools
 import math
 import sys
 import time
@@ -73,20 +71,18 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-import pyspiel
 
-import spiel_game
-from spiel_game import engine as E
+from solvers.metagame import (alpharank_masses, bootstrap_tables, fitness_setup, library_gain,
+                              one_vs_population, profiles, replicator_nash, rollout_pass_gain)
 from spiel_game.policies import CONVENTIONS
 from spiel_game.rules import RuleSet
-from spiel_game.simulator import make_rng, rollout, simulate
+from spiel_game.simulator import simulate
 
-from .metadata import metadata, write_result
-from .registry import Summary, Unit, register
+from ..registry import Summary, Unit, register
+from ..stats import mean_ci
 
-__all__ = ["MetagameConfig", "PROFILES", "PROFILES_11", "run", "profiles", "replicator_nash",
-           "alpharank_masses", "one_vs_population", "fitness_setup", "bootstrap_tables",
-           "result_name"]
+__all__ = ["MetagameConfig", "PROFILES", "PROFILES_11", "QUICK_11_CONVENTIONS",
+           "metagame_result", "units", "run_unit", "summarize_rows"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -116,23 +112,6 @@ PROFILES_11 = {
     "paper": MetagameConfig(players=11, deals=200, br_deals=1500, br_samples=16, bootstrap=500,
                             workers=1),
 }
-PROFILES_BY_PLAYERS = {6: PROFILES, 11: PROFILES_11}
-
-
-def result_name(players: int) -> str:
-    """``passing_metagame`` (6 players, and any count but 11) or ``passing_metagame_11``."""
-    return "passing_metagame_11" if players == 11 else "passing_metagame"
-
-
-def profiles(n_players: int, k: int) -> list[tuple[int, ...]]:
-    """Count vectors of ``k`` strategies over ``n_players`` seats."""
-    out = []
-    for combo in itertools.combinations_with_replacement(range(k), n_players):
-        counts = [0] * k
-        for i in combo:
-            counts[i] += 1
-        out.append(tuple(counts))
-    return out
 
 
 def _profile_payoffs(cfg: MetagameConfig) -> tuple[list, np.ndarray]:
@@ -169,185 +148,26 @@ def _profile_payoffs(cfg: MetagameConfig) -> tuple[list, np.ndarray]:
     return profs, pay
 
 
-def fitness_setup(profs):
-    """Opponent multisets (n-1 seats), their multinomial log-coefficients, and
-    the row of the full profile for each (multiset, strategy). Depends on the
-    profile list only: compute it once and pass it to :func:`replicator_nash`."""
-    n, k = sum(profs[0]), len(profs[0])
-    index = {p: i for i, p in enumerate(profs)}
-    others = np.array(profiles(n - 1, k), np.float64)
-    coef = np.array([math.lgamma(n) - sum(math.lgamma(c + 1) for c in row) for row in others])
-    rows = np.zeros((len(others), k), np.int64)
-    for m, row in enumerate(others.astype(int)):
-        for i in range(k):
-            full = list(row)
-            full[i] += 1
-            rows[m, i] = index[tuple(full)]
-    return others, coef, rows
-
-
-def _expected_payoffs(setup, table, x, gathered=None):
-    """Fitness of each strategy against n-1 opponents drawn iid from ``x``
-    (``gathered``: ``table[rows, arange(k)]``, when already computed)."""
-    others, coef, rows = setup
-    if gathered is None:
-        gathered = table[rows, np.arange(table.shape[1])]
-    logx = np.log(np.maximum(x, 1e-300))
-    prob = np.exp(coef + others @ logx)
-    return prob @ gathered
-
-
-def replicator_nash(profs, table, *, steps: int = 3000, lr: float = 0.05, setup=None):
-    """Discrete-time replicator dynamics from the uniform mixture.
-
-    Returns (mixture, regret): regret = max_i f_i(x) - x . f(x) (0 at a
-    symmetric Nash equilibrium of the estimated meta-game). ``setup``:
-    :func:`fitness_setup` of ``profs`` (computed here when None)."""
-    setup = fitness_setup(profs) if setup is None else setup
-    k = table.shape[1]
-    gathered = table[setup[2], np.arange(k)]
-    x = np.full(k, 1.0 / k)
-    for _ in range(steps):
-        f = _expected_payoffs(setup, table, x, gathered)
-        x = x * np.exp(lr * (f - x @ f))
-        x /= x.sum()
-    f = _expected_payoffs(setup, table, x, gathered)
-    return x, float(f.max() - x @ f)
-
-
-def one_vs_population(profs, table):
-    """The 2-player reduction of the symmetric meta-game: ``A[i, j]`` = payoff of
-    one seat using ``i`` while the other n-1 seats use ``j``."""
-    k = table.shape[1]
-    n = sum(profs[0])
-    index = {p: i for i, p in enumerate(profs)}
-    a = np.zeros((k, k))
-    for i in range(k):
-        for j in range(k):
-            prof = tuple((n - 1 if q == j else 0) + (1 if q == i else 0) for q in range(k))
-            a[i, j] = table[index[prof], i]
-    return a
-
-
-def alpharank_masses(profs, table, *, alpha: float = 10.0):
-    """alpha-Rank (OpenSpiel) stationary distribution of the one-vs-population
-    reduction (OpenSpiel's single-population alpha-Rank is defined for
-    2-player symmetric games)."""
-    from open_spiel.python.egt import alpharank
-    out = alpharank.compute([one_vs_population(profs, table)], alpha=alpha)
-    return np.asarray(out[2], float)
-
-
-def _library_gain(profs, table, k, n):
-    """gain[C] = max_j u_j(one j, others C) - u_C(all C)."""
-    index = {p: i for i, p in enumerate(profs)}
-    gain = np.zeros(k)
-    for c in range(k):
-        base = table[index[tuple(n if i == c else 0 for i in range(k))], c]
-        best = base
-        for j in range(k):
-            if j != c:
-                prof = tuple((n - 1 if i == c else 0) + (1 if i == j else 0) for i in range(k))
-                best = max(best, table[index[prof], j])
-        gain[c] = best - base
-    return gain
-
-
-def _rollout_br_gain(cfg: MetagameConfig, conv: str) -> np.ndarray:
-    """Per-deal gain of the rollout best-response passer (seat 0) against ``conv``."""
-    n = cfg.players
-    game = pyspiel.load_game(spiel_game.GAME_NAME, {"players": n})
-    pol_c = f"pass:{conv}+{cfg.play}"
-    out = np.zeros(cfg.br_deals)
-    rng = np.random.default_rng(cfg.seed + 7919)
-    # The deals: replayed from the simulator's traces (duplicate with the meta-game).
-    res = simulate({"players": n}, cfg.br_deals, [pol_c] * n, seed=cfg.seed, record=True,
-                   workers=cfg.workers)
-    for d in range(cfg.br_deals):
-        base = -float(res.points[d, 0])
-        st = game.new_initial_state()
-        for a in res.trace[d][:game.rules.num_cards]:
-            st.apply_action(int(a))
-        # Seat 0 chooses its passes by simulation; everyone else passes by conv.
-        while st.engine_state[E.S_PHASE] == E.PH_PASS:
-            p = st.current_player()
-            if p == 0:
-                dets = [st.resample_from_infostate(0, rng) for _ in range(cfg.br_samples)]
-                best, best_v = None, -np.inf
-                for a in st.legal_actions():
-                    v = 0.0
-                    for j, det in enumerate(dets):
-                        child = det.child(a)
-                        ret = rollout(child.engine_params, np.asarray(child.engine_state),
-                                      make_rng(cfg.seed, 1000 * d + j),
-                                      [f"pass:{conv}+{cfg.play}"] * n)
-                        v += ret[0]
-                    if v > best_v:
-                        best, best_v = a, v
-                st.apply_action(best)
-            else:
-                from solvers.passing import choose_pass
-                dist = choose_pass(conv, st)
-                st.apply_action(max(dist, key=dist.get) if conv != "random"
-                                else int(rng.choice(list(dist))))
-        ret = rollout(st.engine_params, np.asarray(st.engine_state), make_rng(cfg.seed, d),
-                      [pol_c] * n)
-        out[d] = ret[0] - base
-    return out
-
-
-def bootstrap_tables(pay: np.ndarray, rng: np.random.Generator, replicates: int):
-    """Bootstrap over deals: yields ``replicates`` meta-game tables, each the mean
-    payoff over ``D`` deals drawn with replacement (``rng.integers(0, D, D)``).
-
-    ``pay[profile, deal, strategy]`` is NaN exactly where the strategy is
-    absent from the profile (on every deal), so a resampled mean is a matrix
-    product with the deal counts: no copy of ``pay`` per replicate (the
-    11-player table holds 12,376 profiles)."""
-    n_prof, n_deals, k = pay.shape
-    present = ~np.isnan(pay[:, 0, :])
-    flat = np.ascontiguousarray(np.nan_to_num(pay, nan=0.0).transpose(0, 2, 1)).reshape(
-        n_prof * k, n_deals)
-    for _ in range(replicates):
-        w = np.bincount(rng.integers(0, n_deals, n_deals), minlength=n_deals)
-        t = (flat @ w).reshape(n_prof, k) / n_deals
-        t[~present] = np.nan
-        yield t
-
-
 def _ci(samples: np.ndarray) -> list[float]:
     return [float(np.nanpercentile(samples, 2.5)), float(np.nanpercentile(samples, 97.5))]
 
 
-def run(config: MetagameConfig, out_dir: Path, name: str = "passing_metagame") -> dict:
-    """Everything in one call; writes ``out_dir/<name>.json``."""
-    started = dt.datetime.now(dt.timezone.utc)
-    result = _metagame(config)
-    br = {}
-    for c in config.conventions:
-        g = _rollout_br_gain(config, c)
-        half = 1.959964 * g.std(ddof=1) / math.sqrt(len(g)) if len(g) > 1 else float("nan")
-        br[c] = {"mean": float(g.mean()), "ci95": [float(g.mean() - half), float(g.mean() + half)],
-                 "deals": int(len(g))}
-    result["rollout_best_response_gain"] = br
-    write_result(out_dir / f"{name}.json", result, metadata(config, config.seed, started))
-    return result
-
-
-def _metagame(config: MetagameConfig) -> dict:
+def metagame_result(config: MetagameConfig) -> dict:
+    """The meta-game of ``config``: payoff table, library gains, replicator Nash and
+    alpha-Rank with bootstrap intervals (a JSON-ready dict; no rollout best response)."""
     k, n = len(config.conventions), config.players
     profs, pay = _profile_payoffs(config)
     with warnings.catch_warnings():       # NaN (absent strategy) on every deal
         warnings.simplefilter("ignore", RuntimeWarning)
         table = np.nanmean(pay, axis=1)
     setup = fitness_setup(profs)
-    gain = _library_gain(profs, table, k, n)
+    gain = library_gain(profs, table)
     nash, regret = replicator_nash(profs, table, setup=setup)
     masses = alpharank_masses(profs, table)
     rng = np.random.default_rng(config.seed)
     boot_gain, boot_nash, boot_alpha = [], [], []
     for t in bootstrap_tables(pay, rng, config.bootstrap):
-        boot_gain.append(_library_gain(profs, t, k, n))
+        boot_gain.append(library_gain(profs, t))
         boot_nash.append(replicator_nash(profs, t, steps=600, setup=setup)[0])
         boot_alpha.append(alpharank_masses(profs, t))
     del pay
@@ -392,12 +212,13 @@ def run_unit(config: MetagameConfig, unit: Unit) -> list[dict]:
     best-response gains (``kind=rollout_br``)."""
     if unit.params["kind"] == "rollout_br":
         c = unit.params["convention"]
-        g = _rollout_br_gain(config, c)
-        half = 1.959964 * g.std(ddof=1) / math.sqrt(len(g)) if len(g) > 1 else float("nan")
-        return [{"kind": "rollout_br", "convention": c, "mean": float(g.mean()),
-                 "lo": float(g.mean() - half), "hi": float(g.mean() + half),
-                 "deals": int(len(g))}]
-    res = _metagame(config)
+        g = rollout_pass_gain(config.players, c, deals=config.br_deals,
+                              samples=config.br_samples, play=config.play, seed=config.seed,
+                              workers=config.workers)
+        ci = mean_ci(g)
+        return [{"kind": "rollout_br", "convention": c, "mean": ci["mean"], "lo": ci["lo"],
+                 "hi": ci["hi"], "deals": ci["n"]}]
+    res = metagame_result(config)
     rows = []
     for c in config.conventions:
         rows.append({"kind": "convention", "convention": c,
@@ -443,24 +264,62 @@ register("passing_metagame_11", MetagameConfig, units, run_unit, summarize_rows,
                      "quick: four conventions)")
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m experiments.passing_metagame")
-    ap.add_argument("--profile", choices=sorted(PROFILES), default="quick")
-    ap.add_argument("--players", type=int, choices=sorted(PROFILES_BY_PLAYERS), default=6)
-    ap.add_argument("--out", default=None)
-    args = ap.parse_args(argv)
-    out = Path(args.out or Path("results") / args.profile)
-    res = run(PROFILES_BY_PLAYERS[args.players][args.profile], out, result_name(args.players))
-    for c in res["conventions"]:
-        g = res["library_best_response_gain"][c]
-        b = res["rollout_best_response_gain"][c]
-        print(f"{c:>12}: self-play {res['self_play_payoff'][c]:7.2f}  library BR gain "
-              f"{g['mean']:5.2f} [{g['ci95'][0]:.2f}, {g['ci95'][1]:.2f}]  rollout BR gain "
-              f"{b['mean']:5.2f} [{b['ci95'][0]:.2f}, {b['ci95'][1]:.2f}]  Nash "
-              f"{res['replicator_nash']['mixture'][c]:.2f}  alpha-Rank {res['alpharank']['masses'][c]:.2f}")
-    print(f"replicator regret {res['replicator_nash']['regret']:.4f}")
-    return 0
+def _eleven(results: Path) -> dict:
+    """The 11-player run's summary as ``{"config", "conventions", "library",
+    "rollout", "nash", "alpharank"}`` with ``(mean, lo, hi)`` for the gains."""
+    from ..macros import read_csv, read_json
+    folder = results / "passing_metagame_11"
+    cfg = read_json(folder / "metadata.json")["config"]
+    rows = read_csv(folder / "summary.csv")
+    f = lambda r, *keys: tuple(float(r[k]) for k in keys)       # noqa: E731
+    return {"config": cfg, "conventions": [r["convention"] for r in rows],
+            "library": {r["convention"]: f(r, "library_gain", "library_lo", "library_hi")
+                        for r in rows},
+            "rollout": {r["convention"]: f(r, "rollout_gain", "rollout_lo", "rollout_hi")
+                        for r in rows},
+            "nash": {r["convention"]: float(r["nash"]) for r in rows},
+            "alpharank": {r["convention"]: float(r["alpharank"]) for r in rows}}
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
+def paper_macros(m, results: Path, bench: Path) -> None:
+    """The paper's numbers from ``passing_metagame/`` and ``passing_metagame_11/``
+    (:mod:`experiments.macros`)."""
+    from ..macros import fixed, read_json, tex_text, thousands
+    m.add("PassingSixDeals",
+          lambda: read_json(results / "passing_metagame" / "metadata.json")["config"]["deals"],
+          thousands, "duplicate deals per profile and rotation, 6-player meta-game")
+    p11 = lambda: _eleven(results)                                  # noqa: E731
+    top = lambda key: max(p11()[key].items(), key=lambda kv: kv[1])   # noqa: E731
+    k11 = lambda: len(p11()["conventions"])                         # noqa: E731
+    m.add("PassingElevenConventions", k11, str, "conventions in the 11-player meta-game")
+    m.add("PassingElevenProfiles", lambda: math.comb(10 + k11(), k11() - 1), thousands,
+          "profiles up to symmetry, 11 seats")
+    m.add("PassingElevenDeals", lambda: p11()["config"]["deals"], thousands,
+          "duplicate deals per profile and rotation")
+    m.add("PassingElevenHands",
+          lambda: math.comb(10 + k11(), k11() - 1) * 11 * p11()["config"]["deals"], thousands,
+          "hands simulated for the 11-player meta-game")
+    m.add("PassingElevenBootstrap", lambda: p11()["config"]["bootstrap"], thousands,
+          "bootstrap replicates over deals")
+    m.add("PassingElevenRolloutDeals", lambda: p11()["config"]["br_deals"], thousands,
+          "deals of the rollout best-response passer")
+    m.add("PassingElevenRolloutSamples", lambda: p11()["config"]["br_samples"], str,
+          "sampled worlds per candidate pass")
+    m.add("PassingElevenNashTop", lambda: top("nash")[0], tex_text,
+          "largest mass of the replicator equilibrium")
+    m.add("PassingElevenNashTopMass", lambda: top("nash")[1], fixed(2), "its mass")
+    m.add("PassingElevenAlphaTop", lambda: top("alpharank")[0], tex_text,
+          "largest alpha-Rank mass")
+    m.add("PassingElevenAlphaTopMass", lambda: top("alpharank")[1], fixed(2), "its mass")
+    lib = lambda: max(p11()["library"].items(), key=lambda kv: kv[1][0])    # noqa: E731
+    m.add("PassingElevenLibraryMax", lambda: lib()[0], tex_text,
+          "most exploitable convention by the best library deviation")
+    m.add("PassingElevenLibraryMaxGain", lambda: lib()[1][0], fixed(2), "its gain, points/hand")
+    m.add("PassingElevenLibraryMaxLo", lambda: lib()[1][1], fixed(2), "95% bootstrap low")
+    m.add("PassingElevenLibraryMaxHi", lambda: lib()[1][2], fixed(2), "95% bootstrap high")
+    ro = lambda: max(p11()["rollout"].items(), key=lambda kv: kv[1][0])     # noqa: E731
+    m.add("PassingElevenRolloutMax", lambda: ro()[0], tex_text,
+          "largest gain of the rollout best-response passer")
+    m.add("PassingElevenRolloutMaxGain", lambda: ro()[1][0], fixed(2), "its gain, points/hand")
+    m.add("PassingElevenRolloutMaxLo", lambda: ro()[1][1], fixed(2), "95% low")
+    m.add("PassingElevenRolloutMaxHi", lambda: ro()[1][2], fixed(2), "95% high")

@@ -7,7 +7,7 @@
   ``python_tic_tac_toe`` state (goal: ratio <= 1).
 
 Interleaved repeats, medians and ratios (machines here are shared and noisy).
-``python -m experiments.bench_engine [--repeats R] [--out results/bench/engine.json]``
+``python -m experiments.bench.engine [--repeats R] [--out results/bench/engine.json]``
 """
 
 from __future__ import annotations
@@ -23,8 +23,9 @@ from open_spiel.python.games import tic_tac_toe  # noqa: F401  (registers python
 
 import spiel_game
 from spiel_game import engine as E
+from spiel_game.playout import play_random
 
-from .metadata import metadata, write_result
+from ..metadata import metadata, write_result
 
 
 def per_action_seconds(game, n_games: int, seed: int) -> float:
@@ -53,13 +54,10 @@ def clone_seconds(state, number: int) -> float:
 
 
 def mid_hand_state(game, seed: int):
-    rng = np.random.default_rng(seed)
-    st = game.new_initial_state()
+    """A decision with half of the hand's cards played (random play)."""
     target = game.rules.players * game.rules.hand_size // 2
-    while st.is_chance_node() or st.engine_state[E.S_NPLAYED] < target:
-        la = st.legal_actions()
-        st.apply_action(la[int(rng.integers(len(la)))])
-    return st
+    return play_random(game, seed, until=lambda st: not (
+        st.is_chance_node() or st.engine_state[E.S_NPLAYED] < target))
 
 
 def run(repeats: int = 7, seed: int = 0) -> dict:
@@ -117,8 +115,26 @@ def bench_cli(prog: str, run_fn, table_fn, default_out: str, argv=None) -> int:
 
 
 def main(argv=None) -> int:
-    return bench_cli("python -m experiments.bench_engine", run, table,
+    return bench_cli("python -m experiments.bench.engine", run, table,
                      "results/bench/engine.json", argv)
+
+
+def paper_macros(m, results: Path, bench: Path) -> None:
+    """The paper's numbers from ``bench/engine.json`` (:mod:`experiments.macros`)."""
+    from ..macros import fixed, read_json
+    engine = lambda: read_json(bench / "engine.json")["result"]        # noqa: E731
+    m.add("EngineActionUs", lambda: engine()["median_us"]["action_ours"], fixed(2),
+          "us per action, random play through pyspiel, ours")
+    m.add("TicTacToeActionUs", lambda: engine()["median_us"]["action_ttt"], fixed(2),
+          "us per action, python_tic_tac_toe")
+    m.add("EngineActionRatio", lambda: engine()["action_cost_ratio_vs_python_tic_tac_toe"],
+          fixed(2), "cost per action, ours / python_tic_tac_toe")
+    m.add("EngineCloneUs", lambda: engine()["median_us"]["clone_ours"], fixed(2),
+          "us per clone(), 6 players mid-hand")
+    m.add("TicTacToeCloneUs", lambda: engine()["median_us"]["clone_ttt"], fixed(2),
+          "us per clone(), python_tic_tac_toe mid-game")
+    m.add("EngineCloneRatio", lambda: engine()["clone_cost_ratio_vs_python_tic_tac_toe"],
+          fixed(2), "clone cost, ours / python_tic_tac_toe")
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@
   deal must at least give the player exactly the 17 cards it was dealt).
 
 Interleaved repeats and medians (machines here are shared and noisy).
-``python -m experiments.bench_resample [--repeats R] [--out results/bench/resample.json]``
+``python -m experiments.bench.resample [--repeats R] [--out results/bench/resample.json]``
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ import datetime as _dt
 import math
 import statistics
 import time
+from pathlib import Path
 
 import numpy as np
 import scipy.stats
@@ -38,30 +39,23 @@ import scipy.stats
 import spiel_game
 from spiel_game import cards as C
 from spiel_game import engine as E
+from spiel_game.playout import play_random, random_action
 
-from .metadata import metadata, write_result
+from ..metadata import metadata, write_result
 
 SMALL = {"deck": "custom", "players": 3, "suits": "HS", "ranks": "9TJQKA", "packs": 1,
          "pass_count": 0}
 
 
 def _chance(st, rng):
-    acts, probs = zip(*st.chance_outcomes())
-    st.apply_action(int(acts[int(rng.choice(len(acts), p=np.asarray(probs)))]))
+    st.apply_action(random_action(st, rng))
 
 
 def state_after_plays(game, seed: int, n_played: int):
     """A random state at a decision point with ``n_played`` cards played."""
-    rng = np.random.default_rng(seed)
-    st = game.new_initial_state()
-    while st.is_chance_node() or st.engine_state[E.S_PHASE] == E.PH_PASS \
-            or st.engine_state[E.S_NPLAYED] < n_played:
-        if st.is_chance_node():
-            _chance(st, rng)
-        else:
-            la = st.legal_actions()
-            st.apply_action(la[int(rng.integers(len(la)))])
-    return st
+    return play_random(game, seed, until=lambda st: not (
+        st.is_chance_node() or st.engine_state[E.S_PHASE] == E.PH_PASS
+        or st.engine_state[E.S_NPLAYED] < n_played))
 
 
 def hidden(st, me) -> tuple:
@@ -249,7 +243,7 @@ def table(res: dict) -> str:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m experiments.bench_resample")
+    ap = argparse.ArgumentParser(prog="python -m experiments.bench.resample")
     ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--number", type=int, default=200, help="resamples per timed repeat")
     ap.add_argument("--max-seconds", type=float, default=30.0,
@@ -263,6 +257,14 @@ def main(argv=None) -> int:
     write_result(args.out, res, metadata(vars(args), args.seed, started))
     print(f"written to {args.out}")
     return 0
+
+
+def paper_macros(m, results: Path, bench: Path) -> None:
+    """The paper's numbers from ``bench/resample.json`` (:mod:`experiments.macros`)."""
+    from ..macros import fixed, read_json
+    resample = lambda: read_json(bench / "resample.json")["result"]    # noqa: E731
+    m.add("ResampleUs", lambda: resample()["six_players_mid_hand"]["median_us_to_move"],
+          fixed(0), "us per resample_from_infostate, 6 players mid-hand")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,12 @@
+"""The studies: every experiment of the paper, one module each.
+
+A study is a registered runner experiment (:mod:`experiments.registry` finds
+the modules of this package that call ``register(``): a frozen config
+dataclass, ``units``, ``run_unit``, ``summarize`` and its ``register(...)``
+call, results in ``results/<profile>/<name>/`` (``rows.csv`` and summary
+tables). It adds its numbers to the paper with ``paper_macros(m, results,
+bench)`` (:mod:`experiments.macros`) and its figure with a script in
+``paper/figures/`` (:mod:`experiments.figures`). The ladder
+(:mod:`.ladder`) still writes its own ``ladder.json`` through
+:mod:`experiments.tournament`.
+"""
