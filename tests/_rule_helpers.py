@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
-
 import spiel_game
 from spiel_game import cards as C
+from spiel_game.playout import play_random
 from spiel_game.scenarios import parse_cards, state_from_hands
 
 __all__ = ["load", "deal", "fill_hands", "play", "hand_points", "trick_line",
@@ -131,15 +130,8 @@ def hand_counts(hand: str) -> dict[str, int]:
 
 def random_playout(game, seed: int, state=None):
     """Play to the end with uniformly random legal moves (chance by its probabilities)."""
-    rng = np.random.default_rng(seed)
     st = state if state is not None else game.new_initial_state()
-    while not st.is_terminal():
-        if st.is_chance_node():
-            acts, probs = zip(*st.chance_outcomes())
-            st.apply_action(int(rng.choice(acts, p=np.asarray(probs))))
-        else:
-            st.apply_action(int(rng.choice(st.legal_actions())))
-    return st
+    return play_random(st, seed, in_place=True)
 
 
 def hand_number(state) -> int:
@@ -153,12 +145,5 @@ def dealer(state) -> int:
 
 def play_out_hand(state, seed: int = 0):
     """Finish the current hand with random legal moves; stop at the next hand's deal."""
-    rng = np.random.default_rng(seed)
     h = hand_number(state)
-    while not state.is_terminal() and hand_number(state) == h:
-        if state.is_chance_node():
-            acts, probs = zip(*state.chance_outcomes())
-            state.apply_action(int(rng.choice(acts, p=np.asarray(probs))))
-        else:
-            state.apply_action(int(rng.choice(state.legal_actions())))
-    return state
+    return play_random(state, seed, until=lambda st: hand_number(st) != h, in_place=True)

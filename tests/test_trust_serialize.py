@@ -41,6 +41,7 @@ import spiel_game
 from spiel_game import CorruptStateError
 from spiel_game import engine as E
 from spiel_game import game as G
+from spiel_game.playout import play_random
 
 NAME = spiel_game.GAME_NAME
 SETTINGS = dict(derandomize=True, deadline=None, database=None,
@@ -62,18 +63,7 @@ CONFIGS = [
 
 def play(game, seed: int, steps: int):
     """The state after ``steps`` seeded random actions (fewer if the game ends)."""
-    rng = np.random.default_rng(seed)
-    s = game.new_initial_state()
-    for _ in range(steps):
-        if s.is_terminal():
-            break
-        if s.is_chance_node():
-            acts, probs = zip(*s.chance_outcomes())
-            s.apply_action(acts[int(rng.choice(len(acts), p=np.array(probs)))])
-        else:
-            la = s.legal_actions()
-            s.apply_action(la[int(rng.integers(len(la)))])
-    return s
+    return play_random(game, seed, until=lambda s: len(s.history()) >= steps)
 
 
 def identity(s):
