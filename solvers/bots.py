@@ -42,7 +42,7 @@ Agents here:
 
 * :class:`RandomBot` (``random``): uniform over the legal actions.
 * :class:`HeuristicBot` (``heuristic``): the rule-based player
-  :func:`spiel_game.policies.heuristic_policy`, the same compiled function the
+  :func:`solvers.heuristic.heuristic_policy`, the same compiled function the
   batch simulator and the search rollouts use, so its logic lives in one
   place. In words: it passes the most dangerous cards (a Black Maria, then
   the A/K of spades, then high hearts, then other high cards); following
@@ -64,7 +64,9 @@ import numpy as np
 import pyspiel
 
 from spiel_game import engine as E
-from spiel_game.policies import heuristic_policy, make_rng_state, rand_below
+from spiel_game.rng import make_rng_state, rand_below
+
+from .heuristic import heuristic_policy
 
 __all__ = ["Agent", "RandomBot", "HeuristicBot", "AgentParameterError", "SEED_LIMIT",
            "check_int", "check_real", "check_choice", "check_seed", "check_game"]
@@ -199,7 +201,7 @@ class RandomBot(Agent):
 
 
 class HeuristicBot(Agent):
-    """The compiled rule-based player :func:`spiel_game.policies.heuristic_policy`
+    """The compiled rule-based player :func:`solvers.heuristic.heuristic_policy`
     (documented in this module's docstring); deterministic."""
 
     def __init__(self, game, player: int, seed: int = 0):

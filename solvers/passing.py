@@ -39,12 +39,139 @@ from __future__ import annotations
 
 import numpy as np
 import pyspiel
+from numba import njit
 
-from spiel_game.engine import K, S_PHASE, PH_PASS
-from spiel_game.policies import CONVENTIONS, convention_policy, pass_scores
+from spiel_game import engine as E
+from spiel_game.cards import HEARTS, ORDER_OF, QS, SPADES, SUIT_OF, card
+from spiel_game.engine import K, P_PASS, PH_PASS, S_CUR, S_PHASE
+from spiel_game.policies import uniform_policy
+from spiel_game.rng import rand_below
+from spiel_game.simulator import register_policy
 
-__all__ = ["CONVENTIONS", "convention_code", "convention_policy", "pass_scores", "compiled_convention",
-           "choose_pass", "ConventionBot", "ConventionPolicy"]
+from .heuristic import heuristic_policy
+
+__all__ = ["CONVENTIONS", "convention_code", "convention_policy", "pass_scores",
+           "CONVENTION_POLICIES", "compiled_convention", "choose_pass", "ConventionBot",
+           "ConventionPolicy"]
+
+#: The conventions, by code (their index).
+CONVENTIONS = ("random", "high", "dump_points", "void_short", "keep_maria", "low", "expert")
+_JACK = int(ORDER_OF[card("J", "S")])
+
+
+@njit(cache=True)
+def pass_scores(code, p, s, player, out):
+    """Score every card type for ``player``'s next pass under convention ``code``
+    (higher passes first); cards not held score -1e9. ``out``: float64[53]."""
+    held = E.hand(p, s, player)
+    suitn = np.zeros(4, np.int64)
+    for c in range(K):
+        suitn[SUIT_OF[c]] += held[c]
+    low_spades = 0
+    for c in range(K):
+        if SUIT_OF[c] == SPADES and ORDER_OF[c] < ORDER_OF[QS]:
+            low_spades += held[c]
+    qs_held = held[QS] > 0
+    pc = p[P_PASS]
+    for c in range(K):
+        if held[c] <= 0:
+            out[c] = -1e9
+            continue
+        su = SUIT_OF[c]
+        o = ORDER_OF[c]
+        base = o * 4.0 + su            # 'high' order: rank, then S > H > D > C
+        v = 0.0
+        if code == 0:                  # random: all equal (chosen uniformly below)
+            v = 0.0
+        elif code == 1:                # high
+            v = base
+        elif code == 2 or code == 4:   # dump_points / keep_maria: differ on QS only
+            if c == QS:
+                v = 10000.0 if code == 2 else -5000.0
+            elif su == HEARTS:
+                v = 5000.0 + o
+            elif su == SPADES and o > ORDER_OF[QS]:
+                v = 4000.0 + o
+            else:
+                v = base
+        elif code == 3:                # void_short
+            n_su = suitn[su]
+            v = (1000.0 - n_su * 50.0) + o - (500.0 if su == HEARTS else 0.0)
+        elif code == 5:                # low
+            v = -base
+        else:                          # expert
+            protected = low_spades >= 5
+            if c == QS:
+                v = -3000.0 if protected else 10000.0
+            elif su == SPADES and o > ORDER_OF[QS]:
+                v = 1000.0 + o if (qs_held and protected) else 8000.0 + o
+            elif su == HEARTS and o >= _JACK:
+                v = 6000.0 + o
+            elif su < 2 and suitn[su] <= pc:
+                v = 3000.0 + o - suitn[su] * 20.0
+            else:
+                v = base
+        out[c] = v
+
+
+@njit(cache=True)
+def convention_policy(code, p, s, legal, k, rng):
+    """Convention ``code``'s pass among ``legal[:k]`` (the passing phase only)."""
+    if code == 0:
+        return legal[rand_below(rng, k)]
+    scores = np.empty(K, np.float64)
+    pass_scores(code, p, s, s[S_CUR], scores)
+    best = legal[0]
+    bv = -1e18
+    for i in range(k):
+        c = legal[i]
+        if scores[c] > bv:
+            bv = scores[c]
+            best = c
+    return best
+
+
+# Each convention as a simulator policy (p, s, legal, k, rng) for the passing phase.
+@njit(cache=True)
+def pass_random(p, s, legal, k, rng):
+    return convention_policy(0, p, s, legal, k, rng)
+
+
+@njit(cache=True)
+def pass_high(p, s, legal, k, rng):
+    return convention_policy(1, p, s, legal, k, rng)
+
+
+@njit(cache=True)
+def pass_dump_points(p, s, legal, k, rng):
+    return convention_policy(2, p, s, legal, k, rng)
+
+
+@njit(cache=True)
+def pass_void_short(p, s, legal, k, rng):
+    return convention_policy(3, p, s, legal, k, rng)
+
+
+@njit(cache=True)
+def pass_keep_maria(p, s, legal, k, rng):
+    return convention_policy(4, p, s, legal, k, rng)
+
+
+@njit(cache=True)
+def pass_low(p, s, legal, k, rng):
+    return convention_policy(5, p, s, legal, k, rng)
+
+
+@njit(cache=True)
+def pass_expert(p, s, legal, k, rng):
+    return convention_policy(6, p, s, legal, k, rng)
+
+
+#: Convention name -> its compiled passing-phase policy.
+CONVENTION_POLICIES = {"random": pass_random, "high": pass_high,
+                       "dump_points": pass_dump_points, "void_short": pass_void_short,
+                       "keep_maria": pass_keep_maria, "low": pass_low, "expert": pass_expert}
+assert tuple(CONVENTION_POLICIES) == CONVENTIONS
 
 
 
@@ -114,8 +241,14 @@ class ConventionPolicy:
 def compiled_convention(name: str, play: str = "heuristic") -> str:
     """The simulator policy name for ``name`` while passing and the compiled
     ``play`` policy (``heuristic`` or ``uniform``) afterwards, e.g.
-    ``"pass:dump_points+heuristic"`` (runs in the simulator's cached kernel)."""
+    ``"pass:dump_points+heuristic"`` (registered in the simulator's policy table)."""
     convention_code(name)
     if play not in ("heuristic", "uniform"):
         raise ValueError(f"play must be 'heuristic' or 'uniform', got {play!r}")
     return f"pass:{name}+{play}"
+
+
+# The simulator's names for each convention followed by a compiled play policy.
+for _name, _f in CONVENTION_POLICIES.items():
+    register_policy(f"pass:{_name}+heuristic", heuristic_policy, passing=_f, proven_legal=True)
+    register_policy(f"pass:{_name}+uniform", uniform_policy, passing=_f, proven_legal=True)

@@ -8,10 +8,19 @@ number of workers.
 
 Policies are numba functions ``policy(p, s, legal, k, rng) -> action`` that pick
 one of ``legal[:k]`` for the player to move in engine state ``s`` (rules ``p``;
-``rng`` is a ``uint64[1]`` stream for :func:`rand_below`). Built in:
-``"uniform"`` and ``"heuristic"`` (see :mod:`spiel_game.policies`). To add one,
-write an ``@njit`` function with that signature and pass it in ``policies``.
-A policy reads ``p``, ``s`` and ``legal`` and must not write to them.
+``rng`` is a ``uint64[1]`` stream for :func:`spiel_game.rng.rand_below`). Pass
+an ``@njit`` function with that signature in ``policies``, or a name of the
+policy table :data:`POLICIES`: ``"uniform"`` is built in; the heuristic player
+(``"heuristic"``) and the passing conventions (``"pass:<convention>+heuristic"``,
+``"pass:<convention>+uniform"``) live in :mod:`solvers` and register with
+:func:`register_policy` when :mod:`solvers.heuristic` / :mod:`solvers.passing`
+are imported. A policy reads ``p``, ``s`` and ``legal`` and must not write to them.
+
+**Dispatch.** The game loop receives the policies as a table: a tuple of
+first-class functions (each policy compiled for :data:`POLICY_SIGNATURE`) and,
+for each seat, its index in the table while passing and otherwise. So one
+compiled game loop (cached on disk) runs any policies; a new policy compiles
+only itself.
 
 **Checked actions.** Inside the compiled loop every action a checked seat
 chooses is tested against the legal actions listed for it (a bit mask built
@@ -20,10 +29,11 @@ it). An action outside them is not applied: the game stops, the kernel returns
 a status and :func:`simulate` raises :class:`IllegalPolicyActionError` naming
 the policy, the seat, the action and what was legal (plus the game's history up
 to it, and every game before it as a result). ``checked=None`` (the default)
-checks the seats of user policies and runs the built-in policies unchecked:
-they are proven legal by ``tests/test_trust_simulator.py``, which plays many
-games of every built-in policy checked and requires identical results both
-ways. ``checked=True`` checks every seat (built-ins too), ``checked=False``
+checks the seats of user policies and runs the registered policies marked
+``proven_legal`` unchecked (uniform, the heuristic player, the passing
+conventions): ``tests/test_trust_simulator.py`` plays many games of every
+registered policy checked and requires identical results both ways.
+``checked=True`` checks every seat (registered ones too), ``checked=False``
 none (for a user policy proven legal; an illegal action then corrupts the
 results or crashes the process).
 
@@ -43,44 +53,79 @@ Search primitives (no pyspiel): :func:`clone`, :func:`rollout`,
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import numbers
-import textwrap
-from concurrent.futures import ThreadPoolExecutor
+import warnings
 from typing import Callable, Mapping, Sequence
 
 import numba
 import numpy as np
-from numba import njit, prange
+from numba import njit, prange, types
 from numba.core.dispatcher import Dispatcher as _Dispatcher
 from numba.core.errors import NumbaError as _NumbaError
+from numba.core.errors import NumbaExperimentalFeatureWarning as _ExperimentalWarning
 
 from . import cards as C
 from . import engine as E
 from .engine import K, S_PHASE, S_CUR, PH_DEAL, PH_OVER, P_N, P_NCARDS
-from .policies import (uniform_policy, uniform_action, heuristic_policy, make_rng_state,
-                       rng_start, shuffle_prefix,
-                       convention_policy, CONVENTIONS)
+from .policies import uniform_policy, uniform_action
+from .rng import make_rng_state, rng_start, shuffle_prefix
 from .rules import RuleSet
 from . import rules as R
 
-__all__ = ["simulate", "SimulationResult", "BUILTIN_POLICIES", "clone", "rollout",
+__all__ = ["simulate", "SimulationResult", "POLICIES", "BUILTIN_POLICIES", "register_policy",
+           "POLICY_SIGNATURE", "clone", "rollout",
            "make_rng", "STAT_NAMES", "state_checksum", "bytes_per_game_in_flight",
            "step_legal", "step_apply", "step_uniform", "IllegalPolicyActionError",
            "check_params", "check_state", "MAX_SEED", "MAX_STREAM"]
 
-BUILTIN_POLICIES = {"uniform": 0, "heuristic": 1}
-# Passing conventions while passing, then a built-in play policy:
-# "pass:<convention>+heuristic" = 16 + 2 i, "pass:<convention>+uniform" = 17 + 2 i.
-for _i, _name in enumerate(CONVENTIONS):
-    BUILTIN_POLICIES[f"pass:{_name}+heuristic"] = 16 + 2 * _i
-    BUILTIN_POLICIES[f"pass:{_name}+uniform"] = 17 + 2 * _i
-_BUILTIN_NAMES = {code: name for name, code in BUILTIN_POLICIES.items()}
-# Seat code of the uniform policy: the game loop draws it without listing the
-# legal actions (``uniform_action``: the same action from the same draw).
-_UNIFORM = BUILTIN_POLICIES["uniform"]
-# Seat codes of user policies: _USER + index in the kernel's function tuple.
-_USER = 1 << 16
+#: The signature every simulator policy is compiled for: ``policy(p, s, legal,
+#: k, rng) -> action`` with ``p`` the (read-only) rules vector, ``s`` the state,
+#: ``legal`` the int32 buffer whose first ``k`` entries are the legal actions and
+#: ``rng`` a ``uint64[1]`` stream.
+POLICY_SIGNATURE = types.int64(types.Array(types.int32, 1, "C", readonly=True),
+                               types.Array(types.int32, 1, "C"),
+                               types.Array(types.int32, 1, "C"), types.int64,
+                               types.Array(types.uint64, 1, "C"))
+
+
+@dataclasses.dataclass(frozen=True)
+class _Entry:
+    """A named simulator policy: ``passing`` while passing, ``play`` otherwise."""
+
+    passing: _Dispatcher
+    play: _Dispatcher
+    proven_legal: bool
+
+
+#: The policy table: name -> policy. ``uniform`` is built in; the heuristic
+#: player (``heuristic``) and the passing conventions (``pass:<convention>+heuristic``,
+#: ``pass:<convention>+uniform``) register when :mod:`solvers.heuristic` and
+#: :mod:`solvers.passing` are imported (the rules package never imports solvers).
+POLICIES: dict[str, _Entry] = {}
+_ROLLOUT_SEATS: dict[tuple, tuple] = {}     # rollout's seats by policy names (see rollout)
+#: The same table under its former name.
+BUILTIN_POLICIES = POLICIES
+
+
+def register_policy(name: str, play, *, passing=None, proven_legal: bool = False) -> None:
+    """Register compiled policy ``play`` (and ``passing`` for the passing phase,
+    default ``play``) under ``name`` for :func:`simulate` and :func:`rollout`.
+
+    ``proven_legal=True`` lets ``checked=None`` run the policy unchecked: only
+    for policies a test proves legal (``tests/test_trust_simulator.py`` checks
+    every registered policy). Registering a name again replaces it."""
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"a policy name must be a non-empty str; got {name!r}")
+    for f in (play, passing):
+        if f is not None and not isinstance(f, _Dispatcher):
+            raise TypeError(f"policy {name!r}: {f!r} is not an @numba.njit function "
+                            f"policy(p, s, legal, k, rng) -> action")
+    POLICIES[name] = _Entry(play if passing is None else passing, play, bool(proven_legal))
+    _ROLLOUT_SEATS.clear()
+
+
+register_policy("uniform", uniform_policy, proven_legal=True)
+
 # At most this many games per chunk of a run (a chunk reuses one set of buffers).
 _CHUNK = 256
 STAT_NAMES = ("void_tricks", "moons", "cancelled_pairs", "aardvark_attempts",
@@ -120,17 +165,6 @@ class IllegalPolicyActionError(ValueError):
 
 
 # ------------------------------------------------------------ compiled game loop
-@njit(cache=True)
-def _choose_builtin(code, p, s, legal, k, rng):
-    if code >= 16:
-        if s[S_PHASE] == E.PH_PASS:
-            return convention_policy((code - 16) // 2, p, s, legal, k, rng)
-        code = 1 if code % 2 == 0 else 0
-    if code == 1:
-        return heuristic_policy(p, s, legal, k, rng)
-    return uniform_policy(p, s, legal, k, rng)
-
-
 @njit(cache=True)
 def _shuffled_undealt(p, s, rng, deck_buf):
     """Fill ``deck_buf`` with the cards not dealt yet, in a uniformly random
@@ -210,8 +244,13 @@ def _report(err, row, s, seat, a, mask, nact, code):
 
 
 @njit(cache=True)
-def _play_game(p, s, codes, checks, rng, trace, trace_row, record, legal, deck_buf, err, err_row):
+def _play_game(p, s, table, seats, checks, rng, trace, trace_row, record, legal, deck_buf, err,
+               err_row):
     """Play from ``s`` to the end (in place); returns the number of actions.
+
+    Seat ``q`` plays ``table[seats[0, q]]`` while passing and ``table[seats[1,
+    q]]`` otherwise; index -1 is the uniform policy, drawn without listing the
+    legal actions (``uniform_action``: the same action from the same draw).
 
     Seats with ``checks[seat] != 0`` have every chosen action tested against
     their legal actions; an illegal one is not applied: ``err[err_row]`` gets
@@ -236,23 +275,23 @@ def _play_game(p, s, codes, checks, rng, trace, trace_row, record, legal, deck_b
                 nact += m
             continue
         seat = s[S_CUR]
-        code = codes[seat]
+        i = seats[0, seat] if s[S_PHASE] == E.PH_PASS else seats[1, seat]
         if checks[seat] != 0:
             k = step_legal(p, s, legal)
             mask = _mask_of(legal, k)
-            if code == _UNIFORM:
+            if i < 0:
                 a = _uniform_draw(p, s, rng)
             else:
-                a = _choose_builtin(code, p, s, legal, k, rng)
+                a = table[i](p, s, legal, k, rng)
             if not _in_mask(mask, a):
-                _report(err, err_row, s, seat, a, mask, nact, code)
+                _report(err, err_row, s, seat, a, mask, nact, i)
                 return -1
             step_apply(p, s, a)
-        elif code == _UNIFORM:
+        elif i < 0:
             a = step_uniform(p, s, rng)
         else:
             k = step_legal(p, s, legal)
-            a = _choose_builtin(code, p, s, legal, k, rng)
+            a = table[i](p, s, legal, k, rng)
             step_apply(p, s, a)
         if record:
             trace[trace_row, nact] = a
@@ -285,8 +324,8 @@ def _checksum(s):
 
 
 @njit(cache=True)
-def _chunk_builtin(p, s0, codes, checks, seed, first, c, lo, hi, points, stats, trace, record,
-                   err):
+def _chunk(p, s0, table, seats, checks, seed, first, c, lo, hi, points, stats, trace, record,
+           err):
     """Games ``lo..hi-1`` of a run, with one set of buffers. The chunk stops at
     its first illegal action (``err[c]`` describes it; ``err[c, 0]`` = game)."""
     s = s0.copy()
@@ -296,7 +335,8 @@ def _chunk_builtin(p, s0, codes, checks, seed, first, c, lo, hi, points, stats, 
     for i in range(lo, hi):
         rng[0] = rng_start(seed, first + i)
         s[:] = s0
-        nact = _play_game(p, s, codes, checks, rng, trace, i, record, legal, deck_buf, err, c)
+        nact = _play_game(p, s, table, seats, checks, rng, trace, i, record, legal, deck_buf, err,
+                          c)
         if nact < 0:
             err[c, 0] = i
             return
@@ -304,45 +344,40 @@ def _chunk_builtin(p, s0, codes, checks, seed, first, c, lo, hi, points, stats, 
 
 
 @njit(cache=True, parallel=True)
-def _simulate_builtin(p, s0, codes, checks, seed, first, n_hands, chunk, points, stats, trace,
-                      record, err):
+def _simulate(p, s0, table, seats, checks, seed, first, n_hands, chunk, points, stats, trace,
+              record, err):
     for c in prange((n_hands + chunk - 1) // chunk):
-        _chunk_builtin(p, s0, codes, checks, seed, first, c, c * chunk,
-                       min(n_hands, (c + 1) * chunk), points, stats, trace, record, err)
+        _chunk(p, s0, table, seats, checks, seed, first, c, c * chunk,
+               min(n_hands, (c + 1) * chunk), points, stats, trace, record, err)
 
 
-def _without_decorator(fn) -> str:
-    src = textwrap.dedent(inspect.getsource(fn.py_func))
-    return "\n".join(line for line in src.splitlines() if not line.startswith("@njit"))
+# The compiled form of each policy function the simulator has seen: a copy
+# compiled for POLICY_SIGNATURE only, so that a tuple of them is a table of
+# first-class functions of one type (numba's FunctionType): one game loop,
+# compiled once and cached on disk, serves every set of policies of one size.
+_TYPED: dict[_Dispatcher, _Dispatcher] = {}
 
 
-def _custom_kernel(funcs: tuple):
-    """A kernel running games ``lo..hi-1`` (one chunk) that dispatches seat codes
-    ``_USER + i`` to ``funcs[i]`` and the other codes to the built-in policies.
+class _Quiet(warnings.catch_warnings):
+    """numba calls first-class functions experimental; they are what the table is."""
 
-    It is the built-in kernel's own source (``_play_game``, ``_chunk_builtin``)
-    with the policy dispatch replaced, so custom policies run exactly the same
-    game loop and the same checks. Compiled once per set of functions, serial
-    and without the GIL: :func:`simulate` runs chunks on a thread pool, so one
-    compilation serves every number of workers.
-    """
-    src = ["def choose(code, p, s, legal, k, rng):"]
-    for i in range(len(funcs)):
-        src.append(f"    if code == {_USER + i}:\n"
-                   f"        return f{i}(p, s, legal, k, rng)")
-    src.append("    return _choose_builtin(code, p, s, legal, k, rng)")
-    ns = dict(globals())
-    ns.update({f"f{i}": f for i, f in enumerate(funcs)})
-    exec("\n".join(src), ns)
-    ns["choose"] = njit(ns["choose"])
-    body = _without_decorator(_play_game).replace("_choose_builtin(", "choose(")
-    exec(body, ns)
-    ns["_play_game"] = njit(ns["_play_game"])
-    exec(_without_decorator(_chunk_builtin), ns)
-    return njit(nogil=True)(ns["_chunk_builtin"])
+    def __enter__(self):
+        super().__enter__()
+        warnings.simplefilter("ignore", _ExperimentalWarning)
 
 
-_KERNELS: dict[tuple, Callable] = {}
+def _typed(f: _Dispatcher) -> _Dispatcher:
+    g = _TYPED.get(f)
+    if g is None:
+        options = {k: v for k, v in f.targetoptions.items() if k != "nopython"}
+        with _Quiet():
+            g = _TYPED[f] = njit(POLICY_SIGNATURE, **options)(f.py_func)
+    return g
+
+
+def _table(funcs) -> tuple:
+    """The policy table of ``funcs`` (at least one entry: the table's type needs one)."""
+    return tuple(_typed(f) for f in (funcs or [uniform_policy]))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -525,10 +560,20 @@ def _policy_name(f) -> str:
     return getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or repr(f)
 
 
-def _policy_codes(policies, n, allow_functions=True):
-    """``(funcs, codes, names)``: the distinct user functions, each seat's code
-    (built-in code, or ``_USER`` + index in ``funcs``) and each seat's policy
-    name. ``allow_functions=False``: built-in names only (``rollout``'s ``policy``)."""
+def _unknown_names_hint() -> str:
+    hint = ""
+    if "heuristic" not in POLICIES:
+        hint = (" (the heuristic player and the passing conventions register when "
+                "solvers.heuristic and solvers.passing are imported)")
+    return hint
+
+
+def _policy_seats(policies, n, allow_functions=True):
+    """``(funcs, seats, user, names)``: the distinct policy functions (the
+    table), each seat's table index while passing (``seats[0]``) and otherwise
+    (``seats[1]``; -1: uniform, drawn without the list), whether each seat
+    plays a policy not proven legal, and each seat's policy name.
+    ``allow_functions=False``: registered names only (``rollout``'s ``policy``)."""
     arg = "policies" if allow_functions else "policy"
     if policies is None:
         policies = "uniform"
@@ -537,47 +582,68 @@ def _policy_codes(policies, n, allow_functions=True):
     elif isinstance(policies, Sequence):
         policies = list(policies)
     else:
-        raise TypeError(f"{arg} must be a policy (a built-in name"
+        raise TypeError(f"{arg} must be a policy (a registered name"
                         + (" or an @njit function" if allow_functions else "")
                         + f") or a list with one per seat; got {type(policies).__name__}")
     if len(policies) != n:
         raise ValueError(f"{arg}: expected one policy per seat ({n}), got {len(policies)}")
-    bad = [x for x in policies if isinstance(x, str) and x not in BUILTIN_POLICIES]
+    bad = [x for x in policies if isinstance(x, str) and x not in POLICIES]
     if bad:
-        raise ValueError(f"{arg}: unknown policies {bad}; built in: {sorted(BUILTIN_POLICIES)}"
+        raise ValueError(f"{arg}: unknown policies {bad}; registered: {sorted(POLICIES)}"
+                         + _unknown_names_hint()
                          + (" (or pass an @njit function policy(p, s, legal, k, rng))"
                             if allow_functions else ""))
-    funcs, codes, names = [], [], []
+    by_function = {e.play: name for name, e in POLICIES.items() if e.passing is e.play}
+    funcs: list = []
+    seats = np.full((2, n), -1, np.int32)
+    user = np.zeros(n, np.int8)
+    names = []
+
+    def index(f):
+        if f is uniform_policy:
+            return -1
+        if f not in funcs:
+            funcs.append(f)
+        return funcs.index(f)
+
     for seat, x in enumerate(policies):
+        if isinstance(x, _Dispatcher) and x in by_function:
+            x = by_function[x]
         if isinstance(x, str):
-            codes.append(BUILTIN_POLICIES[x])
+            e = POLICIES[x]
+            seats[0, seat], seats[1, seat] = index(e.passing), index(e.play)
+            user[seat] = not e.proven_legal
             names.append(x)
-        elif x is uniform_policy or x is heuristic_policy:
-            name = "uniform" if x is uniform_policy else "heuristic"
-            codes.append(BUILTIN_POLICIES[name])
-            names.append(name)
         elif allow_functions and isinstance(x, _Dispatcher):
-            if x not in funcs:
-                funcs.append(x)
-            codes.append(-1 - funcs.index(x))
+            seats[0, seat] = seats[1, seat] = index(x)
+            user[seat] = 1
             names.append(_policy_name(x))
         elif allow_functions:
-            raise TypeError(f"policies[{seat}] = {x!r} is not a policy: pass a built-in name "
-                            f"({', '.join(sorted(BUILTIN_POLICIES))}) or an @numba.njit "
+            raise TypeError(f"policies[{seat}] = {x!r} is not a policy: pass a registered name "
+                            f"({', '.join(sorted(POLICIES))}) or an @numba.njit "
                             f"function policy(p, s, legal, k, rng) -> action")
         else:
-            raise TypeError(f"policy[{seat}] = {x!r}: rollout runs built-in policies only, "
-                            f"one of {sorted(BUILTIN_POLICIES)}")
-    # One kernel per set of functions, whatever the seats (see _custom_kernel).
-    order = sorted(range(len(funcs)), key=lambda i: id(funcs[i]))
-    codes = [c if c >= 0 else _USER + order.index(-1 - c) for c in codes]
-    return tuple(funcs[i] for i in order), np.array(codes, np.int32), names
+            raise TypeError(f"policy[{seat}] = {x!r}: rollout runs registered policies only, "
+                            f"one of {sorted(POLICIES)}")
+    return funcs, seats, user, names
 
 
-def _seat_checks(codes, checked) -> np.ndarray:
+def _seat_checks(user, checked) -> np.ndarray:
     if checked is None:
-        return (codes >= _USER).astype(np.int8)
-    return np.full(codes.shape[0], 1 if checked else 0, np.int8)
+        return user.copy()
+    return np.full(user.shape[0], 1 if checked else 0, np.int8)
+
+
+def _compiled_table(funcs) -> tuple:
+    """The table of ``funcs``, or a TypeError naming a policy that does not compile."""
+    try:
+        return _table(funcs)
+    except (_NumbaError, TypeError) as e:
+        raise TypeError(
+            f"policies {[_policy_name(f) for f in funcs]} do not compile in the simulator: "
+            f"a policy must be an @numba.njit function policy(p, s, legal, k, rng) "
+            f"returning an integer action. numba said: {str(e).strip().splitlines()[0]}"
+        ) from e
 
 
 def _action_text(a: int) -> str:
@@ -675,54 +741,27 @@ def simulate(params: Mapping | RuleSet | None = None, n_hands: int = 1000,
     p = E.make_params(rules)
     s0 = E.new_state(p)
     n = rules.players
-    funcs, codes, names = _policy_codes(policies, n)
-    checks = _seat_checks(codes, checked)
+    funcs, seats, user, names = _policy_seats(policies, n)
+    checks = _seat_checks(user, checked)
+    table = _compiled_table(funcs)
     points = np.zeros((n_hands, n), np.int32)
     stats = np.zeros((n_hands, _NSTAT), np.int32)
     max_len = (rules.num_cards + rules.decisions_per_hand) * rules.num_hands_max
     trace = np.full((n_hands if record else 1, max_len if record else 1), -1, np.int32)
-    kernel = None
-    if funcs:
-        kernel = _KERNELS.get(funcs)
-        if kernel is None:
-            kernel = _KERNELS[funcs] = _custom_kernel(funcs)
     threads = min(workers, avail)
     # Chunks only group games for scheduling: game h always uses stream h.
     chunk = max(1, min(_CHUNK, -(-n_hands // (8 * workers))))
     err = np.full((-(-n_hands // chunk), _NERR), -1, np.int64)
 
     def run(first, count, chunk, points, stats, trace, record, err):
-        nchunks = -(-count // chunk)
+        prev = numba.get_num_threads()
+        numba.set_num_threads(threads)
         try:
-            if kernel is None:
-                prev = numba.get_num_threads()
-                numba.set_num_threads(threads)
-                try:
-                    _simulate_builtin(p, s0, codes, checks, np.uint64(seed), first, count, chunk,
-                                      points, stats, trace, record, err)
-                finally:
-                    numba.set_num_threads(prev)
-                return
-
-            def one(c):
-                kernel(p, s0, codes, checks, np.uint64(seed), first, c, c * chunk,
-                       min(count, (c + 1) * chunk), points, stats, trace, record, err)
-
-            one(0)                      # compiles on first use, in this thread
-            if threads == 1 or nchunks == 1:
-                for c in range(1, nchunks):
-                    one(c)
-            else:
-                with ThreadPoolExecutor(threads) as pool:
-                    list(pool.map(one, range(1, nchunks)))
-        except _NumbaError as e:
-            if kernel is None:
-                raise
-            raise TypeError(
-                f"policies {[_policy_name(f) for f in funcs]} do not compile in the simulator: "
-                f"a policy must be an @numba.njit function policy(p, s, legal, k, rng) "
-                f"returning an integer action. numba said: {str(e).strip().splitlines()[0]}"
-            ) from e
+            with _Quiet():
+                _simulate(p, s0, table, seats, checks, np.uint64(seed), first, count, chunk,
+                          points, stats, trace, record, err)
+        finally:
+            numba.set_num_threads(prev)
 
     run(first_hand, n_hands, chunk, points, stats, trace, record, err)
     failed = err[err[:, 0] >= 0]
@@ -780,29 +819,28 @@ def state_checksum(s) -> int:
 
 
 @njit(cache=True)
-def _rollout(p, s, codes, checks, rng, err):
+def _rollout(p, s, table, seats, checks, rng, err):
     trace = np.empty((1, 1), np.int32)
-    nact = _play_game(p, s, codes, checks, rng, trace, 0, False, np.empty(K + 2, np.int32),
-                      np.empty(p[P_NCARDS], np.int32), err, 0)
+    nact = _play_game(p, s, table, seats, checks, rng, trace, 0, False,
+                      np.empty(K + 2, np.int32), np.empty(p[P_NCARDS], np.int32), err, 0)
     if nact < 0:
         err[0, 0] = 0
     return E.returns(p, s)
 
 
-# Seat codes of the policies rollout has seen (built-in names only).
-_ROLLOUT_SEATS: dict[tuple, tuple] = {}
+# Table, seats, checks and names of the policies rollout has seen (registered names only).
 
 
 def rollout(p: np.ndarray, s: np.ndarray, rng: np.ndarray,
             policy: str | Sequence[str] = "uniform", checked: bool | None = None) -> np.ndarray:
-    """Play a copy of engine state ``s`` to the end with built-in ``policy``
+    """Play a copy of engine state ``s`` to the end with registered ``policy``
     (one name, or one per seat); return the returns (float64[n]).
 
     ``p`` and ``s`` must pass :func:`check_state` (a state of the rules ``p``;
     a state in the middle of the deal gets the rest of the deck shuffled, a
     terminal state returns its returns), ``rng`` comes from :func:`make_rng`
     and advances in place. ``checked``: ``None`` (default) checks the
-    arguments, ``True`` also every action of the built-in policies, ``False``
+    arguments, ``True`` also every action of the registered policies, ``False``
     skips ``engine.validate`` (types, shapes and rules are still checked): for
     states known to be sound, such as a pyspiel state's ``engine_state``."""
     checked = _check_checked(checked)
@@ -814,15 +852,19 @@ def rollout(p: np.ndarray, s: np.ndarray, rng: np.ndarray,
            else None, n, checked)
     seats = _ROLLOUT_SEATS.get(key) if key[0] is not None else None
     if seats is None:
-        _, codes, names = _policy_codes(policy, n, allow_functions=False)
-        seats = codes, _seat_checks(codes, checked), names
+        funcs, where, user, names = _policy_seats(policy, n, allow_functions=False)
+        seats = _table(funcs), where, _seat_checks(user, checked), names
         if key[0] is not None:
             if len(_ROLLOUT_SEATS) >= 256:
                 _ROLLOUT_SEATS.clear()
             _ROLLOUT_SEATS[key] = seats
-    codes, checks, names = seats
+    table, where, checks, names = seats
     err = np.full((1, _NERR), -1, np.int64)
-    out = _rollout(p, s.copy(), codes, checks, rng, err)
+    if p.flags.writeable:
+        p = p.view()                    # the policies take the rules read-only
+        p.setflags(write=False)
+    with _Quiet():
+        out = _rollout(p, s.copy(), table, where, checks, rng, err)
     if err[0, 0] >= 0:
         raise _illegal(err[0], names, _RulesView(p))
     return out

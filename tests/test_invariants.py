@@ -303,7 +303,7 @@ class ShadowHand:
 def engine_view(state):
     P, s = state.engine_params, np.asarray(state.engine_state)
     n = state.rules.players
-    hands = s[P[E.L_HANDS]:P[E.L_HANDS] + n * K].reshape(n, K)
+    hands = np.array([E.hand(P, s, q) for q in range(n)])
     return P, s, hands
 
 
@@ -336,7 +336,7 @@ def check_points(state, shadow: ShadowHand, where: str):
     total = int(shadow.deck @ POINTS)
     if shadow.phase in ("deal", "done"):
         return
-    taken = s[P[E.L_POINTS]:P[E.L_POINTS] + n]
+    taken = E.points(P, s)
     assert (taken == shadow.points).all(), f"{where}: points {taken} vs shadow {shadow.points}"
     in_play = int((shadow.hands.sum(axis=0) + shadow.in_flight.sum(axis=0)) @ POINTS)
     in_play += sum(points(c) for c in shadow.trick.values())
@@ -350,11 +350,11 @@ def check_trick(state, shadow: ShadowHand, where: str):
     P, s, _ = engine_view(state)
     n = shadow.n
     t, cards, outcome = shadow.completed[-1]
-    recorded = [int(x) for x in s[P[E.L_TCARDS] + t * n:P[E.L_TCARDS] + (t + 1) * n]]
+    recorded = [int(x) for x in E.trick_cards(P, s, t)]
     assert recorded == [cards[q] for q in range(n)], f"{where}: trick {t} cards"
-    got = int(s[P[E.L_TWIN] + t])
+    got = int(E.trick_winners(P, s)[t])
     assert got == outcome, (
-        f"{where}: trick {t} {cards} led by P{s[P[E.L_TLEAD] + t]}: engine outcome "
+        f"{where}: trick {t} {cards} led by P{E.trick_leaders(P, s)[t]}: engine outcome "
         f"{got}, highest uncancelled card of the suit led gives {outcome}")
 
 
@@ -363,7 +363,7 @@ def check_locations(state, shadow: ShadowHand, where: str):
     P, s, _ = engine_view(state)
     n = shadow.n
     loc = E.card_locations(P, s).astype(np.int64)
-    undealt = s[P[E.L_UNDEALT]:P[E.L_UNDEALT] + K]
+    undealt = E.undealt(P, s)
     names = [f"hand P{q}" for q in range(n)] + [
         "passed in flight", "kitty", "pot", "current trick", "taken or discarded"]
     expect = np.zeros_like(loc)
@@ -414,9 +414,9 @@ def play_random_game(params, seed, *, locations: bool):
         P, s, _ = engine_view(state)
         if phase == "deal":
             if rules.deal == "whole":
-                dealt = s[P[E.L_DEALT_HANDS]:P[E.L_DEALT_HANDS] + rules.players * K]
+                dealt = np.concatenate([E.dealt_hand(P, s, q) for q in range(rules.players)])
                 shadow.deal_whole(dealt.reshape(rules.players, K).astype(np.int64),
-                                  s[P[E.L_KITTY]:P[E.L_KITTY] + K].astype(np.int64))
+                                  E.kitty(P, s).astype(np.int64))
             else:
                 shadow.deal_card(action)
         elif phase == "pass":
@@ -434,7 +434,7 @@ def play_random_game(params, seed, *, locations: bool):
             total = int(shadow.deck @ POINTS)
             assert shadow.hand_points.sum() == (
                 total - shadow.discarded_points + shadow.moon_adjustment()), where
-            new_scores = s[P[E.L_SCORES]:P[E.L_SCORES] + rules.players].astype(np.int64)
+            new_scores = E.scores(P, s).astype(np.int64)
             assert (new_scores - scores == shadow.hand_points).all(), (
                 f"{where}: hand scored {new_scores - scores}, rules give {shadow.hand_points}")
             scores = new_scores
@@ -520,7 +520,7 @@ def _random_play(state, rng, until):
 def _deck_minus_locations(state) -> np.ndarray:
     P, s, _ = engine_view(state)
     loc = E.card_locations(P, s).astype(np.int64)
-    undealt = s[P[E.L_UNDEALT]:P[E.L_UNDEALT] + K]
+    undealt = E.undealt(P, s)
     return np.array(state.rules.deck_counts) - loc.sum(axis=0) - undealt
 
 
@@ -534,7 +534,7 @@ def test_card_locations_counts_cards_taken_in_completed_tricks():
     n = game.num_players()
     _random_play(state, rng, lambda st: st.engine_state[E.S_TRICK] >= 1)
     P, s, _ = engine_view(state)
-    first_trick = s[P[E.L_TCARDS]:P[E.L_TCARDS] + n]
+    first_trick = E.trick_cards(P, s, 0)
     missing = _deck_minus_locations(state)
     assert (missing == 0).all(), (
         f"cards of trick 1 {sorted(first_trick.tolist())} are in no row of card_locations: "

@@ -171,8 +171,8 @@ def test_relative_seats_and_values_read_from_the_engine():
     st = _play(game, rng, _mid_hand)
     s, P, n = st._s, st._P, 6
     info, obs = O.make_observer(game, O.INFO_STATE_OBS_TYPE), O.make_observer(game)
-    tcards = s[P[E.L_TCARDS]:P[E.L_TCARDS] + 17 * n].reshape(17, n)
-    points = s[P[E.L_POINTS]:P[E.L_POINTS] + n]
+    tcards = E.all_trick_cards(P, s).reshape(17, n)
+    points = E.points(P, s)
     t_now = int(s[E.S_TRICK])
     for p in range(n):
         info.set_from(st, p)
@@ -191,19 +191,19 @@ def test_relative_seats_and_values_read_from_the_engine():
         assert d["trick_cards"][t_now + 1:].sum() == 0
         assert d["trick_result"][t_now:].sum() == 0
         assert d["trick_result"][:t_now].sum() == t_now
-        hand = s[P[E.L_HANDS] + p * E.K:P[E.L_HANDS] + (p + 1) * E.K]
+        hand = E.hand(P, s, p)
         assert np.array_equal(d["hand"].sum(axis=1), hand)
         assert np.array_equal(obs.dict["hand"], d["hand"])
-        dealt = s[P[E.L_DEALT_HANDS] + p * E.K:P[E.L_DEALT_HANDS] + (p + 1) * E.K]
+        dealt = E.dealt_hand(P, s, p)
         assert np.array_equal(d["dealt_hand"].sum(axis=1), dealt)
-        seq = s[P[E.L_PASSSEQ] + p * 4:P[E.L_PASSSEQ] + (p + 1) * 4]
+        seq = E.pass_choices(P, s, p)
         assert d["passed"].argmax(axis=1).tolist() == seq.tolist()
         assert np.array_equal(obs.dict["passed"].sum(axis=1), np.bincount(seq, minlength=E.K))
         sender = (p - 1) % n                        # R5: passing to the left
-        got = s[P[E.L_PASSED] + sender * E.K:P[E.L_PASSED] + (sender + 1) * E.K]
+        got = E.passed(P, s, sender)
         assert np.array_equal(d["received"].sum(axis=1), got)
         assert np.array_equal(obs.dict["received"], d["received"])
-        pot = s[P[E.L_POT]:P[E.L_POT] + E.K]
+        pot = E.pot(P, s)
         assert np.array_equal(d["pot"].sum(axis=1), pot)
         text = info.string_from(st, p)
         for label, cards in (("dealt", dealt), ("hand", hand), ("received", got)):
@@ -211,7 +211,7 @@ def test_relative_seats_and_values_read_from_the_engine():
         assert f"| passed: {' '.join(C.card_to_string(int(c)) for c in seq)} |" in text
         voids = np.zeros((n, 4))
         for t in range(t_now + 1):
-            ld = int(s[P[E.L_TLEAD] + t])
+            ld = int(E.trick_leaders(P, s)[t])
             if ld >= 0:
                 led = C.card_suit(int(tcards[t, ld]))
                 for q in range(n):
@@ -230,10 +230,10 @@ def test_thermometer_tells_two_copies_from_one():
     obs = O.make_observer(game, O.INFO_STATE_OBS_TYPE)
     for p in range(6):
         obs.set_from(st, p)
-        hand = st._s[st._P[E.L_HANDS] + p * E.K:st._P[E.L_HANDS] + (p + 1) * E.K]
+        hand = E.hand(st._P, st._s, p)
         for c in range(E.K):
             assert obs.dict["hand"][c].tolist() == [float(hand[c] > 0), float(hand[c] > 1)]
-    assert any((st._s[st._P[E.L_HANDS]:st._P[E.L_HANDS] + 6 * E.K] == 2).tolist())
+    assert any((np.concatenate([E.hand(st._P, st._s, q) for q in range(6)]) == 2).tolist())
 
 
 # ------------------------------------------------------------- hidden cards
@@ -314,7 +314,7 @@ def test_kitty_is_hidden_until_taken():
     # Once the winner of a trick takes it, the kitty is face up for everyone.
     done = _play(game, rng, lambda st: st._s[E.S_PHASE] == E.PH_PLAY
                  and st._s[E.S_KITTY_IN_POT] == 0 and st._s[E.S_TRICK] >= 1)
-    kitty = done._s[done._P[E.L_KITTY]:done._P[E.L_KITTY] + E.K]
+    kitty = E.kitty(done._P, done._s)
     for p in range(7):
         info.set_from(done, p)
         assert info.dict["kitty_taken"][0] == 1

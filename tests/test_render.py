@@ -128,7 +128,7 @@ def random_state(seed, stop, **params):
 
 
 def hand_cards(st, q) -> list[str]:
-    counts = st._s[st._P[E.L_HANDS] + q * E.K:][:E.K]
+    counts = E.hand(st._P, st._s, q)
     return sorted(C.card_to_string(c) for c in range(E.K) for _ in range(int(counts[c])))
 
 
@@ -146,7 +146,7 @@ def test_html_shows_every_hand_by_suit_with_the_right_cards():
     for q in range(6):
         hand = root.find("ch-hand", seat=q)
         assert sorted(hand.cards()) == hand_cards(st, q)
-        in_trick = st._s[st._P[E.L_TCARDS] + 4 * 6 + q] >= 0   # played to trick 5
+        in_trick = E.trick_cards(st._P, st._s, 4)[q] >= 0   # played to trick 5
         assert int(hand.attrs["data-count"]) == 17 - 4 - in_trick
         for row in hand.find_all("ch-suit-row"):             # grouped by suit
             assert {c[1] for c in row.cards()} <= {row.attrs["data-suit"]}
@@ -225,7 +225,7 @@ def test_r11_html_shows_match_scores():
     assert st.is_terminal()
     root = parse(state_to_html(st))
     scores = {int(n.attrs["data-seat"]): int(n.text()) for n in root.find_all("ch-score")}
-    assert scores == {q: int(st._s[st._P[E.L_SCORES] + q]) for q in range(6)}
+    assert scores == {q: int(E.scores(st._P, st._s)[q]) for q in range(6)}
     assert max(scores.values()) >= 30
 
 
@@ -240,10 +240,10 @@ def test_r3_html_kitty_face_down_until_taken():
     st = random_state(5, mid_trick(3, 0), **game_params)
     kitty = parse(state_to_html(st)).find("ch-kitty")
     assert kitty.attrs["data-state"] == "taken"
-    kit = st._s[st._P[E.L_KITTY]:][:E.K]
+    kit = E.kitty(st._P, st._s)
     assert sorted(kitty.cards()) == sorted(
         C.card_to_string(c) for c in range(E.K) for _ in range(int(kit[c])))
-    first_winner = next(int(w) for w in st._s[st._P[E.L_TWIN]:][:3] if w >= 0)
+    first_winner = next(int(w) for w in E.trick_winners(st._P, st._s)[:3] if w >= 0)
     assert kitty.attrs["data-seat"] == str(first_winner)
 
 
@@ -286,7 +286,7 @@ def test_hand_replay_points_taken_add_up(params):
     for r in rows:
         if r.attrs["data-result"] == "won":
             taken[int(r.attrs["data-winner"])] += int(r.attrs["data-taken"])
-    assert taken == [int(st._s[st._P[E.L_POINTS] + q]) for q in range(st.rules.players)]
+    assert taken == [int(E.points(st._P, st._s)[q]) for q in range(st.rules.players)]
 
 
 def test_render_text_replay_trick_by_trick():

@@ -6,11 +6,14 @@ import pyspiel
 import pytest
 from numba import njit
 
+import solvers.passing  # noqa: F401  (registers "heuristic" and "pass:*" in the simulator)
+from solvers.heuristic import heuristic_policy
 import spiel_game
 from spiel_game import engine as E
-from spiel_game.policies import rand_below, uniform_action, uniform_policy
-from spiel_game.simulator import (STAT_NAMES, bytes_per_game_in_flight, make_rng, rollout,
-                                  simulate, state_checksum)
+from spiel_game.policies import uniform_action, uniform_policy
+from spiel_game.rng import rand_below
+from spiel_game.simulator import (POLICIES, STAT_NAMES, bytes_per_game_in_flight, make_rng,
+                                  register_policy, rollout, simulate, state_checksum)
 
 NAME = spiel_game.GAME_NAME
 
@@ -41,7 +44,7 @@ def test_simulator_and_pyspiel_give_identical_hands_and_points(params, policy):
         assert st.is_terminal()
         s = st.engine_state
         P = st.engine_params
-        scores = s[P[E.L_SCORES]:P[E.L_SCORES] + game.num_players()]
+        scores = E.scores(P, s)
         assert res.points[h].tolist() == scores.tolist()
         assert res.stat("state_checksum")[h] == state_checksum(np.asarray(s))
         assert res.stat("actions")[h] == len(st.history())
@@ -78,6 +81,31 @@ def test_the_heuristic_beats_uniform_random_play():
 @njit
 def _lowest_card(p, s, legal, k, rng):
     return legal[0]
+
+
+def test_policy_table_takes_registered_names_and_functions():
+    """A policy registered by name plays exactly as the function passed
+    directly; a registered name with a passing policy uses it only while
+    passing (here the convention 'low' then the heuristic player)."""
+    register_policy("test:lowest", _lowest_card)
+    try:
+        by_name = simulate({}, 40, ["test:lowest"] + ["heuristic"] * 5, seed=4, workers=1,
+                           record=True)
+        by_function = simulate({}, 40, [_lowest_card] + ["heuristic"] * 5, seed=4, workers=1,
+                               record=True)
+        assert np.array_equal(by_name.trace, by_function.trace)
+    finally:
+        del POLICIES["test:lowest"]
+    from solvers.passing import pass_low
+    register_policy("test:low+heuristic", heuristic_policy, passing=pass_low)
+    try:
+        a = simulate({}, 40, "test:low+heuristic", seed=4, workers=1, record=True)
+        b = simulate({}, 40, "pass:low+heuristic", seed=4, workers=1, record=True)
+        assert np.array_equal(a.trace, b.trace) and np.array_equal(a.points, b.points)
+    finally:
+        del POLICIES["test:low+heuristic"]
+    with pytest.raises(TypeError, match="not an @numba.njit function"):
+        register_policy("test:plain", _lowest_card.py_func)
 
 
 def test_custom_compiled_policy_plugs_in():

@@ -25,10 +25,11 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings, strategies as st
 from numba import njit
 
+import solvers.passing  # noqa: F401  (registers "heuristic" and "pass:*" in the simulator)
 import spiel_game
 from spiel_game import engine as E
 from spiel_game.cards import JD, card_to_string
-from spiel_game.policies import rand_below
+from spiel_game.rng import rand_below
 from spiel_game.rules import RuleSet
 from spiel_game.simulator import (BUILTIN_POLICIES, MAX_SEED, MAX_STREAM,
                                   IllegalPolicyActionError, check_params, check_state, clone,
