@@ -80,6 +80,16 @@ def sci(x: float, digits: int = 1) -> str:
     return rf"\ensuremath{{{mant:.{digits}f}\times 10^{{{exp}}}}}"
 
 
+def seconds(x: float) -> str:
+    """``352.0`` -> ``352``, ``3.7`` -> ``3.7``, ``0.0213`` -> ``0.021``."""
+    x = float(x)
+    if x >= 10:
+        return f"{x:.0f}"
+    if x >= 1:
+        return f"{x:.1f}"
+    return f"{x:.2g}"
+
+
 def pvalue(p: float) -> str:
     """``0.011``; ``\\ensuremath{3\\times 10^{-4}}`` below 0.001."""
     p = float(p)
@@ -230,12 +240,16 @@ def add_ladder(m: Macros, results: Path) -> None:
         m.add(f"Sweep{key}P", lambda p=pick: gain(p())["p_value"], pvalue, "p-value")
 
     def overlap() -> int:
-        """The smallest budget whose 95% interval overlaps the largest budget's."""
+        """The smallest budget from which on every budget's 95% interval
+        overlaps the largest budget's."""
         top = gain(sweep()[-1])
-        return next(s["iterations"] for s in sweep()
-                    if gain(s)["hi"] >= top["lo"] and gain(s)["lo"] <= top["hi"])
+        ok = [gain(s)["hi"] >= top["lo"] and gain(s)["lo"] <= top["hi"] for s in sweep()]
+        i = len(ok) - 1
+        while i > 0 and ok[i - 1]:
+            i -= 1
+        return sweep()[i]["iterations"]
     m.add("SweepOverlapIterations", overlap, thousands,
-          "smallest budget whose 95% interval overlaps that of the largest budget")
+          "smallest budget from which on every 95% interval overlaps the largest budget's")
     m.add("SweepFirstSignificant",
           lambda: next(s["iterations"] for s in sweep() if gain(s)["lo"] > 0), thousands,
           "smallest budget whose 95% interval lies above 0")
@@ -296,12 +310,18 @@ def add_cfr(m: Macros, results: Path) -> None:
         for solver, sw in SOLVER_WORDS.items():
             m.add(f"Cfr{w}Final{sw}", lambda s=solver, f=final: f(s), sci,
                   f"NashConv of {solver}'s average strategy after the last iteration")
-            m.add(f"Cfr{w}Seconds{sw}", lambda s=solver, f=secs: f(s), fixed(1),
+            m.add(f"Cfr{w}Seconds{sw}", lambda s=solver, f=secs: f(s), seconds,
                   f"{solver}: solver seconds for all iterations")
         m.add(f"Cfr{w}Order", lambda o=order: " $<$ ".join(tex_text(x) for x in o()), str,
               "solvers by final NashConv, smallest first")
         m.add(f"Cfr{w}Best", lambda o=order: o()[0], tex_text, "smallest final NashConv")
         m.add(f"Cfr{w}BestFinal", lambda o=order, f=final: f(o()[0]), sci, "its NashConv")
+        m.add(f"Cfr{w}Worst", lambda o=order: o()[-1], tex_text, "largest final NashConv")
+        m.add(f"Cfr{w}WorstFinal", lambda o=order, f=final: f(o()[-1]), sci, "its NashConv")
+        m.add(f"Cfr{w}SecondsSpread",
+              lambda n=n, sc=secs: (max(sc(x) for x in deal(n)["runs"]) /
+                                    min(sc(x) for x in deal(n)["runs"])), fixed(1),
+              "slowest / fastest variant in solver seconds for the same iterations")
         m.add(f"Cfr{w}BestFactor", lambda o=order, f=final: f("CFR") / f(o()[0]),
               lambda x: thousands(round(x)), "CFR's final NashConv / the best one's")
 
@@ -311,7 +331,7 @@ def add_cfr(m: Macros, results: Path) -> None:
             return next(r for r in deal(n)["runs"][o()[0]] if float(r["nash_conv"]) <= target)
         m.add(f"Cfr{w}BestReachIterations", lambda r=reach: r()["iteration"], thousands,
               "iterations the best solver needs to match CFR's final NashConv")
-        m.add(f"Cfr{w}BestReachSeconds", lambda r=reach: float(r()["seconds"]), fixed(1),
+        m.add(f"Cfr{w}BestReachSeconds", lambda r=reach: float(r()["seconds"]), seconds,
               "its solver seconds then")
         m.add(f"Cfr{w}BestMaxGain",
               lambda o=order, n=n: max(float(deal(n)["runs"][o()[0]][-1][f"improvement_{p}"])
@@ -323,7 +343,7 @@ def add_cfr(m: Macros, results: Path) -> None:
         for n, d in sorted(runs().items()):
             for s, rows in sorted(d["runs"].items(), key=lambda kv: float(kv[1][-1]["nash_conv"])):
                 out.append(f"{tt(d['deal'])} & {n} & {tex_text(s)} & "
-                           f"{sci(rows[-1]['nash_conv'])} & {float(rows[-1]['seconds']):.1f} \\\\")
+                           f"{sci(rows[-1]['nash_conv'])} & {seconds(rows[-1]['seconds'])} \\\\")
         if not out:
             raise ValueError("no CFR runs")
         return "\n".join(out)
@@ -413,6 +433,10 @@ def add_metagame(m: Macros, results: Path) -> None:
               lambda b=br: sum(float(r["mean"]) < 0 for r in b().values()), str,
               "conventions against which the rollout passer's mean gain is negative")
 
+        m.add(f"Meta{w}RolloutBelowZeroSignificant",
+              lambda b=br: sum(float(r["hi"]) < 0 for r in b().values()), str,
+              "conventions against which the rollout passer's whole 95% interval is below 0")
+
         def rows(c=conv, b=br) -> str:
             cv, bv = c(), b()
             out = []
@@ -425,6 +449,15 @@ def add_metagame(m: Macros, results: Path) -> None:
                 raise ValueError("no conventions")
             return "\n".join(out)
         m.add(f"Meta{w}Rows", rows, str, f"table rows: every convention, {n} players", rows=True)
+
+
+def add_metagame_ratio(m: Macros, results: Path) -> None:
+    def largest(folder: str) -> float:
+        return max(float(r["library_gain"]) for r in _csv(results / folder / "rows.csv")
+                   if r["kind"] == "convention")
+    m.add("MetaElevenOverSix",
+          lambda: largest("passing_metagame_11") / largest("passing_metagame"), fixed(2),
+          "largest library gain at 11 players / at 6 players")
 
 
 # ------------------------------------------------------------------ exact passing
@@ -516,6 +549,7 @@ def collect(results: Path) -> Macros:
     add_ladder(m, results)
     add_cfr(m, results)
     add_metagame(m, results)
+    add_metagame_ratio(m, results)
     add_exact(m, results)
     add_versions(m, results)
     return m
