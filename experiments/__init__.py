@@ -15,6 +15,13 @@ script again); without the guard the runner warns and uses one process.
 
 The command line is ``python -m experiments`` (see ``experiments/__main__.py``);
 the plug-in interface is :mod:`experiments.registry`.
+
+Layout by role: infrastructure here (:mod:`.runner`, :mod:`.registry`,
+:mod:`.config`, :mod:`.metadata`, :mod:`.stats` for intervals,
+:mod:`.figures` and :mod:`.macros` for the paper, :mod:`.tournament` for
+duplicate-deal matches); every study in :mod:`experiments.studies`; the
+benchmarks in :mod:`experiments.bench` (``python -m experiments.bench.engine``).
+Algorithms live in :mod:`solvers`, never here.
 """
 
 from __future__ import annotations
