@@ -124,11 +124,12 @@ def _rollout(p, s, code, rng, legal, deck_buf):
 def _write_determinization(p, s, det, rng):
     """Put the sampled hidden cards (``det.work.out``) into engine state ``s``
     (a copy of the root)."""
-    out, forced, tmp = det.work.out, det.forced, det.tmp
-    H = det.seats.shape[0]
+    out, forced, tmp, seats, npass = det.work.out, det.forced, det.tmp, det.seats, det.npass
+    passing = det.passing
+    H = seats.shape[0]
     pc = p[E.P_PASS]
     for h in range(H):
-        q = det.seats[h]
+        q = seats[h]
         if q < 0:                                   # the untaken kitty
             pts = 0
             for c in range(K):
@@ -138,7 +139,7 @@ def _write_determinization(p, s, det, rng):
             s[E.S_POTPTS] += pts - det.kitty_pts_old
             continue
         hb = p[E.L_HANDS] + q * K
-        if not det.passing:
+        if not passing:
             for c in range(K):
                 s[hb + c] = out[h, c] + forced[h, c]
         else:                                       # passing: dealt hand, hidden passes
@@ -153,7 +154,7 @@ def _write_determinization(p, s, det, rng):
                 for _ in range(v):
                     tmp[m] = c
                     m += 1
-            for j in range(det.npass[h]):           # a uniform draw without replacement
+            for j in range(npass[h]):           # a uniform draw without replacement
                 r = j + rand_below(rng, m - j)
                 t = tmp[j]
                 tmp[j] = tmp[r]
@@ -334,6 +335,11 @@ def _search(p, root, me, n_iter, uct_c, lo, scale, code, rng, t, s, legal, deck_
 
 @njit(cache=True)
 def _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, n):
+    # The tree's arrays as locals: the hot loops index them without going
+    # through the record each time.
+    first_child, sibling, keys, mover = t.child, t.sibling, t.key, t.mover
+    expanded_mask = t.expanded
+    visits, avail, reward = t.visits, t.avail, t.reward
     node = 0
     depth = 0
     path[0] = 0
@@ -359,22 +365,22 @@ def _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, 
         # Availability: every existing child compatible with this determinization.
         best = -1
         best_v = -1e300
-        c = t.child[node]
+        c = first_child[node]
         while c >= 0:
-            key = t.key[c]
+            key = keys[c]
             if key < 64 and (lmask >> key) & 1:
-                t.avail[c] += 1.0
-                vis = t.visits[c]
+                avail[c] += 1.0
+                vis = visits[c]
                 if vis > 0:
-                    v = t.reward[c] / vis + uct_c * math.sqrt(math.log(t.avail[c]) / vis)
+                    v = reward[c] / vis + uct_c * math.sqrt(math.log(avail[c]) / vis)
                 else:
                     v = 1e299
                 v += rand_uniform(rng) * 1e-9          # random tie-breaking
                 if v > best_v:
                     best_v = v
                     best = c
-            c = t.sibling[c]
-        unexp = lmask & ~t.expanded[node]
+            c = sibling[c]
+        unexp = lmask & ~expanded_mask[node]
         expanded = False
         if unexp != 0:
             cnt = 0
@@ -392,11 +398,11 @@ def _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, 
             child = _new_node(t, node, a, cur)
             if child < 0:
                 break
-            t.avail[child] = 1.0
+            avail[child] = 1.0
             expanded = True
         else:
             child = best
-            a = t.key[child]
+            a = keys[child]
         step_apply(p, s, a)
         depth += 1
         path[depth] = child
@@ -411,13 +417,13 @@ def _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, 
             path[depth] = node
     _rollout(p, s, code, rng, legal, deck_buf)
     ret = E.returns(p, s)
-    t.visits[0] += 1.0
+    visits[0] += 1.0
     for i in range(1, depth + 1):
         v = path[i]
-        t.visits[v] += 1.0
-        mv = t.mover[v]
+        visits[v] += 1.0
+        mv = mover[v]
         if mv >= 0:
-            t.reward[v] += (ret[mv] - lo) * scale
+            reward[v] += (ret[mv] - lo) * scale
 
 
 @njit(cache=True)
