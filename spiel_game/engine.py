@@ -50,6 +50,9 @@ NUM_ACTIONS_WITH_MOON = K + 2
 
 SUIT_OF = np.ascontiguousarray(C.SUIT_OF)
 ORDER_OF = np.ascontiguousarray(C.ORDER_OF)
+#: Points of the standard penalty cards (hearts 1, QS 13): what a moon needs and
+#: what ``points_on_first_trick='forbidden'`` forbids. The scoring table of a
+#: game is ``card_points(p)`` (these points, plus ``jack_of_diamonds``).
 POINTS_OF = np.ascontiguousarray(C.POINTS_OF)
 
 CHANCE = -1
@@ -638,7 +641,7 @@ def _after_deal(p, s):
     if p[P_KITTY] > 0:
         pts = 0
         for c in range(K):
-            pts += s[p[L_KITTY] + c] * POINTS_OF[c]
+            pts += s[p[L_KITTY] + c] * p[P_POINTS + c]
         s[S_POTPTS] = pts
         s[S_POTN] = p[P_KITTY]
         s[S_KITTY_IN_POT] = 1
@@ -741,8 +744,9 @@ def _apply_pass(p, s, c):
 
 @njit(cache=True, inline='always')
 def trick_outcome(p, s, t):
-    """Resolve the complete trick ``t``: (winner seat or -1 if void, points, pairs
-    cancelled). O(n): copies are counted in the state's scratch counters."""
+    """Resolve the complete trick ``t``: (winner seat or -1 if void, points by
+    the scoring table (cancelled cards count, R7), pairs cancelled). O(n):
+    copies are counted in the state's scratch counters."""
     n = p[P_N]
     base = p[L_TCARDS] + t * n
     scr = p[L_SCRATCH]
@@ -756,7 +760,7 @@ def trick_outcome(p, s, t):
     pairs = 0
     for q in range(n):
         c = s[base + q]
-        pts += POINTS_OF[c]
+        pts += p[P_POINTS + c]
         copies = s[scr + c]
         if copies > 1:            # R7: identical cards cancel
             pairs += copies // 2
@@ -817,14 +821,58 @@ def _finish_hand(p, s, choice):
         _reset_hand(p, s)
 
 
+@njit(cache=True)
+def bonus_taken(p, s, seat):
+    """Points of the cards worth less than 0 (``jack_of_diamonds``) that ``seat``
+    took in this hand's completed tricks, with the set-aside cards and the
+    kitty they carried (R3 A, R8); 0 in a game without such cards."""
+    if p[P_BONUS_PTS] == 0:
+        return 0
+    n = p[P_N]
+    table = card_points(p)
+    carried = 0                         # set aside, for the next trick taken
+    if p[P_KITTY] > 0:
+        kit = kitty(p, s)
+        for c in range(K):
+            if table[c] < 0:
+                carried += kit[c] * table[c]
+    won = trick_winners(p, s)
+    out = 0
+    for t in range(s[S_TRICK]):
+        b = 0
+        cards = trick_cards(p, s, t)
+        for q in range(n):
+            if table[cards[q]] < 0:
+                b += table[cards[q]]
+        w = won[t]
+        if w >= 0:
+            if w == seat:
+                out += carried + b
+            carried = 0
+        elif w == TW_VOID:
+            carried += b
+        else:                           # TW_DISCARDED (R8 A): nobody's
+            carried = 0
+    return out
+
+
+@njit(cache=True, inline='always')
+def _shot_the_moon(p, s, seat):
+    """Did ``seat`` take every penalty card (hearts, QS) of the hand (R10)? The
+    cards worth less than 0 do not count (Omnibus Hearts)."""
+    pts = s[p[L_POINTS] + seat]
+    if p[P_BONUS_PTS] != 0:
+        pts -= bonus_taken(p, s, seat)
+    return pts == p[P_PENALTY_PTS]
+
+
 @njit(cache=True, inline='always')
 def _end_of_tricks(p, s):
     n = p[P_N]
     s[S_SHOOTER] = -1
-    tp = p[P_PENALTY_PTS]
-    if p[P_MOON] != MOON_OFF and tp > 0:
+    if p[P_MOON] != MOON_OFF and p[P_PENALTY_PTS] > 0:
         for q in range(n):
-            if s[p[L_POINTS] + q] == tp:
+            if _shot_the_moon(p, s, q):
                 s[S_SHOOTER] = q
     if s[S_SHOOTER] >= 0 and p[P_MOON] == MOON_CHOOSE:
         s[S_PHASE] = PH_MOON
@@ -998,7 +1046,8 @@ _VALIDATE_CHECKS = (
     ("LEADER", S_LEADER, "S_LEADER must be -1 (before play) or a seat 0..n-1"),
     ("TLEN", S_TLEN, "S_TLEN (cards in the current trick) must be 0..n-1"),
     ("BROKEN", S_BROKEN, "S_BROKEN (hearts broken) must be 0 or 1"),
-    ("POTPTS", S_POTPTS, "S_POTPTS (points set aside) must be 0..the points in the deck"),
+    ("POTPTS", S_POTPTS, "S_POTPTS (points set aside) must lie between the points of the cards "
+                         "worth less than 0 (jack_of_diamonds) and the penalty points in the deck"),
     ("POTN", S_POTN, "S_POTN (cards set aside) must be 0..the number of cards in the deck"),
     ("KITTY_IN_POT", S_KITTY_IN_POT, "S_KITTY_IN_POT must be 0 or 1 (always 0 without a kitty)"),
     ("SHOOTER", S_SHOOTER, "S_SHOOTER must be -1 (nobody shot the moon) or a seat 0..n-1"),
@@ -1009,7 +1058,8 @@ _VALIDATE_CHECKS = (
     ("AARD_WIN", S_AARD_WIN, "S_AARD_WIN (QS led and another QS played) must be 0..max_hands * hand size"),
     ("POT_AT_LAST", S_POT_AT_LAST, "S_POT_AT_LAST (hands whose set-aside cards reached the last "
                                    "trick) must be 0..max_hands"),
-    ("DISCARDED", S_DISCARDED, "S_DISCARDED (points discarded, R8 A) must be 0..the points in the deck"),
+    ("DISCARDED", S_DISCARDED, "S_DISCARDED (points discarded, R8 A) must lie between the points "
+                               "of the cards worth less than 0 and the penalty points in the deck"),
     ("MOONS", S_MOONS, "S_MOONS (moons shot) must be 0..max_hands"),
     # ---- ranges of the array fields
     ("UNDEALT_RANGE", None, "undealt copies of each card type must be 0..its copies in the deck"),
@@ -1018,7 +1068,8 @@ _VALIDATE_CHECKS = (
     ("PASSED_RANGE", None, "copies of a card type passed by a seat must be 0..its copies in the deck"),
     ("KITTY_RANGE", None, "copies of a card type in the kitty must be 0..its copies in the deck"),
     ("POT_RANGE", None, "copies of a card type set aside must be 0..its copies in the deck"),
-    ("POINTS_RANGE", None, "points taken this hand by a seat must be 0..the points in the deck"),
+    ("POINTS_RANGE", None, "points taken this hand by a seat must lie between the points of the "
+                           "cards worth less than 0 and the penalty points in the deck"),
     ("HANDPTS_RANGE", None, "a seat's points for one hand (moon rule applied) must lie in "
                             "RuleSet.hand_points_range()"),
     ("SCORES_RANGE", None, "a score must lie within max_hands times the range of one hand's points"),
@@ -1134,7 +1185,7 @@ def _hand_points_bounds(p):
         lo = min(lo, tp - mp)
     if mode == MOON_ADD or mode == MOON_BOTH or mode == MOON_CHOOSE:
         hi = max(hi, mp)
-    return lo, hi
+    return lo + p[P_BONUS_PTS], hi
 
 
 @njit(cache=True)
@@ -1146,6 +1197,7 @@ def _check_fields(p, s):
     pc = np.int64(p[P_PASS])
     kit = np.int64(p[P_KITTY])
     tp = np.int64(p[P_PENALTY_PTS])
+    bp = np.int64(p[P_BONUS_PTS])
     mh = np.int64(p[P_MAX_HANDS])
     und, hnd, dlt, psd = p[L_UNDEALT], p[L_HANDS], p[L_DEALT_HANDS], p[L_PASSED]
     kty, pot, pts, hpts, scr = p[L_KITTY], p[L_POT], p[L_POINTS], p[L_HANDPTS], p[L_SCORES]
@@ -1179,7 +1231,7 @@ def _check_fields(p, s):
         return V_TLEN
     if s[S_BROKEN] < 0 or s[S_BROKEN] > 1:
         return V_BROKEN
-    if s[S_POTPTS] < 0 or s[S_POTPTS] > tp:
+    if s[S_POTPTS] < bp or s[S_POTPTS] > tp:
         return V_POTPTS
     if s[S_POTN] < 0 or s[S_POTN] > nc:
         return V_POTN
@@ -1200,7 +1252,7 @@ def _check_fields(p, s):
         return V_AARD_WIN
     if s[S_POT_AT_LAST] < 0 or s[S_POT_AT_LAST] > mh:
         return V_POT_AT_LAST
-    if s[S_DISCARDED] < 0 or s[S_DISCARDED] > tp:
+    if s[S_DISCARDED] < bp or s[S_DISCARDED] > tp:
         return V_DISCARDED
     if s[S_MOONS] < 0 or s[S_MOONS] > mh:
         return V_MOONS
@@ -1226,7 +1278,7 @@ def _check_fields(p, s):
         if s[pot + c] < 0 or s[pot + c] > p[P_DECK + c]:
             return V_POT_RANGE
     for q in range(n):
-        if s[pts + q] < 0 or s[pts + q] > tp:
+        if s[pts + q] < bp or s[pts + q] > tp:
             return V_POINTS_RANGE
     lo, hi = _hand_points_bounds(p)
     for q in range(n):
@@ -1434,7 +1486,7 @@ def _check_play(p, s, exact_hands):
     pot_n = np.int64(0)
     if kip == 1:
         for c in range(K):
-            pot_pts += s[kty + c] * POINTS_OF[c]
+            pot_pts += s[kty + c] * p[P_POINTS + c]
         pot_n = kit
     voids = cancels = atry = awin = plast = np.int64(0)
     discarded = np.int64(0)
@@ -1468,7 +1520,7 @@ def _check_play(p, s, exact_hands):
         tpts = np.int64(0)
         for q in range(n):
             c = s[base + q]
-            tpts += POINTS_OF[c]
+            tpts += p[P_POINTS + c]
             k = count[c]
             if k > 1:                     # R7: identical cards cancel
                 cancels += k // 2
@@ -1581,7 +1633,7 @@ def _check_play(p, s, exact_hands):
     exp_sh = np.int64(-1)
     if (ph == PH_MOON or over) and mode != MOON_OFF and tp > 0:
         for q in range(n):
-            if taken[q] == tp:
+            if taken[q] - bonus_taken(p, s, q) == tp:
                 exp_sh = q
     if sh != exp_sh or (ph == PH_MOON and mode != MOON_CHOOSE):
         return V_SHOOTER_PHASE

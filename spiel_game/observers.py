@@ -222,7 +222,7 @@ def _pieces(rules, iig_obs_type):
             add("kitty", cards, _KITTY_ALL if every else _KITTY)
     if private != PI.NONE:
         add("moon_pending", (1,), _MOON_PENDING)
-    if rules.moon == "choose" and rules.total_points > 0:
+    if rules.moon == "choose" and rules.penalty_points > 0:
         add("moon_choice", (2,), _MOON_CHOICE)
     if rules.is_match:
         add("scores", (n,), _SCORES)

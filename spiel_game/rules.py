@@ -43,12 +43,14 @@ PARAMETER_DEFAULTS: dict[str, Any] = {
     "max_hands": 100,
     "utility": "points",
     "deal": "cards",
+    "jack_of_diamonds": 0,
 }
 
 #: Largest allowed ``moon_points``, ``target_score`` and ``max_hands``. Scores are
 #: ``int32`` in the engine. One hand gives a player points in
-#: ``[total - moon_points, max(total, moon_points)]`` with ``total`` <= 104 (four
-#: packs of 26 points), so ``|hand points| <= 10,000``; a match has at most
+#: ``[total - moon_points + bonus, max(total, moon_points)]`` with ``total`` <= 104
+#: (four packs of 26 penalty points) and ``bonus`` >= -104 (four Jacks of
+#: Diamonds of -26), so ``|hand points| <= 10,000``; a match has at most
 #: ``max_hands`` hands, so ``|score| <= 10,000 * 10,000 = 10^8`` and even the sum
 #: of 11 seats' scores, ``1.1 * 10^9``, is below ``2^31 - 1 = 2,147,483,647``. A
 #: target above the largest reachable score could never be reached; 10^6 is more
@@ -71,6 +73,7 @@ _INT_ALLOWED = {
     "moon_points": f"0..{MAX_MOON_POINTS}",
     "target_score": f"0..{MAX_TARGET_SCORE} (0 = one hand)",
     "max_hands": f"1..{MAX_HANDS}",
+    "jack_of_diamonds": "-26..0 (0 = off; Omnibus Hearts: -10)",
 }
 
 _CHOICES = {
@@ -200,6 +203,7 @@ class RuleSet:
     max_hands: int
     utility: str
     deal: str
+    jack_of_diamonds: int         # points of each JD taken: 0, or < 0 (Omnibus Hearts)
     deck_counts: tuple[int, ...]  # copies of each of the 53 card types
     hand_size: int
     kitty_size: int
@@ -342,7 +346,9 @@ class RuleSet:
         for k, lo, hi, what in (
                 ("moon_points", 0, MAX_MOON_POINTS, ""),
                 ("target_score", 0, MAX_TARGET_SCORE, "0 = one hand, > 0 a match; "),
-                ("max_hands", 1, MAX_HANDS, "")):
+                ("max_hands", 1, MAX_HANDS, ""),
+                ("jack_of_diamonds", JACK_OF_DIAMONDS_RANGE[0], JACK_OF_DIAMONDS_RANGE[1],
+                 "0 = off, -10 Omnibus Hearts; ")):
             if not lo <= p[k] <= hi:
                 raise GameParameterError(
                     f"{k}={p[k]} is not allowed: allowed {lo}..{hi} ({what}an int >= {lo} "
@@ -363,7 +369,7 @@ class RuleSet:
             void_last_trick=p["void_last_trick"], no_points_first_trick=no_pts_first,
             moon=p["moon"], moon_points=p["moon_points"], target_score=p["target_score"],
             max_hands=p["max_hands"], utility=p["utility"], deal=p["deal"],
-            deck_counts=tuple(int(x) for x in counts), hand_size=hand,
+            jack_of_diamonds=p["jack_of_diamonds"], deck_counts=tuple(int(x) for x in counts), hand_size=hand,
             kitty_size=kitty, opening_card=opening, deck_description=text,
             params=tuple(sorted(p.items())))
 
@@ -373,8 +379,28 @@ class RuleSet:
         return sum(self.deck_counts)
 
     @property
+    def card_points(self) -> tuple[int, ...]:
+        """The scoring table (R10): points of each of the 53 card types. Hearts 1,
+        QS 13, the Jack of Diamonds ``jack_of_diamonds``, the others 0."""
+        table = [int(x) for x in C.POINTS_OF]
+        table[C.JD] = self.jack_of_diamonds
+        return tuple(table)
+
+    @property
+    def penalty_points(self) -> int:
+        """Points of the penalty cards (hearts, QS) in the deck: a shooter takes them all (R10)."""
+        return int(sum(k * v for k, v in zip(self.deck_counts, self.card_points) if v > 0))
+
+    @property
+    def bonus_points(self) -> int:
+        """Points of the cards worth less than 0 in the deck (<= 0; 0 unless jack_of_diamonds)."""
+        return int(sum(k * v for k, v in zip(self.deck_counts, self.card_points) if v < 0))
+
+    @property
     def total_points(self) -> int:
-        return int(np.dot(self.deck_counts, C.POINTS_OF))
+        """Every card's points (penalty and bonus): the points the seats share in a
+        hand where nobody shoots the moon and nothing is discarded (R8 A)."""
+        return self.penalty_points + self.bonus_points
 
     @property
     def is_match(self) -> bool:
@@ -398,14 +424,16 @@ class RuleSet:
         return d
 
     def hand_points_range(self) -> tuple[int, int]:
-        """(min, max) points one player can end one hand with, moon rule applied."""
-        tp, mp = self.total_points, self.moon_points
+        """(min, max) points one player can end one hand with, moon rule applied.
+        The cards worth less than 0 (``jack_of_diamonds``) all may go to one seat,
+        shooter or not: they lower the minimum."""
+        tp, mp = self.penalty_points, self.moon_points
         lo, hi = 0, tp
         if self.moon in ("subtract", "both", "choose") and tp > 0:
             lo = min(lo, tp - mp)
         if self.moon in ("add", "both", "choose") and tp > 0:
             hi = max(hi, mp)          # a non-shooter took nothing and gets +mp
-        return lo, hi
+        return lo + self.bonus_points, hi
 
     def utility_range(self) -> tuple[float, float]:
         lo, hi = self.hand_points_range()
@@ -434,16 +462,16 @@ class RuleSet:
         v[P_OPENING] = self.opening_card
         v[P_VOID_LAST] = VOID_LEADER if self.void_last_trick == "leader" else VOID_DISCARD
         v[P_NO_PTS_FIRST] = int(self.no_points_first_trick)
-        v[P_MOON] = _MOON_CODE[self.moon] if self.total_points > 0 else MOON_OFF
+        v[P_MOON] = _MOON_CODE[self.moon] if self.penalty_points > 0 else MOON_OFF
         v[P_MOON_PTS] = self.moon_points
         v[P_TARGET] = self.target_score
         v[P_MAX_HANDS] = self.num_hands_max
         v[P_UTILITY] = UTIL_POINTS if self.utility == "points" else UTIL_ZERO_SUM
-        v[P_PENALTY_PTS] = self.total_points
-        v[P_BONUS_PTS] = 0
+        v[P_PENALTY_PTS] = self.penalty_points
+        v[P_BONUS_PTS] = self.bonus_points
         v[P_MAX_COPIES] = max(self.deck_counts)
         v[P_DECK:P_DECK + C.NUM_CARD_TYPES] = self.deck_counts
-        v[P_POINTS:P_POINTS + C.NUM_CARD_TYPES] = C.POINTS_OF
+        v[P_POINTS:P_POINTS + C.NUM_CARD_TYPES] = self.card_points
         v.setflags(write=False)
         return v
 

@@ -30,6 +30,7 @@ def _order(c: int) -> int:
 
 
 def _points(c: int) -> int:
+    """Penalty points (R10): what a shooter must take."""
     s = C.card_to_string(c)
     return 13 if s == "QS" else (1 if s[1] == "H" else 0)
 
@@ -37,10 +38,17 @@ def _points(c: int) -> int:
 class Referee:
     MOON_SUBTRACT, MOON_ADD = 53, 54
 
+    def _value(self, c: int) -> int:
+        """Points of card ``c`` for its taker: penalty, plus the JD's value."""
+        return _points(c) + (self.jd if C.card_to_string(c) == "JD" else 0)
+
     def __init__(self, rules):
         self.r = rules
         self.n = rules.players
         self.total_points = sum(k * _points(c) for c, k in enumerate(rules.deck_counts))
+        # Omnibus Hearts: the Jack of Diamonds scores jack_of_diamonds points for
+        # its taker and does not count toward the moon.
+        self.jd = getattr(rules, "jack_of_diamonds", 0)
         self.scores = [0] * self.n
         self.hand_no = 0
         self.over = False
@@ -62,7 +70,9 @@ class Referee:
         self.npassed = 0
         self.phase = "deal"
         self.pot = 0
+        self.pot_penalty = 0
         self.points = [0] * n
+        self.penalty = [0] * n
         self.broken = False
         self.trick = []          # (seat, card)
         self.tricks_done = 0
@@ -141,7 +151,8 @@ class Referee:
                 self.kitty[a] += 1
             self.dealt += 1
             if self.dealt == r.num_cards:
-                self.pot = sum(k * _points(c) for c, k in self.kitty.items())  # R3 A
+                self.pot = sum(k * self._value(c) for c, k in self.kitty.items())  # R3 A
+                self.pot_penalty = sum(k * _points(c) for c, k in self.kitty.items())
                 if self.passing:
                     self.phase = "pass"
                 else:
@@ -182,24 +193,27 @@ class Referee:
         copies = Counter(c for _, c in self.trick)
         live = [(_order(c), s) for s, c in self.trick
                 if copies[c] == 1 and _suit(c) == led]                  # R7 cancellation
-        pts = sum(_points(c) for _, c in self.trick)
+        pts = sum(self._value(c) for _, c in self.trick)
+        pen = sum(_points(c) for _, c in self.trick)
         last = self.tricks_done == r.hand_size - 1
         winner = max(live)[1] if live else None
         if winner is None and last and r.void_last_trick == "leader":   # R8 B
             winner = self.leader
         if winner is not None:
             self.points[winner] += pts + self.pot
-            self.pot = 0
+            self.penalty[winner] += pen + self.pot_penalty
+            self.pot = self.pot_penalty = 0
             self.leader = winner
         elif last:                                                      # R8 A
-            self.pot = 0
+            self.pot = self.pot_penalty = 0
         else:                                                           # R8: set aside
             self.pot += pts
+            self.pot_penalty += pen
         self.trick = []
         self.tricks_done += 1
         if last:
             shooters = [p for p in range(n) if self.total_points > 0 and r.moon != "off"
-                        and self.points[p] == self.total_points]
+                        and self.penalty[p] == self.total_points]
             self.shooter = shooters[0] if shooters else None
             if self.shooter is not None and r.moon == "choose":
                 self.phase = "moon"

@@ -85,7 +85,7 @@ def test_accessors_are_views_of_the_offsets(params):
             assert np.array_equal(f(p, s), s[p[field]:][:size])
             assert np.array_equal(E.region(p, s, field), s[p[field]:][:size])
         assert list(E.deck(p)) == list(game.rules.deck_counts)
-        assert list(E.card_points(p)) == list(spiel_game.cards.POINTS_OF)
+        assert list(E.card_points(p)) == list(game.rules.card_points)
         # A view: writing through it writes the state.
         E.hand(p, s, 0)[0] = 3
         assert s[p[E.L_HANDS]] == 3
