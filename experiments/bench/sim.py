@@ -30,6 +30,7 @@ import numpy as np
 import pyspiel
 from numba import njit
 
+import solvers.passing  # noqa: F401  (registers "heuristic" and "pass:*" simulator policies)
 import spiel_game
 from spiel_game import engine as E
 from spiel_game.playout import play_random

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+import solvers.passing  # noqa: F401  (registers "heuristic" and "pass:*" simulator policies)
 from spiel_game.rules import RuleSet
 from spiel_game.simulator import BUILTIN_POLICIES, simulate
 
