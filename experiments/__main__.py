@@ -8,14 +8,22 @@
     python -m experiments reproduce [--profile quick|paper] [--out DIR] [--backend ...]
         [--workers N] [--recompute-corrupt] [--no-paper]
     python -m experiments paper [--profile quick|paper] [--out DIR] [--no-build]
+    python -m experiments ship [--src results/paper] [--dst paper/results]
 
 ``reproduce`` (what ``make reproduce`` runs) runs every registered experiment
-of the profile, verifies the saved results the scripts read (content hashes,
-:func:`experiments.runner.load`; damaged results stop here, naming the files),
-then every script in ``paper/figures/`` and ``paper/tables/``
-(as ``python SCRIPT RESULTS_DIR``), then builds ``paper/main.pdf`` when LaTeX
-is installed (else it prints the command that installs it). ``paper`` does the
-last three steps only, from saved results. Both delete the generated files
+of the profile, the ladder, and every benchmark of :mod:`experiments.bench`
+(``--quick`` ones, seconds each, for the quick profile; the full ones for the
+paper profile) into ``RESULTS/bench/``, verifies the saved results the scripts
+read (content hashes, :func:`experiments.runner.load`; damaged results stop
+here, naming the files), then runs every script in ``paper/figures/`` and
+``paper/tables/`` (as ``python SCRIPT RESULTS_DIR``), then builds
+``paper/main.pdf`` when LaTeX is installed (else it prints the command that
+installs it). ``paper`` does the last three steps only, from saved results:
+``results/<profile>``, except that ``--profile paper`` reads the shipped
+``paper/results/`` (checked against its ``SHA256SUMS``,
+:mod:`experiments.shipped`; ``--out results/paper`` reads your own run).
+``ship`` writes ``paper/results/`` from a finished paper-profile run. Both
+``reproduce`` and ``paper`` delete the generated files
 (``paper/figures/*.pdf|png``, ``paper/tables/*.tex``) before running the
 scripts, so nothing stale from other results survives.
 
@@ -43,7 +51,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import registry, runner
+from . import registry, runner, shipped
 from .config import ConfigError, config_to_dict, parse_assignments
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -187,7 +195,18 @@ def verify_results(out: Path) -> tuple[list[str], list[str]]:
 
 
 def _check_inputs(out: Path) -> bool:
-    """Print what :func:`verify_results` finds; False when results are damaged."""
+    """Print what :func:`verify_results` finds (for shipped results,
+    :func:`experiments.shipped.verify`); False when results are damaged."""
+    if shipped.is_shipped(out):
+        try:
+            n = shipped.verify(out)
+        except shipped.ShippedResultsError as err:
+            print(f"error: {err}", file=sys.stderr)
+            print("the figures and tables were not regenerated: their results are damaged "
+                  "(see above)", file=sys.stderr)
+            return False
+        print(f"{out}: {n} shipped files match SHA256SUMS")
+        return True
     damaged, unverified = verify_results(out)
     for msg in unverified:
         print(f"warning: {msg}", file=sys.stderr)
@@ -225,6 +244,7 @@ def cmd_reproduce(args) -> int:
     except Exception as err:
         print(f"experiment ladder failed: {err!r}", file=sys.stderr)
         failed.append("experiment ladder")
+    failed += [f"benchmark {b}" for b in run_benchmarks(out / "bench", args.profile != "paper")]
     for mod in registry.discovery_errors():
         failed.append(f"import {mod}")
     print("=== paper figures and tables", flush=True)
@@ -243,8 +263,43 @@ def cmd_reproduce(args) -> int:
     return 0
 
 
+def run_benchmarks(folder: Path, quick: bool, names=None) -> list[str]:
+    """Run each benchmark of :mod:`experiments.bench` (``--quick`` when ``quick``), one
+    after the other in its own process, writing ``folder/<name>.json``; a benchmark
+    whose file exists is kept (delete it to measure again). The names of those that
+    failed."""
+    from .bench import BENCHES
+    failed = []
+    for name in names if names is not None else BENCHES:
+        dst = folder / f"{name}.json"
+        if dst.exists():
+            print(f"=== benchmark {name}: {dst} exists, kept (delete it to measure again)")
+            continue
+        print(f"=== benchmark {name}{' --quick' if quick else ''}", flush=True)
+        out = folder if name == "search" else dst           # search takes its folder
+        cmd = [sys.executable, "-m", f"experiments.bench.{name}", "--out", str(out)]
+        cmd += ["--quick"] if quick else []
+        cmd += ["--no-progress"] if name == "search" else []
+        if subprocess.run(cmd, cwd=ROOT).returncode != 0:
+            print(f"benchmark {name} failed ({' '.join(cmd[1:])})", file=sys.stderr)
+            failed.append(name)
+    return failed
+
+
+def paper_results(profile: str, out: str | None = None) -> Path:
+    """The results the paper is built from: ``out`` when given; for the paper
+    profile the shipped ``paper/results/`` (:mod:`experiments.shipped`); else
+    ``results/<profile>``."""
+    if out:
+        return Path(out)
+    if profile == "paper" and shipped.is_shipped(shipped.SHIPPED):
+        return shipped.SHIPPED
+    return runner.results_root() / profile
+
+
 def cmd_paper(args) -> int:
-    out = Path(args.out) if args.out else runner.results_root() / args.profile
+    out = paper_results(args.profile, args.out)
+    print(f"building the paper from {out}")
     if not _check_inputs(out):
         return 2
     clean_generated()
@@ -254,6 +309,24 @@ def cmd_paper(args) -> int:
     if failed:
         print("FAILED: " + "; ".join(failed), file=sys.stderr)
         return 1
+    return 0
+
+
+def cmd_ship(args) -> int:
+    src = Path(args.src) if args.src else runner.results_root() / "paper"
+    dst = Path(args.dst) if args.dst else shipped.SHIPPED
+    damaged, unverified = verify_results(src)
+    for msg in unverified:
+        print(f"warning: {msg}", file=sys.stderr)
+    if damaged:
+        for msg in damaged:
+            print(f"error: {msg}", file=sys.stderr)
+        return 2
+    info = shipped.pack(src, dst)
+    files = [p for p in dst.rglob("*") if p.is_file()]
+    print(f"shipped {len(files)} files, {sum(p.stat().st_size for p in files) / 1e6:.2f} MB, "
+          f"into {dst} (from {src}; {len(info['left_out'])} files left out or filtered, "
+          f"see {dst / 'README.md'})")
     return 0
 
 
@@ -280,13 +353,19 @@ def main(argv=None) -> int:
     pa = sub.add_parser("paper", help="regenerate figures, tables and macros from saved "
                                       "results; build paper/main.pdf")
     pa.add_argument("--profile", default="quick")
-    pa.add_argument("--out", default=None, help="results folder (default results/<profile>)")
+    pa.add_argument("--out", default=None, help="results folder (default results/<profile>; "
+                    "for the paper profile the shipped paper/results/)")
     pa.add_argument("--no-build", action="store_true", help="do not build paper/main.pdf")
+    sp = sub.add_parser("ship", help="write the compact, hashed copy of paper-profile "
+                                     "results that the repository ships (paper/results/)")
+    sp.add_argument("--src", default=None, help="finished paper-profile results "
+                                                "(default results/paper)")
+    sp.add_argument("--dst", default=None, help="default paper/results")
     args = ap.parse_args(argv)
     with _sigterm_interrupts():
         try:
             return {"list": cmd_list, "show": cmd_show, "run": cmd_run, "paper": cmd_paper,
-                    "reproduce": cmd_reproduce}[args.cmd](args)
+                    "reproduce": cmd_reproduce, "ship": cmd_ship}[args.cmd](args)
         except (ConfigError, runner.RunError, registry.UnknownExperimentError) as err:
             print(f"error: {err.args[0] if err.args else err}", file=sys.stderr)
             return 2

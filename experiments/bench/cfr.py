@@ -15,10 +15,13 @@
   of histories, from ``micro`` to ``medium``.
 
 Interleaved repeats, medians of per-repeat ratios (machines here are shared).
-Prints markdown tables and writes ``results/bench/cfr.json``::
+Prints markdown tables and writes the result as JSON::
 
-    python -m experiments.bench.cfr [--repeats 3] [--out results/bench/cfr.json]
+    python -m experiments.bench.cfr [--quick] [--repeats 3] [--out FILE]
         [--no-medium] [--tiny-reference N]
+
+(``results/paper/bench/cfr.json``; ``--quick``: smaller presets, seconds,
+``results/quick/bench/``.)
 
 ``--tiny-reference N`` instead prints pyspiel.CFRSolver's NashConv (by
 pyspiel.nash_conv) after iterations 1..N on ``tiny``: the constants of
@@ -48,6 +51,7 @@ from solvers.cfr.solvers import CFR, SOLVERS, make_solver
 from solvers.cfr.tree import build_tree
 
 from ..metadata import metadata, write_result
+from . import default_out
 
 __all__ = ["BenchCFRConfig", "run", "tables", "tiny_reference"]
 
@@ -228,10 +232,21 @@ def tiny_reference(iterations: int) -> list[float]:
     return out
 
 
+#: ``--quick``: the same measurements on smaller presets (seconds): the pyspiel
+#: comparisons on ``micro3``, the scaling rows of ``micro`` and ``micro3``, no
+#: ``medium``, one repeat.
+QUICK = BenchCFRConfig(repeats=1, small="micro3", scaling=("micro", "micro3"), medium=False)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m experiments.bench.cfr")
-    ap.add_argument("--repeats", type=int, default=BenchCFRConfig.repeats)
-    ap.add_argument("--out", default="results/bench/cfr.json")
+    ap.add_argument("--quick", action="store_true",
+                    help="seconds: micro3 instead of small, no medium, 1 repeat; into "
+                         "results/quick/bench")
+    ap.add_argument("--repeats", type=int, default=None,
+                    help=f"default {BenchCFRConfig.repeats} (quick: {QUICK.repeats})")
+    ap.add_argument("--out", default=None, help="the JSON file (default "
+                    "results/paper/bench/cfr.json, results/quick/bench with --quick)")
     ap.add_argument("--no-medium", action="store_true", help="skip the medium preset")
     ap.add_argument("--tiny-reference", type=int, default=0, metavar="N")
     ap.add_argument("--medium-child", action="store_true", help=argparse.SUPPRESS)
@@ -242,7 +257,12 @@ def main(argv=None) -> int:
     if args.tiny_reference:
         print(tiny_reference(args.tiny_reference))
         return 0
-    config = BenchCFRConfig(repeats=args.repeats, medium=not args.no_medium)
+    config = QUICK if args.quick else BenchCFRConfig()
+    config = dataclasses.replace(
+        config, repeats=config.repeats if args.repeats is None else args.repeats,
+        medium=config.medium and not args.no_medium)
+    if args.out is None:
+        args.out = str(default_out("cfr", args.quick))
     started = dt.datetime.now(dt.timezone.utc)
     res = run(config)
     print(tables(res))

@@ -7,7 +7,8 @@
   ``python_tic_tac_toe`` state (goal: ratio <= 1).
 
 Interleaved repeats, medians and ratios (machines here are shared and noisy).
-``python -m experiments.bench.engine [--repeats R] [--out results/bench/engine.json]``
+``python -m experiments.bench.engine [--quick] [--repeats R] [--out FILE]`` (writes
+``results/paper/bench/engine.json``; ``--quick``: 2 repeats, ``results/quick/bench/``)
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from spiel_game import engine as E
 from spiel_game.playout import play_random
 
 from ..metadata import metadata, write_result
+from . import default_out
 
 
 def per_action_seconds(game, n_games: int, seed: int) -> float:
@@ -99,14 +101,26 @@ def table(res: dict) -> str:
     ])
 
 
-def bench_cli(prog: str, run_fn, table_fn, default_out: str, argv=None) -> int:
-    """The command line shared by the benchmarks: ``--repeats --seed --out``;
-    prints the table and writes the result with its metadata."""
+#: Interleaved repeats of the full measurement and of ``--quick``.
+REPEATS, QUICK_REPEATS = 7, 2
+
+
+def bench_cli(prog: str, run_fn, table_fn, name: str, argv=None) -> int:
+    """The command line shared by the benchmarks: ``--quick --repeats --seed --out``;
+    prints the table and writes the result with its metadata (by default to
+    :func:`experiments.bench.default_out`)."""
     ap = argparse.ArgumentParser(prog=prog)
-    ap.add_argument("--repeats", type=int, default=7)
+    ap.add_argument("--quick", action="store_true",
+                    help=f"{QUICK_REPEATS} repeats (seconds), into results/quick/bench")
+    ap.add_argument("--repeats", type=int, default=None, help=f"default {REPEATS}")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--out", default=default_out)
+    ap.add_argument("--out", default=None, help="the JSON file (default "
+                    "results/paper/bench/NAME.json, results/quick/bench with --quick)")
     args = ap.parse_args(argv)
+    if args.repeats is None:
+        args.repeats = QUICK_REPEATS if args.quick else REPEATS
+    if args.out is None:
+        args.out = str(default_out(name, args.quick))
     res = run_fn(args.repeats, seed=args.seed)
     print(table_fn(res))
     write_result(args.out, res, metadata(vars(args), args.seed))
@@ -115,8 +129,7 @@ def bench_cli(prog: str, run_fn, table_fn, default_out: str, argv=None) -> int:
 
 
 def main(argv=None) -> int:
-    return bench_cli("python -m experiments.bench.engine", run, table,
-                     "results/bench/engine.json", argv)
+    return bench_cli("python -m experiments.bench.engine", run, table, "engine", argv)
 
 
 def paper_macros(m, results: Path, bench: Path) -> None:

@@ -4,7 +4,7 @@ Ours: ``observer.set_from(state, player)`` (the buffer researchers feed to a
 network) and pyspiel's ``state.information_state_tensor(player)`` (a Python
 list through C++) on a mid-hand 6-player state; anchor: OpenSpiel's C++
 ``hearts`` ``information_state_tensor()`` called from Python on a mid-hand
-state. Goal: ours at least 5x faster. ``python -m experiments.bench.observers``.
+state. Goal: ours at least 5x faster. ``python -m experiments.bench.observers [--quick]``.
 """
 
 from __future__ import annotations
@@ -77,8 +77,7 @@ def table(res: dict) -> str:
 
 
 def main(argv=None) -> int:
-    return bench_cli("python -m experiments.bench.observers", run, table,
-                     "results/bench/observers.json", argv)
+    return bench_cli("python -m experiments.bench.observers", run, table, "observers", argv)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,9 @@
   deal must at least give the player exactly the 17 cards it was dealt).
 
 Interleaved repeats and medians (machines here are shared and noisy).
-``python -m experiments.bench.resample [--repeats R] [--out results/bench/resample.json]``
+``python -m experiments.bench.resample [--quick] [--repeats R] [--out FILE]`` (writes
+``results/paper/bench/resample.json``; ``--quick``: 2 repeats of 40 resamples, a
+3-second rejection run, ``results/quick/bench/``)
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from spiel_game import engine as E
 from spiel_game.playout import play_random, random_action
 
 from ..metadata import metadata, write_result
+from . import default_out
 
 SMALL = {"deck": "custom", "players": 3, "suits": "HS", "ranks": "9TJQKA", "packs": 1,
          "pass_count": 0}
@@ -244,13 +247,23 @@ def table(res: dict) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m experiments.bench.resample")
-    ap.add_argument("--repeats", type=int, default=7)
-    ap.add_argument("--number", type=int, default=200, help="resamples per timed repeat")
-    ap.add_argument("--max-seconds", type=float, default=30.0,
-                    help="time limit of the small-deck rejection run")
+    ap.add_argument("--quick", action="store_true",
+                    help="seconds: 2 repeats of 40 resamples, 3 s of rejection sampling, "
+                         "into results/quick/bench")
+    ap.add_argument("--repeats", type=int, default=None, help="default 7 (quick: 2)")
+    ap.add_argument("--number", type=int, default=None,
+                    help="resamples per timed repeat (default 200; quick: 40)")
+    ap.add_argument("--max-seconds", type=float, default=None,
+                    help="time limit of the small-deck rejection run (default 30; quick: 3)")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--out", default="results/bench/resample.json")
+    ap.add_argument("--out", default=None, help="the JSON file (default "
+                    "results/paper/bench/resample.json, results/quick/bench with --quick)")
     args = ap.parse_args(argv)
+    for key, full, quick in (("repeats", 7, 2), ("number", 200, 40), ("max_seconds", 30.0, 3.0)):
+        if getattr(args, key) is None:
+            setattr(args, key, quick if args.quick else full)
+    if args.out is None:
+        args.out = str(default_out("resample", args.quick))
     started = _dt.datetime.now(_dt.timezone.utc)
     res = run(args.repeats, args.seed, args.number, args.max_seconds)
     print(table(res))

@@ -19,9 +19,10 @@ game (6 players), both with random rollouts and the same exploration (ours
 on raw returns), by duplicate deals (:mod:`experiments.tournament`); goal: the
 95% CI of our payoff advantage includes or exceeds 0.
 
-``python -m experiments.bench.search [--iterations 1000] [--repeats 5]
-[--strength-iterations 100] [--strength-deals 20] [--workers 2]``; prints a
-markdown table and writes ``results/bench/search.json``.
+``python -m experiments.bench.search [--quick] [--iterations 1000] [--repeats 5]
+[--strength-iterations 100] [--strength-deals 20] [--workers 2] [--out DIR]``;
+prints a markdown table and writes ``results/paper/bench/search.json``
+(``--quick``: small budgets, seconds, ``results/quick/bench/``).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from spiel_game.playout import play_random, random_action
 
 from ..metadata import metadata, write_result
 from ..tournament import TournamentConfig, run_tournament
+from . import default_out
 
 __all__ = ["BenchConfig", "mid_hand_state", "hearts_mid_hand_state", "run", "table"]
 
@@ -182,16 +184,30 @@ def table(res: dict) -> str:
     return "\n".join(lines)
 
 
+#: ``--quick``: the same measurements with small budgets (seconds): speed at 200
+#: iterations, 2 repeats; strength at 20 iterations on 2 deals, in this process.
+QUICK = {"iterations": 200, "repeats": 2, "strength_iterations": 20, "strength_deals": 2,
+         "workers": 1}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m experiments.bench.search")
+    ap.add_argument("--quick", action="store_true",
+                    help="small budgets (seconds), into results/quick/bench: " + ", ".join(
+                        f"{k}={v}" for k, v in QUICK.items()))
     for f in dataclasses.fields(BenchConfig):
-        ap.add_argument("--" + f.name.replace("_", "-"), type=type(f.default), default=f.default)
-    ap.add_argument("--out", default="results/bench")
+        ap.add_argument("--" + f.name.replace("_", "-"), type=type(f.default), default=None,
+                        help=f"default {f.default}")
+    ap.add_argument("--out", default=None, help="the folder of search.json (default "
+                    "results/paper/bench, results/quick/bench with --quick)")
     ap.add_argument("--no-progress", action="store_true")
     args = vars(ap.parse_args(argv))
-    out = Path(args.pop("out"))
+    quick = args.pop("quick")
+    out = Path(args.pop("out") or default_out("search", quick).parent)
     progress = not args.pop("no_progress")
-    config = BenchConfig(**args)
+    preset = {f.name: f.default for f in dataclasses.fields(BenchConfig)}
+    preset.update(QUICK if quick else {})
+    config = BenchConfig(**{k: preset[k] if v is None else v for k, v in args.items()})
     res = run(config, out, progress)
     print(table(res))
     print(f"written to {out / 'search.json'}")

@@ -12,7 +12,8 @@
 
 Actions are counted the same way on both sides: every applied action of a
 game, chance included (``len(state.history())``). Medians of interleaved
-repeats. ``python -m experiments.bench.sim [--quick] [--checked-only]``.
+repeats. ``python -m experiments.bench.sim [--quick] [--checked-only] [--out FILE]`` (writes
+``results/paper/bench/sim.json``; ``--quick``: ``results/quick/bench/``).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from spiel_game.simulator import bytes_per_game_in_flight, simulate, state_check
 
 from .engine import per_action_seconds
 from ..metadata import metadata, write_result
+from . import default_out
 
 
 def cpp_hearts_seconds_per_action(n_games: int, seed: int) -> float:
@@ -212,9 +214,11 @@ def table_checked(res: dict) -> list[str]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m experiments.bench.sim")
-    ap.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
+    ap.add_argument("--quick", action="store_true",
+                    help="small sizes (seconds), into results/quick/bench")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--out", default="results/bench/sim.json")
+    ap.add_argument("--out", default=None, help="the JSON file (default "
+                    "results/paper/bench/sim.json, results/quick/bench with --quick)")
     ap.add_argument("--checked-only", action="store_true",
                     help="only the checked/unchecked overhead (prints, writes nothing)")
     args = ap.parse_args(argv)
@@ -227,6 +231,8 @@ def main(argv=None) -> int:
         cfg = dict(repeats=3, n_sim=2000, n_cpp=500, n_equiv=300)
     else:
         cfg = dict(repeats=5, n_sim=20000, n_cpp=4000, n_equiv=100000)
+    if args.out is None:
+        args.out = str(default_out("sim", args.quick))
     res = run(seed=args.seed, **cfg)
     print(table(res))
     write_result(args.out, res, metadata({**cfg, **vars(args)}, args.seed))

@@ -3,12 +3,13 @@
 ``python paper/tables/macros.py [RESULTS_DIR] [--bench DIR]``
 
 ``RESULTS_DIR`` is ``results/<profile>`` (default ``results/quick``);
-benchmarks are read from ``--bench`` (default ``RESULTS_DIR/../bench``).
+benchmarks are read from ``--bench`` (default ``RESULTS_DIR/bench``).
 Every number the text quotes is a macro contributed by the study or the
 benchmark that computes it (its ``paper_macros``; :mod:`experiments.macros`
 lists them); a macro whose result is missing expands to a bold ``??`` and the
 script prints a warning (it still exits 0, so the paper builds from whatever
-exists).
+exists). Shipped results (``paper/results/``) are first checked against their
+``SHA256SUMS``; a damaged file stops the script (exit 2) with its name.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from experiments import shipped
 from experiments.macros import collect
 
 HERE = Path(__file__).resolve().parent
@@ -24,10 +26,16 @@ HERE = Path(__file__).resolve().parent
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="paper/tables/macros.py")
     ap.add_argument("results", nargs="?", default="results/quick")
-    ap.add_argument("--bench", default=None, help="benchmark results (default RESULTS/../bench)")
+    ap.add_argument("--bench", default=None, help="benchmark results (default RESULTS/bench)")
     args = ap.parse_args(argv)
     results = Path(args.results)
-    bench = Path(args.bench) if args.bench else results.parent / "bench"
+    bench = Path(args.bench) if args.bench else results / "bench"
+    if shipped.is_shipped(results):           # paper/results: every file against SHA256SUMS
+        try:
+            shipped.verify(results)
+        except shipped.ShippedResultsError as err:
+            print(f"error: {err}")
+            return 2
     m = collect(results, bench)
     out = HERE / "macros.tex"
     out.write_text(m.tex(f"{results} and {bench}"))

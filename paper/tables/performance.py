@@ -2,7 +2,7 @@
 
 ``python paper/tables/performance.py [RESULTS_DIR] [--bench DIR]`` reads
 ``engine.json`` and ``sim.json`` from ``--bench`` (default
-``RESULTS_DIR/../bench``; written by ``python -m experiments.bench.engine`` and
+``RESULTS_DIR/bench``; written by ``python -m experiments.bench.engine`` and
 ``python -m experiments.bench.sim``) and writes ``paper/tables/performance.tex``.
 Missing results: a warning, no table, exit 0.
 """
@@ -52,7 +52,7 @@ def main(argv=None) -> int:
     ap.add_argument("results", nargs="?", default="results/quick")
     ap.add_argument("--bench", default=None)
     args = ap.parse_args(argv)
-    bench = Path(args.bench) if args.bench else Path(args.results).parent / "bench"
+    bench = Path(args.bench) if args.bench else Path(args.results) / "bench"
     files = [bench / "engine.json", bench / "sim.json"]
     missing = [str(f) for f in files if not f.exists()]
     if missing:

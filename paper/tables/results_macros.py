@@ -166,6 +166,12 @@ class Macros:
         self.count += 1
         self.lines.append(f"\\newcommand{{\\{name}}}{{{value}}}" + (f"  % {what}" if what else ""))
 
+    def not_run(self, name: str, what: str) -> None:
+        """A macro of a configuration the results did not run (only used under its
+        ``\\if`` flag, so never printed): ``--``, not a ``??``."""
+        self.count += 1
+        self.lines.append(f"\\newcommand{{\\{name}}}{{--}}  % not run: {what}")
+
     def flag(self, name: str, getter: Callable[[], bool], what: str) -> None:
         """``\\newif\\if<name>``, true when ``getter()`` is (false when it fails)."""
         try:
@@ -196,19 +202,29 @@ def add_ladder(m: Macros, results: Path) -> None:
              if rung(t["agent"]) == agent]
         return 1e3 * sum(x["seconds"] for x in t) / sum(x["decisions"] for x in t)
 
+    def absent(n: int) -> bool:
+        """The ladder's results exist and did not run at ``n`` players (the quick
+        profile runs 6 only; main.tex quotes 11 under ``\\ifLadderEleven``)."""
+        try:
+            return n not in {s["players"] for s in steps()}
+        except ERRORS:
+            return False                                  # missing results: ??
+
     for n in (6, 11):
         w = WORDS[n]
+        add = m.add if not absent(n) else (
+            lambda name, getter, fmt=str, what="", n=n: m.not_run(name, f"{n} players"))
         for lower, higher in LADDER_STEPS:
             name = f"Ladder{w}{RUNG_WORDS[lower]}{RUNG_WORDS[higher]}"
             g = lambda n=n, lo=lower, hi=higher: step(n, lo, hi)["payoff_gain_of_higher"]  # noqa: E731
             what = f"{n} players, {lower} -> {higher}: zero-sum gain of {higher}"
-            m.add(f"{name}Gain", lambda g=g: g()["mean"], signed, what + ", points per hand")
-            m.add(f"{name}Lo", lambda g=g: g()["lo"], signed, "95% low")
-            m.add(f"{name}Hi", lambda g=g: g()["hi"], signed, "95% high")
-            m.add(f"{name}P", lambda g=g: g()["p_value"], pvalue, "paired t-test p-value")
+            add(f"{name}Gain", lambda g=g: g()["mean"], signed, what + ", points per hand")
+            add(f"{name}Lo", lambda g=g: g()["lo"], signed, "95% low")
+            add(f"{name}Hi", lambda g=g: g()["hi"], signed, "95% high")
+            add(f"{name}P", lambda g=g: g()["p_value"], pvalue, "paired t-test p-value")
         for agent in ("pimc", "ismcts"):
-            m.add(f"Ladder{w}{RUNG_WORDS[agent]}Ms", lambda n=n, a=agent: ms(n, a), fixed(1),
-                  f"ms per decision of {agent}, {n} players, over the ladder's games")
+            add(f"Ladder{w}{RUNG_WORDS[agent]}Ms", lambda n=n, a=agent: ms(n, a), fixed(1),
+                f"ms per decision of {agent}, {n} players, over the ladder's games")
     m.flag("LadderEleven", lambda: any(s["players"] == 11 for s in steps()),
            "the ladder ran at 11 players")
     m.add("LadderSeatingsSix", lambda: step(6, "random", "heuristic")["seat_assignments"], str,

@@ -1,0 +1,244 @@
+"""The shipped paper results: ``paper/results/``, a compact and verified copy of a
+finished paper-profile run (``results/paper/``), from which the paper is rebuilt
+without recomputing anything.
+
+``python -m experiments ship [--src results/paper] [--dst paper/results]`` writes
+it (:func:`pack`); ``python -m experiments paper --profile paper`` and
+``make -C paper`` read it, after :func:`verify`. What ships:
+
+* each runner study's ``metadata.json`` (config, seed, versions, git commit,
+  machine, times) and its derived tables (``summary.csv``, ``summary.txt``,
+  ``seats.csv``, ...), byte for byte;
+* its ``rows.csv`` byte for byte, except the rows no figure, table or macro
+  reads (:data:`LEAVE_OUT`): the demo's per-hand rows and the meta-games'
+  per-deal payoff rows (the input of their bootstrap); ``shipped.json`` records
+  how many rows were left out and the SHA-256 of the complete file, so a rerun
+  can be compared with the run that made the paper;
+* ``ladder.json`` (the ladder and the ISMCTS sweep, with their intervals and
+  metadata; not its per-deal tournament folders) and ``bench/*.json``
+  (the benchmarks' full measurements, each with its metadata);
+* ``shipped.json`` (where it came from, each result's commit and machine, what
+  was left out), ``README.md`` and ``SHA256SUMS`` (every other file's SHA-256,
+  in ``sha256sum -c`` format).
+
+Never the shards (``shards/``): the shipped folders are read-only tables, not
+resumable runs.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as _dt
+import hashlib
+import json
+import os
+import shutil
+from pathlib import Path
+
+from .metadata import git_commit
+from .runner import CorruptResultError
+
+__all__ = ["SHIPPED", "MANIFEST", "LEAVE_OUT", "ShippedResultsError", "is_shipped", "verify",
+           "pack"]
+
+ROOT = Path(__file__).resolve().parent.parent
+#: Where the shipped paper results live in the repository.
+SHIPPED = ROOT / "paper" / "results"
+#: The manifest of a shipped folder (``sha256sum -c`` format).
+MANIFEST = "SHA256SUMS"
+#: Rows of ``<study>/rows.csv`` that no script reads: ``None`` leaves out the whole
+#: file, ``(column, value)`` the rows whose ``column`` equals ``value``.
+LEAVE_OUT: dict[str, tuple[str, str] | None] = {
+    "demo": None,                                   # per-hand rows (7.8 MB); summaries ship
+    "passing_metagame": ("kind", "payoff"),         # per-deal payoffs of every profile
+    "passing_metagame_11": ("kind", "payoff"),
+}
+_WHY = {None: "per-hand rows; the paper reads the summary and seat tables",
+        "payoff": "per-deal payoffs of each profile (the bootstrap's input); the paper "
+                  "reads the meta-game's tables (convention, one_vs_population, rollout_br)"}
+#: Files of a runner folder that ship besides ``rows.csv`` (derived tables, provenance).
+_TABLE_SUFFIXES = (".csv", ".txt")
+
+
+class ShippedResultsError(CorruptResultError):
+    """A shipped results folder that fails its manifest; the message names every
+    damaged, missing or unlisted file."""
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def is_shipped(folder: Path) -> bool:
+    """Whether ``folder`` is a shipped results folder (it has a manifest)."""
+    return (Path(folder) / MANIFEST).is_file()
+
+
+def _files(folder: Path) -> list[str]:
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")
+                  if p.is_file() and p.name != MANIFEST)
+
+
+def verify(folder: Path = SHIPPED) -> int:
+    """Check every file of ``folder`` against its ``SHA256SUMS``; the number of
+    files checked. Raises :class:`ShippedResultsError` naming each damaged,
+    missing or unlisted file."""
+    folder = Path(folder)
+    manifest = folder / MANIFEST
+    if not manifest.is_file():
+        raise ShippedResultsError(f"{manifest} not found: {folder} is not a shipped results "
+                                  f"folder (python -m experiments ship writes one)")
+    listed: dict[str, str] = {}
+    problems = []
+    for n, line in enumerate(manifest.read_text().splitlines(), 1):
+        digest, sep, name = line.partition("  ")
+        if not sep or len(digest) != 64:
+            problems.append((str(manifest), f"line {n} is not 'SHA256  FILE'"))
+            continue
+        listed[name] = digest
+    for name, digest in listed.items():
+        path = folder / name
+        if not path.is_file():
+            problems.append((str(path), "missing"))
+        elif _sha256(path) != digest:
+            problems.append((str(path), "content differs from its SHA-256 in SHA256SUMS"))
+    for name in _files(folder):
+        if name not in listed:
+            problems.append((str(folder / name), "not in SHA256SUMS"))
+    if problems:
+        raise ShippedResultsError(
+            "shipped results failed verification: "
+            + "; ".join(f"{p}: {what}" for p, what in problems)
+            + f" (restore them with `git checkout -- {folder}`, or rebuild them from a "
+              "paper-profile run with `python -m experiments ship`)", problems)
+    return len(listed)
+
+
+def _rows_kept(src: Path, dst: Path, rule: tuple[str, str]) -> tuple[int, int]:
+    """Copy ``src`` to ``dst`` without the rows where ``rule``'s column equals its
+    value, line by line (kept lines byte for byte); ``(kept, left out)``."""
+    column, value = rule
+    with open(src, newline="") as f:
+        lines = f.read().split("\n")
+    trailing = lines[-1] == ""
+    body = lines[1:-1] if trailing else lines[1:]
+    header = next(csv.reader([lines[0]]))
+    col = header.index(column)
+    kept, dropped = [lines[0]], 0
+    for line in body:
+        fields = next(csv.reader([line]))
+        if len(fields) != len(header):          # a quoted newline: not line-oriented
+            raise ValueError(f"{src}: a row spans lines; cannot filter it line by line")
+        if fields[col] == value:
+            dropped += 1
+        else:
+            kept.append(line)
+    dst.write_text("\n".join(kept) + ("\n" if trailing else ""))
+    return len(kept) - 1, dropped
+
+
+def _display(path: Path) -> str:
+    """``path`` relative to the repository when inside it."""
+    path = path.resolve()
+    return path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path)
+
+
+def _count_rows(path: Path) -> int:
+    with open(path, newline="") as f:
+        return sum(1 for _ in csv.reader(f)) - 1
+
+
+def pack(src: Path, dst: Path = SHIPPED) -> dict:
+    """Write the shipped form of the paper-profile results ``src`` into ``dst``
+    (replacing what is there); returns the ``shipped.json`` record."""
+    src, dst = Path(src), Path(dst)
+    if not (src / "ladder.json").is_file() and not any(src.glob("*/metadata.json")):
+        raise FileNotFoundError(f"{src} holds no finished results to ship")
+    tmp = dst.with_name(dst.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    info = {"source": _display(src), "packed": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+            "packed_at_commit": git_commit(), "results": {}, "left_out": []}
+    for folder in sorted(p for p in src.iterdir() if p.is_dir() and "@" not in p.name
+                         and (p / "metadata.json").is_file()):
+        out = tmp / folder.name
+        out.mkdir()
+        meta = json.loads((folder / "metadata.json").read_text())
+        info["results"][folder.name] = {k: meta.get(k) for k in (
+            "profile", "git_commit", "machine", "started", "finished", "rows")}
+        shutil.copyfile(folder / "metadata.json", out / "metadata.json")
+        for f in sorted(folder.iterdir()):
+            if f.is_file() and f.suffix in _TABLE_SUFFIXES and f.name != "rows.csv":
+                shutil.copyfile(f, out / f.name)
+        rows = folder / "rows.csv"
+        if not rows.is_file():
+            continue
+        rule = LEAVE_OUT.get(folder.name, ())
+        if rule == ():
+            shutil.copyfile(rows, out / "rows.csv")
+            continue
+        record = {"file": f"{folder.name}/rows.csv", "sha256_complete": _sha256(rows)}
+        if rule is None:
+            record.update(rows_left_out=_count_rows(rows), rows_shipped=0, why=_WHY[None])
+        else:
+            kept, dropped = _rows_kept(rows, out / "rows.csv", rule)
+            record.update(rows_left_out=dropped, rows_shipped=kept,
+                          left_out=f"rows with {rule[0]} == {rule[1]!r}", why=_WHY[rule[1]])
+        info["left_out"].append(record)
+    if (src / "ladder.json").is_file():
+        shutil.copyfile(src / "ladder.json", tmp / "ladder.json")
+        meta = json.loads((src / "ladder.json").read_text())["metadata"]
+        info["results"]["ladder"] = {"profile": "paper", "git_commit": meta.get("git_commit"),
+                                     "machine": meta.get("machine"), "started": meta.get("started"),
+                                     "finished": meta.get("finished")}
+        if (src / "ladder").is_dir():
+            info["left_out"].append({"file": "ladder/", "why": "per-deal tournament records of "
+                                     "each ladder step and sweep budget; ladder.json holds "
+                                     "their results with intervals"})
+    bench = src / "bench"
+    for f in sorted(bench.glob("*.json")) if bench.is_dir() else ():
+        (tmp / "bench").mkdir(exist_ok=True)
+        shutil.copyfile(f, tmp / "bench" / f.name)
+        meta = json.loads(f.read_text())["metadata"]
+        info["results"][f"bench/{f.stem}"] = {"git_commit": meta.get("git_commit"),
+                                              "machine": meta.get("machine"),
+                                              "started": meta.get("started"),
+                                              "finished": meta.get("finished")}
+    (tmp / "shipped.json").write_text(json.dumps(info, indent=1) + "\n")
+    (tmp / "README.md").write_text(_readme(info))
+    (tmp / MANIFEST).write_text("".join(f"{_sha256(tmp / n)}  {n}\n" for n in _files(tmp)))
+    if dst.exists():
+        shutil.rmtree(dst)
+    os.replace(tmp, dst)
+    verify(dst)
+    return info
+
+
+def _readme(info: dict) -> str:
+    lines = [
+        "# Shipped paper-profile results",
+        "",
+        "Written by `python -m experiments ship` from a finished paper-profile run "
+        f"(`{info['source']}`); do not edit. `make -C paper` and "
+        "`python -m experiments paper --profile paper` rebuild `paper/main.pdf` from this "
+        "folder after checking every file against `SHA256SUMS` "
+        "(`cd paper/results && sha256sum -c SHA256SUMS` does the same).",
+        "",
+        "Each folder holds a study's `metadata.json` (config, seed, package versions, git "
+        "commit, machine, start and end) and its tables; `ladder.json` is the ladder and "
+        "the ISMCTS sweep; `bench/` the benchmarks' full measurements. `shipped.json` lists "
+        "where each result was computed. Left out (no figure, table or macro reads them; "
+        "rerun the paper profile to get them back):",
+        "",
+    ]
+    for r in info["left_out"]:
+        extra = (f": {r['rows_left_out']:,} rows" + (f" ({r['left_out']})" if "left_out" in r
+                                                    else "") +
+                 f", complete file's SHA-256 {r['sha256_complete'][:16]}..."
+                 if "rows_left_out" in r else "")
+        lines.append(f"- `{r['file']}`{extra}; {r['why']}")
+    return "\n".join(lines) + "\n"
