@@ -59,8 +59,8 @@ import numpy as np
 from numba import njit
 
 from spiel_game import engine as E
-from spiel_game.policies import (heuristic_policy, uniform_policy, rand_below, shuffle_prefix,
-                                 rand_uniform, make_rng_state)
+from spiel_game.policies import uniform_policy
+from spiel_game.rng import make_rng_state, rand_below, rand_uniform, shuffle_prefix
 from spiel_game.hidden import hidden_cards
 from spiel_game.sampler import HiddenProblem, SamplerWork, build_problem, sample_hidden
 # Engine steps compiled without reference counting (see spiel_game.simulator):
@@ -68,6 +68,7 @@ from spiel_game.sampler import HiddenProblem, SamplerWork, build_problem, sample
 from spiel_game.simulator import step_apply, step_legal, step_uniform
 
 from .bots import Agent, check_choice, check_int, check_real
+from .heuristic import heuristic_policy
 
 __all__ = ["ISMCTSBot", "Determinizer", "Determinization", "Tree", "FINAL_POLICIES", "ROLLOUT_POLICIES",
            "MAX_ITERATIONS", "MAX_TIME_LIMIT", "MAX_UCT_C", "MIN_NODES", "DEFAULT_MAX_NODES",
@@ -135,7 +136,7 @@ def _write_determinization(p, s, det, rng):
             for c in range(K):
                 v = out[h, c] + forced[h, c]
                 s[p[E.L_KITTY] + c] = v
-                pts += v * E.POINTS_OF[c]
+                pts += v * E.card_points(p)[c]   # the rules' scoring table (R10)
             s[E.S_POTPTS] += pts - det.kitty_pts_old
             continue
         hb = p[E.L_HANDS] + q * K
@@ -250,7 +251,7 @@ def _make_determinization(P, s, me, method: str = "auto") -> Determinization:
                            np.ascontiguousarray(hc.seats[o]),
                            np.ascontiguousarray(hc.forced[o].astype(np.int32)),
                            np.ascontiguousarray(hc.npass[o]),
-                           int((kitty * E.POINTS_OF).sum()), np.zeros(K * 8 + 64, np.int64))
+                           int((kitty * E.card_points(P)).sum()), np.zeros(K * 8 + 64, np.int64))
 
 
 # ---------------------------------------------------------------- the search

@@ -28,9 +28,10 @@ import numpy as np
 from numba import njit
 
 from spiel_game import engine as E
-from spiel_game.policies import heuristic_policy, make_rng_state
+from spiel_game.rng import make_rng_state
 from spiel_game.simulator import step_apply
 
+from .heuristic import heuristic_policy
 from .bots import Agent, AgentParameterError, check_choice, check_int
 from .ismcts import Determinizer, ROLLOUT_POLICIES, _determinize, _rollout
 

@@ -95,7 +95,7 @@ class CancellationHeartsGame(pyspiel.Game):
         usum = None
         if rules.utility == "zero_sum":
             utype, usum = pyspiel.GameType.Utility.ZERO_SUM, 0.0
-        elif (rules.moon == "off" or rules.total_points == 0) and \
+        elif (rules.moon == "off" or rules.penalty_points == 0) and \
                 rules.void_last_trick == "leader" and not rules.is_match:
             utype, usum = pyspiel.GameType.Utility.CONSTANT_SUM, -float(rules.total_points)
         hands = rules.num_hands_max

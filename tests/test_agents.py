@@ -36,6 +36,7 @@ VARIANTS = {
     "balanced5": {"players": 5},
     "balanced11_3packs": {"players": 11, "packs": 3},
     "kitty7": {"deck": "kitty", "players": 7},
+    "kitty7_omnibus": {"deck": "kitty", "players": 7, "jack_of_diamonds": -10},
     "classic": {"deck": "classic", "players": 4, "packs": 1, "moon": "both"},
     "match_moon_choice": {"players": 6, "target_score": 20, "moon": "choose", "max_hands": 3},
     "pass_right_discard": {"players": 8, "pass_offset": -1, "void_last_trick": "discard"},
@@ -277,8 +278,8 @@ def test_determinizer_draws_the_distribution_of_resample_from_infostate(method):
         assert tables >= 2                          # the exact table sampler was exercised
 
 
-@pytest.mark.parametrize("variant", ["balanced6", "balanced11_3packs", "kitty7", "classic",
-                                     "match_moon_choice"])
+@pytest.mark.parametrize("variant", ["balanced6", "balanced11_3packs", "kitty7", "kitty7_omnibus",
+                                     "classic", "match_moon_choice"])
 def test_determinizations_are_consistent_states(variant):
     """Valid engine states that keep the player's hand, legal actions and all public cards."""
     game = spiel_game.load(VARIANTS[variant])

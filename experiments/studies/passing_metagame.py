@@ -74,7 +74,7 @@ import numpy as np
 
 from solvers.metagame import (alpharank_masses, bootstrap_tables, fitness_setup, library_gain,
                               one_vs_population, profiles, replicator_nash, rollout_pass_gain)
-from spiel_game.policies import CONVENTIONS
+from solvers.passing import CONVENTIONS
 from spiel_game.rules import RuleSet
 from spiel_game.simulator import simulate
 
