@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -90,6 +91,23 @@ def test_the_quick_pipeline_fills_every_number_and_every_box(generated):
     assert len(question) >= 4 and not any(question.values()), question
     boxes = sorted(r for r in references(MAIN) if not (generated / r).exists())
     assert not boxes, f"main.tex would show a placeholder for {boxes}"
+
+
+def test_the_performance_table_is_complete_with_one_ratio_direction(generated):
+    table = (generated / "tables" / "performance.tex").read_text()
+    body = [l for l in table.splitlines() if l.endswith("\\\\") and " & " in l]
+    for figure in ("pyspiel API", "clone()", "compiled simulator", "information-state tensor",
+                   "resampling hidden cards", "ISMCTS iterations", "CFR iteration",
+                   "NashConv"):
+        assert any(figure in l.replace("\\", "") for l in body), figure
+    assert "times faster" in table and not re.search(r"\bratio\b", table)
+    search = json.loads((FIXTURES / "quick" / "bench" / "search.json").read_text())["result"]
+    ratio = search["speed"]["ratio_vs_openspiel_python"]
+    assert any(l.endswith(f"& {ratio:.0f} \\\\") or l.endswith(f"& {ratio:.1f} \\\\")
+               for l in body if "Python" in l and "ISMCTS" in l)
+    macros = (generated / "tables" / "macros.tex").read_text()
+    assert re.search(r"\\newcommand\{\\BenchTools\}\{Python [0-9.]+, OpenSpiel [0-9.]+", macros)
+    assert "\\BenchTools" in MAIN.split("label{tab:perf}")[0].rsplit("caption", 1)[1]
 
 
 def test_missing_results_give_question_marks_and_no_failure(tmp_path):
