@@ -23,7 +23,8 @@ import tomllib
 import types
 import typing
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 __all__ = ["ConfigError", "config_fields", "make_config", "config_from_dict", "convert_fields",
            "load_toml", "load_config_file", "parse_assignments",

@@ -48,8 +48,8 @@ def metadata(config: Any, seed: int | None, started: _dt.datetime | None = None)
         "seed": seed,
         "versions": package_versions(),
         "git_commit": git_commit(),
-        "started": (started or _dt.datetime.now(_dt.timezone.utc)).isoformat(),
-        "finished": _dt.datetime.now(_dt.timezone.utc).isoformat(),
+        "started": (started or _dt.datetime.now(_dt.UTC)).isoformat(),
+        "finished": _dt.datetime.now(_dt.UTC).isoformat(),
         "machine": {"platform": platform.platform(), "cpus": os.cpu_count()},
     }
 

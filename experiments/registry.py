@@ -57,7 +57,8 @@ import pkgutil
 import sys
 import traceback
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -66,7 +67,7 @@ from .config import check_config_class, make_config
 __all__ = ["register", "get", "experiments", "Experiment", "Unit", "Summary",
            "discovery_errors", "unit_seed", "UnknownExperimentError"]
 
-_REGISTRY: dict[str, "Experiment"] = {}
+_REGISTRY: dict[str, Experiment] = {}
 _ERRORS: dict[str, str] = {}
 _DISCOVERED = False
 _STUDIES = "studies"                # the package whose modules register the studies

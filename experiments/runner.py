@@ -91,7 +91,8 @@ import threading
 import time
 import warnings
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 from .config import config_to_dict, fingerprint, load_config_file
 from .metadata import metadata
@@ -766,7 +767,7 @@ def _run_steps(exp, profile, config, units, run_dir, manifest, fresh, backend, a
         warnings.simplefilter("ignore")
         from tqdm.auto import tqdm
 
-    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S.%fZ")
     remedy = (f"rerun with --recompute-corrupt (recompute_corrupt=True) to move the damaged "
               f"files to {run_dir / _ASIDE}/ and recompute them: "
               f"{_command(*command, '--recompute-corrupt')}")
@@ -817,7 +818,7 @@ def _run_steps(exp, profile, config, units, run_dir, manifest, fresh, backend, a
     recorded = {_shard_name(i): recorded[_shard_name(i)] for i in sorted(done)}
     _atomic_write(jpath, _journal_text(recorded, len(units)))
 
-    now = dt.datetime.now(dt.timezone.utc)
+    now = dt.datetime.now(dt.UTC)
     sessions = list(old.get("sessions", []))
     sessions.append({"started": now.isoformat(), "backend": backend,
                      "workers": workers, "address": address})
@@ -954,7 +955,7 @@ def _changed_of(name: str, profile: str, run_dir: Path) -> dict:
         return {}
     try:
         base = config_to_dict(get(name).config(profile))
-    except Exception:  # noqa: BLE001 - only a message depends on it
+    except Exception:  # only a message depends on it
         return {}
     return {k: v for k, v in doc["config"].items() if base.get(k) != v}
 
@@ -1058,7 +1059,8 @@ def load(name: str, profile: str = "quick", out: str | Path | None = None, *,
     if problems or recompute:
         fixes = []
         if recompute:
-            fixes.append(f"`{_command(base, profile, out, changed, '--recompute-corrupt')}` moves the damaged shards to "
+            cmd = _command(base, profile, out, changed, '--recompute-corrupt')
+            fixes.append(f"`{cmd}` moves the damaged shards to "
                          f"{run_dir / _ASIDE}/ and recomputes them and the missing ones")
         if problems:
             fixes.append(f"`{command}` rebuilds the derived files from the verified shards "

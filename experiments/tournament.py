@@ -89,7 +89,8 @@ import threading
 import time
 import traceback
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pyspiel
@@ -182,7 +183,7 @@ class TournamentConfig:
             object.__setattr__(self, "move_time_limit", float(lim))
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "TournamentConfig":
+    def from_dict(cls, d: Mapping[str, Any]) -> TournamentConfig:
         """Build from a dict (:func:`experiments.config.config_from_dict`): unknown
         keys, a missing ``agents`` or a value of the wrong type raise
         :class:`TournamentError` naming the allowed keys."""
@@ -356,7 +357,7 @@ def check_agents(agents: Sequence[str], game, factories: Mapping[str, Callable] 
     from solvers.registry import AgentSpecError
     if not hasattr(game, "num_players"):
         game = _load_game(game)
-    for i, label in enumerate(dict.fromkeys(agents)):
+    for label in dict.fromkeys(agents):
         seat = list(assignment).index(agents.index(label)) if assignment else 0
         try:
             _make(label, game, seat, 0, factories)
@@ -474,6 +475,14 @@ class TournamentResult:
 
     def table(self) -> str:
         return summary_table(self.summary)
+
+    def __repr__(self) -> str:
+        """One line: agents, deals, mean zero-sum payoffs (not every record)."""
+        pay = ", ".join(f"{a['agent']}: {a['zero_sum_payoff']['mean']:+.3f}"
+                        for a in self.summary.get("agents", []))
+        where = "" if self.path is None else f", path='{self.path}'"
+        return (f"TournamentResult(agents={list(self.config.agents)}, "
+                f"deals={len(self.records)}, mean payoff {{{pay}}}{where})")
 
 
 def _canonical(obj) -> str:
@@ -672,7 +681,7 @@ def _open_shard(path: Path, config: TournamentConfig, assigns, n: int, repair: b
     if sc.problems or sc.foreign is not None or upgrade:
         moved = [(ln, what, line) for ln, what, line in sc.problems if line is not None]
         if moved:
-            stamp = _dt.datetime.now(_dt.timezone.utc).isoformat()
+            stamp = _dt.datetime.now(_dt.UTC).isoformat()
             _fsync_write(path.with_name(BAD), b"".join(
                 (json.dumps({"file": str(path), "line": ln, "problem": what, "moved": stamp,
                              "text": line.decode("utf-8", "surrogateescape")}) + "\n").encode()
@@ -835,7 +844,8 @@ def _run_workers(config: TournamentConfig, todo: list[int], nworkers: int, assig
                     if seen[i][0] != seq:
                         seen[i] = (seq, now)
                     elif now - seen[i][1] > limit:
-                        deal, ai, seat, call = slots[b + 2], slots[b + 3], slots[b + 4], slots[b + 5]
+                        deal, ai, seat, call = (slots[b + 2], slots[b + 3], slots[b + 4],
+                                                slots[b + 5])
                         if slots[b] == seq and slots[b + 1]:
                             agent = config.agents[assigns[ai][seat]]
                             raise TournamentError(
@@ -878,7 +888,7 @@ def run_tournament(config: TournamentConfig, out: str | Path | None = None, *,
     line unless ``repair`` (see the module docstring). Notes (a dropped
     incomplete line, a repair) go to stderr and ``TournamentResult.notes``.
     """
-    started = _dt.datetime.now(_dt.timezone.utc)
+    started = _dt.datetime.now(_dt.UTC)
     if not isinstance(config, TournamentConfig):
         raise TournamentError(f"config must be a TournamentConfig, got {type(config).__name__}")
     game = _load_game(config.game_params)

@@ -77,7 +77,8 @@ import difflib
 import importlib.metadata
 import inspect
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pyspiel
@@ -478,8 +479,8 @@ def make_agent(spec: str | AgentSpec | Factory, game, player: int, seed: int = 0
     except Exception as e:
         hint = ""
         if "seed" in str(e).lower():
-            hint = (f" (agent seeds are ints in [0, 2**63); a factory wrapping an OpenSpiel "
-                    f"bot must fold them with solvers.registry.openspiel_seed(seed))")
+            hint = (" (agent seeds are ints in [0, 2**63); a factory wrapping an OpenSpiel "
+                    "bot must fold them with solvers.registry.openspiel_seed(seed))")
         raise AgentFactoryError(f"{label} failed for player {player!r}, seed {seed}: "
                                 f"{type(e).__name__}: {e}{hint}") from e
     if not isinstance(bot, pyspiel.Bot):

@@ -174,8 +174,9 @@ def deal_count_bounds(deck_counts, sizes) -> tuple[int, int]:
 
     Deals of labelled cards number ``N! / prod h_j!``; one distinct deal stands
     for ``prod_t multinomial(c_t; k_t1..k_tm)`` of them, between 1 and the
-    product of the largest such multinomials (most even splits). The upper bound is also at most ``prod_t C(c_t + m - 1, m - 1)``
-    (each card type split on its own)."""
+    product of the largest such multinomials (most even splits). The upper bound
+    is also at most ``prod_t C(c_t + m - 1, m - 1)`` (each card type split on its
+    own)."""
     copies, sz = _normalize(deck_counts, sizes)
     if sum(copies) != sum(sz):
         return 0, 0

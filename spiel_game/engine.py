@@ -164,7 +164,6 @@ ERR_FIRST_LEAD = 7
 ERR_HEARTS = 8
 ERR_FIRST_TRICK_POINTS = 9
 ERR_MOON = 10
-ERR_PHASE = 11
 
 # Play constraints (one place decides what may be played).
 CON_ANY, CON_FOLLOW, CON_OPENING, CON_NO_HEART_NO_QS, CON_NO_HEART, CON_NO_POINTS = 0, 1, 2, 3, 4, 5
@@ -1052,10 +1051,13 @@ _VALIDATE_CHECKS = (
     ("KITTY_IN_POT", S_KITTY_IN_POT, "S_KITTY_IN_POT must be 0 or 1 (always 0 without a kitty)"),
     ("SHOOTER", S_SHOOTER, "S_SHOOTER must be -1 (nobody shot the moon) or a seat 0..n-1"),
     ("VOIDS", S_VOIDS, "S_VOIDS (void tricks) must be 0..max_hands * hand size"),
-    ("CANCELS", S_CANCELS, "S_CANCELS (cancelled pairs) must be 0..max_hands * hand size * (n // 2)"),
-    ("MOON_CHOICE", S_MOON_CHOICE, "S_MOON_CHOICE must be -1 (none or by rule), 0 (subtract) or 1 (add)"),
+    ("CANCELS", S_CANCELS, "S_CANCELS (cancelled pairs) must be 0..max_hands * hand size "
+                           "* (n // 2)"),
+    ("MOON_CHOICE", S_MOON_CHOICE, "S_MOON_CHOICE must be -1 (none or by rule), 0 (subtract) or "
+                                   "1 (add)"),
     ("AARD_TRY", S_AARD_TRY, "S_AARD_TRY (tricks led with QS) must be 0..max_hands * hand size"),
-    ("AARD_WIN", S_AARD_WIN, "S_AARD_WIN (QS led and another QS played) must be 0..max_hands * hand size"),
+    ("AARD_WIN", S_AARD_WIN, "S_AARD_WIN (QS led and another QS played) must be "
+                             "0..max_hands * hand size"),
     ("POT_AT_LAST", S_POT_AT_LAST, "S_POT_AT_LAST (hands whose set-aside cards reached the last "
                                    "trick) must be 0..max_hands"),
     ("DISCARDED", S_DISCARDED, "S_DISCARDED (points discarded, R8 A) must lie between the points "
@@ -1064,19 +1066,23 @@ _VALIDATE_CHECKS = (
     # ---- ranges of the array fields
     ("UNDEALT_RANGE", None, "undealt copies of each card type must be 0..its copies in the deck"),
     ("HANDS_RANGE", None, "copies of a card type in a hand must be 0..its copies in the deck"),
-    ("DEALT_HANDS_RANGE", None, "copies of a card type dealt to a seat must be 0..its copies in the deck"),
-    ("PASSED_RANGE", None, "copies of a card type passed by a seat must be 0..its copies in the deck"),
+    ("DEALT_HANDS_RANGE", None, "copies of a card type dealt to a seat must be 0..its copies in "
+                                "the deck"),
+    ("PASSED_RANGE", None, "copies of a card type passed by a seat must be 0..its copies in the "
+                           "deck"),
     ("KITTY_RANGE", None, "copies of a card type in the kitty must be 0..its copies in the deck"),
     ("POT_RANGE", None, "copies of a card type set aside must be 0..its copies in the deck"),
     ("POINTS_RANGE", None, "points taken this hand by a seat must lie between the points of the "
                            "cards worth less than 0 and the penalty points in the deck"),
     ("HANDPTS_RANGE", None, "a seat's points for one hand (moon rule applied) must lie in "
                             "RuleSet.hand_points_range()"),
-    ("SCORES_RANGE", None, "a score must lie within max_hands times the range of one hand's points"),
+    ("SCORES_RANGE", None, "a score must lie within max_hands times the range of one hand's "
+                           "points"),
     ("TLEAD_RANGE", None, "a trick's leader must be -1 (not started) or a seat 0..n-1"),
     ("TWIN_RANGE", None, "a trick's winner must be a seat 0..n-1, -1 (not complete), "
                          "-2 (void) or -3 (discarded, R8 A)"),
-    ("TCARDS_RANGE", None, "a card played to a trick must be -1 (none yet) or a card type of the deck"),
+    ("TCARDS_RANGE", None, "a card played to a trick must be -1 (none yet) or a card type of the "
+                           "deck"),
     ("PASSSEQ_RANGE", None, "a pass choice must be -1 (not made) or a card type of the deck"),
     ("SUITCNT_RANGE", None, "a seat's count of one suit must be 0..hand size"),
     ("SCRATCH", None, "the scratch counters must be zero between kernel calls"),
@@ -1092,8 +1098,10 @@ _VALIDATE_CHECKS = (
     ("TRICK_PHASE", S_TRICK, "tricks completed must be 0 before play, below the hand size during "
                              "play and the hand size at the moon choice and the end"),
     ("TLEN_PHASE", S_TLEN, "a trick can only be in progress during play"),
-    ("NPLAYED_PHASE", S_NPLAYED, "cards played must be n * tricks completed + cards in the current trick"),
-    ("LEADER_PHASE", S_LEADER, "the leader must be -1 before play and a seat from the start of play"),
+    ("NPLAYED_PHASE", S_NPLAYED, "cards played must be n * tricks completed + cards in the "
+                                 "current trick"),
+    ("LEADER_PHASE", S_LEADER, "the leader must be -1 before play and a seat from the start of "
+                               "play"),
     ("CUR_PHASE", S_CUR, "the player to move must be chance during the deal, the next passer in "
                          "order (dealer's left first) during passing, (leader + cards in the "
                          "trick) mod n during play, the shooter at the moon choice, -4 at the end"),
@@ -1146,9 +1154,11 @@ _VALIDATE_CHECKS = (
     ("AARD_TRY_COUNT", S_AARD_TRY, "S_AARD_TRY must count this hand's tricks led with QS plus "
                                    "at most hand size per earlier hand"),
     ("AARD_WIN_COUNT", S_AARD_WIN, "S_AARD_WIN must count this hand's QS leads met by another QS "
-                                   "plus at most hand size per earlier hand, and not exceed S_AARD_TRY"),
+                                   "plus at most hand size per earlier hand, and not exceed "
+                                   "S_AARD_TRY"),
     ("POT_AT_LAST_COUNT", S_POT_AT_LAST, "S_POT_AT_LAST must count whether this hand's set-aside "
-                                         "cards reached the last trick plus at most 1 per earlier hand"),
+                                         "cards reached the last trick plus at most 1 per "
+                                         "earlier hand"),
     ("MOONS_COUNT", S_MOONS, "S_MOONS must count a moon shot in this (scored) hand plus at most 1 "
                              "per earlier hand"),
 )
@@ -1319,12 +1329,10 @@ def _check_deal_and_passes(p, s):
     T = np.int64(p[P_HAND])
     nc = np.int64(p[P_NCARDS])
     pc = np.int64(p[P_PASS])
-    kit = np.int64(p[P_KITTY])
-    tp = np.int64(p[P_PENALTY_PTS])
     mh = np.int64(p[P_MAX_HANDS])
-    und, hnd, dlt, psd = p[L_UNDEALT], p[L_HANDS], p[L_DEALT_HANDS], p[L_PASSED]
-    kty, pot, pts, hpts, scr = p[L_KITTY], p[L_POT], p[L_POINTS], p[L_HANDPTS], p[L_SCORES]
-    tl, tw, tc, seq, sc = p[L_TLEAD], p[L_TWIN], p[L_TCARDS], p[L_PASSSEQ], p[L_SUITCNT]
+    und, dlt, psd = p[L_UNDEALT], p[L_DEALT_HANDS], p[L_PASSED]
+    kty = p[L_KITTY]
+    tl, tw, tc, seq = p[L_TLEAD], p[L_TWIN], p[L_TCARDS], p[L_PASSSEQ]
     pcs = max(np.int64(1), pc)
     ph = s[S_PHASE]
     cur = s[S_CUR]
@@ -1456,15 +1464,13 @@ def _check_play(p, s, exact_hands):
     (``validate_determinization``): a hand need only have the right size."""
     n = np.int64(p[P_N])
     T = np.int64(p[P_HAND])
-    nc = np.int64(p[P_NCARDS])
     pc = np.int64(p[P_PASS])
     kit = np.int64(p[P_KITTY])
     tp = np.int64(p[P_PENALTY_PTS])
     mh = np.int64(p[P_MAX_HANDS])
     und, hnd, dlt, psd = p[L_UNDEALT], p[L_HANDS], p[L_DEALT_HANDS], p[L_PASSED]
     kty, pot, pts, hpts, scr = p[L_KITTY], p[L_POT], p[L_POINTS], p[L_HANDPTS], p[L_SCORES]
-    tl, tw, tc, seq, sc = p[L_TLEAD], p[L_TWIN], p[L_TCARDS], p[L_PASSSEQ], p[L_SUITCNT]
-    pcs = max(np.int64(1), pc)
+    tl, tw, tc, sc = p[L_TLEAD], p[L_TWIN], p[L_TCARDS], p[L_SUITCNT]
     ph = s[S_PHASE]
     over = ph == PH_OVER
     h = np.int64(s[S_HANDNO])

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Iterable
+from collections.abc import Iterable
 
 __all__ = ["guard", "engine_sources"]
 

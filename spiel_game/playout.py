@@ -24,7 +24,7 @@ so a seed gives the same game as before.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

@@ -34,10 +34,12 @@ def playthrough_text(params: dict, seed: int = 0, checkpoint_every: int = 25) ->
     game = pyspiel.load_game(GAME_NAME, params)
     rng = np.random.default_rng(seed)
     n = game.num_players()
+    general_sum = game.get_type().utility == pyspiel.GameType.Utility.GENERAL_SUM
+    utility_sum = None if general_sum else game.get_utility_sum()
     lines = [f"game: {game}", f"seed: {seed}",
              f"num_distinct_actions: {game.num_distinct_actions()}",
              f"max_chance_outcomes: {game.max_chance_outcomes()}",
-             f"utility: [{game.min_utility()}, {game.max_utility()}] sum={game.get_utility_sum() if game.get_type().utility != pyspiel.GameType.Utility.GENERAL_SUM else None}",
+             f"utility: [{game.min_utility()}, {game.max_utility()}] sum={utility_sum}",
              f"max_game_length: {game.max_game_length()}",
              f"information_state_tensor_shape: {game.information_state_tensor_shape()}",
              f"observation_tensor_shape: {game.observation_tensor_shape()}", ""]

@@ -25,13 +25,14 @@ _PHASES = {E.PH_DEAL: "deal", E.PH_PASS: "pass", E.PH_PLAY: "play",
 def state_to_text(state) -> str:
     """Everything in the state: unique for distinct engine states."""
     P, s, r = state._P, state._s, state.rules
-    n, K = r.players, E.K
+    n = r.players
     lines = [f"Cancellation Hearts: {r.describe()}"]
     lines.append(
-        f"Hand {int(s[E.S_HANDNO]) + (0 if s[E.S_PHASE] != E.PH_OVER else 0)}"
+        f"Hand {int(s[E.S_HANDNO])}"
         f", dealer P{int(s[E.S_DEALER])}, pass offset {int(s[E.S_PASSOFF])} x {int(P[E.P_PASS])}"
         f", phase {_PHASES[int(s[E.S_PHASE])]}"
-        + (f", P{int(s[E.S_CUR])} to move" if s[E.S_PHASE] in (E.PH_PASS, E.PH_PLAY, E.PH_MOON) else "")
+        + (f", P{int(s[E.S_CUR])} to move"
+           if s[E.S_PHASE] in (E.PH_PASS, E.PH_PLAY, E.PH_MOON) else "")
         + f", cards dealt {int(s[E.S_DEALT])}, hearts broken {'yes' if s[E.S_BROKEN] else 'no'}")
     pc = int(P[E.P_PASS])
     for q in range(n):
@@ -45,7 +46,6 @@ def state_to_text(state) -> str:
     if r.kitty_size:
         kit = C.cards_to_string(E.kitty(P, s))
         lines.append(f"Kitty [{kit}]" + (" (with the pot)" if s[E.S_KITTY_IN_POT] else ""))
-    t_now = int(s[E.S_TRICK])
     for t in range(r.hand_size):
         lead = int(E.trick_leaders(P, s)[t])
         if lead < 0:
@@ -211,8 +211,8 @@ _CSS = """
 .ch-root .ch-seat-points{float:right;color:#444}
 .ch-root .ch-suit-row{min-height:24px}
 .ch-root .ch-suit-symbol{display:inline-block;width:16px;font-size:15px}
-.ch-root .ch-card{display:inline-block;min-width:28px;padding:1px 3px;margin:1px;border:1px solid #999;
- border-radius:4px;background:#fff;text-align:center;font-weight:700}
+.ch-root .ch-card{display:inline-block;min-width:28px;padding:1px 3px;margin:1px;
+ border:1px solid #999;border-radius:4px;background:#fff;text-align:center;font-weight:700}
 .ch-root .ch-red{color:#d00000}
 .ch-root .ch-black{color:#111}
 .ch-root .ch-card.cancelled{text-decoration:line-through;text-decoration-thickness:2px;
@@ -362,7 +362,7 @@ def state_to_html(state) -> str:
         if pc:
             seq = [int(x) for x in E.pass_choices(P, s, q)[:pc] if x >= 0]
             if seq and ph != E.PH_OVER:
-                passed = ('<div class="ch-passed" data-seat="{}">passed: '.format(q)
+                passed = (f'<div class="ch-passed" data-seat="{q}">passed: '
                           + "".join(_card_html(c) for c in seq) + "</div>")
         seats.append(
             f'<div class="{" ".join(cls)}" data-seat="{q}" '

@@ -53,7 +53,7 @@ from numba import njit
 
 from . import engine as E
 from .hidden import hidden_cards, hidden_cards_into
-from .policies import make_rng_state, rand_below, shuffle_prefix
+from .rng import make_rng_state, rand_below, shuffle_prefix
 from .sampler import REJECTION_TRIES, assign, rejection_assign, weight_list
 
 __all__ = ["resample_from_infostate", "resample_history"]
@@ -82,7 +82,8 @@ def _as_generator(rng) -> np.random.Generator:
         return np.random.default_rng(int(rng))
     if callable(rng):
         u = rng()
-        if isinstance(u, (bool, np.bool_)) or not isinstance(u, (int, float, np.integer, np.floating)):
+        if isinstance(u, (bool, np.bool_)) or not isinstance(
+                u, (int, float, np.integer, np.floating)):
             raise TypeError(f"{what}; the callable returned {u!r} ({type(u).__name__})")
         u = float(u)
         if not 0.0 <= u < 1.0:
@@ -318,7 +319,8 @@ def _current_hand_actions(game, state, hand: _Hand, me, rng, tries=REJECTION_TRI
     if ph == E.PH_PASS:
         got = assign(hc.pool, hc.sizes, hc.forbid, rng, hc.weights)
         dealt = [None] * n
-        dealt[me] = s[P[E.L_DEALT_HANDS] + me * K:P[E.L_DEALT_HANDS] + (me + 1) * K].astype(np.int64)
+        at = P[E.L_DEALT_HANDS] + me * K
+        dealt[me] = s[at:at + K].astype(np.int64)
         for i in range(H):
             if hc.seats[i] >= 0:
                 dealt[int(hc.seats[i])] = got[i]

@@ -8,8 +8,8 @@ engine receives it as a flat ``int32`` vector (:meth:`RuleSet.engine_params`).
 from __future__ import annotations
 
 import dataclasses
-import math
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -213,7 +213,7 @@ class RuleSet:
 
     # ------------------------------------------------------------------ build
     @classmethod
-    def from_params(cls, params: Mapping[str, Any] | None = None) -> "RuleSet":
+    def from_params(cls, params: Mapping[str, Any] | None = None) -> RuleSet:
         """Validate pyspiel-style parameters; raise GameParameterError if wrong."""
         if params is None:
             params = {}
@@ -253,7 +253,8 @@ class RuleSet:
                     f"packs=3 with deck='balanced' is only B's 11-player variant; got players={n}")
             if packs not in (2, 3):
                 raise GameParameterError(
-                    f"packs={packs} is not allowed for deck='balanced': allowed 2, or 3 with 11 players")
+                    f"packs={packs} is not allowed for deck='balanced': "
+                    "allowed 2, or 3 with 11 players")
         elif deck == "kitty":
             if packs != 2:
                 raise GameParameterError(
@@ -369,7 +370,8 @@ class RuleSet:
             void_last_trick=p["void_last_trick"], no_points_first_trick=no_pts_first,
             moon=p["moon"], moon_points=p["moon_points"], target_score=p["target_score"],
             max_hands=p["max_hands"], utility=p["utility"], deal=p["deal"],
-            jack_of_diamonds=p["jack_of_diamonds"], deck_counts=tuple(int(x) for x in counts), hand_size=hand,
+            jack_of_diamonds=p["jack_of_diamonds"], deck_counts=tuple(int(x) for x in counts),
+            hand_size=hand,
             kitty_size=kitty, opening_card=opening, deck_description=text,
             params=tuple(sorted(p.items())))
 
@@ -458,7 +460,8 @@ class RuleSet:
         v[P_NCARDS] = self.num_cards
         v[P_PASS] = self.pass_count if self.passes else 0
         v[P_PASS_OFFSET] = self.pass_offset % self.players if self.passes else 0
-        v[P_FIRST_LEAD] = FIRST_LEAD_OPENING if self.first_lead == "opening_card" else FIRST_LEAD_LEFT
+        v[P_FIRST_LEAD] = (FIRST_LEAD_OPENING if self.first_lead == "opening_card"
+                           else FIRST_LEAD_LEFT)
         v[P_OPENING] = self.opening_card
         v[P_VOID_LAST] = VOID_LEADER if self.void_last_trick == "leader" else VOID_DISCARD
         v[P_NO_PTS_FIRST] = int(self.no_points_first_trick)

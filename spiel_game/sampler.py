@@ -29,18 +29,18 @@ from __future__ import annotations
 
 import collections
 import math
-from functools import lru_cache
+from functools import cache
 from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 from . import engine as E
-from .policies import make_rng_state, rand_below, rand_uniform, shuffle_prefix
+from .rng import make_rng_state, rand_below, rand_uniform, shuffle_prefix
 
-__all__ = ["HiddenProblem", "SamplerWork", "build_problem", "sample_hidden", "sample_assignment", "weight_ok",
-           "weight_list", "rejection_assign", "exact_assign", "assign", "BINOM", "MAX_TABLE",
-           "REJECTION_TRIES"]
+__all__ = ["HiddenProblem", "SamplerWork", "build_problem", "sample_hidden",
+           "sample_assignment", "weight_ok", "weight_list", "rejection_assign",
+           "exact_assign", "assign", "BINOM", "MAX_TABLE", "REJECTION_TRIES"]
 
 K = E.K
 BINOM = np.array([[math.comb(a, b) for b in range(200)] for a in range(200)], np.float64)
@@ -316,6 +316,14 @@ class HiddenProblem(NamedTuple):
     max_tries: int
     accept: float           # probability that one rejection try is valid
 
+    def __repr__(self) -> str:
+        """One line of sizes (the default printed the 200 x 200 binomial table)."""
+        return (f"HiddenProblem({len(self.order)} holders ({self.allowed.shape[0]} constrained), "
+                f"{len(self.cards)} cards in {len(self.dims) + 1} classes, "
+                f"{len(self.wlist)} weights, use_table={self.use_table}, "
+                f"max_tries={self.max_tries}, "
+                f"accept={self.accept:.3g})")
+
     def buffers(self) -> SamplerWork:
         """Fresh work arrays for :func:`sample_hidden`."""
         Hc, D = self.allowed.shape
@@ -493,7 +501,7 @@ def exact_assign(pool, sizes, forbid_h, played_h, rng):
             cur[i] = 0
         yield from rec(0, sizes[h], [0] * len(classes))
 
-    @lru_cache(maxsize=None)
+    @cache
     def count(h, rem):
         if h == H:
             return 1.0 if not any(rem) else 0.0
@@ -568,7 +576,7 @@ def assign(pool, sizes, forbid_h, rng, played_h=None, tries=REJECTION_TRIES):
     return exact_assign(pool, sizes, forbid_h, played_h, rng)
 
 
-_PROBLEMS: "collections.OrderedDict[tuple, object]" = collections.OrderedDict()
+_PROBLEMS: collections.OrderedDict[tuple, object] = collections.OrderedDict()
 _PROBLEMS_KEPT = 8
 
 

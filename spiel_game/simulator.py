@@ -55,7 +55,7 @@ from __future__ import annotations
 import dataclasses
 import numbers
 import warnings
-from typing import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numba
 import numpy as np
@@ -396,6 +396,14 @@ class SimulationResult:
 
     def stat(self, name: str) -> np.ndarray:
         return self.stats[:, STAT_NAMES.index(name)]
+
+    def __repr__(self) -> str:
+        """One line: the rules, the seed, the games and their mean points."""
+        games, n = self.points.shape
+        mean = np.round(self.points.mean(axis=0), 2).tolist() if games else []
+        trace = "recorded" if self.trace is not None else "not recorded"
+        return (f"SimulationResult({games:,} games, seed={self.seed}, mean points {mean}, "
+                f"trace {trace}, rules: {self.rules.describe()})")
 
 
 # ------------------------------------------------------------ argument checks

@@ -447,27 +447,39 @@ def _corruptions(P, arr):
     held1 = [c for c in range(53) if arr[hands + 53 + c] > 0]
     out = []
 
-    a = arr.copy(); a[hands + held0[0]] = -1
+    a = arr.copy()
+    a[hands + held0[0]] = -1
     out.append(("card count made negative", a))
-    a = arr.copy(); a[hands + held0[0]] -= 1
+    a = arr.copy()
+    a[hands + held0[0]] -= 1
     out.append(("card removed from a hand", a))
-    a = arr.copy(); a[hands + 53 + held0[0]] += 1
+    a = arr.copy()
+    a[hands + 53 + held0[0]] += 1
     out.append(("card duplicated into another hand", a))
-    a = arr.copy(); a[hands + held0[0]] -= 1; a[hands + held1[0]] += 1
+    a = arr.copy()
+    a[hands + held0[0]] -= 1
+    a[hands + held1[0]] += 1
     out.append(("card swapped for a copy of another", a))
-    a = arr.copy(); a[E.S_PHASE] = 9
+    a = arr.copy()
+    a[E.S_PHASE] = 9
     out.append(("phase out of range", a))
-    a = arr.copy(); a[E.S_CUR] = n
+    a = arr.copy()
+    a[E.S_CUR] = n
     out.append(("current player out of range", a))
-    a = arr.copy(); a[P[E.L_TCARDS]] = 60
+    a = arr.copy()
+    a[P[E.L_TCARDS]] = 60
     out.append(("trick card id out of range", a))
-    a = arr.copy(); a[P[E.L_POINTS]] += 5
+    a = arr.copy()
+    a[P[E.L_POINTS]] += 5
     out.append(("points taken out of thin air", a))
-    a = arr.copy(); a[E.S_DEALT] -= 1
+    a = arr.copy()
+    a[E.S_DEALT] -= 1
     out.append(("deal counter changed", a))
-    a = arr.copy(); a[P[E.L_UNDEALT] + held0[0]] += 1
+    a = arr.copy()
+    a[P[E.L_UNDEALT] + held0[0]] += 1
     out.append(("extra undealt card", a))
-    a = arr.copy(); a[E.S_CUR] = (a[E.S_CUR] + 1) % n
+    a = arr.copy()
+    a[E.S_CUR] = (a[E.S_CUR] + 1) % n
     out.append(("another player to move", a))
     out.append(("wrong size", arr[:-1].copy()))
     out.append(("wrong dtype", arr.astype(np.int64)))

@@ -53,7 +53,8 @@ def test_experiment_and_figure_end_to_end(tmp_path):
             f"improvement_{p}" for p in range(max(rows.players))]
         assert g[f"improvement_{players - 1}"].notna().all()
     assert len(res.tables["summary"]) == 2 * len(cc.CFRConvergenceConfig().solvers)
-    assert list(res.metadata["config"]["deals"]) == ["micro", "micro3"] and res.metadata["git_commit"]
+    assert list(res.metadata["config"]["deals"]) == ["micro", "micro3"]
+    assert res.metadata["git_commit"]
     # The figure script reads the profile's folder (a run with overrides has its own).
     shutil.move(res.path, out / "cfr_convergence")
     fig = _figure_module()

@@ -108,7 +108,7 @@ def test_linear_and_discounted_cfr_reproduce_openspiel(ours_cls, theirs):
     game = pyspiel.load_game("kuhn_poker")
     tree = build_tree(game)
     ref, ours = theirs(game), ours_cls(tree)
-    for t in range(25):
+    for _ in range(25):
         ref.evaluate_and_update_policy()
         ours.iterate()
         a = nash_conv(tree, from_policy(tree, ref.average_policy()))

@@ -165,7 +165,7 @@ def test_engine_key_agrees_with_information_state_string_on_full_games(preset):
     game = spiel_game.load(preset)
     rng = np.random.default_rng(1)
     seen = {}
-    for g in range(6):
+    for _ in range(6):
         st = game.new_initial_state()
         while not st.is_terminal():
             if st.is_chance_node():

@@ -35,7 +35,8 @@ SIM_CONFIGS = (
 )
 
 
-@pytest.mark.parametrize("params", SIM_CONFIGS, ids=lambda p: ",".join(f"{k}={v}" for k, v in p.items()) or "default")
+@pytest.mark.parametrize("params", SIM_CONFIGS,
+                         ids=lambda p: ",".join(f"{k}={v}" for k, v in p.items()) or "default")
 def test_random_sim_test_with_serialization(params):
     game = pyspiel.load_game(NAME, params)
     pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
@@ -80,7 +81,8 @@ def test_python_and_cpp_paths_agree_on_legal_actions():
         la = st.legal_actions()
         if not st.is_chance_node():
             assert la == st._legal_actions(cur)
-            assert st.legal_actions_mask(cur) == [int(a in la) for a in range(game.num_distinct_actions())]
+            mask = [int(a in la) for a in range(game.num_distinct_actions())]
+            assert st.legal_actions_mask(cur) == mask
         else:
             assert la == [a for a, _ in st.chance_outcomes()]
         st.apply_action(la[int(rng.integers(len(la)))])

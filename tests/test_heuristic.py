@@ -24,6 +24,7 @@ import spiel_game
 from spiel_game import cards as C
 from spiel_game import engine as E
 from spiel_game.cards import AS, KS
+from spiel_game.playout import play_random
 from spiel_game.rng import make_rng_state
 from solvers.heuristic import heuristic_policy, unseen_copies
 from spiel_game.scenarios import parse_cards, state_from_hands
@@ -277,18 +278,17 @@ def test_moon_choice_is_subtract():
                            moon="choose")
     rng = np.random.default_rng(7)
     seen = 0
+
+    def moon_choice(st):
+        return (not st.is_chance_node()
+                and st.legal_actions() == [E.MOON_SUBTRACT_ACTION, E.MOON_ADD_ACTION])
+
     for _ in range(200):
         st = game.new_initial_state()
-        while not st.is_terminal():
-            if st.is_chance_node():
-                acts, probs = zip(*st.chance_outcomes())
-                st.apply_action(int(rng.choice(acts, p=probs)))
-            elif st.legal_actions() == [E.MOON_SUBTRACT_ACTION, E.MOON_ADD_ACTION]:
-                assert _choice(st) == E.MOON_SUBTRACT_ACTION
-                seen += 1
-                st.apply_action(E.MOON_SUBTRACT_ACTION)
-            else:
-                st.apply_action(int(rng.choice(st.legal_actions())))
+        while not play_random(st, rng, until=moon_choice, in_place=True).is_terminal():
+            assert _choice(st) == E.MOON_SUBTRACT_ACTION
+            seen += 1
+            st.apply_action(E.MOON_SUBTRACT_ACTION)
     assert seen > 10
 
 
@@ -304,7 +304,7 @@ def test_choice_depends_only_on_the_information_state(params):
     game = pyspiel.load_game("python_cancellation_hearts", params)
     rng = np.random.default_rng(2026)
     checked = differ = 0
-    for g in range(25):
+    for _ in range(25):
         st = game.new_initial_state()
         while not st.is_terminal():
             if st.is_chance_node():

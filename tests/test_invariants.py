@@ -29,6 +29,7 @@ from hypothesis import HealthCheck, event, given, settings, strategies as st
 
 import spiel_game
 from spiel_game import engine as E
+from spiel_game.playout import play_random
 
 NAME = spiel_game.GAME_NAME
 K = 53
@@ -332,7 +333,6 @@ def check_common(state, shadow: ShadowHand, where: str):
 def check_points(state, shadow: ShadowHand, where: str):
     """Points taken + pot + discarded + points still in play = deck points."""
     P, s, hands = engine_view(state)
-    n = shadow.n
     total = int(shadow.deck @ POINTS)
     if shadow.phase in ("deal", "done"):
         return
@@ -483,9 +483,9 @@ def test_card_locations_partition_the_deck_after_every_action(params, seed):
     """hands + passed-in-flight + kitty + pot + current trick + taken or
     discarded (+ undealt) = the deck, each row equal to the shadow model's.
 
-    Currently FAILS on the engine.card_locations bugs pinned down by the two
-    deterministic tests at the end of this file (taken-or-discarded row never
-    filled; kitty cards missing while the kitty is being dealt).
+    It caught two engine.card_locations bugs, since fixed and pinned down by
+    the two deterministic tests at the end of this file (taken-or-discarded
+    row never filled; kitty cards missing while the kitty is being dealt).
     """
     play_random_game(params, seed, locations=True)
 
@@ -507,14 +507,7 @@ def test_cancellation_heavy_decks_keep_invariants(seed, ranks, packs, players):
 
 # ------------------------------------------- card_locations, deterministic
 def _random_play(state, rng, until):
-    while not until(state):
-        if state.is_chance_node():
-            acts, probs = zip(*state.chance_outcomes())
-            state.apply_action(acts[int(rng.choice(len(acts), p=np.array(probs)))])
-        else:
-            legal = state.legal_actions()
-            state.apply_action(legal[int(rng.integers(len(legal)))])
-    return state
+    return play_random(state, rng, until=until, in_place=True)
 
 
 def _deck_minus_locations(state) -> np.ndarray:
@@ -525,9 +518,9 @@ def _deck_minus_locations(state) -> np.ndarray:
 
 
 def test_card_locations_counts_cards_taken_in_completed_tricks():
-    # BUG (spiel_game.engine.card_locations): the documented last row
-    # "taken-or-discarded" is never filled, so the rows stop summing to the
-    # deck as soon as the first trick is complete.
+    # Regression (spiel_game.engine.card_locations, fixed): the documented
+    # last row "taken-or-discarded" was never filled, so the rows stopped
+    # summing to the deck as soon as the first trick was complete.
     game = pyspiel.load_game(NAME, {"players": 5, "moon": "off"})
     state = game.new_initial_state()
     rng = np.random.default_rng(7)
@@ -546,9 +539,9 @@ def test_card_locations_counts_cards_taken_in_completed_tricks():
 
 
 def test_card_locations_counts_the_kitty_while_it_is_dealt():
-    # BUG (spiel_game.engine.card_locations): the kitty row is
+    # Regression (spiel_game.engine.card_locations, fixed): the kitty row was
     # kitty * S_KITTY_IN_POT, which is 0 until the deal is complete, so kitty
-    # cards already dealt (R4: the kitty is dealt last) are in no row.
+    # cards already dealt (R4: the kitty is dealt last) were in no row.
     game = pyspiel.load_game(NAME, {"deck": "kitty", "players": 6})   # kitty of 104 % 6 = 2
     state = game.new_initial_state()
     rng = np.random.default_rng(8)

@@ -16,6 +16,7 @@ import spiel_game
 from spiel_game import cards as C
 from spiel_game import engine as E
 from spiel_game import observers as O
+from spiel_game.playout import play_random
 from spiel_game.render import state_to_text
 from spiel_game.scenarios import state_from_hands
 
@@ -48,18 +49,9 @@ SMALL_GAMES = {
 }
 
 
-def _play(game, rng, stop=lambda st: False, max_actions=10 ** 6):
+def _play(game, rng, stop=lambda st: False):
     """A random playout (seeded ``rng``) until ``stop(state)`` or the end; returns it."""
-    st = game.new_initial_state()
-    for _ in range(max_actions):
-        if st.is_terminal() or stop(st):
-            break
-        if st.is_chance_node():
-            acts, probs = zip(*st.chance_outcomes())
-            st.apply_action(int(rng.choice(acts, p=np.array(probs) / sum(probs))))
-        else:
-            st.apply_action(int(rng.choice(st.legal_actions())))
-    return st
+    return play_random(game, rng, until=stop)
 
 
 def _mid_hand(st):
@@ -89,7 +81,7 @@ def test_layout_is_contiguous_and_matches_the_buffer(name):
             off += size
         assert off == obs.tensor.size and obs.tensor.dtype == np.float32
         table = O.format_layout(game, t)
-        for piece, start, shape in layout:
+        for piece, start, _shape in layout:
             assert f"{piece:<14} {start:>7}" in table, (view, piece)
 
 
@@ -187,7 +179,8 @@ def test_relative_seats_and_values_read_from_the_engine():
             for t in range(t_now + 1):
                 row = d["trick_cards"][t, r]
                 c = int(tcards[t, q])
-                assert (row.sum(), row.argmax() if c >= 0 else -1) == ((1, c) if c >= 0 else (0, -1))
+                want = (1, c) if c >= 0 else (0, -1)
+                assert (row.sum(), row.argmax() if c >= 0 else -1) == want
         assert d["trick_cards"][t_now + 1:].sum() == 0
         assert d["trick_result"][t_now:].sum() == 0
         assert d["trick_result"][:t_now].sum() == t_now

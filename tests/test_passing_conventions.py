@@ -71,7 +71,8 @@ def test_conventions_only_act_while_passing_and_names_are_checked():
 @pytest.mark.parametrize("name", CONVENTIONS)
 def test_convention_bot_plays_legal_games(name):
     game = spiel_game.load(players=6)
-    bots = [ConventionBot(name, pyspiel.make_uniform_random_bot(i, 10 + i), seed=i) for i in range(6)]
+    bots = [ConventionBot(name, pyspiel.make_uniform_random_bot(i, 10 + i), seed=i)
+            for i in range(6)]
     returns = pyspiel.evaluate_bots(game.new_initial_state(), bots, 3)
     assert sum(returns) <= -52
 

@@ -1,4 +1,5 @@
-"""Exact exploitability of passing conventions on reduced deals (experiments.studies.passing_exact)."""
+"""Exact exploitability of passing conventions on reduced deals
+(experiments.studies.passing_exact)."""
 
 import numpy as np
 import pytest
@@ -25,7 +26,8 @@ def test_pass_infosets_are_the_first_decisions(micro_pass):
         mine = np.arange(tr.player_infoset_start[p], tr.player_infoset_start[p + 1])
         pas = mine[micro_pass.is_pass[mine]]
         assert len(pas) == 19
-        assert {int(tr.infoset_seq_start[i + 1] - tr.infoset_seq_start[i]) for i in pas} == {2, 3, 4}
+        starts = tr.infoset_seq_start
+        assert {int(starts[i + 1] - starts[i]) for i in pas} == {2, 3, 4}
         assert (tr.infoset_parent_seq[pas] == -1).all()
 
 

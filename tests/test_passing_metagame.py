@@ -148,7 +148,7 @@ def test_eleven_player_experiment_is_registered_and_runs_in_the_runner(tmp_path)
 
     from conftest import ROOT
     from experiments import registry, runner
-    from spiel_game.policies import CONVENTIONS
+    from solvers.passing import CONVENTIONS
     exp = registry.get("passing_metagame_11")
     quick, paper = exp.config("quick"), exp.config("paper")
     assert quick.players == paper.players == 11 and paper.conventions == CONVENTIONS

@@ -36,7 +36,7 @@ def test_play_random_draws_the_same_games_as_the_loops_it_replaced(params):
         half = game.rules.num_cards // 4
         got = play_random(game, seed, until=cards_played(half))
         want = _reference(game, np.random.default_rng(seed),
-                          lambda st: not st.is_chance_node()
+                          lambda st, half=half: not st.is_chance_node()
                           and st.engine_state[E.S_NPLAYED] >= half)
         assert got.history() == want.history() and not got.is_chance_node()
         assert got.engine_state[E.S_NPLAYED] == half

@@ -4,7 +4,6 @@ Regenerate after an intended behaviour change with
 ``python -m spiel_game.playthrough`` (and review the diff).
 """
 
-from pathlib import Path
 
 import pytest
 from absl import flags

@@ -29,7 +29,7 @@ from spiel_game import cards as C
 from spiel_game import engine as E
 from spiel_game.render import (card_label, hand_replay_html, install_repr_html,
                                render_text_replay, state_to_html)
-from _rule_helpers import deal, load, play
+from _rule_helpers import deal, load
 
 # Four players, two packs of 7 8 9 T in hearts and spades (as in test_r8).
 SMALL = dict(deck="custom", players=4, packs=2, suits="HS", ranks="789T",
@@ -265,8 +265,10 @@ def test_hand_replay_html_one_row_per_trick():
     assert [r.attrs["data-winner"] for r in rows] == ["-1", "1", "-1", "1"]
     assert [r.attrs["data-leader"] for r in rows] == ["0", "0", "1", "1"]
     assert [r.attrs["data-taken"] for r in rows] == ["0", "4", "0", "4"]
-    first = {int(td.attrs["data-seat"]): td for td in rows[0].find_all(tag="td") if "data-seat" in td.attrs}
-    assert [first[q].find("ch-card").attrs["data-card"] for q in range(4)] == ["TS", "TS", "9H", "9H"]
+    first = {int(td.attrs["data-seat"]): td for td in rows[0].find_all(tag="td")
+             if "data-seat" in td.attrs}
+    assert ([first[q].find("ch-card").attrs["data-card"] for q in range(4)]
+            == ["TS", "TS", "9H", "9H"])
     assert all("cancelled" in first[q].find("ch-card").classes for q in range(4))
     assert "ch-lead" in first[0].classes
     assert rows[1].find("ch-result").text() == "won by P1 with 8\u2660"
@@ -294,7 +296,8 @@ def test_render_text_replay_trick_by_trick():
     lines = render_text_replay(st).splitlines()
     assert lines[2:] == [
         "Trick  1: P0:[TS] P1:[TS] P2:[9H] P3:[9H] -> void: set aside (R8); 2 set aside",
-        "Trick  2: P0:7S P1:8S* P2:[TH] P3:[TH] -> won by P1 with 8S; P1 takes 4 (trick 2 + 2 set aside)",
+        "Trick  2: P0:7S P1:8S* P2:[TH] P3:[TH] -> won by P1 with 8S; "
+        "P1 takes 4 (trick 2 + 2 set aside)",
         "Trick  3: P1:[9S] P2:[8H] P3:[8H] P0:[9S] -> void: set aside (R8); 2 set aside",
         "Trick  4: P1:8S* P2:[7H] P3:[7H] -> in progress",
         "Points this hand: P0:0 P1:4 P2:0 P3:0",
@@ -310,7 +313,8 @@ def test_repr_html_hook():
 
 
 # ------------------------------------------------------------ real browser
-CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
+CHROMIUM = shutil.which("chromium") or (
+    "/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
 WIDTH, HEIGHT = 1200, 900
 
 # Records what the browser computed for every card and a few regions, as JSON in #probe.
@@ -354,7 +358,8 @@ def _decode_png(data: bytes) -> np.ndarray:
     while pos < len(data):
         (length,), kind = struct.unpack(">I", data[pos:pos + 4]), data[pos + 4:pos + 8]
         body = data[pos + 8:pos + 8 + length]
-        assert zlib.crc32(kind + body) == struct.unpack(">I", data[pos + 8 + length:pos + 12 + length])[0]
+        crc = struct.unpack(">I", data[pos + 8 + length:pos + 12 + length])[0]
+        assert zlib.crc32(kind + body) == crc
         if kind == b"IHDR":
             ihdr = struct.unpack(">IIBBBBB", body)
         elif kind == b"IDAT":

@@ -205,13 +205,13 @@ def _splits(counts, sizes):
             return
         c = types[i]
         u = int(counts[c])
-        for ks in itertools.product(*(range(min(u, l) + 1) for l in left)):
+        for ks in itertools.product(*(range(min(u, room) + 1) for room in left)):
             if sum(ks) != u:
                 continue
             for g, k in zip(groups, ks):
                 g[c] = k
             w = math.factorial(u) // math.prod(math.factorial(k) for k in ks)
-            yield from go(i + 1, [l - k for l, k in zip(left, ks)], groups, ways * w)
+            yield from go(i + 1, [room - k for room, k in zip(left, ks)], groups, ways * w)
         for g in groups:
             g[c] = 0
 

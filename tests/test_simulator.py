@@ -34,7 +34,8 @@ def _replay(game, trace):
     return st
 
 
-@pytest.mark.parametrize("params", CONFIGS, ids=lambda p: ",".join(f"{k}={v}" for k, v in p.items()))
+@pytest.mark.parametrize("params", CONFIGS,
+                         ids=lambda p: ",".join(f"{k}={v}" for k, v in p.items()))
 @pytest.mark.parametrize("policy", ["uniform", "heuristic"])
 def test_simulator_and_pyspiel_give_identical_hands_and_points(params, policy):
     game = pyspiel.load_game(NAME, params)

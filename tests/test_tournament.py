@@ -64,7 +64,8 @@ def test_bad_lineups_are_refused():
 # ---------------------------------------------------------------- statistics
 def test_ci95_matches_student_t_on_a_known_sample():
     c = ci95([1.0, 2.0, 3.0, 4.0, 5.0])
-    lo, hi = scipy.stats.t.interval(0.95, 4, loc=3.0, scale=np.std([1, 2, 3, 4, 5], ddof=1) / 5 ** .5)
+    sem = np.std([1, 2, 3, 4, 5], ddof=1) / 5 ** .5
+    lo, hi = scipy.stats.t.interval(0.95, 4, loc=3.0, scale=sem)
     assert c["mean"] == 3.0 and c["n"] == 5
     assert c["lo"] == pytest.approx(lo) and c["hi"] == pytest.approx(hi)
     assert c["hi"] - c["mean"] == pytest.approx(2.7764451 * 1.5811388 / 5 ** .5, rel=1e-6)

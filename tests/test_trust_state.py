@@ -68,7 +68,7 @@ EXTRA_CONFIGS = [
 CONFIGS = [dict(p) for p in spiel_game.PRESETS.values()] + EXTRA_CONFIGS
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def load(i: int):
     return pyspiel.load_game(NAME, CONFIGS[i])
 
@@ -139,7 +139,7 @@ def test_every_state_of_legal_play_validates():
 STATES_PER_GAME = 14
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def pool(i: int) -> tuple:
     """Copies of states of two random games of config ``i``, in every phase reached."""
     game = load(i)

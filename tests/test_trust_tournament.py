@@ -13,7 +13,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import textwrap
 import time
 import types
 from pathlib import Path

@@ -110,7 +110,7 @@ def check(config: LadderConfig) -> None:
 
 def run(config: LadderConfig, out_dir: Path, progress: bool = True,
         repair: bool = False) -> dict:
-    started = _dt.datetime.now(_dt.timezone.utc)
+    started = _dt.datetime.now(_dt.UTC)
     check(config)
     steps = []
     for n in config.players:

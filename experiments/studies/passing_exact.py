@@ -8,8 +8,8 @@ everything is exact on the flat game tree of :mod:`solvers.cfr`:
    every pass-phase decision node of the tree is turned into a *chance* node
    whose probabilities are the convention's distribution
    (:func:`solvers.passing.choose_pass` at that information set)
-   (:func:`solvers.cfr.exploitability.fix_to_chance`). Sequences and information sets keep their numbers,
-   so a profile of the fixed tree is a profile of the full tree. The play
+   (:func:`solvers.cfr.exploitability.fix_to_chance`). Sequences and information sets keep
+   their numbers, so a profile of the fixed tree is a profile of the full tree. The play
    phase is then solved by a CFR variant (``DCFR`` by default) on that tree;
    its NashConv (``play_nash_conv``) is the exact NashConv of the play
    subgame with passing fixed (best responses range over play decisions only).
@@ -89,8 +89,8 @@ class PassingExactConfig:
         check_names("solver", [self.solver], list(SOLVERS))
 
 
-@functools.lru_cache(maxsize=None)
-def _deal(deal: str) -> "DealAnalysis":
+@functools.cache
+def _deal(deal: str) -> DealAnalysis:
     return DealAnalysis(deal)
 
 

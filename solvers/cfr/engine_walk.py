@@ -19,8 +19,6 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-import spiel_game
-
 
 def _numba_cache_guard() -> None:
     """This module's compiled kernels inline the engine's: drop its cached

@@ -91,7 +91,7 @@ class _MCCFRBase:
             out[key] = dict(zip(node.actions, probs.tolist()))
         return out
 
-    def average_policy(self) -> "MCCFRPolicy":
+    def average_policy(self) -> MCCFRPolicy:
         """The average strategy as an OpenSpiel ``Policy`` (uniform where unvisited)."""
         return MCCFRPolicy(self.game, self.average_policy_dict())
 

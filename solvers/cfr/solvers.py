@@ -219,7 +219,7 @@ class CFR:
         _regret_matching(self.regret, t_.infoset_seq_start, i0, i1, self.policy)
 
     # ---- main loop
-    def iterate(self, iterations: int = 1) -> "CFR":
+    def iterate(self, iterations: int = 1) -> CFR:
         """Run ``iterations`` more iterations; returns ``self``."""
         t0 = time.perf_counter()
         tr = self.tree

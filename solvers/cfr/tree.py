@@ -127,6 +127,14 @@ class GameTree:
         a, b = self.player_infoset_start[player], self.player_infoset_start[player + 1]
         return slice(int(self.infoset_seq_start[a]), int(self.infoset_seq_start[b]))
 
+    def __repr__(self) -> str:
+        """One line of sizes (the dataclass default printed every array)."""
+        game = "" if self.game is None else f", game={self.game.get_type().short_name}"
+        return (f"GameTree({self.num_players} players, {self.num_nodes:,} histories "
+                f"({self.num_decision_nodes:,} decision, {self.num_terminals:,} terminal), "
+                f"{self.num_infosets:,} information sets, {self.num_sequences:,} sequences, "
+                f"depth {self.depth}, {self.nbytes / 2**20:.1f} MiB{game})")
+
     def summary(self) -> dict:
         return {"histories": self.num_nodes, "decision_nodes": self.num_decision_nodes,
                 "terminals": self.num_terminals, "infosets": self.num_infosets,
@@ -268,7 +276,8 @@ def _build_pyspiel(game, max_nodes: int) -> GameTree:
         payoff[r] = row
     big = max(in_action, default=0) >= 2**31
     pre = _Preorder(
-        depth=np.asarray(depth, np.int16 if max(depth) < 2**15 else np.int32), parent=np.asarray(parent, np.int64),
+        depth=np.asarray(depth, np.int16 if max(depth) < 2**15 else np.int32),
+        parent=np.asarray(parent, np.int64),
         player=np.asarray(player, np.int8), data=np.asarray(data, np.int32),
         in_prob=np.asarray(in_prob, np.float64),
         in_action=np.asarray(in_action, np.int64 if big else np.int32))
