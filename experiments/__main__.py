@@ -9,6 +9,7 @@
         [--workers N] [--recompute-corrupt] [--no-paper]
     python -m experiments paper [--profile quick|paper] [--out DIR] [--no-build]
     python -m experiments ship [--src results/paper] [--dst paper/results]
+    python -m experiments check [--quick results/quick] [--paper paper/results] [--run]
 
 ``reproduce`` (what ``make reproduce`` runs) runs every registered experiment
 of the profile, the ladder, and every benchmark of :mod:`experiments.bench`
@@ -22,7 +23,10 @@ installs it). ``paper`` does the last three steps only, from saved results:
 ``results/<profile>``, except that ``--profile paper`` reads the shipped
 ``paper/results/`` (checked against its ``SHA256SUMS``,
 :mod:`experiments.shipped`; ``--out results/paper`` reads your own run).
-``ship`` writes ``paper/results/`` from a finished paper-profile run. Both
+``ship`` writes ``paper/results/`` from a finished paper-profile run; ``check``
+compares the quick profile's estimates with the shipped paper results
+(:mod:`experiments.check`: intervals overlap, exact values agree to a
+tolerance), prints the table and exits 1 on any disagreement. Both
 ``reproduce`` and ``paper`` delete the generated files
 (``paper/figures/*.pdf|png``, ``paper/tables/*.tex``) before running the
 scripts, so nothing stale from other results survives.
@@ -330,6 +334,32 @@ def cmd_ship(args) -> int:
     return 0
 
 
+def cmd_check(args) -> int:
+    from . import check
+    quick = Path(args.quick) if args.quick else runner.results_root() / "quick"
+    paper = Path(args.paper) if args.paper else paper_results("paper")
+    if args.run or not any(quick.glob("*/metadata.json")):
+        print(f"=== running the quick profile into {quick} (finished units are kept)")
+        rc = cmd_reproduce(argparse.Namespace(
+            profile="quick", out=str(quick), backend="local", address=None, workers=None,
+            recompute_corrupt=False, no_progress=True, no_paper=True))
+        if rc != 0:
+            return rc
+    if not _check_inputs(paper) or not _check_inputs(quick):
+        return 2
+    rows, skipped = check.compare(quick, paper)
+    print(f"quick: {quick}\npaper: {paper}\n")
+    print(check.table(rows))
+    for f in skipped:
+        print(f"not compared (missing): {f}")
+    bad = [r for r in rows if not r.agree]
+    print(f"\n{len(rows) - len(bad)} of {len(rows)} quantities agree")
+    if not rows:
+        print("nothing to compare", file=sys.stderr)
+        return 1
+    return 1 if bad else 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m experiments",
                                  description="Run experiments, reproduce the paper.")
@@ -361,11 +391,19 @@ def main(argv=None) -> int:
     sp.add_argument("--src", default=None, help="finished paper-profile results "
                                                 "(default results/paper)")
     sp.add_argument("--dst", default=None, help="default paper/results")
+    ck = sub.add_parser("check", help="compare the quick profile's estimates with the shipped "
+                                      "paper results (exit 1 on disagreement)")
+    ck.add_argument("--quick", default=None, help="quick results (default results/quick; run "
+                                                  "there first when empty)")
+    ck.add_argument("--paper", default=None, help="paper results (default the shipped "
+                                                  "paper/results)")
+    ck.add_argument("--run", action="store_true",
+                    help="run (resume) the quick profile first, without the paper build")
     args = ap.parse_args(argv)
     with _sigterm_interrupts():
         try:
             return {"list": cmd_list, "show": cmd_show, "run": cmd_run, "paper": cmd_paper,
-                    "reproduce": cmd_reproduce, "ship": cmd_ship}[args.cmd](args)
+                    "reproduce": cmd_reproduce, "ship": cmd_ship, "check": cmd_check}[args.cmd](args)
         except (ConfigError, runner.RunError, registry.UnknownExperimentError) as err:
             print(f"error: {err.args[0] if err.args else err}", file=sys.stderr)
             return 2
