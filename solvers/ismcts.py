@@ -16,8 +16,8 @@ seen from the player to move (the *observer*). Each iteration:
    serves every player count and scoring variant;
 3. **expand** one untried legal action (uniformly at random);
 4. **roll out** to the end of the game with the compiled engine and a compiled
-   policy (``rollout="random"`` or ``"heuristic"``, see
-   :mod:`spiel_game.policies`);
+   policy (``rollout="random"`` or ``"heuristic"``, see :mod:`spiel_game.policies`
+   and :mod:`solvers.heuristic`);
 5. **back up** the scaled returns along the path.
 
 What the tree branches on (the observer's information, nothing more): its own
@@ -46,7 +46,7 @@ naming the parameter, the value and the allowed range; the ranges are in
 :class:`ISMCTSBot`).
 
 Everything random comes from one explicit splitmix64 stream per bot
-(:func:`spiel_game.policies.make_rng_state`), seeded by ``seed``.
+(:func:`spiel_game.rng.make_rng_state`), seeded by ``seed``.
 """
 
 from __future__ import annotations
@@ -70,9 +70,9 @@ from spiel_game.simulator import step_apply, step_legal, step_uniform
 from .bots import Agent, check_choice, check_int, check_real
 from .heuristic import heuristic_policy
 
-__all__ = ["ISMCTSBot", "Determinizer", "Determinization", "Tree", "FINAL_POLICIES", "ROLLOUT_POLICIES",
-           "MAX_ITERATIONS", "MAX_TIME_LIMIT", "MAX_UCT_C", "MIN_NODES", "DEFAULT_MAX_NODES",
-           "MAX_NODES_LIMIT"]
+__all__ = ["ISMCTSBot", "Determinizer", "Determinization", "Tree", "FINAL_POLICIES",
+           "ROLLOUT_POLICIES", "MAX_ITERATIONS", "MAX_TIME_LIMIT", "MAX_UCT_C", "MIN_NODES",
+           "DEFAULT_MAX_NODES", "MAX_NODES_LIMIT"]
 
 K = E.K
 ROLLOUT_POLICIES = {"random": 0, "heuristic": 1}

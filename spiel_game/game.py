@@ -137,7 +137,7 @@ class CancellationHeartsGame(pyspiel.Game):
             raise ValueError("deal_outcome: no chance outcome deals these hands")
         return self._deal_index[key]
 
-    def new_initial_state(self) -> "CancellationHeartsState":
+    def new_initial_state(self) -> CancellationHeartsState:
         return self._state_cls(self)
 
     def max_chance_nodes_in_history(self) -> int:
@@ -157,7 +157,7 @@ class CancellationHeartsGame(pyspiel.Game):
         return make_observer(self, iig_obs_type, params)
 
     # Convenience for users and tests.
-    def state_from_actions(self, actions) -> "CancellationHeartsState":
+    def state_from_actions(self, actions) -> CancellationHeartsState:
         """A state reached by applying ``actions`` (ints or card strings) from the start."""
         st = self.new_initial_state()
         for a in actions:
@@ -167,7 +167,7 @@ class CancellationHeartsGame(pyspiel.Game):
     def __reduce__(self):
         return (pyspiel.load_game, (GAME_NAME, dict(self.rules.params)))
 
-    def deserialize_state(self, text: str) -> "CancellationHeartsState":
+    def deserialize_state(self, text: str) -> CancellationHeartsState:
         """The state that ``state.serialize()`` wrote, rebuilt by replaying its history.
 
         Reads this game's text format (see :meth:`CancellationHeartsState.serialize`)
@@ -306,7 +306,7 @@ class CancellationHeartsState(pyspiel.State):
 
     @classmethod
     def from_history(cls, game: CancellationHeartsGame, history, *,
-                     players=None) -> "CancellationHeartsState":
+                     players=None) -> CancellationHeartsState:
         """The state of ``game`` that ``history`` reaches: the actions from the
         start, chance outcomes included, as ``state.history()`` lists them.
 
@@ -523,7 +523,8 @@ class CancellationHeartsState(pyspiel.State):
     def observation_string(self, player: int | None = None) -> str:
         return self._game._observer("obs").string_from(self, self._view_player(player))
 
-    def resample_from_infostate(self, player_id: int, probability_sampler) -> "CancellationHeartsState":
+    def resample_from_infostate(self, player_id: int,
+                                probability_sampler) -> CancellationHeartsState:
         """A state ``player_id`` cannot tell from this one, hidden cards drawn
         uniformly (see :mod:`spiel_game.resample`). ``probability_sampler``: a
         numpy Generator, a seed, or OpenSpiel's ``UniformProbabilitySampler``."""
@@ -671,7 +672,7 @@ def _replay_history(p, s, actions, deals, whole, players):
 
 
 def _attach_history(game: CancellationHeartsGame, players: np.ndarray,
-                    actions: np.ndarray, s: np.ndarray) -> "CancellationHeartsState":
+                    actions: np.ndarray, s: np.ndarray) -> CancellationHeartsState:
     """A pyspiel state with history ``zip(players, actions)`` (int arrays) and
     engine state ``s``, made without replaying the history through pyspiel.
 

@@ -1,6 +1,6 @@
 """Approximate exploitability of passing conventions on the full game (issue 7).
 
-Play: the compiled heuristic player (``spiel_game/policies.py``) for everyone;
+Play: the compiled heuristic player (``solvers/heuristic.py``) for everyone;
 passing: the conventions of ``solvers/passing.py``. All runs use duplicate
 deals: deal ``d`` is the same hand for every profile and every seat rotation
 (the simulator draws the deal first from game ``d``'s own random stream).
