@@ -186,6 +186,12 @@ class Determinization(NamedTuple):
     kitty_pts_old: int      # points of the root's kitty (replaced by the draw's)
     tmp: np.ndarray         # int64[8 K + 64] work array
 
+    def __repr__(self) -> str:
+        """One line (the default printed every table and work array)."""
+        seats = [int(q) for q in self.seats]
+        return (f"Determinization(holders {seats} (-1: kitty), passing={self.passing}, "
+                f"forced cards {int(self.forced.sum())}, {self.problem!r})")
+
 
 class Determinizer:
     """Draws engine states consistent with ``player``'s information state.
@@ -283,6 +289,12 @@ class Tree(NamedTuple):
     visits: np.ndarray      # float64[N]
     avail: np.ndarray       # float64[N] availability: selections it was compatible with
     reward: np.ndarray      # float64[N] sum of the mover's scaled rewards
+
+    def __repr__(self) -> str:
+        """One line (the default printed nine arrays of the tree's capacity)."""
+        used = int(self.size[0])
+        return (f"Tree({used:,} nodes of {self.child.shape[0]:,}, "
+                f"root visits {self.visits[0]:g})")
 
 
 def _new_tree(capacity: int) -> Tree:

@@ -17,6 +17,7 @@ import spiel_game
 from experiments.runner import RunResult
 from experiments.tournament import TournamentConfig, TournamentResult, summarize
 from solvers.cfr.tree import build_tree
+from solvers.ismcts import Determinizer, _new_tree
 from spiel_game.hidden import hidden_cards
 from spiel_game.playout import cards_played, play_random
 from spiel_game.sampler import build_problem
@@ -74,6 +75,21 @@ def test_hidden_problem_repr_leaves_out_the_binomial_table():
     assert len(text) <= LIMIT and "\n" not in text and "array" not in text
     assert text.startswith(f"HiddenProblem({len(hc.seats)} holders (")
     assert f"{int(hc.pool.sum())} cards in " in text and f"use_table={pr.use_table}" in text
+
+
+def test_determinization_and_search_tree_reprs_are_one_line():
+    game = spiel_game.load(deck="kitty", players=7)
+    st = play_random(game, np.random.default_rng(3), until=cards_played(14))
+    det = Determinizer(st, st.current_player()).record
+    text = repr(det)
+    assert len(text) <= 2 * LIMIT and "\n" not in text and "array" not in text
+    seats = [int(q) for q in det.seats]
+    assert text.startswith(f"Determinization(holders {seats} (-1: kitty), passing=False")
+    assert repr(det.problem) in text
+    tree = _new_tree(1 << 16)
+    tree.size[0] = 3
+    tree.visits[0] = 2.0
+    assert repr(tree) == "Tree(3 nodes of 65,536, root visits 2)"
 
 
 def test_run_result_repr_names_the_run_not_its_rows():
