@@ -22,6 +22,7 @@ import pytest
 import spiel_game
 from spiel_game import CorruptStateError, GameParameterError, IllegalActionError
 from spiel_game import engine as E
+from spiel_game.playout import play_random
 from spiel_game.scenarios import state_from_hands
 
 NAME = spiel_game.GAME_NAME
@@ -34,31 +35,12 @@ def load(**params):
 
 def random_state(game, seed: int, steps: int):
     """The state after ``steps`` random actions (fewer if the game ends)."""
-    rng = np.random.default_rng(seed)
-    st = game.new_initial_state()
-    for _ in range(steps):
-        if st.is_terminal():
-            break
-        if st.is_chance_node():
-            acts, probs = zip(*st.chance_outcomes())
-            st.apply_action(acts[int(rng.choice(len(acts), p=np.array(probs)))])
-        else:
-            legal = st.legal_actions()
-            st.apply_action(legal[int(rng.integers(len(legal)))])
-    return st
+    return play_random(game, seed, until=lambda st: len(st.history()) >= steps)
 
 
 def play_to_end(state, seed: int):
     """Random play (seeded) from ``state`` to the end, in place."""
-    rng = np.random.default_rng(seed)
-    while not state.is_terminal():
-        if state.is_chance_node():
-            acts, probs = zip(*state.chance_outcomes())
-            state.apply_action(acts[int(rng.choice(len(acts), p=np.array(probs)))])
-        else:
-            legal = state.legal_actions()
-            state.apply_action(legal[int(rng.integers(len(legal)))])
-    return state
+    return play_random(state, seed, in_place=True)
 
 
 # ====================================================== game parameters
@@ -546,16 +528,8 @@ def test_pickle_round_trip_of_game_and_states(params):
         if st.is_terminal():
             assert st2.returns() == st.returns()
             break
-        for _ in range(int(rng.integers(1, 30))):
-            if st.is_terminal():
-                break
-            if st.is_chance_node():
-                acts, probs = zip(*st.chance_outcomes())
-                a = acts[int(rng.choice(len(acts), p=np.array(probs)))]
-            else:
-                la = st.legal_actions()
-                a = la[int(rng.integers(len(la)))]
-            st.apply_action(a)
+        stop = len(st.history()) + int(rng.integers(1, 30))
+        play_random(st, rng, until=lambda s, stop=stop: len(s.history()) >= stop, in_place=True)
 
 
 def test_pickled_state_plays_on_like_the_original():
