@@ -91,15 +91,10 @@ def _moon_state(game, seed):
     """A state at the moon choice (R10, moon='choose'), found by random play."""
     rng = np.random.default_rng(seed)
     for _ in range(500):
-        st = game.new_initial_state()
-        while not st.is_terminal():
-            if st.is_chance_node():
-                _chance(st, rng)
-                continue
-            if st.engine_state[E.S_PHASE] == E.PH_MOON:
-                return st
-            la = st.legal_actions()
-            st.apply_action(la[int(rng.integers(len(la)))])
+        st = play_random(game, rng, until=lambda s: not s.is_chance_node()
+                         and s.engine_state[E.S_PHASE] == E.PH_MOON)
+        if not st.is_terminal():
+            return st
     raise AssertionError("no moon reached")
 
 

@@ -14,6 +14,7 @@ import pytest
 import spiel_game
 from spiel_game import engine as E
 from spiel_game import rules as R
+from spiel_game.playout import play_random
 from spiel_game.rules import RuleSet
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,17 +50,8 @@ def test_state_layout_is_generated_from_its_table(params):
 def _mid_game(params, seed):
     game = spiel_game.load(params)
     rng = np.random.default_rng(seed)
-    st = game.new_initial_state()
     steps = int(rng.integers(0, 200))
-    for _ in range(steps):
-        if st.is_terminal():
-            break
-        if st.is_chance_node():
-            acts, probs = zip(*st.chance_outcomes())
-            st.apply_action(int(rng.choice(acts, p=np.asarray(probs))))
-        else:
-            st.apply_action(int(rng.choice(st.legal_actions())))
-    return game, st
+    return game, play_random(game, rng, until=lambda st: len(st.history()) >= steps)
 
 
 @pytest.mark.parametrize("params", CONFIGS)
