@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import signal
 import subprocess
@@ -142,20 +143,36 @@ def clean_generated() -> int:
     return n
 
 
+def source_date(results: Path) -> dict[str, str]:
+    """``SOURCE_DATE_EPOCH`` (and pdfTeX's ``FORCE_SOURCE_DATE``) for building from
+    shipped results: the time they were packed, so that Matplotlib and pdfTeX write
+    the same bytes on every rebuild; ``{}`` otherwise (or when the variable is set)."""
+    import datetime as dt
+    if "SOURCE_DATE_EPOCH" in os.environ or not shipped.is_shipped(results):
+        return {}
+    packed = json.loads((results / "shipped.json").read_text())["packed"]
+    return {"SOURCE_DATE_EPOCH": str(int(dt.datetime.fromisoformat(packed).timestamp())),
+            "FORCE_SOURCE_DATE": "1"}
+
+
 def run_paper_scripts(results: Path, scripts=None) -> list[str]:
     """Run each script as ``python SCRIPT RESULTS``; the names of those that failed."""
     failed = []
+    env = {**os.environ, **source_date(results)}
     for script in scripts if scripts is not None else paper_scripts():
         rel = script.relative_to(ROOT) if script.is_relative_to(ROOT) else script
         print(f"--- {rel}", flush=True)
-        rc = subprocess.run([sys.executable, str(script), str(results)], cwd=ROOT).returncode
+        rc = subprocess.run([sys.executable, str(script), str(results)], cwd=ROOT,
+                            env=env).returncode
         if rc != 0:
             failed.append(str(rel))
     return failed
 
 
-def build_paper() -> str:
-    """Build paper/main.pdf; returns 'built', 'failed' or 'no latex'."""
+def build_paper(results: Path | None = None) -> str:
+    """Build paper/main.pdf (with :func:`source_date` of ``results``); returns 'built',
+    'failed' or 'no latex'."""
+    env = {**os.environ, **(source_date(results) if results is not None else {})}
     if shutil.which("latexmk"):
         cmd = [["latexmk", "-pdf", "-interaction=nonstopmode", "-halt-on-error", "main.tex"]]
     elif shutil.which("pdflatex"):
@@ -166,7 +183,7 @@ def build_paper() -> str:
               f"    {LATEX_INSTALL}\n(as root, Debian/Ubuntu) and run make reproduce again.")
         return "no latex"
     for c in cmd:
-        r = subprocess.run(c, cwd=PAPER, capture_output=True, text=True)
+        r = subprocess.run(c, cwd=PAPER, capture_output=True, text=True, env=env)
         if r.returncode != 0:
             print(r.stdout[-3000:])
             print(f"building paper/main.pdf failed ({' '.join(c)}); see paper/main.log")
@@ -256,7 +273,7 @@ def cmd_reproduce(args) -> int:
         clean_generated()
         failed += [f"script {s}" for s in run_paper_scripts(out)]
         if not args.no_paper:
-            if build_paper() == "failed":
+            if build_paper(out) == "failed":
                 failed.append("paper build")
     else:
         failed.append("damaged results")
@@ -308,7 +325,7 @@ def cmd_paper(args) -> int:
         return 2
     clean_generated()
     failed = [f"script {s}" for s in run_paper_scripts(out)]
-    if not args.no_build and build_paper() == "failed":
+    if not args.no_build and build_paper(out) == "failed":
         failed.append("paper build")
     if failed:
         print("FAILED: " + "; ".join(failed), file=sys.stderr)
@@ -347,13 +364,19 @@ def cmd_check(args) -> int:
             return rc
     if not _check_inputs(paper) or not _check_inputs(quick):
         return 2
-    rows, skipped = check.compare(quick, paper)
+    rows, skipped = check.compare(quick, paper, family=not args.per_quantity)
+    alone = check.compare(quick, paper, family=False)[0]
     print(f"quick: {quick}\npaper: {paper}\n")
     print(check.table(rows))
     for f in skipped:
         print(f"not compared (missing): {f}")
     bad = [r for r in rows if not r.agree]
     print(f"\n{len(rows) - len(bad)} of {len(rows)} quantities agree")
+    if not args.per_quantity:
+        k = sum(r.intervals is not None for r in rows)
+        miss = sum(not r.agree for r in alone if r.intervals is not None)
+        print(f"({k} interval comparisons judged together; {miss} of them do not overlap at "
+              f"95% each, --per-quantity)")
     if not rows:
         print("nothing to compare", file=sys.stderr)
         return 1
@@ -397,6 +420,9 @@ def main(argv=None) -> int:
                                                   "there first when empty)")
     ck.add_argument("--paper", default=None, help="paper results (default the shipped "
                                                   "paper/results)")
+    ck.add_argument("--per-quantity", action="store_true",
+                    help="judge each interval comparison at 95%% on its own (default: "
+                         "together, Bonferroni-widened)")
     ck.add_argument("--run", action="store_true",
                     help="run (resume) the quick profile first, without the paper build")
     args = ap.parse_args(argv)

@@ -5,13 +5,16 @@ compares every quantity that both profiles estimate (:func:`compare`) and prints
 one table row per quantity (quick, paper, agree?); it exits 1 when any
 disagrees. Two kinds of agreement:
 
-* estimates from samples agree when their 95% intervals overlap: the ladder's
+* estimates from samples agree when their intervals overlap: the ladder's
   steps and the ISMCTS sweep's budgets present in both (zero-sum gain with its
   Student t interval), the 6-player meta-game's library and rollout best-response
   gains when both profiles use the same conventions (their bootstrap or t
   intervals), and the rules statistics' proportions per configuration (share of
   hands with a void trick, share of hands whose pot reaches the last trick;
-  Wald intervals, only where both profiles saw at least 10 such hands);
+  Wald intervals, only where both profiles saw at least 10 such hands). They are
+  judged together: each 95% interval is widened (Bonferroni, :func:`family_factor`)
+  so that, when both profiles estimate the same values, every comparison agrees
+  with probability 95%; ``--per-quantity`` judges each at its own 95% instead;
 * exact computations agree to a tolerance: CFR's NashConv at every iteration
   both runs recorded for the same deal and variant (deterministic: 1e-9
   relative), and the exact passing exploitabilities (gain of a passing-only
@@ -46,13 +49,32 @@ MIN_EVENTS = 10
 
 @dataclasses.dataclass(frozen=True)
 class Comparison:
-    """One quantity both profiles estimate: the two values as text and whether they agree."""
+    """One quantity both profiles estimate: the two values as text and whether they
+    agree; ``intervals``: the two ``(mean, lo, hi)`` of an interval comparison."""
 
     quantity: str
     quick: str
     paper: str
     agree: bool
     rule: str
+    intervals: tuple | None = None
+
+
+def family_factor(k: int, alpha: float = 0.05) -> float:
+    """How much wider than a 95% interval a normal interval must be for ``k``
+    comparisons to hold together at level ``1 - alpha`` (Bonferroni): about 1.76
+    for 100 comparisons."""
+    from scipy.stats import norm
+    return float(norm.ppf(1 - alpha / (2 * max(k, 1))) / norm.ppf(0.975))
+
+
+def _widen(c: Comparison, factor: float) -> Comparison:
+    """``c`` judged on its intervals widened around their means by ``factor``."""
+    (qm, ql, qh), (pm, pl, ph) = c.intervals
+    q = (qm - (qm - ql) * factor, qm + (qh - qm) * factor)
+    p = (pm - (pm - pl) * factor, pm + (ph - pm) * factor)
+    return dataclasses.replace(c, agree=bool(q[0] <= p[1] and p[0] <= q[1]),
+                               rule=f"intervals overlap (95% widened x{factor:.2f})")
 
 
 def _ci(mean: float, lo: float, hi: float) -> str:
@@ -62,7 +84,8 @@ def _ci(mean: float, lo: float, hi: float) -> str:
 def _overlap(quantity: str, q: tuple, p: tuple) -> Comparison:
     """``q``, ``p``: ``(mean, lo, hi)``."""
     agree = q[1] <= p[2] and p[1] <= q[2]
-    return Comparison(quantity, _ci(*q), _ci(*p), bool(agree), "95% intervals overlap")
+    return Comparison(quantity, _ci(*q), _ci(*p), bool(agree), "95% intervals overlap",
+                      (tuple(q), tuple(p)))
 
 
 def _close(quantity: str, q: float, p: float, atol: float, rtol: float = 0.0) -> Comparison:
@@ -175,10 +198,15 @@ CHECKS = ((("ladder.json",), _ladder),
           (("rules_stats/summary.csv",), _rules_stats))
 
 
-def compare(quick: Path, paper: Path) -> tuple[list[Comparison], list[str]]:
+def compare(quick: Path, paper: Path, *, family: bool = True
+            ) -> tuple[list[Comparison], list[str]]:
     """Every comparison of the quick results ``quick`` with the paper results
     ``paper``, and the names of the files missing on either side (those checks
-    are skipped)."""
+    are skipped). ``family=True`` (the default) judges the interval comparisons
+    together: each 95% interval is widened by :func:`family_factor` of their
+    number, so that all of them agree with probability 95% when both profiles
+    estimate the same values (with 100 separate 95% comparisons a few would
+    fail by chance alone); ``family=False`` judges each at its own 95%."""
     rows, skipped = [], []
     for files, fn in CHECKS:
         missing = [str(f / n) for n in files for f in (Path(quick), Path(paper))
@@ -187,6 +215,10 @@ def compare(quick: Path, paper: Path) -> tuple[list[Comparison], list[str]]:
             skipped += missing
             continue
         rows += fn(Path(quick), Path(paper))
+    k = sum(r.intervals is not None for r in rows)
+    if family and k > 1:
+        f = family_factor(k)
+        rows = [_widen(r, f) if r.intervals is not None else r for r in rows]
     return rows, skipped
 
 

@@ -156,6 +156,10 @@ def paper_macros(m, results: Path, bench: Path) -> None:
           fixed(2), "cost per action, ours / python_tic_tac_toe")
     m.add("BenchTools", lambda: tools(read_json(bench / "engine.json")["metadata"]), tex_text,
           "tool versions and cores of the benchmark machine (the performance table's caption)")
+    m.add("EngineActionFaster", lambda: 1 / engine()["action_cost_ratio_vs_python_tic_tac_toe"],
+          fixed(2), "random play through pyspiel: times faster than python_tic_tac_toe")
+    m.add("EngineCloneFaster", lambda: 1 / engine()["clone_cost_ratio_vs_python_tic_tac_toe"],
+          fixed(2), "clone(): times faster than python_tic_tac_toe's")
     m.add("EngineCloneUs", lambda: engine()["median_us"]["clone_ours"], fixed(2),
           "us per clone(), 6 players mid-hand")
     m.add("TicTacToeCloneUs", lambda: engine()["median_us"]["clone_ttt"], fixed(2),
