@@ -1,0 +1,80 @@
+"""The shipped paper results (paper/results/): packed from a paper-profile run, every
+file checked against SHA256SUMS when read, a damaged file named in the error."""
+
+from __future__ import annotations
+
+import csv
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+from experiments import shipped
+
+FIXTURES = ROOT / "tests" / "fixtures" / "results" / "quick"
+
+
+@pytest.fixture()
+def packed(tmp_path):
+    src = tmp_path / "paper"
+    shutil.copytree(FIXTURES, src)
+    info = shipped.pack(src, tmp_path / "shipped")
+    return src, tmp_path / "shipped", info
+
+
+def test_the_repository_ships_verified_paper_results():
+    assert shipped.verify(shipped.SHIPPED) > 10
+    for name in ("ladder.json", "shipped.json", "cfr_convergence/rows.csv",
+                 "passing_metagame_11/rows.csv", "bench/engine.json", "bench/sim.json"):
+        assert (shipped.SHIPPED / name).is_file(), name
+    size = sum(p.stat().st_size for p in shipped.SHIPPED.rglob("*") if p.is_file())
+    assert size < 3e6, f"paper/results is {size / 1e6:.1f} MB: a few MB at most"
+
+
+def test_pack_copies_tables_byte_for_byte_and_leaves_out_unread_rows(packed):
+    src, dst, info = packed
+    for name in ("rules_stats/summary.csv", "rules_stats/seats.csv", "ladder.json",
+                 "cfr_convergence/rows.csv", "bench/engine.json", "demo/metadata.json"):
+        assert (dst / name).read_bytes() == (src / name).read_bytes(), name
+    assert not (dst / "demo" / "rows.csv").exists()         # nothing reads the per-hand rows
+    with open(src / "passing_metagame" / "rows.csv", newline="") as f:
+        complete = list(csv.DictReader(f))
+    with open(dst / "passing_metagame" / "rows.csv", newline="") as f:
+        kept = list(csv.DictReader(f))
+    assert kept == [r for r in complete if r["kind"] != "payoff"]
+    left = {r["file"]: r for r in info["left_out"]}
+    assert left["passing_metagame/rows.csv"]["rows_left_out"] == len(complete) - len(kept) > 0
+    assert left["demo/rows.csv"]["sha256_complete"] == shipped._sha256(src / "demo" / "rows.csv")
+    assert info["results"]["rules_stats"]["git_commit"]
+    assert shipped.verify(dst) == len((dst / shipped.MANIFEST).read_text().splitlines())
+
+
+@pytest.mark.parametrize("damage", ["edit", "delete", "add"])
+def test_a_damaged_shipped_file_is_named(packed, damage):
+    _, dst, _ = packed
+    target = dst / "rules_stats" / "summary.csv"
+    if damage == "edit":
+        target.write_text(target.read_text().replace("0", "1", 1))
+    elif damage == "delete":
+        target.unlink()
+    else:
+        target = dst / "rules_stats" / "extra.csv"
+        target.write_text("a\n1\n")
+    with pytest.raises(shipped.ShippedResultsError) as err:
+        shipped.verify(dst)
+    assert str(target) in str(err.value)
+    assert [p for p, _ in err.value.problems] == [str(target)]
+
+
+def test_the_paper_command_refuses_damaged_shipped_results(packed):
+    _, dst, _ = packed
+    (dst / "ladder.json").write_text("{}")
+    r = subprocess.run([sys.executable, "-m", "experiments", "paper", "--out", str(dst),
+                        "--no-build"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2
+    assert f"{dst / 'ladder.json'}: content differs" in r.stderr
+    r = subprocess.run([sys.executable, "paper/tables/macros.py", str(dst)], cwd=ROOT,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2 and "ladder.json" in r.stdout
