@@ -93,6 +93,22 @@ def test_the_quick_pipeline_fills_every_number_and_every_box(generated):
     assert not boxes, f"main.tex would show a placeholder for {boxes}"
 
 
+def test_the_shipped_paper_results_fill_every_number_and_every_box(tmp_path):
+    """What make -C paper builds from paper/results/ (the paper profile)."""
+    from experiments import shipped
+    paper = copy_paper(tmp_path)
+    scripts = [paper / s.relative_to(ROOT / "paper") for s in paper_scripts()]
+    assert not run_paper_scripts(shipped.SHIPPED, scripts)
+    question = {f.name: [l for l in f.read_text().splitlines() if "??" in l]
+                for f in (paper / "tables").glob("*.tex")}
+    assert len(question) >= 4 and not any(question.values()), question
+    boxes = sorted(r for r in references(MAIN) if not (paper / r).exists())
+    assert not boxes, f"main.tex would show a placeholder for {boxes}"
+    assert "\\iftrue" not in (paper / "tables" / "results_macros.tex").read_text()
+    assert "\\newif\\ifLadderEleven\\LadderEleventrue" in (
+        paper / "tables" / "results_macros.tex").read_text()     # the paper ran 11 players
+
+
 def test_the_performance_table_is_complete_with_one_ratio_direction(generated):
     table = (generated / "tables" / "performance.tex").read_text()
     body = [l for l in table.splitlines() if l.endswith("\\\\") and " & " in l]
