@@ -8,7 +8,8 @@ order engine, simulator, observer, resampling, ISMCTS, CFR, NashConv.
 
 Every ratio reads the same way: how many times faster ours is than the anchor
 beside it (the anchor's time over ours, or our iterations per second over the
-anchor's; below 1 means slower). The tool versions and the machine go in the
+anchor's; below 1 means slower), as the benchmark reports it (the median of
+per-repeat ratios where it records one). The tool versions and the machine go in the
 caption through ``\\BenchTools`` (:mod:`experiments.bench.engine`). A missing
 benchmark leaves out its rows with a warning; with none at all, no table is
 written (exit 0).
@@ -80,10 +81,10 @@ def rows(bench: dict) -> list[tuple[str, str, str, str, str]]:
         out += [("compiled simulator, per action, one core", _ns(ns["simulator_1_core"]),
                  "C++ " + _tt("hearts") + ", " + _tt("evaluate_bots") + " loop",
                  _ns(ns["cpp_hearts_evaluate_bots"]),
-                 faster(ns["cpp_hearts_evaluate_bots"] / ns["simulator_1_core"])),
+                 faster(s["speedup_vs_cpp_hearts"])),                 # median of ratios
                 ("compiled simulator, per action, one core", _ns(ns["simulator_1_core"]),
                  "our pyspiel API path", _ns(ns["pyspiel_python_path"]),
-                 faster(ns["pyspiel_python_path"] / ns["simulator_1_core"]))]
+                 faster(s["simulator_vs_pyspiel_path"]))]
     if "observers" in bench:
         o = bench["observers"]["result"]
         m = o["median_us"]
@@ -127,8 +128,9 @@ def rows(bench: dict) -> list[tuple[str, str, str, str, str]]:
                 ("CFR iteration, " + _tt("leduc_poker"), _s(lc["ours_s"]),
                  _tt("pyspiel.CFRSolver") + ", C++ leduc", _s(lc["theirs_s"]),
                  faster(lc["speedup"])),
-                (f"NashConv, {_tt(preset)} (" + ("same value" if nc["abs_difference"] < 1e-12
-                                                  else f"values differ by ${_sci(nc['abs_difference'])}$")
+                (f"NashConv, {_tt(preset)} ("
+                 + ("same value" if nc["abs_difference"] < 1e-12
+                    else f"values differ by ${_sci(nc['abs_difference'])}$")
                  + ")",
                  _s(nc["ours_s"]), "OpenSpiel Python " + _tt("exploitability.nash_conv"),
                  _s(nc["theirs_s"]), faster(nc["speedup"]))]
