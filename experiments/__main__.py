@@ -429,7 +429,8 @@ def main(argv=None) -> int:
     with _sigterm_interrupts():
         try:
             return {"list": cmd_list, "show": cmd_show, "run": cmd_run, "paper": cmd_paper,
-                    "reproduce": cmd_reproduce, "ship": cmd_ship, "check": cmd_check}[args.cmd](args)
+                    "reproduce": cmd_reproduce, "ship": cmd_ship,
+                    "check": cmd_check}[args.cmd](args)
         except (ConfigError, runner.RunError, registry.UnknownExperimentError) as err:
             print(f"error: {err.args[0] if err.args else err}", file=sys.stderr)
             return 2

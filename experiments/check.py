@@ -140,7 +140,8 @@ def _exact(quick: Path, paper: Path) -> list[Comparison]:
         if k not in p:
             continue
         tol = EXPLOIT_ATOL + float(q[k]["play_nash_conv"]) + float(p[k]["play_nash_conv"])
-        for col, what in (("gain_pass_only", "passing only"), ("gain_pass_play", "passing and play")):
+        for col, what in (("gain_pass_only", "passing only"),
+                          ("gain_pass_play", "passing and play")):
             out.append(_close(f"exact exploitability ({what}), {k[0]}, {k[1]}",
                               float(q[k][col]), float(p[k][col]), tol))
     return out

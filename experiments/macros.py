@@ -22,7 +22,7 @@ import csv
 import importlib
 import json
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 __all__ = ["MISSING", "SOURCES", "Macros", "collect", "read_json", "read_csv", "thousands",
            "fixed", "tex_text"]

@@ -161,7 +161,8 @@ def pack(src: Path, dst: Path = SHIPPED) -> dict:
     tmp = dst.with_name(dst.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
-    info = {"source": _display(src), "packed": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+    info = {"source": _display(src),
+            "packed": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
             "packed_at_commit": git_commit(), "results": {}, "left_out": []}
     for folder in sorted(p for p in src.iterdir() if p.is_dir() and "@" not in p.name
                          and (p / "metadata.json").is_file()):

@@ -7,7 +7,6 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -77,7 +76,7 @@ def test_every_macro_is_defined_and_carries_a_number(generated):
     local = set(re.findall(r"\\newcommand\{\\(\w+)\}", MAIN))
     used = set(re.findall(r"\\([A-Z]\w+)", MAIN)) - {"IfFileExists"}
     assert used <= defined | local, f"undefined macros: {sorted(used - defined - local)}"
-    assert "??" not in macros, [l for l in macros.splitlines() if "??" in l]
+    assert "??" not in macros, [ln for ln in macros.splitlines() if "??" in ln]
     assert "\\newcommand{\\RulesStatsHands}{300}" in macros
     assert "\\newcommand{\\DemoHands}{4}" in macros
 
@@ -86,7 +85,7 @@ def test_the_quick_pipeline_fills_every_number_and_every_box(generated):
     """What make reproduce builds from quick results (here the fixtures, benchmarks
     included): no generated .tex holds a ``??`` and main.tex shows no "missing:"
     placeholder (every \\generatedtable and \\generatedfigure has its file)."""
-    question = {f.name: [l for l in f.read_text().splitlines() if "??" in l]
+    question = {f.name: [ln for ln in f.read_text().splitlines() if "??" in ln]
                 for f in (generated / "tables").glob("*.tex")}
     assert len(question) >= 4 and not any(question.values()), question
     boxes = sorted(r for r in references(MAIN) if not (generated / r).exists())
@@ -99,7 +98,7 @@ def test_the_shipped_paper_results_fill_every_number_and_every_box(tmp_path):
     paper = copy_paper(tmp_path)
     scripts = [paper / s.relative_to(ROOT / "paper") for s in paper_scripts()]
     assert not run_paper_scripts(shipped.SHIPPED, scripts)
-    question = {f.name: [l for l in f.read_text().splitlines() if "??" in l]
+    question = {f.name: [ln for ln in f.read_text().splitlines() if "??" in ln]
                 for f in (paper / "tables").glob("*.tex")}
     assert len(question) >= 4 and not any(question.values()), question
     boxes = sorted(r for r in references(MAIN) if not (paper / r).exists())
@@ -111,16 +110,16 @@ def test_the_shipped_paper_results_fill_every_number_and_every_box(tmp_path):
 
 def test_the_performance_table_is_complete_with_one_ratio_direction(generated):
     table = (generated / "tables" / "performance.tex").read_text()
-    body = [l for l in table.splitlines() if l.endswith("\\\\") and " & " in l]
+    body = [ln for ln in table.splitlines() if ln.endswith("\\\\") and " & " in ln]
     for figure in ("pyspiel API", "clone()", "compiled simulator", "information-state tensor",
                    "resampling hidden cards", "ISMCTS iterations", "CFR iteration",
                    "NashConv"):
-        assert any(figure in l.replace("\\", "") for l in body), figure
+        assert any(figure in ln.replace("\\", "") for ln in body), figure
     assert "times faster" in table and not re.search(r"\bratio\b", table)
     search = json.loads((FIXTURES / "quick" / "bench" / "search.json").read_text())["result"]
     ratio = search["speed"]["ratio_vs_openspiel_python"]
-    assert any(l.endswith(f"& {ratio:.0f} \\\\") or l.endswith(f"& {ratio:.1f} \\\\")
-               for l in body if "Python" in l and "ISMCTS" in l)
+    assert any(ln.endswith(f"& {ratio:.0f} \\\\") or ln.endswith(f"& {ratio:.1f} \\\\")
+               for ln in body if "Python" in ln and "ISMCTS" in ln)
     macros = (generated / "tables" / "macros.tex").read_text()
     assert re.search(r"\\newcommand\{\\BenchTools\}\{Python [0-9.]+, OpenSpiel [0-9.]+", macros)
     assert "\\BenchTools" in MAIN.split("label{tab:perf}")[0].rsplit("caption", 1)[1]
@@ -140,7 +139,7 @@ def test_rules_stats_table_matches_the_summary(generated):
     table = (generated / "tables" / "rules_stats.tex").read_text()
     summary = pd.read_csv(FIXTURES / "quick" / "rules_stats" / "summary.csv")
     for _, r in summary.iterrows():
-        line = next(l for l in table.splitlines() if l.startswith(r.configuration + " &"))
+        line = next(ln for ln in table.splitlines() if ln.startswith(r.configuration + " &"))
         assert f"{r.seat_spread:.2f} $\\pm$ {r.ci95_max:.2f}" in line
         assert f"{r.void_tricks_per_hand:.3f}" in line
 

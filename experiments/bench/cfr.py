@@ -142,7 +142,7 @@ def scaling_row(name: str, iterations: int = 5) -> dict:
            "sequences": tree.num_sequences, "build_s": build_s, "tree_bytes": tree.nbytes}
     for v in SOLVERS:
         s = make_solver(v, tree).iterate(1)
-        row[f"iteration_s[{v}]"] = _clock(lambda: s.iterate(1), iterations)
+        row[f"iteration_s[{v}]"] = _clock(lambda s=s: s.iterate(1), iterations)
         if v == "CFR":
             row["solver_bytes"] = s.nbytes()
             t0 = time.perf_counter()
@@ -183,7 +183,7 @@ def run(config: BenchCFRConfig) -> dict:
 
 
 def tables(res: dict) -> str:
-    c, l, n = (res["cfr_small_vs_pyspiel"], res["cfr_leduc_vs_pyspiel_cpp"],
+    c, le, n = (res["cfr_small_vs_pyspiel"], res["cfr_leduc_vs_pyspiel_cpp"],
                res["nash_conv_small_vs_openspiel"])
     lines = [
         "| figure | ours | anchor | speedup (median) | goal |",
@@ -191,9 +191,9 @@ def tables(res: dict) -> str:
         f"| CFR iteration, `small` ({c['histories']:,} histories) | {c['ours_s'] * 1e3:.2f} ms "
         f"| {c['theirs_s'] * 1e3:.0f} ms (`pyspiel.CFRSolver`, same python game) "
         f"| {c['speedup']:.0f}x | >= 30x |",
-        f"| CFR iteration, `leduc_poker` | {l['ours_s'] * 1e3:.3f} ms "
-        f"| {l['theirs_s'] * 1e3:.2f} ms (`pyspiel.CFRSolver`, C++ leduc) "
-        f"| {l['speedup']:.0f}x | >= 3x |",
+        f"| CFR iteration, `leduc_poker` | {le['ours_s'] * 1e3:.3f} ms "
+        f"| {le['theirs_s'] * 1e3:.2f} ms (`pyspiel.CFRSolver`, C++ leduc) "
+        f"| {le['speedup']:.0f}x | >= 3x |",
         f"| NashConv, `small` | {n['ours_s'] * 1e3:.1f} ms "
         f"| {n['theirs_s']:.1f} s (`exploitability.nash_conv`) | {n['speedup']:.0f}x "
         f"| >= 30x, same value (difference {n['abs_difference']:.1e}) |",
@@ -263,7 +263,7 @@ def main(argv=None) -> int:
         medium=config.medium and not args.no_medium)
     if args.out is None:
         args.out = str(default_out("cfr", args.quick))
-    started = dt.datetime.now(dt.timezone.utc)
+    started = dt.datetime.now(dt.UTC)
     res = run(config)
     print(tables(res))
     write_result(args.out, res, metadata(config, config.seed, started))

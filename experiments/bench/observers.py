@@ -66,9 +66,11 @@ def run(repeats: int = 7, number: int = 3000, seed: int = 0) -> dict:
 def table(res: dict) -> str:
     m = res["median_us"]
     return "\n".join([
-        "| information-state tensor, mid-hand | time | anchor: C++ `hearts` from Python | ratio | goal |",
+        "| information-state tensor, mid-hand | time | anchor: C++ `hearts` from Python "
+        "| ratio | goal |",
         "|---|---|---|---|---|",
-        f"| ours, `observer.set_from` ({res['tensor_sizes']['ours']} floats) | {m['observer']:.2f} us | "
+        f"| ours, `observer.set_from` ({res['tensor_sizes']['ours']} floats) "
+        f"| {m['observer']:.2f} us | "
         f"{m['cpp_hearts']:.2f} us ({res['tensor_sizes']['cpp_hearts']} floats) | "
         f"{res['speedup_observer_vs_cpp']:.1f}x | >= 5x |",
         f"| ours, pyspiel `state.information_state_tensor(p)` | {m['pyspiel_ours']:.2f} us | "

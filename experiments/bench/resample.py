@@ -264,7 +264,7 @@ def main(argv=None) -> int:
             setattr(args, key, quick if args.quick else full)
     if args.out is None:
         args.out = str(default_out("resample", args.quick))
-    started = _dt.datetime.now(_dt.timezone.utc)
+    started = _dt.datetime.now(_dt.UTC)
     res = run(args.repeats, args.seed, args.number, args.max_seconds)
     print(table(res))
     write_result(args.out, res, metadata(vars(args), args.seed, started))

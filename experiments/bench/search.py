@@ -94,7 +94,7 @@ def _time(fn, state) -> float:
 def run(config: BenchConfig, out_dir: Path | None = None, progress: bool = True) -> dict:
     from open_spiel.python.algorithms import ismcts as os_ismcts, mcts
     from solvers.ismcts import ISMCTSBot
-    started = _dt.datetime.now(_dt.timezone.utc)
+    started = _dt.datetime.now(_dt.UTC)
     B = config.iterations
     game = spiel_game.load(players=6)
     st = mid_hand_state(game, config.seed, 51)
@@ -133,16 +133,16 @@ def run(config: BenchConfig, out_dir: Path | None = None, progress: bool = True)
     }
     strength = None
     if config.strength_deals > 0:
-        I = config.strength_iterations
+        iters = config.strength_iterations
         tc = TournamentConfig(
-            agents=(f"ismcts(iterations={I}, uct_c={config.uct_c})",
-                    f"openspiel_ismcts(iterations={I}, uct_c={config.uct_c})"),
+            agents=(f"ismcts(iterations={iters}, uct_c={config.uct_c})",
+                    f"openspiel_ismcts(iterations={iters}, uct_c={config.uct_c})"),
             game={"players": 6}, deals=config.strength_deals, seed=config.seed,
             workers=config.workers)
         res = run_tournament(tc, None if out_dir is None else out_dir / "bench_search_strength",
                              progress=progress)
         d = res.summary["pairs"][0]["payoff_difference"]
-        strength = {"iterations": I, "deals": res.summary["deals"],
+        strength = {"iterations": iters, "deals": res.summary["deals"],
                     "seat_assignments": len(res.summary["assignments"]),
                     "payoff_ours_minus_openspiel": d,
                     "not_weaker": bool(np.isnan(d["hi"]) or d["hi"] >= 0),

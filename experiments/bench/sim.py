@@ -194,7 +194,8 @@ def table(res: dict) -> str:
         + f" | | {sc[11]['ns_per_action'] / sc[5]['ns_per_action']:.2f} (11 vs 5) | cost per hand "
         "grows no faster than actions (ratio <= ~1) |",
         "| memory per game in flight | " + ", ".join(
-            f"{n} players: {b} B" for n, b in res["bytes_per_game_in_flight"].items()) + " | | | stated |",
+            f"{n} players: {b} B" for n, b in res["bytes_per_game_in_flight"].items())
+        + " | | | stated |",
         (f"| compile time (cold / cached) | {res['compile']['cold_s']:.1f} s / "
          f"{res['compile']['warm_s']:.1f} s | | | cached |" if res.get("compile") else
          "| compile time (cold / cached) | not measured (--quick) | | | cached |"),

@@ -61,7 +61,8 @@ def draw(deals: dict):
     return fig
 
 
-JOBS = [Job(("cfr_convergence/rows.csv",), lambda results: {"cfr_convergence": draw(load(results))})]
+JOBS = [Job(("cfr_convergence/rows.csv",),
+            lambda results: {"cfr_convergence": draw(load(results))})]
 
 
 def main(argv=None) -> int:

@@ -29,7 +29,7 @@ import csv
 import json
 import math
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 HERE = Path(__file__).resolve().parent
 MISSING = r"\textbf{??}"
@@ -269,7 +269,8 @@ def add_ladder(m: Macros, results: Path) -> None:
     m.add("SweepFirstSignificant",
           lambda: next(s["iterations"] for s in sweep() if gain(s)["lo"] > 0), thousands,
           "smallest budget whose 95% interval lies above 0")
-    ms_move = lambda s: next(t for t in s["timing"] if rung(t["agent"]) == "ismcts")["ms_per_decision"]  # noqa: E731
+    ms_move = lambda s: next(                                          # noqa: E731
+        t for t in s["timing"] if rung(t["agent"]) == "ismcts")["ms_per_decision"]
     m.add("SweepMaxMsPerMove", lambda: ms_move(sweep()[-1]), fixed(0),
           "ISMCTS ms per decision at the largest budget (shared machine)")
     m.add("SweepMaxItersPerSecond",
@@ -363,7 +364,8 @@ def add_cfr(m: Macros, results: Path) -> None:
         if not out:
             raise ValueError("no CFR runs")
         return "\n".join(out)
-    m.add("CfrRows", cfr_rows, str, "table rows: final NashConv and time of every solver", rows=True)
+    m.add("CfrRows", cfr_rows, str, "table rows: final NashConv and time of every solver",
+          rows=True)
 
 
 # ------------------------------------------------------------------ passing meta-games
@@ -387,7 +389,8 @@ def add_metagame(m: Macros, results: Path) -> None:
               "duplicate deals per profile and rotation")
         m.add(f"Meta{w}Hands", lambda c=cfg, p=profiles: p() * c()["players"] * c()["deals"],
               thousands, "simulated hands")
-        m.add(f"Meta{w}Bootstrap", lambda c=cfg: c()["bootstrap"], thousands, "bootstrap replicates")
+        m.add(f"Meta{w}Bootstrap", lambda c=cfg: c()["bootstrap"], thousands,
+              "bootstrap replicates")
         m.add(f"Meta{w}RolloutDeals", lambda c=cfg: c()["br_deals"], thousands,
               "deals of the rollout best-response passer")
         m.add(f"Meta{w}RolloutSamples", lambda c=cfg: c()["br_samples"], str,
@@ -398,7 +401,8 @@ def add_metagame(m: Macros, results: Path) -> None:
             t = lambda key=key, top=top: top(key)                          # noqa: E731
             m.add(f"Meta{w}{word}Top", lambda t=t: t()["convention"], tt,
                   f"largest {key} mass")
-            m.add(f"Meta{w}{word}TopMass", lambda t=t, key=key: float(t()[key]), fixed(2), "its mass")
+            m.add(f"Meta{w}{word}TopMass", lambda t=t, key=key: float(t()[key]), fixed(2),
+                  "its mass")
             m.add(f"Meta{w}{word}TopLo", lambda t=t, key=key: float(t()[f"{key}_lo"]), fixed(4),
                   "bootstrap 95% low")
             m.add(f"Meta{w}{word}TopHi", lambda t=t, key=key: float(t()[f"{key}_hi"]), fixed(4),
@@ -459,7 +463,8 @@ def add_metagame(m: Macros, results: Path) -> None:
             for name, r in cv.items():
                 out.append(f"{tt(name)} & {signed(r['library_gain'])} "
                            f"{interval(r['library_lo'], r['library_hi'])} & "
-                           f"{signed(bv[name]['mean'])} {interval(bv[name]['lo'], bv[name]['hi'])} & "
+                           f"{signed(bv[name]['mean'])} "
+                           f"{interval(bv[name]['lo'], bv[name]['hi'])} & "
                            f"{mass(r['nash'])} & {mass(r['alpharank'])} \\\\")
             if not out:
                 raise ValueError("no conventions")
@@ -542,7 +547,8 @@ def add_exact(m: Macros, results: Path) -> None:
                           mass(r["nash"])]
             out.append(" & ".join(cells) + " \\\\")
         return "\n".join(out)
-    m.add("ExactRows", rows, str, "table rows: exact gains and equilibrium mass per convention", rows=True)
+    m.add("ExactRows", rows, str, "table rows: exact gains and equilibrium mass per convention",
+          rows=True)
 
 
 # ------------------------------------------------------------------ provenance
