@@ -41,6 +41,7 @@ latex:
 	    echo "    sudo apt-get install -y --no-install-recommends $(LATEX_PKGS)"; fi; }
 
 test: $(STAMP) browser latex
+	$(PY) -m ruff check .
 	$(PY) -m pytest -q
 
 reproduce: $(STAMP) latex
