@@ -48,7 +48,7 @@ reproduce: $(STAMP) latex
 	$(PY) -m experiments reproduce --profile $(PROFILE)
 
 # The benchmarks of experiments/bench/ (make bench BENCH="engine sim observers
-# resample search cfr" runs all six; each writes results/bench/<name>.json).
+# resample search cfr" runs all six; each writes results/paper/bench/<name>.json).
 BENCH ?= engine
 bench: $(STAMP)
 	for b in $(BENCH); do $(PY) -m experiments.bench.$$b || exit 1; done
