@@ -78,3 +78,11 @@ def test_the_paper_command_refuses_damaged_shipped_results(packed):
     r = subprocess.run([sys.executable, "paper/tables/macros.py", str(dst)], cwd=ROOT,
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 2 and "ladder.json" in r.stdout
+
+
+def test_only_the_shipped_results_build_the_committed_pdf(packed, tmp_path):
+    from experiments.__main__ import PAPER, pdf_dir
+    assert pdf_dir(shipped.SHIPPED) == PAPER
+    src, dst, _ = packed
+    assert pdf_dir(dst) == PAPER                       # a packed copy is shipped results too
+    assert pdf_dir(src) == src.resolve() / "paper"     # the run it was packed from is not
