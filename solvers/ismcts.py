@@ -105,9 +105,10 @@ def _rollout(p, s, code, rng, legal, deck_buf):
     """Play ``s`` to the end in place (new hands of a match dealt by shuffling)."""
     while s[E.S_PHASE] != E.PH_OVER:
         if s[E.S_PHASE] == E.PH_DEAL:
+            deck = E.deck(p)
             m = 0
             for c in range(K):
-                for _ in range(p[E.P_DECK + c]):
+                for _ in range(deck[c]):
                     deck_buf[m] = c
                     m += 1
             shuffle_prefix(deck_buf, m, rng)
@@ -128,30 +129,32 @@ def _write_determinization(p, s, det, rng):
     out, forced, tmp, seats, npass = det.work.out, det.forced, det.tmp, det.seats, det.npass
     passing = det.passing
     H = seats.shape[0]
-    pc = p[E.P_PASS]
+    points = E.card_points(p)                       # the rules' scoring table (R10)
     for h in range(H):
         q = seats[h]
         if q < 0:                                   # the untaken kitty
+            kitty = E.kitty(p, s)
             pts = 0
             for c in range(K):
                 v = out[h, c] + forced[h, c]
-                s[p[E.L_KITTY] + c] = v
-                pts += v * E.card_points(p)[c]   # the rules' scoring table (R10)
+                kitty[c] = v
+                pts += v * points[c]
             s[E.S_POTPTS] += pts - det.kitty_pts_old
             continue
-        hb = p[E.L_HANDS] + q * K
+        hand = E.hand(p, s, q)
         if not passing:
             for c in range(K):
-                s[hb + c] = out[h, c] + forced[h, c]
+                hand[c] = out[h, c] + forced[h, c]
         else:                                       # passing: dealt hand, hidden passes
-            db = p[E.L_DEALT_HANDS] + q * K
-            pb = p[E.L_PASSED] + q * K
+            dealt = E.dealt_hand(p, s, q)
+            passed = E.passed(p, s, q)
+            choices = E.pass_choices(p, s, q)
             m = 0
             for c in range(K):
                 v = out[h, c]
-                s[db + c] = v
-                s[hb + c] = v
-                s[pb + c] = 0
+                dealt[c] = v
+                hand[c] = v
+                passed[c] = 0
                 for _ in range(v):
                     tmp[m] = c
                     m += 1
@@ -161,14 +164,14 @@ def _write_determinization(p, s, det, rng):
                 tmp[j] = tmp[r]
                 tmp[r] = t
                 c = tmp[j]
-                s[p[E.L_PASSSEQ] + q * pc + j] = c
-                s[pb + c] += 1
-                s[hb + c] -= 1
-        sc = p[E.L_SUITCNT] + q * 4
+                choices[j] = c
+                passed[c] += 1
+                hand[c] -= 1
+        counts = E.suit_counts(p, s, q)
         for su in range(4):
-            s[sc + su] = 0
+            counts[su] = 0
         for c in range(K):
-            s[sc + E.SUIT_OF[c]] += s[hb + c]
+            counts[E.SUIT_OF[c]] += hand[c]
 
 
 class Determinization(NamedTuple):
@@ -252,7 +255,7 @@ def _make_determinization(P, s, me, method: str = "auto") -> Determinization:
     hc = hidden_cards(P, s, me)
     hp = build_problem(hc.pool, hc.sizes, hc.forbid, hc.weights, method=method)
     o = hp.order
-    kitty = s[P[E.L_KITTY]:P[E.L_KITTY] + K].astype(np.int64)
+    kitty = E.kitty(P, s).astype(np.int64)
     return Determinization(hp, hp.buffers(), hc.passing,
                            np.ascontiguousarray(hc.seats[o]),
                            np.ascontiguousarray(hc.forced[o].astype(np.int32)),
@@ -266,10 +269,10 @@ def _obs_key(p, s, me):
     """Key of the cards ``me`` received when the passing round completed."""
     n = p[E.P_N]
     pc = p[E.P_PASS]
-    giver = (me - s[E.S_PASSOFF]) % n
+    received = E.pass_choices(p, s, (me - s[E.S_PASSOFF]) % n)
     h = np.uint64(0)
     for j in range(pc):
-        z = np.uint64(s[p[E.L_PASSSEQ] + giver * pc + j] + 1) * np.uint64(0x9E3779B97F4A7C15)
+        z = np.uint64(received[j] + 1) * np.uint64(0x9E3779B97F4A7C15)
         z = (z ^ (z >> np.uint64(29))) * np.uint64(0xBF58476D1CE4E5B9)
         h += z ^ (z >> np.uint64(32))
     return np.int64(h >> np.uint64(2)) | _OBS_FLAG

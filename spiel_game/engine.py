@@ -360,6 +360,29 @@ def suit_counts(p, s, seat):
     return s[b:b + 4]
 
 
+@njit(cache=True)
+def plays(p, s, seats, cards):
+    """The cards played so far this hand, in order: ``(seat, card)`` into
+    ``seats`` and ``cards`` (each at least ``n * t`` long); returns how many."""
+    n = p[P_N]
+    lead = trick_leaders(p, s)
+    m = 0
+    for t in range(p[P_HAND]):
+        leader = lead[t]
+        if leader < 0:
+            break
+        row = trick_cards(p, s, t)
+        for i in range(n):
+            q = (leader + i) % n
+            c = row[q]
+            if c < 0:
+                break
+            seats[m] = q
+            cards[m] = c
+            m += 1
+    return m
+
+
 @njit(cache=True, inline='always')
 def deck(p):
     """int32[53]: copies of each card type in the deck (R3)."""

@@ -78,16 +78,16 @@ def proven_absent(p, s, forbid):
     t_now = s[E.S_TRICK]
     if s[E.S_PHASE] != E.PH_PLAY and s[E.S_PHASE] != E.PH_MOON and s[E.S_PHASE] != E.PH_OVER:
         return
+    leaders = E.trick_leaders(p, s)
     for t in range(min(t_now + 1, T)):
-        leader = s[p[E.L_TLEAD] + t]
+        leader = leaders[t]
         if leader < 0:
             break
-        base = p[E.L_TCARDS] + t * n
-        lead = s[base + leader]
-        led = E.SUIT_OF[lead]
+        row = E.trick_cards(p, s, t)
+        led = E.SUIT_OF[row[leader]]
         for i in range(n):
             q = (leader + i) % n
-            c = s[base + q]
+            c = row[q]
             if c < 0:
                 break
             if i == 0:
@@ -117,17 +117,11 @@ def proven_absent(p, s, forbid):
 @njit(cache=True)
 def played_counts(p, s, played):
     """Add to ``played[n, K]`` the copies of each card each seat has played this hand."""
-    n, T = p[E.P_N], p[E.P_HAND]
-    for t in range(T):
-        leader = s[p[E.L_TLEAD] + t]
-        if leader < 0:
-            break
-        for i in range(n):
-            q = (leader + i) % n
-            c = s[p[E.L_TCARDS] + t * n + q]
-            if c < 0:
-                break
-            played[q, c] += 1
+    m = p[E.P_N] * p[E.P_HAND]
+    seats = np.empty(m, np.int64)
+    cards = np.empty(m, np.int64)
+    for i in range(E.plays(p, s, seats, cards)):
+        played[seats[i], cards[i]] += 1
 
 
 def hidden_constraints(state, player):
@@ -164,7 +158,7 @@ def hidden_cards_into(p, s, me, seats, pool, sizes, forced, forbid, weights, npa
     """
     n, T, pc, ksz = p[E.P_N], p[E.P_HAND], p[E.P_PASS], p[E.P_KITTY]
     ph = s[E.S_PHASE]
-    LH, LD, LK, LQ = p[E.L_HANDS], p[E.L_DEALT_HANDS], p[E.L_KITTY], p[E.L_PASSSEQ]
+    deck = E.deck(p)
     hidden_kitty = kitty_hidden(p, s)
     H = n - 1 + (1 if hidden_kitty else 0)
     seats[:] = 0
@@ -183,42 +177,48 @@ def hidden_cards_into(p, s, me, seats, pool, sizes, forced, forbid, weights, npa
     if hidden_kitty:
         seats[H - 1] = -1
     if ph == E.PH_PASS:
+        mine = E.dealt_hand(p, s, me)
         for c in range(K):
-            pool[c] = p[E.P_DECK + c] - s[LD + me * K + c]
+            pool[c] = deck[c] - mine[c]
         for h in range(H):
             q = seats[h]
             if q < 0:
                 sizes[h] = ksz
                 continue
             sizes[h] = T
+            choices = E.pass_choices(p, s, q)
             for j in range(pc):
-                if s[LQ + q * pc + j] >= 0:
+                if choices[j] >= 0:
                     npass[h] += 1
     else:
         played_counts(p, s, played)
         proven = np.zeros((n, K), np.bool_)
         proven_absent(p, s, proven)
+        mine = E.hand(p, s, me)
+        kit = E.kitty(p, s)
         for c in range(K):
-            v = p[E.P_DECK + c] - s[LH + me * K + c]
+            v = deck[c] - mine[c]
             for q in range(n):
                 v -= played[q, c]
             if not hidden_kitty:
-                v -= s[LK + c]
+                v -= kit[c]
             pool[c] = v
         for h in range(H):
             q = seats[h]
             if q < 0:
                 sizes[h] = ksz
                 continue
+            held = E.hand(p, s, q)
             for c in range(K):
-                sizes[h] += s[LH + q * K + c]
+                sizes[h] += held[c]
                 forbid[h, c] = proven[q, c]
         off = s[E.S_PASSOFF]
         if received_seen(p, s) and off != 0:
             rcv = (me + off) % n                  # still holds what ``me`` passed, unless played
             hr = rcv - 1 if rcv > me else rcv
+            mine_passed = E.pass_choices(p, s, me)
             for j in range(pc):
-                c = s[LQ + me * pc + j]
+                c = mine_passed[j]
                 if c >= 0:
                     forced[hr, c] += 1
             for c in range(K):

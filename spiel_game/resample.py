@@ -134,14 +134,14 @@ def _current_hand_from_engine(game, state, history):
         dealer = int(s[E.S_DEALER])
         for i in range(n):
             q = (dealer + 1 + i) % n
-            row = s[P[E.L_PASSSEQ] + q * pc:P[E.L_PASSSEQ] + (q + 1) * pc]
+            row = E.pass_choices(P, s, q)
             seq = [int(c) for c in row if c >= 0]
             if seq:
                 h.passes[q] = seq
                 h.pass_order.append(q)
     seats = np.empty(n * game.rules.hand_size, np.int64)
     cards = np.empty_like(seats)
-    m = _plays(P, s, seats, cards)
+    m = E.plays(P, s, seats, cards)
     h.plays = list(zip(seats[:m].tolist(), cards[:m].tolist()))
     if s[E.S_MOON_CHOICE] >= 0:
         h.moon.append((int(s[E.S_SHOOTER]), int(history[-1])))
@@ -301,7 +301,7 @@ def _current_hand_actions(game, state, hand: _Hand, me, rng, tries=REJECTION_TRI
     pc = int(P[E.P_PASS])
     my_real_deal = _my_real_deal(game, hand, dealer, me)
     my_passed = hand.passes.get(me, [])
-    kitty_real = s[P[E.L_KITTY]:P[E.L_KITTY] + K].astype(np.int64)
+    kitty_real = E.kitty(P, s).astype(np.int64)
     actions = []
 
     if ph == E.PH_DEAL:
@@ -319,8 +319,7 @@ def _current_hand_actions(game, state, hand: _Hand, me, rng, tries=REJECTION_TRI
     if ph == E.PH_PASS:
         got = assign(hc.pool, hc.sizes, hc.forbid, rng, hc.weights)
         dealt = [None] * n
-        at = P[E.L_DEALT_HANDS] + me * K
-        dealt[me] = s[at:at + K].astype(np.int64)
+        dealt[me] = E.dealt_hand(P, s, me).astype(np.int64)
         for i in range(H):
             if hc.seats[i] >= 0:
                 dealt[int(hc.seats[i])] = got[i]
@@ -332,7 +331,7 @@ def _current_hand_actions(game, state, hand: _Hand, me, rng, tries=REJECTION_TRI
     else:
         got = assign(hc.pool, hc.sizes, hc.forbid, rng, hc.weights, tries) + hc.forced
         now = [None] * n
-        now[me] = s[P[E.L_HANDS] + me * K:P[E.L_HANDS] + (me + 1) * K].astype(np.int64)
+        now[me] = E.hand(P, s, me).astype(np.int64)
         for i in range(H):
             if hc.seats[i] >= 0:
                 now[int(hc.seats[i])] = got[i]
@@ -384,26 +383,6 @@ def _draw_into(counts, k, rng, tmp, dst, d0):
 
 
 @njit(cache=True)
-def _plays(p, s, seats, cards):
-    """The cards played so far, in order: (seat, card) into ``seats``/``cards``; how many."""
-    n, T = p[E.P_N], p[E.P_HAND]
-    m = 0
-    for t in range(T):
-        leader = s[p[E.L_TLEAD] + t]
-        if leader < 0:
-            break
-        for i in range(n):
-            q = (leader + i) % n
-            c = s[p[E.L_TCARDS] + t * n + q]
-            if c < 0:
-                break
-            seats[m] = q
-            cards[m] = c
-            m += 1
-    return m
-
-
-@njit(cache=True)
 def _resample_hand(p, s, me, moon_action, rng, tries, out_pl, out_act):
     """Actions (``out_pl``, ``out_act``) of a history ``me`` cannot tell from
     ``s``. Returns the number of actions, ``_FAST_REJECTED`` when ``tries``
@@ -411,10 +390,10 @@ def _resample_hand(p, s, me, moon_action, rng, tries, out_pl, out_act):
     n, T, pc = p[E.P_N], p[E.P_HAND], p[E.P_PASS]
     ph = s[E.S_PHASE]
     dealer, off = s[E.S_DEALER], s[E.S_PASSOFF]
-    LH, LD, LK, LQ = p[E.L_HANDS], p[E.L_DEALT_HANDS], p[E.L_KITTY], p[E.L_PASSSEQ]
+    deck = E.deck(p)
     total = 0
     for c in range(K):
-        total += p[E.P_DECK + c]
+        total += deck[c]
     tmp = np.empty(total + K, np.int64)
     seat = np.zeros(n, np.int64)
     pool = np.zeros(K, np.int64)
@@ -443,9 +422,7 @@ def _resample_hand(p, s, me, moon_action, rng, tries, out_pl, out_act):
         return _FAST_REJECTED
     # Hands now (or dealt hands, while passing), then passes and dealt hands.
     dealt = np.zeros((n, K), np.int64)
-    kitty = np.zeros(K, np.int64)
-    for c in range(K):
-        kitty[c] = s[LK + c]
+    kitty = E.kitty(p, s).astype(np.int64)
     for h in range(H):
         q = seat[h]
         for c in range(K):
@@ -457,31 +434,29 @@ def _resample_hand(p, s, me, moon_action, rng, tries, out_pl, out_act):
     seq = np.full((n, max(pc, 1)), -1, np.int64)
     npass = np.zeros(n, np.int64)
     for q in range(n):
+        choices = E.pass_choices(p, s, q)
         for j in range(pc):
-            if s[LQ + q * pc + j] >= 0:
+            if choices[j] >= 0:
                 npass[q] += 1
     if ph == E.PH_PASS:
-        for c in range(K):
-            dealt[me, c] = s[LD + me * K + c]
+        dealt[me] = E.dealt_hand(p, s, me)
+        mine = E.pass_choices(p, s, me)
         for q in range(n):
             if q == me:
                 for j in range(npass[q]):
-                    seq[q, j] = s[LQ + q * pc + j]
+                    seq[q, j] = mine[j]
             elif npass[q] > 0:
                 _draw_into(dealt[q], npass[q], rng, tmp, seq[q], 0)
     else:
-        for c in range(K):
-            dealt[me, c] = s[LH + me * K + c]
+        dealt[me] = E.hand(p, s, me)
         for q in range(n):
             for c in range(K):
                 dealt[q, c] += played[q, c]            # the hand after passing, in full
         if passes_done:
             giver = (me - off) % n
-            for j in range(pc):
-                seq[me, j] = s[LQ + me * pc + j]
+            seq[me, :pc] = E.pass_choices(p, s, me)[:pc]
             if giver != me:
-                for j in range(pc):
-                    seq[giver, j] = s[LQ + giver * pc + j]
+                seq[giver, :pc] = E.pass_choices(p, s, giver)[:pc]
                 seq[giver, :pc] = np.sort(seq[giver, :pc])
                 shuffle_prefix(seq[giver], pc, rng)    # the order they were chosen in is unseen
             for q in range(n):
@@ -537,7 +512,7 @@ def _resample_hand(p, s, me, moon_action, rng, tries, out_pl, out_act):
             out_act[a] = seq[q, j]
             a += 1
     if ph != E.PH_PASS:
-        a += _plays(p, s, out_pl[a:], out_act[a:])
+        a += E.plays(p, s, out_pl[a:], out_act[a:])
         if s[E.S_MOON_CHOICE] >= 0:
             out_pl[a] = s[E.S_SHOOTER]
             out_act[a] = moon_action
@@ -550,7 +525,7 @@ def _fast_history(game, state, player, g):
     (players, actions), or None when rejection failed and the exact sampler
     is needed."""
     P, s = game.engine_params, state.engine_state
-    L = int(P[E.P_N]) * int(P[E.P_HAND]) * 2 + 64 + int(P[E.P_DECK:E.P_DECK + K].sum())
+    L = int(P[E.P_N]) * int(P[E.P_HAND]) * 2 + 64 + int(E.deck(P).sum())
     out_pl = np.empty(L, np.int64)
     out_act = np.empty(L, np.int64)
     moon = state.history()[-1] if s[E.S_MOON_CHOICE] >= 0 else -1

@@ -63,7 +63,7 @@ def state_after_plays(game, seed: int, n_played: int):
 
 def hidden(st, me) -> tuple:
     s, P = st.engine_state, st.engine_params
-    return tuple(C.cards_to_string(s[P[E.L_HANDS] + q * E.K:P[E.L_HANDS] + (q + 1) * E.K])
+    return tuple(C.cards_to_string(E.hand(P, s, q))
                  for q in range(st.rules.players) if q != me)
 
 
@@ -114,7 +114,7 @@ def own_deal_probability(st, me) -> float:
     """P(a fresh uniform deal gives ``me`` exactly the multiset it was dealt)."""
     r = st.rules
     s, P = st.engine_state, st.engine_params
-    mine = s[P[E.L_DEALT_HANDS] + me * E.K:P[E.L_DEALT_HANDS] + (me + 1) * E.K]
+    mine = E.dealt_hand(P, s, me)
     ways = math.prod(math.comb(int(r.deck_counts[c]), int(mine[c])) for c in range(E.K))
     return ways / math.comb(r.num_cards, r.hand_size)
 

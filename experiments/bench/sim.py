@@ -126,7 +126,7 @@ def equivalence(n_games: int, seed: int) -> dict:
             s = np.asarray(st.engine_state)
             P = st.engine_params
             same = (st.is_terminal()
-                    and s[P[E.L_SCORES]:P[E.L_SCORES] + game.num_players()].tolist()
+                    and E.scores(P, s).tolist()
                     == res.points[h].tolist()
                     and state_checksum(s) == res.stat("state_checksum")[h])
             checked += 1

@@ -35,8 +35,7 @@ from spiel_game.deals import enumerate_deals  # noqa: E402
 from spiel_game.hidden import kitty_seen, received_seen  # noqa: E402
 from spiel_game.engine import (  # noqa: E402
                                K, CHANCE, TERMINAL, S_CUR, S_PHASE, S_LEADER,
-                               S_PASSOFF, L_DEALT_HANDS, L_PASSSEQ,
-                               L_PASSED, L_TCARDS, L_KITTY, L_UNDEALT, P_N, P_PASS,
+                               S_PASSOFF, P_N, P_PASS,
                                P_HAND, current_player, legal_into,
                                apply_unchecked, apply_whole_deal, returns)
 
@@ -130,27 +129,26 @@ def infoset_key(p, s, deck_types):
     h2 = np.uint64(0x2545F4914F6CDD1D)
     h1, h2 = _mix(h1, h2, pl)
     h1, h2 = _mix(h1, h2, ph)
-    dealt = p[L_DEALT_HANDS] + pl * K
+    dealt = E.dealt_hand(p, s, pl)
     for c in deck_types:
-        h1, h2 = _mix(h1, h2, s[dealt + c])
+        h1, h2 = _mix(h1, h2, dealt[c])
     pc = p[P_PASS]
     if pc > 0:
-        seq = p[L_PASSSEQ] + pl * pc
+        seq = E.pass_choices(p, s, pl)
         for j in range(pc):
-            h1, h2 = _mix(h1, h2, s[seq + j])
+            h1, h2 = _mix(h1, h2, seq[j])
         if received_seen(p, s):
-            sender = (pl - s[S_PASSOFF]) % n
-            rec = p[L_PASSED] + sender * K
+            rec = E.passed(p, s, (pl - s[S_PASSOFF]) % n)
             for c in deck_types:
-                h1, h2 = _mix(h1, h2, s[rec + c])
-    tc = p[L_TCARDS]
+                h1, h2 = _mix(h1, h2, rec[c])
+    tc = E.all_trick_cards(p, s)
     for i in range(p[P_HAND] * n):
-        h1, h2 = _mix(h1, h2, s[tc + i])
+        h1, h2 = _mix(h1, h2, tc[i])
     h1, h2 = _mix(h1, h2, s[S_LEADER])
     if kitty_seen(p, s):
-        kit = p[L_KITTY]
+        kit = E.kitty(p, s)
         for c in deck_types:
-            h1, h2 = _mix(h1, h2, s[kit + c])
+            h1, h2 = _mix(h1, h2, kit[c])
     return h1, h2
 
 
@@ -248,10 +246,11 @@ def _walk(p, s0, deals, deal_probs, whole, max_depth, deck_types, count_only, ma
                 apply_whole_deal(p, dst, deals[k])
             else:
                 a = acts[top, k]
+                undealt = E.undealt(p, src)
                 left = 0
                 for c in range(K):
-                    left += src[p[L_UNDEALT] + c]
-                prob = src[p[L_UNDEALT] + a] / left
+                    left += undealt[c]
+                prob = undealt[a] / left
                 apply_unchecked(p, dst, a)
         else:
             a = acts[top, k]
