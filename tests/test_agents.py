@@ -211,9 +211,9 @@ def test_search_dumps_the_black_maria_when_void():
 
 # ---------------------------------------------------------------- determinization
 def _hidden(P, s, me, n):
-    rows = [tuple(s[P[E.L_HANDS] + q * K:P[E.L_HANDS] + (q + 1) * K]) for q in range(n) if q != me]
+    rows = [tuple(E.hand(P, s, q)) for q in range(n) if q != me]
     if P[E.P_KITTY] and s[E.S_KITTY_IN_POT]:
-        rows.append(tuple(s[P[E.L_KITTY]:P[E.L_KITTY] + K]))
+        rows.append(tuple(E.kitty(P, s)))
     return tuple(rows)
 
 
@@ -288,11 +288,8 @@ def test_determinizations_are_consistent_states(variant):
             x = d.sample(r)
             assert E.validate_determinization(P, x) == 0   # hands redrawn: sizes only
             assert (E.legal_actions(P, x) == E.legal_actions(P, s0)).all()
-            mine = slice(P[E.L_HANDS] + me * K, P[E.L_HANDS] + (me + 1) * K)
-            assert (x[mine] == s0[mine]).all()
-            tc = slice(P[E.L_TCARDS], P[E.L_TCARDS] + game.rules.hand_size * n)
-            assert (x[tc] == s0[tc]).all()
+            assert (E.hand(P, x, me) == E.hand(P, s0, me)).all()
+            assert (E.all_trick_cards(P, x) == E.all_trick_cards(P, s0)).all()
             for q in range(n):      # hand sizes are public
-                h = slice(P[E.L_HANDS] + q * K, P[E.L_HANDS] + (q + 1) * K)
-                assert x[h].sum() == s0[h].sum()
+                assert E.hand(P, x, q).sum() == E.hand(P, s0, q).sum()
             assert (E.card_locations(P, x)[n + 2:] == E.card_locations(P, s0)[n + 2:]).all()

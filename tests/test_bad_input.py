@@ -228,8 +228,8 @@ def test_r6_b_balanced_deck_must_open_with_the_joker():
     game = load(players=5)                     # R3 B: 5 players, one joker added
     st = random_state(game, seed=3, steps=game.rules.num_cards + 25)   # dealt and passed
     assert st.legal_actions() == [spiel_game.cards.JOKER]
-    other = [c for c in range(53) if st.engine_state[
-        st.engine_params[E.L_HANDS] + st.current_player() * 53 + c] > 0 and c != 52][0]
+    mine = E.hand(st.engine_params, st.engine_state, st.current_player())
+    other = [c for c in range(53) if mine[c] > 0 and c != 52][0]
     assert_illegal(st, other, "R6", "0C")
 
 
@@ -449,16 +449,16 @@ def _corruptions(P, arr):
     a[E.S_CUR] = n
     out.append(("current player out of range", a))
     a = arr.copy()
-    a[P[E.L_TCARDS]] = 60
+    E.all_trick_cards(P, a)[0] = 60
     out.append(("trick card id out of range", a))
     a = arr.copy()
-    a[P[E.L_POINTS]] += 5
+    E.points(P, a)[0] += 5
     out.append(("points taken out of thin air", a))
     a = arr.copy()
     a[E.S_DEALT] -= 1
     out.append(("deal counter changed", a))
     a = arr.copy()
-    a[P[E.L_UNDEALT] + held0[0]] += 1
+    E.undealt(P, a)[held0[0]] += 1
     out.append(("extra undealt card", a))
     a = arr.copy()
     a[E.S_CUR] = (a[E.S_CUR] + 1) % n

@@ -70,7 +70,7 @@ def hidden_part(state, me) -> tuple:
     out = tuple(hand(state, q) for q in range(n) if q != me)
     if kitty_hidden(state):
         s, P = state.engine_state, state.engine_params
-        out += ("kitty " + C.cards_to_string(s[P[E.L_KITTY]:P[E.L_KITTY] + K]),)
+        out += ("kitty " + C.cards_to_string(E.kitty(P, s)),)
     return out
 
 
@@ -623,10 +623,10 @@ def _seat_lists(state):
     s, P = state.engine_state, state.engine_params
     dealt = [[int(c) for c in np.repeat(np.arange(K), _row(state, E.L_DEALT_HANDS, q))]
              for q in range(n)]
-    passes = [[int(c) for c in s[P[E.L_PASSSEQ] + q * pc:P[E.L_PASSSEQ] + (q + 1) * pc]]
+    passes = [[int(c) for c in E.pass_choices(P, s, q)]
               for q in range(n)] if pc else []
     plays = state.history()[r.num_cards + n * pc:]
-    kitty = [int(c) for c in np.repeat(np.arange(K), s[P[E.L_KITTY]:P[E.L_KITTY] + K])]
+    kitty = [int(c) for c in np.repeat(np.arange(K), E.kitty(P, s))]
     return dealt, passes, plays, kitty
 
 
@@ -940,7 +940,7 @@ def _holders_of(state, me, card) -> tuple:
             out += [q] * int(_row(state, E.L_HANDS, q)[card])
     if kitty_hidden(state):
         s, P = state.engine_state, state.engine_params
-        out += [-1] * int(s[P[E.L_KITTY] + card])
+        out += [-1] * int(E.kitty(P, s)[card])
     return tuple(sorted(out))
 
 

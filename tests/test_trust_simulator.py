@@ -352,11 +352,11 @@ def test_wrong_arrays_for_rollout_give_a_clear_error(kind, config, other, steps,
         seat = data.draw(st.integers(0, n - 1))
         if kind == "s_card_removed":
             held = [(q, x) for q in range(n) for x in range(E.K)
-                    if s[p[E.L_HANDS] + q * E.K + x] > 0]
+                    if E.hand(p, s, q)[x] > 0]
             if not held:
                 return
             seat, c = held[data.draw(st.integers(0, len(held) - 1))]
-        s[p[E.L_HANDS] + seat * E.K + c] += 1 if kind == "s_card_added" else -1
+        E.hand(p, s, seat)[c] += 1 if kind == "s_card_added" else -1
     elif kind == "s_phase":
         s[E.S_PHASE] = data.draw(st.one_of(st.integers(-2**31, -1), st.integers(5, 2**31 - 1)))
     elif kind == "s_dealt":
@@ -438,7 +438,7 @@ def test_the_issue_examples_give_clear_errors():
     with pytest.raises(ValueError, match=r"^s must be"):
         rollout(p11, s6, make_rng(1))
     s = s6.copy()
-    s[p[E.L_HANDS] + 3] = 4
+    E.hand(p, s, 0)[3] = 4
     with pytest.raises(ValueError, match=r"^s is not a consistent state.*validate.*\(\w+: "):
         rollout(p, s, make_rng(1))
 

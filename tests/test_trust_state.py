@@ -112,13 +112,13 @@ def test_every_state_of_legal_play_validates():
                     seen.add(("over", "shooter" if s[E.S_SHOOTER] >= 0 else "no shooter"))
                     seen.add(("moon choice", int(s[E.S_MOON_CHOICE])))
                     if rules.is_match:
-                        hi = s[P[E.L_SCORES]:P[E.L_SCORES] + rules.players].max()
+                        hi = E.scores(P, s).max()
                         seen.add(("match over", "target" if hi >= rules.target_score
                                   else "max_hands"))
                 if s[E.S_HANDNO] >= 1 and ph != E.PH_OVER:
                     seen.add(("later hand", ph))
                 if s[E.S_TLEN] == 0 and s[E.S_TRICK] > 0:       # a trick just completed
-                    seen.add(("trick", int(s[P[E.L_TWIN] + s[E.S_TRICK] - 1])))
+                    seen.add(("trick", int(E.trick_winners(P, s)[s[E.S_TRICK] - 1])))
                 if rules.kitty_size and ph == E.PH_PLAY and s[E.S_KITTY_IN_POT] == 0:
                     seen.add(("kitty taken",))
                 if s[E.S_POT_AT_LAST] > 0:
