@@ -35,7 +35,7 @@ import solvers.passing  # noqa: F401  (registers "heuristic" and "pass:*" simula
 import spiel_game
 from spiel_game import engine as E
 from spiel_game.playout import play_random
-from spiel_game.policies import rand_below
+from spiel_game.rng import rand_below
 from spiel_game.simulator import bytes_per_game_in_flight, simulate, state_checksum
 
 from .engine import per_action_seconds
