@@ -27,6 +27,7 @@ import pytest
 
 from spiel_game import cards as C
 from spiel_game import engine as E
+from spiel_game.playout import play_random
 from spiel_game.render import (card_label, hand_replay_html, install_repr_html,
                                render_text_replay, state_to_html)
 from _rule_helpers import deal, load
@@ -119,12 +120,7 @@ def small_state(plays=PLAYS):
 
 
 def random_state(seed, stop, **params):
-    game = load(**params)
-    rng = np.random.default_rng(seed)
-    st = game.new_initial_state()
-    while not st.is_terminal() and not stop(st):
-        st.apply_action(int(rng.choice(st.legal_actions())))
-    return st
+    return play_random(load(**params), np.random.default_rng(seed), until=stop)
 
 
 def hand_cards(st, q) -> list[str]:
