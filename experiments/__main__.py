@@ -12,7 +12,7 @@
     python -m experiments check [--quick results/quick] [--paper paper/results] [--run]
 
 ``reproduce`` (what ``make reproduce`` runs) runs every registered experiment
-of the profile, the ladder, and every benchmark of :mod:`experiments.bench`
+of the profile (the ladder too), and every benchmark of :mod:`experiments.bench`
 (``--quick`` ones, seconds each, for the quick profile; the full ones for the
 paper profile) into ``RESULTS/bench/``, verifies the saved results the scripts
 read (content hashes, :func:`experiments.runner.load`; damaged results stop
@@ -276,14 +276,6 @@ def cmd_reproduce(args) -> int:
         except Exception as err:  # keep going: one broken experiment must not hide the rest
             print(f"experiment {name} failed: {err!r}", file=sys.stderr)
             failed.append(f"experiment {name}")
-    # Experiments with their own result files (not runner experiments yet).
-    from .studies import ladder
-    print("=== ladder", flush=True)
-    try:
-        ladder.run(ladder.PROFILES[args.profile], out, progress=not args.no_progress)
-    except Exception as err:
-        print(f"experiment ladder failed: {err!r}", file=sys.stderr)
-        failed.append("experiment ladder")
     failed += [f"benchmark {b}" for b in run_benchmarks(out / "bench", args.profile != "paper")]
     for mod in registry.discovery_errors():
         failed.append(f"import {mod}")
@@ -456,7 +448,7 @@ def main(argv=None) -> int:
         except runner.RunInterrupted as err:
             print(str(err), file=sys.stderr)
             return 128 + int(err.signum)
-        except KeyboardInterrupt as err:  # outside a runner experiment (ladder, scripts)
+        except KeyboardInterrupt as err:  # outside a runner experiment (benchmarks, scripts)
             code = err.args[0] if err.args and isinstance(err.args[0], int) else None
             signum = int(getattr(err, "signum", None) or code or signal.SIGINT)
             detail = str(err) if err.args and code is None else ""

@@ -100,21 +100,20 @@ def _csv(path: Path) -> list[dict]:
 
 
 def _ladder(quick: Path, paper: Path) -> list[Comparison]:
-    q = json.loads((quick / "ladder.json").read_text())["result"]
-    p = json.loads((paper / "ladder.json").read_text())["result"]
-    gain = lambda s: tuple(s["payoff_gain_of_higher"][k] for k in ("mean", "lo", "hi"))  # noqa: E731
+    gain = lambda s: tuple(float(s[k]) for k in ("gain", "gain_lo", "gain_hi"))  # noqa: E731
     out = []
-    steps = {(s["players"], s["lower"], s["higher"]): s for s in p["steps"]}
-    for s in q["steps"]:
-        key = (s["players"], s["lower"], s["higher"])
+    step_key = lambda s: (int(s["players"]), s["lower"], s["higher"])  # noqa: E731
+    steps = {step_key(s): s for s in _csv(paper / "ladder" / "steps.csv")}
+    for s in _csv(quick / "ladder" / "steps.csv"):
+        key = step_key(s)
         if key in steps:
             out.append(_overlap(f"ladder, {key[0]} players: gain of {key[2]} over {key[1]}",
                                 gain(s), gain(steps[key])))
-    sweep = {s["iterations"]: s for s in p.get("sweep", [])}
-    for s in q.get("sweep", []):
-        if s["iterations"] in sweep:
+    sweep = {int(s["iterations"]): s for s in _csv(paper / "ladder" / "sweep.csv")}
+    for s in _csv(quick / "ladder" / "sweep.csv"):
+        if int(s["iterations"]) in sweep:
             out.append(_overlap(f"ISMCTS sweep: gain at {s['iterations']} iterations",
-                                gain(s), gain(sweep[s["iterations"]])))
+                                gain(s), gain(sweep[int(s["iterations"])])))
     return out
 
 
@@ -189,7 +188,7 @@ def _rules_stats(quick: Path, paper: Path) -> list[Comparison]:
 
 
 #: Each comparison with the files it needs in both folders.
-CHECKS = ((("ladder.json",), _ladder),
+CHECKS = ((("ladder/steps.csv", "ladder/sweep.csv"), _ladder),
           (("cfr_convergence/rows.csv",), _cfr),
           (("passing_exact/rows.csv",), _exact),
           (("passing_metagame/rows.csv", "passing_metagame/metadata.json"),

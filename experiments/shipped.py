@@ -10,13 +10,12 @@ it (:func:`pack`); ``python -m experiments paper --profile paper`` and
   machine, times) and its derived tables (``summary.csv``, ``summary.txt``,
   ``seats.csv``, ...), byte for byte;
 * its ``rows.csv`` byte for byte, except the rows no figure, table or macro
-  reads (:data:`LEAVE_OUT`): the demo's per-hand rows and the meta-games'
-  per-deal payoff rows (the input of their bootstrap); ``shipped.json`` records
+  reads (:data:`LEAVE_OUT`): the demo's per-hand rows, the ladder's per-deal
+  rows and the meta-games' per-deal payoff rows (the input of their
+  bootstrap); ``shipped.json`` records
   how many rows were left out and the SHA-256 of the complete file, so a rerun
   can be compared with the run that made the paper;
-* ``ladder.json`` (the ladder and the ISMCTS sweep, with their intervals and
-  metadata; not its per-deal tournament folders) and ``bench/*.json``
-  (the benchmarks' full measurements, each with its metadata);
+* ``bench/*.json`` (the benchmarks' full measurements, each with its metadata);
 * ``shipped.json`` (where it came from, each result's commit and machine, what
   was left out), ``README.md`` and ``SHA256SUMS`` (every other file's SHA-256,
   in ``sha256sum -c`` format).
@@ -50,10 +49,13 @@ MANIFEST = "SHA256SUMS"
 #: file, ``(column, value)`` the rows whose ``column`` equals ``value``.
 LEAVE_OUT: dict[str, tuple[str, str] | None] = {
     "demo": None,                                   # per-hand rows (7.8 MB); summaries ship
+    "ladder": None,                                 # per-deal rows; steps and sweep ship
     "passing_metagame": ("kind", "payoff"),         # per-deal payoffs of every profile
     "passing_metagame_11": ("kind", "payoff"),
 }
 _WHY = {None: "per-hand rows; the paper reads the summary and seat tables",
+        "ladder": "per-deal rows of every step and sweep budget (points per seat, seconds "
+                  "per agent); the paper reads the steps and sweep tables",
         "payoff": "per-deal payoffs of each profile (the bootstrap's input); the paper "
                   "reads the meta-game's tables (convention, one_vs_population, rollout_br)"}
 #: Files of a runner folder that ship besides ``rows.csv`` (derived tables, provenance).
@@ -156,7 +158,7 @@ def pack(src: Path, dst: Path = SHIPPED) -> dict:
     """Write the shipped form of the paper-profile results ``src`` into ``dst``
     (replacing what is there); returns the ``shipped.json`` record."""
     src, dst = Path(src), Path(dst)
-    if not (src / "ladder.json").is_file() and not any(src.glob("*/metadata.json")):
+    if not any(src.glob("*/metadata.json")):
         raise FileNotFoundError(f"{src} holds no finished results to ship")
     tmp = dst.with_name(dst.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
@@ -184,22 +186,13 @@ def pack(src: Path, dst: Path = SHIPPED) -> dict:
             continue
         record = {"file": f"{folder.name}/rows.csv", "sha256_complete": _sha256(rows)}
         if rule is None:
-            record.update(rows_left_out=_count_rows(rows), rows_shipped=0, why=_WHY[None])
+            record.update(rows_left_out=_count_rows(rows), rows_shipped=0,
+                          why=_WHY.get(folder.name, _WHY[None]))
         else:
             kept, dropped = _rows_kept(rows, out / "rows.csv", rule)
             record.update(rows_left_out=dropped, rows_shipped=kept,
                           left_out=f"rows with {rule[0]} == {rule[1]!r}", why=_WHY[rule[1]])
         info["left_out"].append(record)
-    if (src / "ladder.json").is_file():
-        shutil.copyfile(src / "ladder.json", tmp / "ladder.json")
-        meta = json.loads((src / "ladder.json").read_text())["metadata"]
-        info["results"]["ladder"] = {"profile": "paper", "git_commit": meta.get("git_commit"),
-                                     "machine": meta.get("machine"), "started": meta.get("started"),
-                                     "finished": meta.get("finished")}
-        if (src / "ladder").is_dir():
-            info["left_out"].append({"file": "ladder/", "why": "per-deal tournament records of "
-                                     "each ladder step and sweep budget; ladder.json holds "
-                                     "their results with intervals"})
     bench = src / "bench"
     for f in sorted(bench.glob("*.json")) if bench.is_dir() else ():
         (tmp / "bench").mkdir(exist_ok=True)
@@ -230,8 +223,8 @@ def _readme(info: dict) -> str:
         "(`cd paper/results && sha256sum -c SHA256SUMS` does the same).",
         "",
         "Each folder holds a study's `metadata.json` (config, seed, package versions, git "
-        "commit, machine, start and end) and its tables; `ladder.json` is the ladder and "
-        "the ISMCTS sweep; `bench/` the benchmarks' full measurements. `shipped.json` lists "
+        "commit, machine, start and end) and its tables; `bench/` the benchmarks' full "
+        "measurements. `shipped.json` lists "
         "where each result was computed. Left out (no figure, table or macro reads them; "
         "rerun the paper profile to get them back):",
         "",

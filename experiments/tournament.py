@@ -105,7 +105,7 @@ from .runner import _signals_blocked as _runner_signals_blocked
 from .stats import mean_ci
 
 __all__ = ["TournamentConfig", "TournamentError", "TournamentInterrupted", "TournamentResult",
-           "seat_assignments", "run_tournament", "play_deal", "check_agents",
+           "seat_assignments", "run_tournament", "play_deal", "check_agents", "read_records",
            "paired_test", "summarize"]
 
 SHARD = "deals.jsonl"
@@ -140,7 +140,9 @@ class TournamentConfig:
     ``lineup``: agent index per seat before rotation (default ``i % k``);
     ``rotations``: number of seat assignments (None: every distinct rotation);
     ``workers``: processes (results do not depend on it); ``move_time_limit``:
-    seconds an agent may take for one call (None: no limit)."""
+    seconds an agent may take for one call (None: no limit); ``first_deal``:
+    the tournament plays deals ``first_deal .. first_deal + deals - 1`` (a block
+    of a longer tournament: deal ``d`` depends only on ``(seed, d)``)."""
 
     agents: tuple[str, ...]
     game: tuple[tuple[str, Any], ...] = ()
@@ -150,6 +152,7 @@ class TournamentConfig:
     lineup: tuple[int, ...] | None = None
     workers: int = 1
     move_time_limit: float | None = None
+    first_deal: int = 0
 
     def __post_init__(self):
         if isinstance(self.game, Mapping):
@@ -164,7 +167,7 @@ class TournamentConfig:
             object.__setattr__(self, "lineup", tuple(int(i) for i in self.lineup))
         if len(self.agents) < 1:
             raise TournamentError("a tournament needs at least one agent")
-        for name, lo in (("deals", 0), ("seed", None), ("workers", 1)):
+        for name, lo in (("deals", 0), ("seed", None), ("workers", 1), ("first_deal", 0)):
             v = getattr(self, name)
             if not _is_int(v):
                 raise TournamentError(f"{name} must be an integer, got {v!r}")
@@ -199,10 +202,10 @@ class TournamentConfig:
         return dict(self.game)
 
     def fingerprint(self) -> str:
-        """What the per-deal results depend on (not ``deals``, ``workers`` nor
-        ``move_time_limit``)."""
+        """What the per-deal results depend on (not ``deals``, ``first_deal``,
+        ``workers`` nor ``move_time_limit``)."""
         d = self.to_dict()
-        del d["deals"], d["workers"], d["move_time_limit"]
+        del d["deals"], d["workers"], d["move_time_limit"], d["first_deal"]
         return hashlib.sha256(json.dumps(d, sort_keys=True, default=str).encode()).hexdigest()
 
 
@@ -708,6 +711,37 @@ def _open_shard(path: Path, config: TournamentConfig, assigns, n: int, repair: b
     return sc.records
 
 
+def _deal_range(config: TournamentConfig) -> range:
+    return range(config.first_deal, config.first_deal + config.deals)
+
+
+def read_records(out: str | Path, config: TournamentConfig) -> list[dict]:
+    """The deal records of ``config`` saved in ``out/deals.jsonl`` (in deal order, the
+    deals of :attr:`TournamentConfig.first_deal` ... only), read with every check a
+    resumed tournament makes (header, fingerprint, checksums, structure); changes
+    nothing. Raises :class:`TournamentError` when the file is missing, belongs to
+    another tournament, has a bad or incomplete line, or lacks one of the deals."""
+    path = Path(out) / SHARD
+    if not path.is_file():
+        raise TournamentError(f"{path} not found")
+    game = _load_game(config.game_params)
+    n = game.num_players()
+    assigns = seat_assignments(n, len(config.agents), config.lineup, config.rotations)
+    sc = _scan_shard(path, config, assigns, n)
+    if sc.foreign is not None:
+        raise TournamentError(f"{path} holds deals of another tournament (its config: "
+                              f"{sc.foreign.get('config')}; expected {config.to_dict()})")
+    if sc.problems:
+        raise TournamentError(_problem_report(path, sc.problems))
+    if sc.tail_note or not sc.header_ok:
+        raise TournamentError(sc.tail_note or f"{path} has no header line")
+    missing = [d for d in _deal_range(config) if d not in sc.records]
+    if missing:
+        raise TournamentError(f"{path} lacks {len(missing)} deal(s) of the "
+                              f"{config.deals} asked for: {missing[:10]}")
+    return [sc.records[d] for d in _deal_range(config)]
+
+
 class _FolderLock:
     """An exclusive ``flock`` on ``<out>/deals.jsonl.lock`` (where ``fcntl`` exists)."""
 
@@ -911,7 +945,7 @@ def run_tournament(config: TournamentConfig, out: str | Path | None = None, *,
             lock = _FolderLock(out)
             path = out / SHARD
             done = _open_shard(path, config, assigns, n, repair, note)
-        todo = [d for d in range(config.deals) if d not in done]
+        todo = [d for d in _deal_range(config) if d not in done]
         fp = config.fingerprint()
         if progress:
             from tqdm import tqdm
@@ -938,7 +972,7 @@ def run_tournament(config: TournamentConfig, out: str | Path | None = None, *,
                     _run_workers(config, todo, workers, assigns, factories, finished)
         except KeyboardInterrupt as e:
             signum = getattr(e, "signum", signal.SIGINT)
-            saved = sum(1 for d in done if d < config.deals)
+            saved = sum(1 for d in done if d in _deal_range(config))
             where = (f"{saved} of {config.deals} deals are saved in {path}; rerun the same "
                      f"command to resume" if path is not None else
                      f"{saved} of {config.deals} deals were played (no output folder: "
@@ -950,7 +984,7 @@ def run_tournament(config: TournamentConfig, out: str | Path | None = None, *,
             bar.close()
         if lock is not None:
             lock.release()
-    records = [done[d] for d in sorted(done) if d < config.deals]
+    records = [done[d] for d in sorted(done) if d in _deal_range(config)]
     summary = summarize(config, records)
     if out is not None:
         write_result(out / RESULT, summary, metadata(config.to_dict(), config.seed, started))

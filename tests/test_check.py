@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import csv
-import json
 import shutil
 import subprocess
 import sys
@@ -33,6 +32,21 @@ def pair(tmp_path):
     return quick, paper_src, tmp_path / "paper"
 
 
+def _shift_first_ladder_step(src, by) -> None:
+    """Move the first ladder step's gain and interval of ``src`` up by ``by(lo, hi)``."""
+    path = src / "ladder" / "steps.csv"
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    g = rows[0]
+    shift = by(float(g["gain_lo"]), float(g["gain_hi"]))
+    for k in ("gain", "gain_lo", "gain_hi"):
+        g[k] = str(float(g[k]) + shift)
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+
+
 def test_identical_results_agree_on_every_kind_of_quantity(pair):
     quick, src, paper = pair
     shipped.pack(src, paper)
@@ -57,11 +71,7 @@ def test_a_different_nash_conv_and_a_shifted_interval_disagree(pair):
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
-    lad = json.loads((src / "ladder.json").read_text())
-    g = lad["result"]["steps"][0]["payoff_gain_of_higher"]
-    shift = 10 * (g["hi"] - g["lo"]) + 1.0              # no overlap, even widened
-    g.update(mean=g["mean"] + shift, lo=g["lo"] + shift, hi=g["hi"] + shift)
-    (src / "ladder.json").write_text(json.dumps(lad))
+    _shift_first_ladder_step(src, lambda lo, hi: 10 * (hi - lo) + 1.0)   # apart, even widened
     shipped.pack(src, paper)
     compared = check.compare(quick, paper)[0]
     bad = [r for r in compared if not r.agree]
@@ -79,9 +89,9 @@ def test_a_different_nash_conv_and_a_shifted_interval_disagree(pair):
 def test_damaged_paper_results_stop_the_check(pair):
     quick, src, paper = pair
     shipped.pack(src, paper)
-    (paper / "ladder.json").write_text("{}")
+    (paper / "ladder" / "steps.csv").write_text("{}")
     r = _check(quick, paper)
-    assert r.returncode == 2 and "ladder.json" in r.stderr
+    assert r.returncode == 2 and "ladder/steps.csv" in r.stderr
 
 
 def test_many_interval_comparisons_are_judged_together(pair):
@@ -90,11 +100,7 @@ def test_many_interval_comparisons_are_judged_together(pair):
     assert check.family_factor(1) == pytest.approx(1.0)
     assert check.family_factor(100) == pytest.approx(3.4808 / 1.95996, rel=1e-3)
     quick, src, paper = pair
-    lad = json.loads((src / "ladder.json").read_text())
-    g = lad["result"]["steps"][0]["payoff_gain_of_higher"]
-    shift = (g["hi"] - g["lo"]) * 1.05                  # just apart at 95%
-    g.update(mean=g["mean"] + shift, lo=g["lo"] + shift, hi=g["hi"] + shift)
-    (src / "ladder.json").write_text(json.dumps(lad))
+    _shift_first_ladder_step(src, lambda lo, hi: (hi - lo) * 1.05)     # just apart at 95%
     shipped.pack(src, paper)
     together = check.compare(quick, paper)[0]
     alone = check.compare(quick, paper, family=False)[0]

@@ -26,7 +26,7 @@ def packed(tmp_path):
 
 def test_the_repository_ships_verified_paper_results():
     assert shipped.verify(shipped.SHIPPED) > 10
-    for name in ("ladder.json", "shipped.json", "cfr_convergence/rows.csv",
+    for name in ("ladder/steps.csv", "ladder/sweep.csv", "shipped.json", "cfr_convergence/rows.csv",
                  "passing_metagame_11/rows.csv", "bench/engine.json", "bench/sim.json"):
         assert (shipped.SHIPPED / name).is_file(), name
     size = sum(p.stat().st_size for p in shipped.SHIPPED.rglob("*") if p.is_file())
@@ -35,10 +35,12 @@ def test_the_repository_ships_verified_paper_results():
 
 def test_pack_copies_tables_byte_for_byte_and_leaves_out_unread_rows(packed):
     src, dst, info = packed
-    for name in ("rules_stats/summary.csv", "rules_stats/seats.csv", "ladder.json",
+    for name in ("rules_stats/summary.csv", "rules_stats/seats.csv", "ladder/steps.csv",
+                 "ladder/sweep.csv", "ladder/summary.txt", "ladder/metadata.json",
                  "cfr_convergence/rows.csv", "bench/engine.json", "demo/metadata.json"):
         assert (dst / name).read_bytes() == (src / name).read_bytes(), name
     assert not (dst / "demo" / "rows.csv").exists()         # nothing reads the per-hand rows
+    assert not (dst / "ladder" / "rows.csv").exists()       # nor the ladder's per-deal rows
     with open(src / "passing_metagame" / "rows.csv", newline="") as f:
         complete = list(csv.DictReader(f))
     with open(dst / "passing_metagame" / "rows.csv", newline="") as f:
@@ -47,6 +49,8 @@ def test_pack_copies_tables_byte_for_byte_and_leaves_out_unread_rows(packed):
     left = {r["file"]: r for r in info["left_out"]}
     assert left["passing_metagame/rows.csv"]["rows_left_out"] == len(complete) - len(kept) > 0
     assert left["demo/rows.csv"]["sha256_complete"] == shipped._sha256(src / "demo" / "rows.csv")
+    assert left["ladder/rows.csv"]["sha256_complete"] == shipped._sha256(
+        src / "ladder" / "rows.csv")
     assert info["results"]["rules_stats"]["git_commit"]
     assert shipped.verify(dst) == len((dst / shipped.MANIFEST).read_text().splitlines())
 
@@ -70,14 +74,14 @@ def test_a_damaged_shipped_file_is_named(packed, damage):
 
 def test_the_paper_command_refuses_damaged_shipped_results(packed):
     _, dst, _ = packed
-    (dst / "ladder.json").write_text("{}")
+    (dst / "ladder" / "steps.csv").write_text("{}")
     r = subprocess.run([sys.executable, "-m", "experiments", "paper", "--out", str(dst),
                         "--no-build"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert r.returncode == 2
-    assert f"{dst / 'ladder.json'}: content differs" in r.stderr
+    assert f"{dst / 'ladder' / 'steps.csv'}: content differs" in r.stderr
     r = subprocess.run([sys.executable, "paper/tables/macros.py", str(dst)], cwd=ROOT,
                        capture_output=True, text=True, timeout=300)
-    assert r.returncode == 2 and "ladder.json" in r.stdout
+    assert r.returncode == 2 and "ladder/steps.csv" in r.stdout
 
 
 def test_only_the_shipped_results_build_the_committed_pdf(packed, tmp_path):

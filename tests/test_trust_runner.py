@@ -350,7 +350,7 @@ def test_ctrl_c_and_sigterm_stop_every_worker_and_the_rerun_completes(tmp_path):
 
 
 def test_an_interrupt_outside_the_runner_is_one_line_too(monkeypatch, capsys):
-    """reproduce also runs the ladder and the paper scripts: Ctrl-C or SIGTERM there
+    """reproduce also runs the benchmarks and the paper scripts: Ctrl-C or SIGTERM there
     ends the command with one line and the signal's exit status, not a traceback."""
     import experiments.__main__ as main_module
 

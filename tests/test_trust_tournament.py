@@ -21,7 +21,6 @@ import pytest
 from hypothesis import HealthCheck, Phase, event, given, settings, strategies as st
 
 import experiments.tournament as T
-from experiments.studies import ladder
 from experiments.tournament import (TournamentConfig, TournamentError, run_tournament)
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -410,14 +409,17 @@ def test_the_command_line_prints_one_error_line_and_writes_nothing(tmp_path, cap
 
 
 def test_the_ladder_checks_every_rung_before_writing(tmp_path, capsys):
-    import dataclasses
-    cfg = dataclasses.replace(ladder.PROFILES["quick"], rungs=("random", "heuristic", "pimcc"))
-    with pytest.raises(TournamentError, match="unknown agent 'pimcc'"):
-        ladder.run(cfg, tmp_path / "l", progress=False)
+    from experiments import runner
+    from experiments.__main__ import main as cli
+    from experiments.config import ConfigError
+    with pytest.raises(ConfigError, match="unknown agent 'pimcc'"):
+        runner.run("ladder", overrides={"rungs": ("random", "heuristic", "pimcc")},
+                   out=tmp_path / "l", progress=False, verbose=False)
     assert not (tmp_path / "l").exists()
-    rc = ladder.main(["--set", "sweep_rollout=nope", "--out", str(tmp_path / "m"),
-                      "--no-progress"])
-    assert rc == 1 and "rollout='nope' is not allowed" in capsys.readouterr().err
+    rc = cli(["run", "ladder", "--set", "sweep_rollout=nope", "--out", str(tmp_path / "m"),
+              "--no-progress"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "rollout='nope' is not allowed" in err and "Traceback" not in err
     assert not (tmp_path / "m").exists()
 
 
@@ -442,6 +444,33 @@ def test_a_hanging_agent_is_stopped_by_the_move_time_limit(sleepy, tmp_path):
     assert alive == []
     lines = (tmp_path / "o" / T.SHARD).read_text().splitlines()
     assert len(lines) == 1                                # the header; no deal finished
+
+
+def test_a_hanging_agent_stops_the_ladder_with_a_clear_error(sleepy, tmp_path):
+    """The ladder's units play their deals in a watched worker process when
+    ``move_time_limit`` is set: a hanging rung stops the run, naming the step,
+    the deals, the agent and the limit; no shard of that unit is written."""
+    from experiments import runner
+    from experiments.registry import get
+    mark = tmp_path / "moves"
+    spec = f"sleepy(mark={str(mark)!r})"                  # sleeps for ever
+    ov = {"rungs": ("random", spec), "deals": 2, "deals_per_unit": 2, "sweep": (),
+          "move_time_limit": 1.5}
+    t0 = time.time()
+    with pytest.raises(runner.RunError) as e:
+        runner.run("ladder", overrides=ov, out=tmp_path / "o", workers=1, progress=False,
+                   verbose=False)
+    first = min(float(x) for x in mark.read_text().split())
+    assert t0 < first and time.time() - first <= 1.5 + 5.0     # stopped soon after the limit
+    msg = str(e.value)
+    assert re.fullmatch(rf"ladder step n6_step0 \(random vs {re.escape(spec)}, 6 players\), "
+                        rf"deals 0\.\.1: agent {re.escape(repr(spec))} on seat \d did not "
+                        rf"return from step\(\) \(its move\) within the move time limit of "
+                        rf"1\.5 s \(deal [01], seat assignment \d\); the tournament was "
+                        rf"stopped", msg), msg
+    folder = tmp_path / "o" / runner.resolve("ladder", overrides=ov)[2]
+    assert not list((folder / "shards").glob("unit-*.json"))
+    assert len(get("ladder").units(get("ladder").config("quick", ov))) == 1
 
 
 def test_the_command_line_time_limit_names_the_agent(sleepy, tmp_path):

@@ -6,7 +6,7 @@ dataclass, ``units``, ``run_unit``, ``summarize`` and its ``register(...)``
 call, results in ``results/<profile>/<name>/`` (``rows.csv`` and summary
 tables). It adds its numbers to the paper with ``paper_macros(m, results,
 bench)`` (:mod:`experiments.macros`) and its figure with a script in
-``paper/figures/`` (:mod:`experiments.figures`). The ladder
-(:mod:`.ladder`) still writes its own ``ladder.json`` through
-:mod:`experiments.tournament`.
+``paper/figures/`` (:mod:`experiments.figures`). The ladder (:mod:`.ladder`)
+too: its units are blocks of deals of :mod:`experiments.tournament`'s
+duplicate tournaments.
 """

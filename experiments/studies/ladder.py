@@ -9,32 +9,52 @@ paired t-test p-value below ``alpha``. Optionally, ISMCTS strength against its
 iteration budget (``sweep``): ``ismcts(iterations=I)`` against
 ``sweep_opponent``, the data of the paper's figure.
 
-``python -m experiments.studies.ladder --profile quick`` (about two minutes on two
-cores) or ``--profile paper``; writes ``results/<profile>/ladder.json`` (with
-config, seed, versions and git commit) and one resumable tournament folder
-per step under ``results/<profile>/ladder/``. Every rung and sweep spec is
-built once before anything is written; ``move_time_limit`` (seconds, e.g.
-``--set move_time_limit=60``) stops a step whose agent hangs;
-``--repair`` repairs damaged step record files (see
-:mod:`experiments.tournament`). Ctrl-C or SIGTERM stops it with one line
-saying what is saved; rerunning resumes.
+A runner experiment (``python -m experiments run ladder --profile quick|paper``;
+results in ``results/<profile>/ladder/``). The units are blocks of
+``deals_per_unit`` deals of one step (``n6_step0`` ... for the rungs at each
+player count, ``sweep_<iterations>`` for the budgets); a step's tournament is
+seeded ``seed + players`` and deal ``d`` depends only on that seed and ``d``
+(:func:`experiments.tournament.play_deal`), so the rows do not depend on the
+split, the number of workers or the backend. Every rung and sweep spec is
+built once (:func:`check`) when the units are listed, before anything is
+written; ``move_time_limit`` (seconds, e.g. ``--set move_time_limit=60``)
+stops a unit whose agent hangs, with an error naming the agent, step and deal.
+
+Rows (tidy, enough to recompute every statistic; ``iterations`` is -1 for a
+rung step): ``kind == "seat"``, one per (step, deal, seat assignment, seat):
+the ``agent`` on that seat (0 the lower rung, 1 the higher) and its ``points``
+per hand over the ``hands`` of that assignment; ``kind == "agent"``, one per
+(step, deal, agent): its thinking ``seconds`` and ``decisions`` over the
+deal's seat assignments (the columns a kind does not use hold -1 or nothing).
+``origin`` says where a row comes from: ``run`` (played by this run) or
+``records <commit>`` (a deal record of an earlier tournament run at that
+commit, imported by :func:`import_tournament_records`; its seconds were
+measured there).
+
+Tables: ``steps`` (players, lower, higher, deals, seat_assignments, the
+higher rung's zero-sum gain ``gain`` with its 95% interval ``gain_lo`` and
+``gain_hi``, the paired t-test ``p_value``, ``holds``, and each agent's
+seconds, decisions and ms per decision) and ``sweep`` (``iterations`` and the
+same columns); the text is the markdown table.
 """
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
-import datetime as _dt
-import signal
-import sys
+import json
+import shutil
+import socket
 from pathlib import Path
 
-from ..config import ConfigError, make_config, parse_assignments
-from ..metadata import metadata, write_result
-from ..tournament import (TournamentConfig, TournamentError, _load_game, _sigterm_raises,
-                         check_agents, run_tournament)
+from ..config import ConfigError, config_to_dict, fingerprint
+from ..registry import Summary, Unit, register
+from ..tournament import (TournamentConfig, TournamentError, _load_game, check_agents,
+                          read_records, run_tournament)
+from ..tournament import summarize as tournament_summary
 
-__all__ = ["LadderConfig", "PROFILES", "check", "run", "table"]
+__all__ = ["LadderConfig", "PROFILES", "check", "units", "run_unit", "summarize",
+           "records_to_rows", "step_config", "import_tournament_records", "table",
+           "STEP_COLUMNS"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -53,8 +73,13 @@ class LadderConfig:
     sweep_rollout: str = "heuristic"
     sweep_deals: int = 40
     seed: int = 20261129
-    workers: int = 2
+    deals_per_unit: int = 10     # deals per unit of work (does not change the numbers)
     move_time_limit: float | None = None
+
+    def __post_init__(self):
+        for name in ("deals", "sweep_deals", "deals_per_unit"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
 
 
 PROFILES = {
@@ -69,25 +94,35 @@ PROFILES = {
 }
 
 
-def _step(config: LadderConfig, n: int, lo: str, hi: str, deals: int, out: Path,
-          progress: bool, repair: bool = False) -> dict:
-    rot = dict(config.rotations).get(n)
-    tc = TournamentConfig(agents=(lo, hi), game={"players": n}, deals=deals,
-                          seed=config.seed + n, rotations=rot, workers=config.workers,
-                          move_time_limit=config.move_time_limit)
-    res = run_tournament(tc, out, progress=progress, repair=repair)
-    pair = res.summary["pairs"][0]
-    d = pair["payoff_difference"]            # lo - hi
-    gain = {"mean": -d["mean"], "lo": -d["hi"], "hi": -d["lo"], "p_value": d["p_value"]}
-    return {"players": n, "lower": lo, "higher": hi, "deals": res.summary["deals"],
-            "seat_assignments": len(res.summary["assignments"]),
-            "payoff_gain_of_higher": gain,
-            "holds": bool(gain["mean"] > 0 and gain["p_value"] < config.alpha),
-            "agents": res.summary["agents"], "timing": res.summary["timing"]}
-
-
 def _sweep_spec(config: LadderConfig, iterations: int) -> str:
     return f"ismcts(iterations={iterations}, rollout={config.sweep_rollout!r})"
+
+
+def _steps(config: LadderConfig) -> list[dict]:
+    """Every step: its label (the folder name of the tournament records of earlier
+    versions), player count, agents, sweep budget (None for a rung step) and deals."""
+    out = []
+    for n in config.players:
+        for i in range(len(config.rungs) - 1):
+            out.append({"step": f"n{n}_step{i}", "players": n, "lower": config.rungs[i],
+                        "higher": config.rungs[i + 1], "iterations": None,
+                        "deals": config.deals})
+    for it in config.sweep:
+        out.append({"step": f"sweep_{it}", "players": config.sweep_players,
+                    "lower": config.sweep_opponent, "higher": _sweep_spec(config, it),
+                    "iterations": it, "deals": config.sweep_deals})
+    return out
+
+
+def step_config(config: LadderConfig, step: dict, first_deal: int = 0,
+                deals: int | None = None) -> TournamentConfig:
+    """The tournament of a step (``step``: a unit's params or an entry of the steps):
+    deals ``first_deal .. first_deal + deals - 1`` (default: all of the step's)."""
+    n = step["players"]
+    return TournamentConfig(agents=(step["lower"], step["higher"]), game={"players": n},
+                            deals=step["deals"] if deals is None else deals,
+                            seed=config.seed + n, rotations=dict(config.rotations).get(n),
+                            move_time_limit=config.move_time_limit, first_deal=first_deal)
 
 
 def check(config: LadderConfig) -> None:
@@ -98,111 +133,262 @@ def check(config: LadderConfig) -> None:
     for n in config.players:
         TournamentConfig(agents=config.rungs[:2], game={"players": n}, deals=config.deals,
                          seed=config.seed + n, rotations=dict(config.rotations).get(n),
-                         workers=config.workers, move_time_limit=config.move_time_limit)
+                         move_time_limit=config.move_time_limit)
         check_agents(config.rungs, _load_game({"players": n}))
     if config.sweep:
         sweep = (config.sweep_opponent,) + tuple(_sweep_spec(config, it) for it in config.sweep)
         TournamentConfig(agents=sweep[:2], game={"players": config.sweep_players},
-                         deals=config.sweep_deals, workers=config.workers,
-                         move_time_limit=config.move_time_limit)
+                         deals=config.sweep_deals, move_time_limit=config.move_time_limit)
         check_agents(sweep, _load_game({"players": config.sweep_players}))
 
 
-def run(config: LadderConfig, out_dir: Path, progress: bool = True,
-        repair: bool = False) -> dict:
-    started = _dt.datetime.now(_dt.UTC)
-    check(config)
-    steps = []
-    for n in config.players:
-        for i in range(len(config.rungs) - 1):
-            lo, hi = config.rungs[i], config.rungs[i + 1]
-            steps.append(_step(config, n, lo, hi, config.deals,
-                               out_dir / "ladder" / f"n{n}_step{i}", progress, repair))
-    sweep = []
-    for it in config.sweep:
-        spec = _sweep_spec(config, it)
-        r = _step(config, config.sweep_players, config.sweep_opponent, spec, config.sweep_deals,
-                  out_dir / "ladder" / f"sweep_{it}", progress, repair)
-        sweep.append({"iterations": it, **r})
-    result = {"steps": steps, "sweep": sweep,
-              "ladder_holds": {str(n): all(s["holds"] for s in steps if s["players"] == n)
-                               for n in config.players}}
-    write_result(out_dir / "ladder.json", result, metadata(config, config.seed, started))
-    return result
+# ------------------------------------------------------------------ runner experiment
+def units(config: LadderConfig) -> list[dict]:
+    """One unit per block of ``deals_per_unit`` deals of each step (after :func:`check`:
+    a bad spec raises :class:`ConfigError` here, before the runner writes anything)."""
+    try:
+        check(config)
+    except TournamentError as err:
+        raise ConfigError(f"ladder: {err}") from None
+    out = []
+    for s in _steps(config):
+        for first in range(0, s["deals"], config.deals_per_unit):
+            out.append({**{k: v for k, v in s.items() if k != "deals"}, "first_deal": first,
+                        "deals": min(config.deals_per_unit, s["deals"] - first)})
+    return out
 
 
-def table(result: dict) -> str:
+def records_to_rows(step: dict, records: list[dict], origin: str) -> list[dict]:
+    """The tidy rows (module docstring) of a step's deal records
+    (:func:`experiments.tournament.play_deal`)."""
+    it = step["iterations"]
+    key = {"step": step["step"], "players": step["players"], "lower": step["lower"],
+           "higher": step["higher"], "iterations": -1 if it is None else it}
+    rows = []
+    for r in records:
+        for ai, (assign, points, hands) in enumerate(zip(r["assignments"], r["points"],
+                                                         r["hands"])):
+            for q, (a, p) in enumerate(zip(assign, points)):
+                rows.append({**key, "origin": origin, "kind": "seat", "deal": r["deal"],
+                             "assignment": ai, "seat": q, "agent": a, "points": p,
+                             "hands": hands, "seconds": None, "decisions": -1})
+        for a, (s, d) in enumerate(zip(r["timing"]["seconds"], r["timing"]["decisions"])):
+            rows.append({**key, "origin": origin, "kind": "agent", "deal": r["deal"],
+                         "assignment": -1, "seat": -1, "agent": a, "points": None, "hands": -1,
+                         "seconds": s, "decisions": d})
+    return rows
+
+
+def run_unit(config: LadderConfig, unit: Unit) -> list[dict]:
+    """Play one block of a step's deals (in a worker process that watches every agent
+    call when ``move_time_limit`` is set)."""
+    from ..runner import RunError
+
+    u = unit.params
+    tc = step_config(config, u, u["first_deal"], u["deals"])
+    try:
+        res = run_tournament(tc, None, progress=False)
+    except TournamentError as err:
+        last = u["first_deal"] + u["deals"] - 1
+        raise RunError(f"ladder step {u['step']} ({u['lower']} vs {u['higher']}, "
+                       f"{u['players']} players), deals {u['first_deal']}..{last}: "
+                       f"{err}") from None
+    return records_to_rows(u, res.records, "run")
+
+
+def _records(group) -> list[dict]:
+    """The deal records (deal order) of one step's rows, as play_deal wrote them."""
+    seats = group[group["kind"] == "seat"]
+    agents = group[group["kind"] == "agent"]
+    recs: dict[int, dict] = {}
+    for r in seats.itertuples(index=False):
+        d, ai, q = int(r.deal), int(r.assignment), int(r.seat)
+        rec = recs.setdefault(d, {"deal": d, "assignments": [], "points": [], "hands": [],
+                                  "timing": {"seconds": [], "decisions": []}})
+        if ai == len(rec["assignments"]):
+            rec["assignments"].append([])
+            rec["points"].append([])
+            rec["hands"].append(int(r.hands))
+        if q != len(rec["assignments"][ai]):
+            raise ValueError(f"ladder rows of deal {d} are not in seat order")
+        rec["assignments"][ai].append(int(r.agent))
+        rec["points"][ai].append(float(r.points))
+    for r in agents.itertuples(index=False):
+        t = recs[int(r.deal)]["timing"]
+        t["seconds"].append(float(r.seconds))
+        t["decisions"].append(int(r.decisions))
+    return [recs[d] for d in sorted(recs)]
+
+
+#: The columns of the ``steps`` table (``sweep``: ``iterations`` and these).
+STEP_COLUMNS = ("step", "players", "lower", "higher", "deals", "seat_assignments", "gain",
+                "gain_lo", "gain_hi", "p_value", "holds", "lower_seconds", "lower_decisions",
+                "lower_ms_per_decision", "higher_seconds", "higher_decisions",
+                "higher_ms_per_decision")
+
+
+def _step_row(config: LadderConfig, step: dict, records: list[dict]) -> dict:
+    """A step's statistics, as the tournament computes them."""
+    summary = tournament_summary(step_config(config, step, deals=len(records)), records)
+    d = summary["pairs"][0]["payoff_difference"]             # lower - higher
+    row = {k: step[k] for k in ("step", "players", "lower", "higher")}
+    row.update(deals=summary["deals"], seat_assignments=len(summary["assignments"]),
+               gain=-d["mean"], gain_lo=-d["hi"], gain_hi=-d["lo"], p_value=d["p_value"],
+               holds=bool(-d["mean"] > 0 and d["p_value"] < config.alpha))
+    for role, t in zip(("lower", "higher"), summary["timing"]):
+        row[f"{role}_seconds"] = t["seconds"]
+        row[f"{role}_decisions"] = t["decisions"]
+        row[f"{role}_ms_per_decision"] = t["ms_per_decision"]
+    return row
+
+
+def summarize(config: LadderConfig, rows) -> Summary:
+    """The tables ``steps`` and ``sweep`` and the markdown table (module docstring)."""
+    import pandas as pd
+
+    steps, sweep, origins = [], [], {}
+    for s in _steps(config):
+        group = rows[rows["step"] == s["step"]]
+        if group.empty:
+            continue
+        records = _records(group)
+        row = _step_row(config, s, records)
+        for o, g in group[group["kind"] == "agent"].groupby("origin"):
+            origins[o] = origins.get(o, 0) + g["deal"].nunique()
+        if s["iterations"] is None:
+            steps.append(row)
+        else:
+            sweep.append({"iterations": s["iterations"], **row})
+    tables = {"steps": pd.DataFrame(steps, columns=list(STEP_COLUMNS)),
+              "sweep": pd.DataFrame(sweep, columns=["iterations", *STEP_COLUMNS])}
+    text = table(tables["steps"], tables["sweep"])
+    holds = {n: all(r["holds"] for r in steps if r["players"] == n) for n in config.players}
+    text += "\n\n" + "; ".join(f"ladder holds at {n} players: {'yes' if h else 'no'}"
+                                for n, h in holds.items())
+    if set(origins) != {"run"}:
+        text += "\n\nwhere the deals come from: " + "; ".join(
+            f"{k} deal(s): {'played by this run' if o == 'run' else o}"
+            for o, k in sorted(origins.items()))
+        text += ("\n(rows with origin 'records <commit>' are the deal records of a tournament "
+                 "run at that commit, imported with ladder.import_tournament_records; their "
+                 "seconds were measured there)")
+    return Summary(tables=tables, text=text)
+
+
+def table(steps, sweep) -> str:
+    """A markdown table of the steps and sweep budgets (DataFrames of :func:`summarize`)."""
     lines = ["| players | lower | higher | deals x seats | payoff gain of higher (95% CI) "
              "| p | holds |", "|---|---|---|---|---|---|---|"]
-    for s in result["steps"] + result["sweep"]:
-        g = s["payoff_gain_of_higher"]
-        lines.append(f"| {s['players']} | {s['lower']} | {s['higher']} | {s['deals']} x "
-                     f"{s['seat_assignments']} | {g['mean']:.2f} [{g['lo']:.2f}, {g['hi']:.2f}] "
-                     f"| {g['p_value']:.2g} | {'yes' if s['holds'] else 'no'} |")
+    for frame in (steps, sweep):
+        for s in frame.to_dict("records"):
+            lines.append(f"| {s['players']} | {s['lower']} | {s['higher']} | {s['deals']} x "
+                         f"{s['seat_assignments']} | {s['gain']:.2f} [{s['gain_lo']:.2f}, "
+                         f"{s['gain_hi']:.2f}] | {s['p_value']:.2g} | "
+                         f"{'yes' if s['holds'] else 'no'} |")
     return "\n".join(lines)
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m experiments.studies.ladder")
-    ap.add_argument("--profile", choices=sorted(PROFILES), default="quick")
-    ap.add_argument("--set", nargs="+", action="extend", metavar="KEY=VALUE", default=[],
-                    help="override settings, e.g. --set deals=10 sweep=100,300")
-    ap.add_argument("--out", default=None, help="results folder (default results/<profile>)")
-    ap.add_argument("--repair", action="store_true",
-                    help="repair damaged step record files (deals.jsonl)")
-    ap.add_argument("--no-progress", action="store_true")
-    args = ap.parse_args(argv)
-    out = Path(args.out or Path("results") / args.profile)
+register("ladder", LadderConfig, units, run_unit, summarize,
+         profiles={"quick": PROFILES["quick"], "paper": PROFILES["paper"]},
+         description="strength ladder random < heuristic < pimc < ismcts, and ISMCTS "
+                     "against its iteration budget, by duplicate deals")
+
+
+# ------------------------------------------------------------------ importing records
+def _origin(folder: Path) -> str:
+    """``records <commit>`` of a tournament folder (its ``tournament.json`` metadata)."""
     try:
-        config = make_config(LadderConfig, PROFILES[args.profile], parse_assignments(args.set))
-    except ConfigError as e:
-        ap.error(f"bad ladder settings: {e}")
-    with _sigterm_raises():
+        commit = json.loads((folder / "tournament.json").read_text())["metadata"]["git_commit"]
+    except (OSError, KeyError, TypeError, ValueError):
+        commit = None
+    if not commit:
+        return "records (commit unknown)"
+    return f"records {commit[:7]}{'+dirty' if commit.endswith('+dirty') else ''}"
+
+
+def import_tournament_records(old: str | Path, out: str | Path, profile: str = "paper",
+                              overrides=None, *, progress: bool = False):
+    """Turn the tournament folders of an earlier ladder run (``old/<step>/deals.jsonl``,
+    ``step`` as in the units: ``n6_step0``, ``sweep_100``, ...) into the runner
+    folder of the same configuration under ``out``, without playing a deal.
+
+    Each step's records are read with the tournament's own checks
+    (:func:`experiments.tournament.read_records`: header, the step's config
+    fingerprint, checksums) and must hold every deal of the step; they become the
+    units' rows (origin ``records <commit>``, the commit of the step's
+    ``tournament.json``). The shards are written as a run before content hashes
+    would have left them, and :func:`experiments.runner.run` then adopts them
+    (records their hashes, writes the tables and ``metadata.json``): a normal,
+    verifiable runner folder. Refuses a target folder that already exists.
+    Returns the :class:`experiments.runner.RunResult`."""
+    from .. import runner
+
+    old, out = Path(old), Path(out)
+    exp, config, folder, _ = runner.resolve("ladder", profile, overrides)
+    units_ = exp.units(config)
+    run_dir = out / folder
+    if run_dir.exists():
+        raise runner.RunError(f"{run_dir} exists; import into a new folder")
+    shards = []
+    by_step: dict[str, list] = {}
+    for u in units_:
+        by_step.setdefault(u.params["step"], []).append(u)
+    for step, us in by_step.items():
+        p = us[0].params
+        total = sum(u.params["deals"] for u in us)
         try:
-            res = run(config, out, progress=not args.no_progress, repair=args.repair)
-        except KeyboardInterrupt as e:
-            print(str(e) or "interrupted; rerun the same command to resume", file=sys.stderr)
-            return 128 + getattr(e, "signum", signal.SIGINT)
-        except TournamentError as e:
-            print(f"error: {e}", file=sys.stderr)
-            return 1
-    print(table(res))
-    print(f"written to {out / 'ladder.json'}")
-    return 0
+            records = read_records(old / step, step_config(config, p, deals=total))
+        except TournamentError as err:
+            raise runner.RunError(f"step {step}: {err}") from None
+        origin = _origin(old / step)
+        for u in us:
+            first = u.params["first_deal"]
+            block = records[first:first + u.params["deals"]]
+            rows = records_to_rows(u.params, block, origin)
+            shards.append({"index": u.index, "seed": u.seed, "params": u.params,
+                           "rows": json.loads(json.dumps(rows)),
+                           "elapsed_s": sum(sum(r["timing"]["seconds"]) for r in block),
+                           "host": socket.gethostname(), "imported_from": str(old / step)})
+    tmp = run_dir.with_name(run_dir.name + ".importing")
+    shutil.rmtree(tmp, ignore_errors=True)
+    (tmp / "shards").mkdir(parents=True)
+    for sh in shards:
+        (tmp / "shards" / f"unit-{sh['index']:06d}.json").write_text(json.dumps(sh, indent=1))
+    cfg = config_to_dict(config)
+    manifest = {"experiment": exp.name, "profile": profile, "config": cfg,
+                "units": len(units_),
+                "fingerprint": fingerprint({"config": cfg, "units": [u.params for u in units_]})}
+    (tmp / "run.json").write_text(json.dumps(manifest, indent=1))
+    tmp.rename(run_dir)
+    return runner.run("ladder", profile=profile, overrides=overrides, out=out, workers=1,
+                      progress=progress, verbose=False)
 
 
 def paper_macros(m, results: Path, bench: Path) -> None:
-    """The paper's numbers from ``ladder.json`` (:mod:`experiments.macros`)."""
-    from ..macros import fixed, read_json, tex_text, thousands
-    lad = lambda: read_json(results / "ladder.json")                 # noqa: E731
-    steps = lambda: lad()["result"]["steps"]                         # noqa: E731
-    sweep = lambda: lad()["result"]["sweep"]                         # noqa: E731
+    """The paper's numbers from ``ladder/`` (:mod:`experiments.macros`)."""
+    from ..macros import fixed, read_csv, read_json, tex_text, thousands
+    folder = results / "ladder"
+    config = lambda: read_json(folder / "metadata.json")["config"]   # noqa: E731
+    steps = lambda: read_csv(folder / "steps.csv")                   # noqa: E731
+    sweep = lambda: read_csv(folder / "sweep.csv")                   # noqa: E731
     m.add("LadderSteps", lambda: len(steps()), str, "adjacent steps of the ladder")
-    m.add("LadderHolds", lambda: sum(s["holds"] for s in steps()), str,
+    m.add("LadderHolds", lambda: sum(s["holds"] == "True" for s in steps()), str,
           "steps significant at the ladder's alpha")
-    m.add("LadderAlpha", lambda: lad()["metadata"]["config"]["alpha"], str,
-          "significance level of a ladder step")
-    m.add("LadderDeals", lambda: lad()["metadata"]["config"]["deals"], thousands,
-          "duplicate deals per ladder step")
-    m.add("LadderPlayers",
-          lambda: " and ".join(str(n) for n in lad()["metadata"]["config"]["players"]), str,
+    m.add("LadderAlpha", lambda: config()["alpha"], str, "significance level of a ladder step")
+    m.add("LadderDeals", lambda: config()["deals"], thousands, "duplicate deals per ladder step")
+    m.add("LadderPlayers", lambda: " and ".join(str(n) for n in config()["players"]), str,
           "player counts of the ladder")
-    m.add("SweepMinIterations", lambda: min(p["iterations"] for p in sweep()), thousands,
+    m.add("SweepMinIterations", lambda: min(int(p["iterations"]) for p in sweep()), thousands,
           "smallest ISMCTS budget of the sweep")
-    m.add("SweepMaxIterations", lambda: max(p["iterations"] for p in sweep()), thousands,
+    m.add("SweepMaxIterations", lambda: max(int(p["iterations"]) for p in sweep()), thousands,
           "largest ISMCTS budget of the sweep")
-    m.add("SweepDeals", lambda: lad()["metadata"]["config"]["sweep_deals"], thousands,
+    m.add("SweepDeals", lambda: config()["sweep_deals"], thousands,
           "duplicate deals per sweep budget")
-    m.add("SweepOpponent", lambda: lad()["metadata"]["config"]["sweep_opponent"], tex_text,
-          "the sweep's opponent")
-    best = lambda: max(sweep(), key=lambda p: p["payoff_gain_of_higher"]["mean"])  # noqa: E731
-    m.add("SweepBestIterations", lambda: best()["iterations"], thousands,
+    m.add("SweepOpponent", lambda: config()["sweep_opponent"], tex_text, "the sweep's opponent")
+    best = lambda: max(sweep(), key=lambda p: float(p["gain"]))      # noqa: E731
+    m.add("SweepBestIterations", lambda: int(best()["iterations"]), thousands,
           "budget with the largest gain over the opponent")
-    m.add("SweepBestGain", lambda: best()["payoff_gain_of_higher"]["mean"], fixed(2),
+    m.add("SweepBestGain", lambda: float(best()["gain"]), fixed(2),
           "its zero-sum gain, points per hand")
-    m.add("SweepBestLo", lambda: best()["payoff_gain_of_higher"]["lo"], fixed(2), "95% low")
-    m.add("SweepBestHi", lambda: best()["payoff_gain_of_higher"]["hi"], fixed(2), "95% high")
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    m.add("SweepBestLo", lambda: float(best()["gain_lo"]), fixed(2), "95% low")
+    m.add("SweepBestHi", lambda: float(best()["gain_hi"]), fixed(2), "95% high")

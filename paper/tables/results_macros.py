@@ -3,8 +3,8 @@
 ``python paper/tables/results_macros.py [RESULTS_DIR]``
 
 ``RESULTS_DIR`` is ``results/<profile>`` (default ``results/quick``). Reads
-only saved results: ``ladder.json`` (``python -m experiments.studies.ladder``)
-and the runner's folders ``cfr_convergence/``, ``passing_exact/``,
+only saved results: the runner's folders ``ladder/`` (``steps.csv``,
+``sweep.csv``), ``cfr_convergence/``, ``passing_exact/``,
 ``passing_metagame/`` and ``passing_metagame_11/`` (``rows.csv``,
 ``summary.csv``, ``metadata.json``; ``python -m experiments run NAME``).
 It complements ``macros.py`` (rules statistics, benchmarks, study designs)
@@ -187,10 +187,33 @@ class Macros:
 
 
 # ------------------------------------------------------------------ ladder
+def _ladder_table(path: Path) -> list[dict]:
+    """The rows of the ladder's ``steps.csv`` or ``sweep.csv`` (``python -m experiments
+    run ladder``), each with its gain and timing gathered as the macros read them."""
+    out = []
+    for r in _csv(path):
+        s = {"players": int(r["players"]), "lower": r["lower"], "higher": r["higher"],
+             "deals": int(r["deals"]), "seat_assignments": int(r["seat_assignments"]),
+             "holds": r["holds"] == "True",
+             "payoff_gain_of_higher": {"mean": float(r["gain"]), "lo": float(r["gain_lo"]),
+                                       "hi": float(r["gain_hi"]),
+                                       "p_value": float(r["p_value"])},
+             "timing": [{"agent": r[role], "seconds": float(r[f"{role}_seconds"]),
+                         "decisions": int(r[f"{role}_decisions"]),
+                         "ms_per_decision": float(r[f"{role}_ms_per_decision"] or "nan")}
+                        for role in ("lower", "higher")]}
+        if "iterations" in r:
+            s["iterations"] = int(r["iterations"])
+        out.append(s)
+    return out
+
+
 def add_ladder(m: Macros, results: Path) -> None:
-    lad = lambda: _json(results / "ladder.json")                      # noqa: E731
-    steps = lambda: lad()["result"]["steps"]                          # noqa: E731
-    sweep = lambda: sorted(lad()["result"]["sweep"], key=lambda s: s["iterations"])  # noqa: E731
+    folder = results / "ladder"
+    config = lambda: _json(folder / "metadata.json")["config"]        # noqa: E731
+    steps = lambda: _ladder_table(folder / "steps.csv")               # noqa: E731
+    sweep = lambda: sorted(_ladder_table(folder / "sweep.csv"),       # noqa: E731
+                           key=lambda s: s["iterations"])
 
     def step(n: int, lower: str, higher: str) -> dict:
         return next(s for s in steps() if s["players"] == n and rung(s["lower"]) == lower
@@ -229,10 +252,10 @@ def add_ladder(m: Macros, results: Path) -> None:
            "the ladder ran at 11 players")
     m.add("LadderSeatingsSix", lambda: step(6, "random", "heuristic")["seat_assignments"], str,
           "seatings per deal at 6 players")
-    m.add("LadderRungPimc", lambda: next(r for r in lad()["metadata"]["config"]["rungs"]
-                                         if rung(r) == "pimc"), tt, "the PIMC rung")
-    m.add("LadderRungIsmcts", lambda: next(r for r in lad()["metadata"]["config"]["rungs"]
-                                           if rung(r) == "ismcts"), tt, "the ISMCTS rung")
+    m.add("LadderRungPimc", lambda: next(r for r in config()["rungs"] if rung(r) == "pimc"), tt,
+          "the PIMC rung")
+    m.add("LadderRungIsmcts", lambda: next(r for r in config()["rungs"] if rung(r) == "ismcts"),
+          tt, "the ISMCTS rung")
 
     def ladder_rows() -> str:
         out = []
@@ -558,7 +581,7 @@ def add_versions(m: Macros, results: Path) -> None:
             path = results / name / "metadata.json"
             if path.exists():
                 return _json(path)
-        return _json(results / "ladder.json")["metadata"]
+        return _json(results / "ladder" / "metadata.json")
     m.add("ToolVersions",
           lambda: ", ".join(f"{label} {meta()['versions'][key]}" for key, label in TOOLS
                             if key in meta()["versions"]), tex_text,
