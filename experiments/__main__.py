@@ -18,9 +18,10 @@ paper profile) into ``RESULTS/bench/``, verifies the saved results the scripts
 read (content hashes, :func:`experiments.runner.load`; damaged results stop
 here, naming the files), then runs every script in ``paper/figures/`` and
 ``paper/tables/`` (as ``python SCRIPT RESULTS_DIR``), then builds
-the PDF when LaTeX is installed (else it prints the command that installs it):
-``RESULTS/paper/main.pdf``, except that the shipped paper-profile results build
-the committed ``paper/main.pdf``. ``paper`` does the last three steps only, from saved results:
+``paper/main.pdf`` when LaTeX is installed (else it prints the command that
+installs it); a build from the shipped paper-profile results is also copied to
+the committed ``paper/cancellation-hearts.pdf`` (no other build touches it).
+``paper`` does the last three steps only, from saved results:
 ``results/<profile>``, except that ``--profile paper`` reads the shipped
 ``paper/results/`` (checked against its ``SHA256SUMS``,
 :mod:`experiments.shipped`; ``--out results/paper`` reads your own run).
@@ -170,44 +171,42 @@ def run_paper_scripts(results: Path, scripts=None) -> list[str]:
     return failed
 
 
-def pdf_dir(results: Path | None) -> Path:
-    """Where :func:`build_paper` writes ``main.pdf``: ``paper/`` (the committed
-    ``paper/main.pdf``) when ``results`` are the shipped ones; else
-    ``<results>/paper/``, so a quick or private run never overwrites the
-    committed paper."""
-    if results is None or shipped.is_shipped(Path(results)):
-        return PAPER
-    return Path(results).resolve() / "paper"
+#: The committed paper: ``paper/main.pdf`` built from the shipped paper-profile
+#: results, copied here (``paper/main.pdf`` itself is whatever was built last).
+RELEASE_PDF = PAPER / "cancellation-hearts.pdf"
+
+
+def release_pdf(results: Path | None) -> Path | None:
+    """:data:`RELEASE_PDF` when ``results`` are the shipped ones (the build is
+    the committed paper), else None: a quick or private run never replaces it."""
+    return RELEASE_PDF if results is not None and shipped.is_shipped(Path(results)) else None
 
 
 def build_paper(results: Path | None = None) -> str:
-    """Build ``main.pdf`` from ``paper/main.tex`` (with :func:`source_date` of
-    ``results``) into :func:`pdf_dir`; returns 'built', 'failed' or 'no latex'."""
+    """Build ``paper/main.pdf`` (with :func:`source_date` of ``results``) and, from
+    the shipped results, copy it to :data:`RELEASE_PDF`; returns 'built', 'failed'
+    or 'no latex'."""
     env = {**os.environ, **(source_date(results) if results is not None else {})}
-    dst = pdf_dir(results)
-    outdir = [] if dst == PAPER else [f"-outdir={dst}"]
-    if dst != PAPER:
-        dst.mkdir(parents=True, exist_ok=True)
-        # bibtex runs in the output folder: let it find paper/refs.bib
-        env["BIBINPUTS"] = f"{PAPER}{os.pathsep}{env.get('BIBINPUTS', '')}"
     if shutil.which("latexmk"):
-        cmd = [["latexmk", "-pdf", "-interaction=nonstopmode", "-halt-on-error", *outdir,
-                "main.tex"]]
+        cmd = [["latexmk", "-pdf", "-interaction=nonstopmode", "-halt-on-error", "main.tex"]]
     elif shutil.which("pdflatex"):
-        one = ["pdflatex", "-interaction=nonstopmode", "-halt-on-error",
-               *([f"-output-directory={dst}"] if outdir else []), "main.tex"]
+        one = ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "main.tex"]
         cmd = [one, one]
     else:
-        print(f"LaTeX is not installed, so {dst / 'main.pdf'} was not built. Install it with\n"
+        print("LaTeX is not installed, so paper/main.pdf was not built. Install it with\n"
               f"    {LATEX_INSTALL}\n(as root, Debian/Ubuntu) and run make reproduce again.")
         return "no latex"
     for c in cmd:
         r = subprocess.run(c, cwd=PAPER, capture_output=True, text=True, env=env)
         if r.returncode != 0:
             print(r.stdout[-3000:])
-            print(f"building {dst / 'main.pdf'} failed ({' '.join(c)}); see {dst / 'main.log'}")
+            print(f"building paper/main.pdf failed ({' '.join(c)}); see paper/main.log")
             return "failed"
-    print(f"built {dst / 'main.pdf'}")
+    print(f"built {PAPER / 'main.pdf'} from {results}")
+    dst = release_pdf(results)
+    if dst is not None:
+        shutil.copyfile(PAPER / "main.pdf", dst)
+        print(f"copied to {dst} (the committed paper-profile PDF)")
     return "built"
 
 
@@ -413,13 +412,13 @@ def main(argv=None) -> int:
                    help="delete the existing results of this configuration's folder first")
     rep = sub.add_parser("reproduce", help="every experiment, figure and table; the paper")
     _add_exec_args(rep)
-    rep.add_argument("--no-paper", action="store_true", help="do not build the PDF")
+    rep.add_argument("--no-paper", action="store_true", help="do not build paper/main.pdf")
     pa = sub.add_parser("paper", help="regenerate figures, tables and macros from saved "
-                                      "results; build the PDF")
+                                      "results; build paper/main.pdf")
     pa.add_argument("--profile", default="quick")
     pa.add_argument("--out", default=None, help="results folder (default results/<profile>; "
                     "for the paper profile the shipped paper/results/)")
-    pa.add_argument("--no-build", action="store_true", help="do not build the PDF")
+    pa.add_argument("--no-build", action="store_true", help="do not build paper/main.pdf")
     sp = sub.add_parser("ship", help="write the compact, hashed copy of paper-profile "
                                      "results that the repository ships (paper/results/)")
     sp.add_argument("--src", default=None, help="finished paper-profile results "

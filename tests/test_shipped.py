@@ -84,9 +84,10 @@ def test_the_paper_command_refuses_damaged_shipped_results(packed):
     assert r.returncode == 2 and "ladder/steps.csv" in r.stdout
 
 
-def test_only_the_shipped_results_build_the_committed_pdf(packed, tmp_path):
-    from experiments.__main__ import PAPER, pdf_dir
-    assert pdf_dir(shipped.SHIPPED) == PAPER
+def test_only_the_shipped_results_build_the_committed_pdf(packed):
+    from experiments.__main__ import RELEASE_PDF, release_pdf
+    assert release_pdf(shipped.SHIPPED) == RELEASE_PDF
     src, dst, _ = packed
-    assert pdf_dir(dst) == PAPER                       # a packed copy is shipped results too
-    assert pdf_dir(src) == src.resolve() / "paper"     # the run it was packed from is not
+    assert release_pdf(dst) == RELEASE_PDF             # a packed copy is shipped results too
+    assert release_pdf(src) is None                    # the run it was packed from is not
+    assert release_pdf(None) is None
