@@ -6,7 +6,7 @@ module (``experiments/studies/<module>.py``)::
     from experiments.registry import register, Unit, Summary
 
     @dataclasses.dataclass(frozen=True)
-    class LadderConfig:                 # typed, closed, carries its seed
+    class RoundRobinConfig:             # typed, closed, carries its seed
         seed: int = 0
         games: int = 100
         bots: tuple[str, ...] = ("random", "pimc")
@@ -22,7 +22,7 @@ module (``experiments/studies/<module>.py``)::
     def summarize(config, rows: pandas.DataFrame) -> Summary:   # optional
         return Summary(tables={"summary": rows.groupby(["a", "b"]).mean()}, text="...")
 
-    register("ladder", LadderConfig, units, run_unit, summarize,
+    register("round_robin", RoundRobinConfig, units, run_unit, summarize,
              profiles={"quick": {"games": 20}, "paper": {"games": 5000}},
              description="round-robin of the bots")
 
