@@ -14,6 +14,18 @@ getter runs when added; one whose result is missing (or malformed) defines
 the macro as a bold ``??`` and records a warning, so the paper builds from
 whatever exists. ``paper/tables/macros.py`` collects the modules of
 :data:`SOURCES` in order and writes ``paper/tables/macros.tex``.
+
+Names are per study and generic across profiles (``\\LadderSixPimcIsmctsGain``
+with ``Lo``, ``Hi``, ``P``; ``\\CfrThreeFinalPcfrPlus``; ``\\MetaElevenNashTop``).
+A ``...Rows`` macro (``add(..., rows=True)``) expands to the body rows of a
+table, whatever steps, budgets or conventions the results hold; a macro of a
+configuration the results did not run is ``--`` (:meth:`Macros.not_run`,
+used only under its ``\\if`` flag, :meth:`Macros.flag`). The formatters
+below (:func:`thousands`, :func:`fixed`, :func:`signed`, :func:`sci`,
+:func:`seconds`, :func:`pvalue`, :func:`mass`, :func:`interval`,
+:func:`tex_text`, :func:`tt`, :func:`names`) are the paper's only ones. This
+module's own :func:`paper_macros` gives the tool versions and machine
+recorded with the results.
 """
 
 from __future__ import annotations
@@ -21,20 +33,38 @@ from __future__ import annotations
 import csv
 import importlib
 import json
+import math
 from pathlib import Path
 from collections.abc import Callable
 
-__all__ = ["MISSING", "SOURCES", "Macros", "collect", "read_json", "read_csv", "thousands",
-           "fixed", "tex_text"]
+__all__ = ["MISSING", "SOURCES", "WORDS", "Macros", "collect", "paper_macros", "read_json",
+           "read_csv", "thousands", "fixed", "signed", "sci", "seconds", "pvalue", "mass",
+           "interval", "tex_text", "tt", "names"]
 
 MISSING = r"\textbf{??}"
 
 #: The modules whose ``paper_macros`` define the paper's numbers, in the order of macros.tex.
 SOURCES = ("experiments.bench.engine", "experiments.bench.sim", "experiments.bench.resample",
            "experiments.studies.rules_stats", "experiments.studies.passing_metagame",
-           "experiments.studies.ladder", "experiments.bench.search", "experiments.studies.demo")
+           "experiments.studies.ladder", "experiments.bench.search", "experiments.studies.demo",
+           "experiments.studies.cfr_convergence", "experiments.studies.passing_exact",
+           "experiments.macros")
+
+#: Player counts as they appear in macro names.
+WORDS = {2: "Two", 3: "Three", 4: "Four", 5: "Five", 6: "Six", 7: "Seven", 8: "Eight",
+         9: "Nine", 10: "Ten", 11: "Eleven"}
+
+#: What a getter may raise when its result is missing or malformed (the macro is then ``??``).
+ERRORS = (OSError, KeyError, ValueError, IndexError, TypeError, StopIteration,
+          ZeroDivisionError)
+
+#: Versions quoted in the text, by their key in metadata.json.
+TOOLS = (("python", "Python"), ("open_spiel", "OpenSpiel"), ("numpy", "NumPy"),
+         ("numba", "Numba"), ("scipy", "SciPy"), ("pandas", "pandas"),
+         ("matplotlib", "Matplotlib"))
 
 
+# ------------------------------------------------------------------ reading
 def read_json(path: Path) -> dict:
     return json.loads(Path(path).read_text())
 
@@ -44,6 +74,7 @@ def read_csv(path: Path) -> list[dict]:
         return list(csv.DictReader(f))
 
 
+# ------------------------------------------------------------------ formatting
 def thousands(x: int) -> str:
     """``20000`` -> ``20{,}000`` (a LaTeX thousands separator)."""
     return f"{int(x):,}".replace(",", "{,}")
@@ -54,6 +85,60 @@ def fixed(digits: int) -> Callable[[float], str]:
     return lambda x: f"{float(x):.{digits}f}"
 
 
+def signed(x: float, digits: int = 2) -> str:
+    """A gain: ``-0.43``, ``0.00`` (never ``-0.00``)."""
+    s = f"{float(x):.{digits}f}"
+    return s[1:] if s.startswith("-") and float(s) == 0 else s
+
+
+def sci(x: float, digits: int = 1) -> str:
+    """``0.00127`` -> ``\\ensuremath{1.3\\times 10^{-3}}``; plain below 3 orders."""
+    x = float(x)
+    if x == 0:
+        return "0"
+    exp = math.floor(math.log10(abs(x)))
+    if -2 <= exp <= 2:
+        return f"{x:.{max(0, digits + 1 - exp)}f}" if exp < 0 else f"{x:.{digits + 1}g}"
+    mant = x / 10 ** exp
+    if round(mant, digits) >= 10:
+        mant, exp = mant / 10, exp + 1
+    return rf"\ensuremath{{{mant:.{digits}f}\times 10^{{{exp}}}}}"
+
+
+def seconds(x: float) -> str:
+    """``352.0`` -> ``352``, ``3.7`` -> ``3.7``, ``0.0213`` -> ``0.021``."""
+    x = float(x)
+    if x >= 10:
+        return f"{x:.0f}"
+    if x >= 1:
+        return f"{x:.1f}"
+    return f"{x:.2g}"
+
+
+def pvalue(p: float) -> str:
+    """``0.011``; ``\\ensuremath{3\\times 10^{-4}}`` below 0.001."""
+    p = float(p)
+    if p >= 0.001:
+        return f"{p:.3f}"
+    if p <= 0:
+        return r"\ensuremath{<10^{-300}}"
+    exp = math.floor(math.log10(p))
+    mant = round(p / 10 ** exp)
+    if mant >= 10:
+        mant, exp = 1, exp + 1
+    return rf"\ensuremath{{{mant}\times 10^{{{exp}}}}}"
+
+
+def mass(x: float) -> str:
+    """A probability mass: ``0.00`` (never ``-0.00``), ``1.00``."""
+    return signed(x, 2)
+
+
+def interval(lo: float, hi: float, digits: int = 2) -> str:
+    """A 95% interval: ``[-0.12, 0.40]``."""
+    return f"[{signed(lo, digits)}, {signed(hi, digits)}]"
+
+
 def tex_text(s: str) -> str:
     """``s`` with LaTeX's special characters escaped."""
     for a, b in (("\\", r"\textbackslash{}"), ("_", r"\_"), ("%", r"\%"), ("&", r"\&"),
@@ -62,31 +147,60 @@ def tex_text(s: str) -> str:
     return s
 
 
+def tt(s: str) -> str:
+    """``s`` escaped, in typewriter."""
+    return rf"\texttt{{{tex_text(s)}}}"
+
+
+def names(xs) -> str:
+    """``a``, ``a and b``, ``a, b and c`` in typewriter."""
+    xs = [tt(x) for x in xs]
+    if not xs:
+        raise ValueError("no names")
+    return xs[0] if len(xs) == 1 else ", ".join(xs[:-1]) + " and " + xs[-1]
+
+
+# ------------------------------------------------------------------ collecting
 class Macros:
-    """Collects ``\\newcommand`` definitions; a failing getter gives ``??``."""
+    """Collects ``\\newcommand`` (and ``\\newif``) definitions; a failing getter gives ``??``."""
 
     def __init__(self):
-        self.defs: list[tuple[str, str, str]] = []
+        self.lines: list[str] = []
+        self.count = 0
         self.warnings: list[str] = []
 
     def __repr__(self) -> str:
-        return f"Macros({len(self.defs)} defined, {len(self.warnings)} missing)"
+        return f"Macros({self.count} defined, {len(self.warnings)} missing)"
 
     def add(self, name: str, getter: Callable[[], object], fmt: Callable = str,
-            what: str = "") -> None:
+            what: str = "", rows: bool = False) -> None:
+        """``\\name`` as ``fmt(getter())``. ``rows``: the value is table rows, so a
+        missing one is a row too."""
         try:
             value = fmt(getter())
-        except (OSError, KeyError, ValueError, IndexError, TypeError, StopIteration) as err:
-            value = MISSING
+        except ERRORS as err:
+            value = MISSING + (r" \\" if rows else "")
             self.warnings.append(f"\\{name} ({what or 'no description'}): {err!r}")
-        self.defs.append((name, value, what))
+        self.count += 1
+        self.lines.append(f"\\newcommand{{\\{name}}}{{{value}}}" + (f"  % {what}" if what else ""))
+
+    def not_run(self, name: str, what: str) -> None:
+        """A macro of a configuration the results did not run (only used under its
+        ``\\if`` flag, so never printed): ``--``, not a ``??``."""
+        self.count += 1
+        self.lines.append(f"\\newcommand{{\\{name}}}{{--}}  % not run: {what}")
+
+    def flag(self, name: str, getter: Callable[[], bool], what: str) -> None:
+        """``\\newif\\if<name>``, true when ``getter()`` is (false when it fails)."""
+        try:
+            on = bool(getter())
+        except ERRORS:
+            on = False
+        self.lines.append(f"\\newif\\if{name}" + (f"\\{name}true" if on else "") + f"  % {what}")
 
     def tex(self, sources: str) -> str:
-        lines = ["% generated by paper/tables/macros.py; do not edit",
-                 f"% sources: {sources}"]
-        for name, value, what in self.defs:
-            lines.append(f"\\newcommand{{\\{name}}}{{{value}}}" + (f"  % {what}" if what else ""))
-        return "\n".join(lines) + "\n"
+        head = ["% generated by paper/tables/macros.py; do not edit", f"% sources: {sources}"]
+        return "\n".join(head + self.lines) + "\n"
 
 
 def collect(results: Path, bench: Path, sources=SOURCES) -> Macros:
@@ -95,3 +209,20 @@ def collect(results: Path, bench: Path, sources=SOURCES) -> Macros:
     for name in sources:
         importlib.import_module(name).paper_macros(m, Path(results), Path(bench))
     return m
+
+
+# ------------------------------------------------------------------ provenance
+def paper_macros(m: Macros, results: Path, bench: Path) -> None:
+    """The tool versions and machine recorded with the results (the first study's
+    ``metadata.json`` that exists)."""
+    def meta() -> dict:
+        for name in ("rules_stats", "passing_metagame", "cfr_convergence", "passing_exact", "demo"):
+            path = results / name / "metadata.json"
+            if path.exists():
+                return read_json(path)
+        return read_json(results / "ladder" / "metadata.json")
+    m.add("ToolVersions",
+          lambda: ", ".join(f"{label} {meta()['versions'][key]}" for key, label in TOOLS
+                            if key in meta()["versions"]), tex_text,
+          "tool versions recorded with the results")
+    m.add("MachineCpus", lambda: meta()["machine"]["cpus"], str, "CPU cores of the machine")

@@ -284,7 +284,8 @@ def _eleven(results: Path) -> dict:
 def paper_macros(m, results: Path, bench: Path) -> None:
     """The paper's numbers from ``passing_metagame/`` and ``passing_metagame_11/``
     (:mod:`experiments.macros`)."""
-    from ..macros import fixed, read_json, tex_text, thousands
+    from ..macros import (WORDS, fixed, interval, mass, read_csv, read_json, sci, signed,
+                          tex_text, thousands, tt)
     m.add("PassingSixDeals",
           lambda: read_json(results / "passing_metagame" / "metadata.json")["config"]["deals"],
           thousands, "duplicate deals per profile and rotation, 6-player meta-game")
@@ -323,3 +324,115 @@ def paper_macros(m, results: Path, bench: Path) -> None:
     m.add("PassingElevenRolloutMaxGain", lambda: ro()[1][0], fixed(2), "its gain, points/hand")
     m.add("PassingElevenRolloutMaxLo", lambda: ro()[1][1], fixed(2), "95% low")
     m.add("PassingElevenRolloutMaxHi", lambda: ro()[1][2], fixed(2), "95% high")
+
+    # every convention of both meta-games, with its intervals, and the table rows
+    for n, folder_name in ((6, "passing_metagame"), (11, "passing_metagame_11")):
+        w = WORDS[n]
+        folder = results / folder_name
+        cfg = lambda f=folder: read_json(f / "metadata.json")["config"]    # noqa: E731
+
+        def conv(f=folder) -> dict:
+            return {r["convention"]: r for r in read_csv(f / "rows.csv")
+                    if r["kind"] == "convention"}
+
+        def br(f=folder) -> dict:
+            return {r["convention"]: r for r in read_csv(f / "rows.csv")
+                    if r["kind"] == "rollout_br"}
+
+        k = lambda c=cfg: len(c()["conventions"])                      # noqa: E731
+        profiles = lambda c=cfg, k=k: math.comb(c()["players"] + k() - 1, k() - 1)  # noqa: E731
+        m.add(f"Meta{w}Conventions", k, str, f"conventions, {n} players")
+        m.add(f"Meta{w}Profiles", profiles, thousands, "profiles up to symmetry")
+        m.add(f"Meta{w}Deals", lambda c=cfg: c()["deals"], thousands,
+              "duplicate deals per profile and rotation")
+        m.add(f"Meta{w}Hands", lambda c=cfg, p=profiles: p() * c()["players"] * c()["deals"],
+              thousands, "simulated hands")
+        m.add(f"Meta{w}Bootstrap", lambda c=cfg: c()["bootstrap"], thousands,
+              "bootstrap replicates")
+        m.add(f"Meta{w}RolloutDeals", lambda c=cfg: c()["br_deals"], thousands,
+              "deals of the rollout best-response passer")
+        m.add(f"Meta{w}RolloutSamples", lambda c=cfg: c()["br_samples"], str,
+              "sampled worlds per candidate card")
+
+        leader = lambda key, c=conv: max(c().values(), key=lambda row: float(row[key]))  # noqa: E731
+        for key, word in (("nash", "Nash"), ("alpharank", "Alpha")):
+            t = lambda key=key, ld=leader: ld(key)                          # noqa: E731
+            m.add(f"Meta{w}{word}Top", lambda t=t: t()["convention"], tt,
+                  f"largest {key} mass")
+            m.add(f"Meta{w}{word}TopMass", lambda t=t, key=key: float(t()[key]), fixed(2),
+                  "its mass")
+            m.add(f"Meta{w}{word}TopLo", lambda t=t, key=key: float(t()[f"{key}_lo"]), fixed(4),
+                  "bootstrap 95% low")
+            m.add(f"Meta{w}{word}TopHi", lambda t=t, key=key: float(t()[f"{key}_hi"]), fixed(4),
+                  "bootstrap 95% high")
+        m.add(f"Meta{w}NashTopRegret", lambda ld=leader: float(ld("nash")["regret"]), sci,
+              "regret of the replicator equilibrium")
+        nt = lambda ld=leader: ld("nash")["convention"]                      # noqa: E731
+        m.add(f"Meta{w}NashTopRollout", lambda b=br, nt=nt: float(b()[nt()]["mean"]), signed,
+              "rollout passer's gain against the equilibrium convention")
+        m.add(f"Meta{w}NashTopRolloutLo", lambda b=br, nt=nt: float(b()[nt()]["lo"]), signed,
+              "95% low")
+        m.add(f"Meta{w}NashTopRolloutHi", lambda b=br, nt=nt: float(b()[nt()]["hi"]), signed,
+              "95% high")
+
+        for key, src, word in (("library", conv, "Library"), ("rollout", br, "Rollout")):
+            col = "library_gain" if key == "library" else "mean"
+            lo = "library_lo" if key == "library" else "lo"
+            hi = "library_hi" if key == "library" else "hi"
+            for ext, pick in (("Max", max), ("Min", min)):
+                r = (lambda s=src, col=col, pick=pick:                        # noqa: E731
+                     pick(s().values(), key=lambda row: float(row[col])))
+                name = f"Meta{w}{word}{ext}"
+                m.add(name, lambda r=r: r()["convention"], tt,
+                      f"{'most' if ext == 'Max' else 'least'} exploitable by the {key} deviation")
+                m.add(f"{name}Gain", lambda r=r, col=col: float(r()[col]), signed,
+                      "its gain, points per hand")
+                m.add(f"{name}Lo", lambda r=r, c=lo: float(r()[c]), signed, "95% low")
+                m.add(f"{name}Hi", lambda r=r, c=hi: float(r()[c]), signed, "95% high")
+
+        def edge(c=conv, b=br) -> tuple[dict, dict]:
+            """The convention where the rollout passer's estimate most exceeds the library's."""
+            cv, bv = c(), b()
+            name = max(cv, key=lambda x: float(bv[x]["mean"]) - float(cv[x]["library_gain"]))
+            return cv[name], bv[name]
+        m.add(f"Meta{w}RolloutEdge", lambda e=edge: e()[0]["convention"], tt,
+              "largest rollout gain minus library gain")
+        m.add(f"Meta{w}RolloutEdgeGain", lambda e=edge: float(e()[1]["mean"]), signed,
+              "its rollout gain")
+        m.add(f"Meta{w}RolloutEdgeLo", lambda e=edge: float(e()[1]["lo"]), signed, "95% low")
+        m.add(f"Meta{w}RolloutEdgeHi", lambda e=edge: float(e()[1]["hi"]), signed, "95% high")
+        m.add(f"Meta{w}RolloutEdgeLibrary", lambda e=edge: float(e()[0]["library_gain"]), signed,
+              "its library gain")
+        m.add(f"Meta{w}RolloutEdgeLibraryLo", lambda e=edge: float(e()[0]["library_lo"]), signed,
+              "95% low")
+        m.add(f"Meta{w}RolloutEdgeLibraryHi", lambda e=edge: float(e()[0]["library_hi"]), signed,
+              "95% high")
+        m.add(f"Meta{w}RolloutBelowZero",
+              lambda b=br: sum(float(r["mean"]) < 0 for r in b().values()), str,
+              "conventions against which the rollout passer's mean gain is negative")
+
+        m.add(f"Meta{w}RolloutBelowZeroSignificant",
+              lambda b=br: sum(float(r["hi"]) < 0 for r in b().values()), str,
+              "conventions against which the rollout passer's whole 95% interval is below 0")
+
+        def rows(c=conv, b=br) -> str:
+            cv, bv = c(), b()
+            out = []
+            for name, r in cv.items():
+                out.append(f"{tt(name)} & {signed(r['library_gain'])} "
+                           f"{interval(r['library_lo'], r['library_hi'])} & "
+                           f"{signed(bv[name]['mean'])} "
+                           f"{interval(bv[name]['lo'], bv[name]['hi'])} & "
+                           f"{mass(r['nash'])} & {mass(r['alpharank'])} \\\\")
+            if not out:
+                raise ValueError("no conventions")
+            return "\n".join(out)
+        m.add(f"Meta{w}Rows", rows, str, f"table rows: every convention, {n} players", rows=True)
+
+    # the 11-player meta-game against the 6-player one
+    def largest(folder: str) -> float:
+        return max(float(r["library_gain"]) for r in read_csv(results / folder / "rows.csv")
+                   if r["kind"] == "convention")
+    m.add("MetaElevenOverSix",
+          lambda: largest("passing_metagame_11") / largest("passing_metagame"), fixed(2),
+          "largest library gain at 11 players / at 6 players")

@@ -6,9 +6,10 @@
 benchmarks are read from ``--bench`` (default ``RESULTS_DIR/bench``).
 Every number the text quotes is a macro contributed by the study or the
 benchmark that computes it (its ``paper_macros``; :mod:`experiments.macros`
-lists them); a macro whose result is missing expands to a bold ``??`` and the
-script prints a warning (it still exits 0, so the paper builds from whatever
-exists). Shipped results (``paper/results/``) are first checked against their
+lists them), the body rows of the results tables too (``\\LadderRows``,
+``\\CfrRows``, ...); a macro whose result is missing expands to a bold ``??``
+and the script prints a warning (it still exits 0, so the paper builds from
+whatever exists). Shipped results (``paper/results/``) are first checked against their
 ``SHA256SUMS``; a damaged file stops the script (exit 2) with its name.
 """
 
@@ -41,7 +42,7 @@ def main(argv=None) -> int:
     out.write_text(m.tex(f"{results} and {bench}"))
     for w in m.warnings:
         print(f"warning: missing result, macro prints ??: {w}")
-    print(f"wrote {out} ({len(m.defs)} macros, {len(m.warnings)} missing)")
+    print(f"wrote {out} ({m.count} macros, {len(m.warnings)} missing)")
     return 0
 
 
