@@ -37,7 +37,7 @@ of hands per assignment, timings per agent). A line that is not JSON, fails
 its checksum (an edited number), repeats a deal, or is out of place is a
 *bad line*: the tournament stops before playing, naming the file, the line
 number and what is wrong, and changes nothing. ``repair=True``
-(``--repair``) moves every bad line, verbatim, with its line number and
+moves every bad line, verbatim, with its line number and
 problem, to ``<out>/deals.jsonl.bad`` (one JSON object per line: ``line``,
 ``problem``, ``text``), keeps every valid record and replays the missing
 deals, so the results equal those of an undamaged run. An incomplete last
@@ -52,7 +52,7 @@ process from writing the same folder at the same time.
 the seat lineup and every agent spec are checked (each agent is built once
 on a throwaway seat) before ``out`` is created or touched.
 
-**Per-move time limit.** With ``move_time_limit`` (seconds; ``--move-time-limit``)
+**Per-move time limit.** With ``move_time_limit`` (seconds)
 deals run in worker processes (at least one, also with ``workers=1``) that
 report every agent call (building, ``restart``, ``step``, ``inform_action``)
 to the main process; a call that has not returned after the limit (measured
@@ -63,11 +63,24 @@ the seat assignment and the limit. Finished deals stay saved.
 **Stopping.** SIGINT (Ctrl-C) or SIGTERM stops the workers (killed at once;
 they ignore SIGINT themselves and exit when the main process disappears)
 and raises :class:`TournamentInterrupted` (a ``KeyboardInterrupt``) saying
-how many deals are saved; the command line prints that line instead of a
-traceback and exits with 128 + the signal number. Rerunning resumes.
+how many deals are saved. Rerunning resumes.
 
-``python -m experiments.tournament --agents heuristic "ismcts(iterations=500)"
---game '{"players": 6}' --deals 100 --workers 2 --out results/tournaments/x``
+**Runner units and the command line.** A runner experiment plays blocks of
+deals in memory (:func:`play_block`) and keeps them as tidy rows
+(:func:`deal_rows`, inverted by :func:`deal_records`): the registered
+experiment ``tournament`` (:mod:`experiments.studies.tournament`) and the
+ladder. ``python -m experiments.tournament --agents heuristic
+"ismcts(iterations=500)" --game '{"players": 6}' --deals 100 --workers 2 --out
+results/tournaments/x`` is a front end of ``tournament``: it runs it through
+:func:`experiments.runner.run` (results, resumable, in
+``results/tournaments/x/tournament@<8 hex>/``: ``rows.csv``, ``agents.csv``,
+``pairs.csv``, ``summary.txt``, ``metadata.json``) and prints the summary
+table; ``--move-time-limit SECONDS`` sets ``move_time_limit``,
+``--recompute-corrupt`` is the runner's (damaged shards are moved aside and
+recomputed; the record file ``deals.jsonl`` and its ``repair`` belong to
+:func:`run_tournament` with an output folder). Ctrl-C or SIGTERM prints one
+line (how many units are saved) and exits with 128 + the signal number; the
+same command resumes.
 """
 
 from __future__ import annotations
@@ -106,7 +119,8 @@ from .stats import mean_ci
 
 __all__ = ["TournamentConfig", "TournamentError", "TournamentInterrupted", "TournamentResult",
            "seat_assignments", "run_tournament", "play_deal", "check_agents", "read_records",
-           "paired_test", "summarize"]
+           "paired_test", "summarize", "summary_table", "deal_rows", "deal_records",
+           "play_block", "ROW_COLUMNS"]
 
 SHARD = "deals.jsonl"
 BAD = "deals.jsonl.bad"
@@ -467,6 +481,87 @@ def summarize(config: TournamentConfig, records: Sequence[dict]) -> dict:
             "agents": agents, "pairs": pairs, "timing": timing}
 
 
+# ------------------------------------------------------------------ tidy rows (runner units)
+#: The columns of :func:`deal_rows` (after the caller's key columns).
+ROW_COLUMNS = ("kind", "deal", "assignment", "seat", "agent", "points", "hands", "seconds",
+               "decisions")
+
+
+def deal_rows(records: Sequence[dict], **key) -> list[dict]:
+    """The tidy rows of deal records (:func:`play_deal`), ``key`` columns first:
+    ``kind == "seat"``, one per (deal, seat assignment, seat): the ``agent`` index on
+    that seat and its ``points`` per hand over the ``hands`` of that assignment;
+    ``kind == "agent"``, one per (deal, agent): its thinking ``seconds`` and
+    ``decisions`` over the deal's seat assignments. The columns a kind does not use
+    hold -1 (integers) or None. :func:`deal_records` is the inverse."""
+    rows = []
+    for r in records:
+        for ai, (assign, points, hands) in enumerate(zip(r["assignments"], r["points"],
+                                                         r["hands"])):
+            for q, (a, p) in enumerate(zip(assign, points)):
+                rows.append({**key, "kind": "seat", "deal": r["deal"], "assignment": ai,
+                             "seat": q, "agent": a, "points": p, "hands": hands,
+                             "seconds": None, "decisions": -1})
+        for a, (s, d) in enumerate(zip(r["timing"]["seconds"], r["timing"]["decisions"])):
+            rows.append({**key, "kind": "agent", "deal": r["deal"], "assignment": -1,
+                         "seat": -1, "agent": a, "points": None, "hands": -1, "seconds": s,
+                         "decisions": d})
+    return rows
+
+
+def deal_records(rows) -> list[dict]:
+    """The deal records (deal order, as :func:`play_deal` returns them) of the rows
+    of one tournament (:func:`deal_rows`; a list of dicts or a DataFrame, e.g. a
+    runner's ``rows.csv``). Raises ``ValueError`` when a deal's rows are incomplete
+    or repeated."""
+    if hasattr(rows, "to_dict"):
+        rows = rows.to_dict("records")
+    seats = sorted((r for r in rows if r["kind"] == "seat"),
+                   key=lambda r: (int(r["deal"]), int(r["assignment"]), int(r["seat"])))
+    recs: dict[int, dict] = {}
+    for r in seats:
+        d, ai, q = int(r["deal"]), int(r["assignment"]), int(r["seat"])
+        rec = recs.setdefault(d, {"deal": d, "assignments": [], "points": [], "hands": [],
+                                  "timing": {"seconds": [], "decisions": []}})
+        if ai == len(rec["assignments"]):
+            rec["assignments"].append([])
+            rec["points"].append([])
+            rec["hands"].append(int(r["hands"]))
+        if ai != len(rec["assignments"]) - 1 or q != len(rec["assignments"][ai]):
+            raise ValueError(f"the rows of deal {d} miss or repeat a seat assignment or seat "
+                             f"(assignment {ai}, seat {q})")
+        rec["assignments"][ai].append(int(r["agent"]))
+        rec["points"][ai].append(float(r["points"]))
+    agents = sorted((r for r in rows if r["kind"] == "agent"),
+                    key=lambda r: (int(r["deal"]), int(r["agent"])))
+    for r in agents:
+        d, a = int(r["deal"]), int(r["agent"])
+        if d not in recs:
+            raise ValueError(f"deal {d} has agent rows but no seat rows")
+        t = recs[d]["timing"]
+        if a != len(t["seconds"]):
+            raise ValueError(f"the rows of deal {d} miss or repeat agent {a}")
+        t["seconds"].append(float(r["seconds"]))
+        t["decisions"].append(int(r["decisions"]))
+    return [recs[d] for d in sorted(recs)]
+
+
+def play_block(config: TournamentConfig, where: str) -> list[dict]:
+    """The deal records of ``config`` (a block of deals: :attr:`TournamentConfig.first_deal`),
+    played without a record file, for a unit of a runner experiment (in a watched
+    worker process when ``move_time_limit`` is set). A :class:`TournamentError`
+    becomes a :class:`experiments.runner.RunError` starting with ``where``; SIGINT or
+    SIGTERM, which the runner's handler raises in its own process, goes back to the
+    runner as that handler's exception (its message says how many units are saved)."""
+    from . import runner
+    try:
+        return run_tournament(config, None, progress=False).records
+    except TournamentError as err:
+        raise runner.RunError(f"{where}: {err}") from None
+    except TournamentInterrupted as err:
+        raise runner._Stop(err.signum) from None
+
+
 # ------------------------------------------------------------------ the record file
 @dataclasses.dataclass
 class TournamentResult:
@@ -653,7 +748,7 @@ def _problem_report(path: Path, problems, limit: int = 20) -> str:
     if len(problems) > limit:
         lines.append(f"  ... and {len(problems) - limit} more")
     return (f"{path}: {len(problems)} bad line(s); nothing was changed:\n" + "\n".join(lines)
-            + f"\nrerun with --repair (run_tournament(..., repair=True)) to move the bad lines "
+            + f"\nrerun with run_tournament(..., repair=True) to move the bad lines "
             f"to {path.with_name(BAD)} (verbatim, with their line numbers) and play their deals "
             f"again; valid records are kept")
 
@@ -707,7 +802,7 @@ def _open_shard(path: Path, config: TournamentConfig, assigns, n: int, repair: b
         _fsync_write(path, b"\n", "ab")
     if sc.legacy and not upgrade:
         note(f"{path} was written before record checksums: its {len(sc.records)} record(s) "
-             f"are checked for structure only (--repair adds checksums)")
+             f"are checked for structure only (repair=True adds checksums)")
     return sc.records
 
 
@@ -1013,6 +1108,12 @@ def summary_table(summary: dict) -> str:
 
 
 def main(argv=None) -> int:
+    """``python -m experiments.tournament``: the registered runner experiment
+    ``tournament`` (:mod:`experiments.studies.tournament`) with these flags as its
+    configuration; results in ``<out>/tournament@<8 hex>/`` (resumable: the same
+    command continues a stopped run); prints the summary table."""
+    from . import runner
+    from .config import ConfigError
     ap = argparse.ArgumentParser(prog="python -m experiments.tournament",
                                  description=__doc__.split("\n\n")[0])
     ap.add_argument("--agents", nargs="+", required=True, help="agent specs (solvers.registry)")
@@ -1021,14 +1122,19 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--rotations", type=int, default=None)
     ap.add_argument("--lineup", type=int, nargs="+", default=None)
-    ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--workers", type=int, default=1,
+                    help="processes, each playing blocks of deals (the numbers do not "
+                         "depend on it)")
+    ap.add_argument("--deals-per-unit", type=int, default=10, metavar="N",
+                    help="deals per unit of work (the numbers do not depend on it)")
     ap.add_argument("--move-time-limit", type=float, default=None, metavar="SECONDS",
                     help="stop the tournament when one agent call takes longer (deals then "
                          "run in worker processes)")
-    ap.add_argument("--out", required=True, help="results folder (resumable)")
-    ap.add_argument("--repair", action="store_true",
-                    help="move bad lines of <out>/deals.jsonl to deals.jsonl.bad and replay "
-                         "their deals")
+    ap.add_argument("--out", required=True,
+                    help="results root: the run's folder is <out>/tournament@<8 hex> "
+                         "(resumable)")
+    ap.add_argument("--recompute-corrupt", action="store_true",
+                    help="move damaged result files aside and recompute their deals")
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
     try:
@@ -1037,22 +1143,28 @@ def main(argv=None) -> int:
         ap.error(f"--game is not JSON: {e}")
     if not isinstance(game, dict):
         ap.error(f"--game must be a JSON object like '{{\"players\": 6}}', got {args.game}")
-    with _sigterm_raises():
-        try:
-            config = TournamentConfig(agents=tuple(args.agents), game=game, deals=args.deals,
-                                      seed=args.seed, rotations=args.rotations,
-                                      lineup=tuple(args.lineup) if args.lineup else None,
-                                      workers=args.workers, move_time_limit=args.move_time_limit)
-            res = run_tournament(config, args.out, progress=not args.no_progress,
-                                 repair=args.repair)
-        except KeyboardInterrupt as e:
-            print(str(e) or "interrupted; rerun the same command to resume", file=sys.stderr)
-            return 128 + getattr(e, "signum", signal.SIGINT)
-        except TournamentError as e:
-            print(f"error: {e}", file=sys.stderr)
-            return 1
-    print(res.table())
-    print(f"written to {Path(args.out) / RESULT}")
+    bad = {k: v for k, v in game.items() if isinstance(v, bool) or not isinstance(v, (int, str))}
+    if bad:
+        ap.error(f"--game values are integers or strings, got {bad}")
+    players = game.pop("players", spiel_game.PARAMETER_DEFAULTS["players"])
+    overrides = {"agents": tuple(args.agents), "players": players,
+                 "game": tuple(f"{k}={v}" for k, v in game.items()), "deals": args.deals,
+                 "seed": args.seed, "rotations": args.rotations,
+                 "lineup": tuple(args.lineup) if args.lineup else None,
+                 "deals_per_unit": args.deals_per_unit,
+                 "move_time_limit": args.move_time_limit}
+    try:
+        res = runner.run("tournament", overrides=overrides, out=args.out, workers=args.workers,
+                         recompute_corrupt=args.recompute_corrupt,
+                         progress=not args.no_progress, verbose=False)
+    except KeyboardInterrupt as e:
+        print(str(e) or "interrupted; rerun the same command to resume", file=sys.stderr)
+        return 128 + getattr(e, "signum", signal.SIGINT)
+    except (ConfigError, runner.RunError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    print(res.text.rstrip())
+    print(f"written to {res.path}")
     return 0
 
 

@@ -1,5 +1,6 @@
 """Duplicate-deal tournaments: seat assignments, statistics checked on synthetic
-cases, determinism across worker counts, resume after a kill, OpenSpiel's bots."""
+cases, determinism across worker counts, resume after a kill (the command line) and
+after a torn record line (the library), OpenSpiel's bots."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.stats
 
@@ -136,37 +138,60 @@ def test_results_do_not_depend_on_the_number_of_workers(tmp_path):
 
 
 def test_resume_after_a_killed_run_gives_identical_results(tmp_path):
+    """The command line (the runner experiment ``tournament``) killed after its first
+    block of deals, then run again, gives the records of an uninterrupted run."""
+    from experiments.tournament import deal_records, main
     args = ["--agents", "heuristic", "ismcts(iterations=150)", "--game", '{"players": 5}',
-            "--deals", "5", "--seed", "7", "--no-progress"]
-    killed = tmp_path / "killed"
-    proc = subprocess.Popen([sys.executable, "-m", "experiments.tournament", *args,
-                             "--out", str(killed)], cwd=ROOT, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
-    shard = killed / "deals.jsonl"
+            "--deals", "5", "--seed", "7", "--deals-per-unit", "1", "--no-progress",
+            "--out", str(tmp_path / "killed")]
+    proc = subprocess.Popen([sys.executable, "-m", "experiments.tournament", *args], cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.time() + 240
+    shards = []
     while time.time() < deadline and proc.poll() is None:
-        if shard.exists() and shard.read_text().count("\n") >= 2:     # header + one deal
+        shards = list((tmp_path / "killed").glob("tournament@*/shards/unit-*.json"))
+        if shards:
             break
         time.sleep(0.05)
     assert proc.poll() is None, proc.stderr.read().decode()[-2000:]
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
-    done_before = shard.read_text().count("\n") - 1
+    run_dir = shards[0].parent.parent
+    done_before = len(list((run_dir / "shards").glob("unit-*.json")))
     assert 1 <= done_before < 5
-    with open(shard, "a") as f:                 # a torn line, as if killed mid-write
-        f.write('{"deal": 4, "assignm')
+    assert main(args) == 0
     cfg = TournamentConfig(agents=("heuristic", "ismcts(iterations=150)"),
                            game={"players": 5}, deals=5, seed=7)
-    resumed = run_tournament(cfg, killed, progress=False)
-    fresh = run_tournament(cfg, tmp_path / "fresh", progress=False)
+    fresh = run_tournament(cfg, None, progress=False)
+    resumed = deal_records(pd.read_csv(run_dir / "rows.csv"))
+    assert [{k: v for k, v in r.items() if k != "timing"} for r in resumed] == _records(fresh)
+    meta = json.loads((run_dir / "metadata.json").read_text())
+    assert meta["units_run_this_session"] == 5 - done_before
+
+
+def test_a_record_file_resumes_after_a_torn_line(tmp_path):
+    """``run_tournament`` with a folder: a longer tournament of the same config
+    continues the saved deals; an incomplete last line (a writer killed mid-line)
+    is dropped and its deal played again."""
+    cfg = TournamentConfig(agents=("heuristic", "ismcts(iterations=150)"),
+                           game={"players": 5}, deals=2, seed=7)
+    out = tmp_path / "t"
+    run_tournament(cfg, out, progress=False)
+    shard = out / "deals.jsonl"
+    with open(shard, "a") as f:                 # a torn line, as if killed mid-write
+        f.write('{"deal": 2, "assignm')
+    longer = TournamentConfig(**{**cfg.__dict__, "deals": 3})
+    resumed = run_tournament(longer, out, progress=False)
+    fresh = run_tournament(longer, tmp_path / "fresh", progress=False)
     assert _records(resumed) == _records(fresh)
     assert _core(resumed.summary) == _core(fresh.summary)
+    assert len(resumed.notes) == 1 and "incomplete" in resumed.notes[0]
     lines = shard.read_text().splitlines()
-    assert len(lines) == 1 + 5 and all(json.loads(x) for x in lines)
+    assert len(lines) == 1 + 3 and all(json.loads(x) for x in lines)
     # A different tournament may not reuse the folder.
     with pytest.raises(TournamentError, match="another tournament"):
         run_tournament(TournamentConfig(agents=("random", "heuristic"), game={"players": 5},
-                                        deals=1, seed=7), killed, progress=False)
+                                        deals=1, seed=7), out, progress=False)
 
 
 def test_openspiel_bots_play_in_our_tournament(tmp_path):

@@ -17,6 +17,7 @@ import time
 import types
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from hypothesis import HealthCheck, Phase, event, given, settings, strategies as st
 
@@ -212,7 +213,7 @@ def test_a_damaged_record_file_is_reported_and_repaired_without_losing_a_record(
         if refused is not None:
             # named: the file, each bad line and what is wrong; nothing was changed
             assert str(shard) in refused and re.search(r"line \d+: \S", refused), refused
-            assert "--repair" in refused
+            assert "repair=True" in refused
             assert shard.read_bytes() == data and not bad.exists()
             assert all(k[0] != "truncate" for k in damages) or len(damages) > 1, refused
             res = run_tournament(CFG, out, progress=False, repair=True)
@@ -404,7 +405,8 @@ def test_the_command_line_prints_one_error_line_and_writes_nothing(tmp_path, cap
     rc = T.main(["--agents", "random", "heuristc", "--game", json.dumps(SMALL), "--deals", "1",
                  "--out", str(out), "--no-progress"])
     err = capsys.readouterr().err
-    assert rc == 1 and err.startswith("error: bad agent spec") and "Traceback" not in err
+    assert rc == 1 and err.startswith("error: tournament: bad agent spec")
+    assert "Traceback" not in err
     assert "did you mean 'heuristic'" in err and not out.exists()
 
 
@@ -484,9 +486,11 @@ def test_the_command_line_time_limit_names_the_agent(sleepy, tmp_path):
     end = time.time()
     assert proc.returncode == 1, proc.stderr[-3000:]
     assert "Traceback" not in proc.stderr
-    assert re.fullmatch(r"error: agent \"sleepy\(mark='.*'\)\" on seat \d did not return from "
-                        r"step\(\) \(its move\) within the move time limit of 1 s \(deal 0, "
-                        r"seat assignment \d\); the tournament was stopped\n", proc.stderr), \
+    assert re.fullmatch(r"error: tournament \(heuristic vs sleepy\(mark='.*'\), 3 players\), "
+                        r"deals 0\.\.1: agent \"sleepy\(mark='.*'\)\" on seat \d did not "
+                        r"return from step\(\) \(its move\) within the move time limit of 1 s "
+                        r"\(deal 0, seat assignment \d\); the tournament was stopped\n",
+                        proc.stderr), \
         proc.stderr
     first = min(float(x) for x in mark.read_text().split())
     assert t0 < first and end - first <= 1 + 5.0       # the exit follows the limit closely
@@ -505,19 +509,21 @@ def test_a_slow_agent_within_the_limit_gives_the_in_process_results(sleepy, tmp_
 # ---------------------------------------------------------------- SIGINT / SIGTERM
 @pytest.mark.parametrize("how", ["SIGINT to the process group (Ctrl-C)", "SIGTERM"])
 def test_a_signal_stops_every_worker_and_the_rerun_resumes(sleepy, tmp_path, how):
+    """The command line (the runner experiment ``tournament``, two worker processes)
+    stopped by a signal: one line, exit 128 + the signal, no worker left; the same
+    command (here with one worker) plays only the deals of the units not saved."""
     out = tmp_path / "o"
-    deals = 24
+    deals, per_unit = 24, 2
     args = ["--agents", "random", "sleepy", "--game", json.dumps(SMALL),
-            "--deals", str(deals), "--seed", "2", "--workers", "2", "--out", str(out),
-            "--no-progress"]
+            "--deals", str(deals), "--seed", "2", "--deals-per-unit", str(per_unit),
+            "--out", str(out), "--no-progress"]
     env = dict(_env(sleepy), SLEEPY_DELAY="0.02")      # 0.02 s per move: about 0.3 s a deal
-    proc = subprocess.Popen([sys.executable, "-m", "experiments.tournament", *args], cwd=ROOT,
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
-    shard = out / T.SHARD
+    proc = subprocess.Popen([sys.executable, "-m", "experiments.tournament", *args,
+                             "--workers", "2"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
     deadline = time.time() + 180
     while time.time() < deadline and proc.poll() is None:
-        if shard.exists() and shard.read_bytes().count(b"\n") >= 3:    # header + 2 deals
+        if len(list(out.glob("tournament@*/shards/unit-*.json"))) >= 2:
             break
         time.sleep(0.05)
     assert proc.poll() is None, proc.communicate()[1][-3000:]
@@ -536,18 +542,18 @@ def test_a_signal_stops_every_worker_and_the_rerun_resumes(sleepy, tmp_path, how
     assert took < 5, took
     assert proc.returncode == 128 + signum, err
     assert "Traceback" not in err
-    m = re.fullmatch(rf"tournament stopped by {signal.Signals(signum).name}: (\d+) of {deals} "
-                     rf"deals are saved in {re.escape(str(shard))}; rerun the same command to "
+    (run_dir,) = out.glob("tournament@*")
+    units = deals // per_unit
+    m = re.fullmatch(rf"interrupted \({signal.Signals(signum).name}\); (\d+) of {units} units "
+                     rf"done in {re.escape(str(run_dir))}; rerun the same command to "
                      rf"resume\n", err)
     assert m, err
     time.sleep(1.0)
     assert [p for p in workers if _alive(p)] == []
-    lines = shard.read_bytes().split(b"\n")
-    assert lines[-1] == b"" and len(lines) - 2 == int(m.group(1)) < deals
-    # every line is whole and verifies (the rerun reports nothing); the rerun plays
-    # only the deals that are not saved (here without the delay: the same moves)
-    cfg = TournamentConfig(agents=("random", "sleepy"), game=SMALL, deals=deals, seed=2)
-    saved = {json.loads(x)["deal"]: json.loads(x) for x in lines[1:-1]}
+    shards = sorted((run_dir / "shards").glob("unit-*.json"))
+    assert 2 <= len(shards) == int(m.group(1)) < units
+    saved = {r["deal"] for f in shards for r in json.loads(f.read_text())["rows"]}
+    # the rerun plays only the deals that are not saved (without the delay: the same moves)
     played = []
     real = T.play_deal
 
@@ -558,12 +564,15 @@ def test_a_signal_stops_every_worker_and_the_rerun_resumes(sleepy, tmp_path, how
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("SLEEPY_DELAY", "0")
         mp.setattr(T, "play_deal", counting)
-        resumed = run_tournament(cfg, out, progress=False)
-        d = min(saved)
-        again = {k: v for k, v in real(cfg, d).items() if k != "timing"}
-    assert resumed.notes == [] and sorted(played) == sorted(set(range(deals)) - set(saved))
-    assert resumed.summary["deals"] == deals
-    assert again == {k: v for k, v in saved[d].items() if k not in ("timing", "sha256")}
+        assert T.main([*args, "--workers", "1"]) == 0
+    assert sorted(played) == sorted(set(range(deals)) - saved)
+    cfg = TournamentConfig(agents=("random", "sleepy"), game=SMALL, deals=deals, seed=2)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SLEEPY_DELAY", "0")
+        fresh = run_tournament(cfg, None, progress=False)
+    resumed = T.deal_records(pd.read_csv(run_dir / "rows.csv"))
+    assert ([{k: v for k, v in r.items() if k != "timing"} for r in resumed]
+            == [{k: v for k, v in r.items() if k != "timing"} for r in fresh.records])
 
 
 class _StopAfter:

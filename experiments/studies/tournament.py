@@ -1,0 +1,194 @@
+"""A duplicate-deal tournament between any agents, as a runner experiment.
+
+The tool behind ``python -m experiments.tournament`` (a thin front end of this
+experiment), not a study of the paper: ``make reproduce`` does not run it.
+``python -m experiments run tournament --set 'agents=["heuristic",
+"ismcts(iterations=500)"]' --set deals=100 --workers 2`` (results in
+``results/quick/tournament@<8 hex>/``). The format and the statistics are those
+of :mod:`experiments.tournament`: every deal is played once per seat
+assignment (the rotations of ``lineup``, default agent ``i % k`` on seat ``i``,
+or ``rotations`` evenly spaced ones), deal ``d`` depends only on ``(seed, d)``.
+
+Configuration: ``agents`` (registry specs, :mod:`solvers.registry`),
+``players`` and the other game parameters as ``"key=value"`` strings in
+``game`` (e.g. ``("max_hands=3", "deal=whole")``; a value is read as the type
+of the parameter's default, :data:`spiel_game.PARAMETER_DEFAULTS`), ``deals``,
+``seed``, ``rotations``, ``lineup``, ``move_time_limit`` (seconds per agent
+call; the deals then run in a watched worker process, and an agent over the
+limit stops the run with an error naming it) and ``deals_per_unit``. The game,
+the lineup and every agent spec are checked (each agent built once) when the
+units are listed, before the runner writes anything.
+
+The units are blocks of ``deals_per_unit`` deals; the rows do not depend on the
+split, the number of workers or the backend. Rows
+(:func:`experiments.tournament.deal_rows`, plus ``spec``, the agent's spec):
+``kind == "seat"``, one per (deal, seat assignment, seat), with the ``agent``
+index on that seat and its ``points`` per hand over the assignment's
+``hands``; ``kind == "agent"``, one per (deal, agent), with its thinking
+``seconds`` and ``decisions``.
+
+Tables: ``agents`` (per agent: ``points_per_hand`` and the zero-sum ``payoff``
+per hand with their 95% intervals over deals, thinking seconds, decisions and
+``ms_per_decision``) and ``pairs`` (per pair ``a < b``: the paired difference
+``a - b`` of payoff and of points per hand with its 95% interval and paired
+t-test p-value); the text is :func:`experiments.tournament.summary_table`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import spiel_game
+
+from ..config import ConfigError
+from ..registry import Summary, Unit, register
+from ..tournament import (TournamentConfig, TournamentError, _load_game, check_agents,
+                          deal_records, deal_rows, play_block, seat_assignments,
+                          summary_table)
+from ..tournament import summarize as tournament_summary
+
+__all__ = ["TournamentStudyConfig", "PROFILES", "game_params", "tournament_config", "check",
+           "units", "run_unit", "summarize", "AGENT_COLUMNS", "PAIR_COLUMNS"]
+
+
+@dataclasses.dataclass(frozen=True)
+class TournamentStudyConfig:
+    """A duplicate-deal tournament: ``game`` holds the game parameters other than
+    ``players`` as ``"key=value"``; ``rotations``: seat assignments (None: every
+    distinct rotation); ``lineup``: agent index per seat before rotation."""
+
+    agents: tuple[str, ...] = ("random", "heuristic")
+    players: int = 6
+    game: tuple[str, ...] = ()
+    deals: int = 100
+    seed: int = 0
+    rotations: int | None = None
+    lineup: tuple[int, ...] | None = None
+    deals_per_unit: int = 10     # deals per unit of work (does not change the numbers)
+    move_time_limit: float | None = None
+
+    def __post_init__(self):
+        for name in ("deals", "deals_per_unit"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+
+
+PROFILES = {
+    # random against the heuristic, 6 players, 4 deals x 2 seatings: seconds.
+    "quick": TournamentStudyConfig(deals=4),
+    "paper": TournamentStudyConfig(),
+}
+
+
+def game_params(config: TournamentStudyConfig) -> dict:
+    """The game parameters: ``players`` and the ``key=value`` entries of ``game``
+    (values converted to the type of the parameter's default). Raises
+    :class:`ConfigError` for an entry that is not ``key=value``, a repeated key,
+    ``players`` in ``game`` or a non-integer value of an integer parameter."""
+    params: dict = {}
+    for item in config.game:
+        key, sep, value = str(item).partition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or not key:
+            raise ConfigError(f"tournament: game entries are key=value, got {item!r}")
+        if key == "players":
+            raise ConfigError("tournament: set the number of players with the players field, "
+                              "not in game")
+        if key in params:
+            raise ConfigError(f"tournament: game parameter {key!r} is given twice")
+        default = spiel_game.PARAMETER_DEFAULTS.get(key)
+        if isinstance(default, int) and not isinstance(default, bool):
+            try:
+                value = int(value)
+            except ValueError:
+                raise ConfigError(f"tournament: game parameter {key} is an integer, "
+                                  f"got {value!r}") from None
+        params[key] = value
+    params["players"] = config.players
+    return params
+
+
+def tournament_config(config: TournamentStudyConfig, first_deal: int = 0,
+                      deals: int | None = None) -> TournamentConfig:
+    """The :class:`TournamentConfig` of deals ``first_deal .. first_deal + deals - 1``
+    (default: every deal of the tournament)."""
+    return TournamentConfig(agents=config.agents, game=game_params(config),
+                            deals=config.deals if deals is None else deals, seed=config.seed,
+                            rotations=config.rotations, lineup=config.lineup,
+                            move_time_limit=config.move_time_limit, first_deal=first_deal)
+
+
+def check(config: TournamentStudyConfig) -> None:
+    """The game, the lineup and every agent (built once): a problem raises
+    :class:`ConfigError` (``tournament: ...``) before anything is written."""
+    try:
+        tc = tournament_config(config)
+        game = _load_game(tc.game_params)
+        assigns = seat_assignments(game.num_players(), len(tc.agents), tc.lineup,
+                                   tc.rotations)
+        check_agents(tc.agents, game, None, assigns[0])
+    except TournamentError as err:
+        raise ConfigError(f"tournament: {err}") from None
+
+
+# ------------------------------------------------------------------ runner experiment
+def units(config: TournamentStudyConfig) -> list[dict]:
+    """One unit per block of ``deals_per_unit`` deals (after :func:`check`)."""
+    check(config)
+    return [{"first_deal": first, "deals": min(config.deals_per_unit, config.deals - first)}
+            for first in range(0, config.deals, config.deals_per_unit)]
+
+
+def run_unit(config: TournamentStudyConfig, unit: Unit) -> list[dict]:
+    """Play one block of deals; its tidy rows (module docstring)."""
+    first, deals = unit.params["first_deal"], unit.params["deals"]
+    where = (f"tournament ({' vs '.join(config.agents)}, {config.players} players), "
+             f"deals {first}..{first + deals - 1}")
+    rows = deal_rows(play_block(tournament_config(config, first, deals), where))
+    for r in rows:
+        r["spec"] = config.agents[r["agent"]]
+    return rows
+
+
+#: The columns of the ``agents`` and ``pairs`` tables.
+AGENT_COLUMNS = ("agent", "spec", "deals", "seat_assignments", "points_per_hand", "points_lo",
+                 "points_hi", "payoff", "payoff_lo", "payoff_hi", "seconds", "decisions",
+                 "ms_per_decision")
+PAIR_COLUMNS = ("a", "b", "a_spec", "b_spec", "payoff_difference", "payoff_lo", "payoff_hi",
+                "payoff_p_value", "points_difference", "points_lo", "points_hi",
+                "points_p_value")
+
+
+def summarize(config: TournamentStudyConfig, rows) -> Summary:
+    """The tables ``agents`` and ``pairs`` and the markdown table, from the rows alone
+    (the statistics of :func:`experiments.tournament.summarize`)."""
+    import pandas as pd
+    records = deal_records(rows)
+    s = tournament_summary(tournament_config(config, deals=len(records)), records)
+    agents = []
+    for i, (a, t) in enumerate(zip(s["agents"], s["timing"])):
+        p, z = a["points_per_hand"], a["zero_sum_payoff"]
+        agents.append({"agent": i, "spec": a["agent"], "deals": s["deals"],
+                       "seat_assignments": len(s["assignments"]),
+                       "points_per_hand": p["mean"], "points_lo": p["lo"], "points_hi": p["hi"],
+                       "payoff": z["mean"], "payoff_lo": z["lo"], "payoff_hi": z["hi"],
+                       "seconds": t["seconds"], "decisions": t["decisions"],
+                       "ms_per_decision": t["ms_per_decision"]})
+    pairs = []
+    k = len(config.agents)
+    index = [(i, j) for i in range(k) for j in range(i + 1, k)]    # summarize's order
+    for (i, j), p in zip(index, s["pairs"]):
+        z, q = p["payoff_difference"], p["points_difference"]
+        pairs.append({"a": i, "b": j, "a_spec": p["a"], "b_spec": p["b"],
+                      "payoff_difference": z["mean"], "payoff_lo": z["lo"],
+                      "payoff_hi": z["hi"], "payoff_p_value": z["p_value"],
+                      "points_difference": q["mean"], "points_lo": q["lo"],
+                      "points_hi": q["hi"], "points_p_value": q["p_value"]})
+    return Summary(tables={"agents": pd.DataFrame(agents, columns=list(AGENT_COLUMNS)),
+                           "pairs": pd.DataFrame(pairs, columns=list(PAIR_COLUMNS))},
+                   text=summary_table(s))
+
+
+register("tournament", TournamentStudyConfig, units, run_unit, summarize, profiles=PROFILES,
+         description="duplicate-deal tournament between any agents (a tool, "
+                     "python -m experiments.tournament)", reproduce=False)
