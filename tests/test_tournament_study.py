@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import re
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -150,3 +154,30 @@ def test_the_command_line_refuses_bad_flags(tmp_path, capsys):
                  "--no-progress"]) == 1
     assert "deals must be >= 1" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_a_signal_during_an_in_process_unit_is_the_runners_interruption(tmp_path):
+    """With one worker the units run in the command's own process: SIGTERM during a
+    deal stops the run with the runner's line (units saved, how to resume), exit
+    128 + SIGTERM, and the same command finishes it."""
+    out = tmp_path / "t"
+    args = ["--agents", "heuristic", "ismcts(iterations=400)", "--game", '{"players": 5}',
+            "--deals", "4", "--deals-per-unit", "1", "--out", str(out), "--no-progress"]
+    proc = subprocess.Popen([sys.executable, "-m", "experiments.tournament", *args], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 240
+    while time.time() < deadline and proc.poll() is None:
+        if list(out.glob("tournament@*/shards/unit-*.json")):
+            break
+        time.sleep(0.05)
+    assert proc.poll() is None, proc.communicate()[1][-3000:]
+    os.kill(proc.pid, signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    (run_dir,) = out.glob("tournament@*")
+    done = len(list((run_dir / "shards").glob("unit-*.json")))
+    assert re.fullmatch(rf"interrupted \(SIGTERM\); {done} of 4 units done in "
+                        rf"{re.escape(str(run_dir))}; rerun the same command to resume\n", err)
+    assert main(args) == 0
+    meta = json.loads((run_dir / "metadata.json").read_text())
+    assert meta["units_run_this_session"] == 4 - done
