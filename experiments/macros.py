@@ -35,7 +35,7 @@ import importlib
 import json
 import math
 from pathlib import Path
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 __all__ = ["MISSING", "SOURCES", "WORDS", "Macros", "collect", "paper_macros", "read_json",
            "read_csv", "thousands", "fixed", "signed", "sci", "seconds", "pvalue", "mass",
@@ -183,6 +183,17 @@ class Macros:
             self.warnings.append(f"\\{name} ({what or 'no description'}): {err!r}")
         self.count += 1
         self.lines.append(f"\\newcommand{{\\{name}}}{{{value}}}" + (f"  % {what}" if what else ""))
+
+    def add_rows(self, name: str, items: Callable[[], Iterable], line: Callable[[object], str],
+                 what: str) -> None:
+        """``\\name`` as the table rows ``line(item) \\\\`` of every item of ``items()``
+        (no items: missing, like a failing getter)."""
+        def rows() -> str:
+            out = [line(item) + r" \\" for item in items()]
+            if not out:
+                raise ValueError(f"no rows ({what})")
+            return "\n".join(out)
+        self.add(name, rows, str, what, rows=True)
 
     def not_run(self, name: str, what: str) -> None:
         """A macro of a configuration the results did not run (only used under its

@@ -107,3 +107,28 @@ def test_damaged_or_foreign_records_are_refused(tmp_path):
     short = {**TINY, "deals": 3}                          # a deal missing
     with pytest.raises(runner.RunError, match="lacks 1 deal"):
         ladder.import_tournament_records(old, tmp_path / "c", "quick", short)
+
+
+@pytest.mark.parametrize("raised, caught", [("error", "RunError"), ("signal", "_Stop")])
+def test_a_unit_plays_through_the_tournament_block(monkeypatch, raised, caught):
+    """A ladder unit is a tournament block (experiments.tournament.play_block): an
+    error names the step and its deals, and SIGTERM inside a deal reaches the runner
+    as its own interruption (which prints how many units are saved)."""
+    import signal
+
+    from experiments import tournament
+
+    def stop(*args, **kwargs):
+        if raised == "error":
+            raise tournament.TournamentError("agent 1 played an illegal action")
+        raise tournament.TournamentInterrupted("stopped", signal.SIGTERM)
+    monkeypatch.setattr(tournament, "run_tournament", stop)
+    config = get("ladder").config("quick", TINY)
+    unit = runner.Unit(index=1, seed=0, params=ladder.units(config)[1])
+    with pytest.raises(getattr(runner, caught)) as err:
+        ladder.run_unit(config, unit)
+    if raised == "error":
+        assert str(err.value) == ("ladder step n6_step0 (random vs heuristic, 6 players), "
+                                  "deals 1..1: agent 1 played an illegal action")
+    else:
+        assert err.value.signum == signal.SIGTERM

@@ -179,14 +179,11 @@ def paper_macros(m, results: Path, bench: Path) -> None:
                               for p in range(n)), sci,
               "the best solver's largest single-player best-response gain at the end")
 
-    def cfr_rows() -> str:
-        out = []
-        for n, d in sorted(runs().items()):
-            for s, rows in sorted(d["runs"].items(), key=lambda kv: float(kv[1][-1]["nash_conv"])):
-                out.append(f"{tt(d['deal'])} & {n} & {tex_text(s)} & "
-                           f"{sci(rows[-1]['nash_conv'])} & {seconds(rows[-1]['seconds'])} \\\\")
-        if not out:
-            raise ValueError("no CFR runs")
-        return "\n".join(out)
-    m.add("CfrRows", cfr_rows, str, "table rows: final NashConv and time of every solver",
-          rows=True)
+    def cfr_items() -> list:
+        return [(n, d["deal"], s, rows[-1]) for n, d in sorted(runs().items())
+                for s, rows in sorted(d["runs"].items(),
+                                      key=lambda kv: float(kv[1][-1]["nash_conv"]))]
+    m.add_rows("CfrRows", cfr_items,
+               lambda it: (f"{tt(it[1])} & {it[0]} & {tex_text(it[2])} & "
+                           f"{sci(it[3]['nash_conv'])} & {seconds(it[3]['seconds'])}"),
+               "table rows: final NashConv and time of every solver")

@@ -49,7 +49,7 @@ from pathlib import Path
 from ..config import ConfigError, config_to_dict, fingerprint
 from ..registry import Summary, Unit, register
 from ..tournament import (TournamentConfig, TournamentError, _load_game, check_agents,
-                          read_records, run_tournament)
+                          deal_records, deal_rows, play_block, read_records)
 from ..tournament import summarize as tournament_summary
 
 __all__ = ["LadderConfig", "PROFILES", "check", "units", "run_unit", "summarize",
@@ -159,65 +159,22 @@ def units(config: LadderConfig) -> list[dict]:
 
 
 def records_to_rows(step: dict, records: list[dict], origin: str) -> list[dict]:
-    """The tidy rows (module docstring) of a step's deal records
-    (:func:`experiments.tournament.play_deal`)."""
+    """The tidy rows (module docstring) of a step's deal records: the step's key
+    columns and ``origin``, then :func:`experiments.tournament.deal_rows`."""
     it = step["iterations"]
-    key = {"step": step["step"], "players": step["players"], "lower": step["lower"],
-           "higher": step["higher"], "iterations": -1 if it is None else it}
-    rows = []
-    for r in records:
-        for ai, (assign, points, hands) in enumerate(zip(r["assignments"], r["points"],
-                                                         r["hands"])):
-            for q, (a, p) in enumerate(zip(assign, points)):
-                rows.append({**key, "origin": origin, "kind": "seat", "deal": r["deal"],
-                             "assignment": ai, "seat": q, "agent": a, "points": p,
-                             "hands": hands, "seconds": None, "decisions": -1})
-        for a, (s, d) in enumerate(zip(r["timing"]["seconds"], r["timing"]["decisions"])):
-            rows.append({**key, "origin": origin, "kind": "agent", "deal": r["deal"],
-                         "assignment": -1, "seat": -1, "agent": a, "points": None, "hands": -1,
-                         "seconds": s, "decisions": d})
-    return rows
+    return deal_rows(records, step=step["step"], players=step["players"], lower=step["lower"],
+                     higher=step["higher"], iterations=-1 if it is None else it, origin=origin)
 
 
 def run_unit(config: LadderConfig, unit: Unit) -> list[dict]:
     """Play one block of a step's deals (in a worker process that watches every agent
-    call when ``move_time_limit`` is set)."""
-    from ..runner import RunError
-
+    call when ``move_time_limit`` is set; :func:`experiments.tournament.play_block`)."""
     u = unit.params
-    tc = step_config(config, u, u["first_deal"], u["deals"])
-    try:
-        res = run_tournament(tc, None, progress=False)
-    except TournamentError as err:
-        last = u["first_deal"] + u["deals"] - 1
-        raise RunError(f"ladder step {u['step']} ({u['lower']} vs {u['higher']}, "
-                       f"{u['players']} players), deals {u['first_deal']}..{last}: "
-                       f"{err}") from None
-    return records_to_rows(u, res.records, "run")
-
-
-def _records(group) -> list[dict]:
-    """The deal records (deal order) of one step's rows, as play_deal wrote them."""
-    seats = group[group["kind"] == "seat"]
-    agents = group[group["kind"] == "agent"]
-    recs: dict[int, dict] = {}
-    for r in seats.itertuples(index=False):
-        d, ai, q = int(r.deal), int(r.assignment), int(r.seat)
-        rec = recs.setdefault(d, {"deal": d, "assignments": [], "points": [], "hands": [],
-                                  "timing": {"seconds": [], "decisions": []}})
-        if ai == len(rec["assignments"]):
-            rec["assignments"].append([])
-            rec["points"].append([])
-            rec["hands"].append(int(r.hands))
-        if q != len(rec["assignments"][ai]):
-            raise ValueError(f"ladder rows of deal {d} are not in seat order")
-        rec["assignments"][ai].append(int(r.agent))
-        rec["points"][ai].append(float(r.points))
-    for r in agents.itertuples(index=False):
-        t = recs[int(r.deal)]["timing"]
-        t["seconds"].append(float(r.seconds))
-        t["decisions"].append(int(r.decisions))
-    return [recs[d] for d in sorted(recs)]
+    last = u["first_deal"] + u["deals"] - 1
+    where = (f"ladder step {u['step']} ({u['lower']} vs {u['higher']}, {u['players']} "
+             f"players), deals {u['first_deal']}..{last}")
+    records = play_block(step_config(config, u, u["first_deal"], u["deals"]), where)
+    return records_to_rows(u, records, "run")
 
 
 #: The columns of the ``steps`` table (``sweep``: ``iterations`` and these).
@@ -251,7 +208,7 @@ def summarize(config: LadderConfig, rows) -> Summary:
         group = rows[rows["step"] == s["step"]]
         if group.empty:
             continue
-        records = _records(group)
+        records = deal_records(group)
         row = _step_row(config, s, records)
         for o, g in group[group["kind"] == "agent"].groupby("origin"):
             origins[o] = origins.get(o, 0) + g["deal"].nunique()
@@ -469,17 +426,12 @@ def paper_macros(m, results: Path, bench: Path) -> None:
     m.add("LadderRungIsmcts", lambda: next(r for r in config()["rungs"] if rung(r) == "ismcts"),
           tt, "the ISMCTS rung")
 
-    def ladder_rows() -> str:
-        out = []
-        for s in step_table():
-            g = s["payoff_gain_of_higher"]
-            out.append(f"{s['players']} & {tt(rung(s['lower']))} $\\to$ {tt(rung(s['higher']))} & "
-                       f"{s['deals']} $\\times$ {s['seat_assignments']} & {signed(g['mean'])} & "
-                       f"{interval(g['lo'], g['hi'])} & {pvalue(g['p_value'])} \\\\")
-        if not out:
-            raise ValueError("no ladder steps")
-        return "\n".join(out)
-    m.add("LadderRows", ladder_rows, str, "table rows: every ladder step", rows=True)
+    def ladder_row(s: dict) -> str:
+        g = s["payoff_gain_of_higher"]
+        return (f"{s['players']} & {tt(rung(s['lower']))} $\\to$ {tt(rung(s['higher']))} & "
+                f"{s['deals']} $\\times$ {s['seat_assignments']} & {signed(g['mean'])} & "
+                f"{interval(g['lo'], g['hi'])} & {pvalue(g['p_value'])}")
+    m.add_rows("LadderRows", step_table, ladder_row, "table rows: every ladder step")
 
     # the ISMCTS budget sweep
     gain = lambda s: s["payoff_gain_of_higher"]                       # noqa: E731
@@ -514,15 +466,10 @@ def paper_macros(m, results: Path, bench: Path) -> None:
           "ISMCTS iterations per second of decision time at the largest budget")
     m.add("SweepSeatings", lambda: sweep_table()[0]["seat_assignments"], str, "seatings per deal")
 
-    def sweep_rows() -> str:
-        out = []
-        for s in sweep_table():
-            g = gain(s)
-            t = next(t for t in s["timing"] if rung(t["agent"]) == "ismcts")
-            out.append(f"{thousands(s['iterations'])} & {signed(g['mean'])} & "
-                       f"{interval(g['lo'], g['hi'])} & {pvalue(g['p_value'])} & "
-                       f"{t['ms_per_decision']:.1f} \\\\")
-        if not out:
-            raise ValueError("no sweep budgets")
-        return "\n".join(out)
-    m.add("SweepRows", sweep_rows, str, "table rows: every ISMCTS budget of the sweep", rows=True)
+    def sweep_row(s: dict) -> str:
+        g = gain(s)
+        return (f"{thousands(s['iterations'])} & {signed(g['mean'])} & "
+                f"{interval(g['lo'], g['hi'])} & {pvalue(g['p_value'])} & "
+                f"{ms_move(s):.1f}")
+    m.add_rows("SweepRows", sweep_table, sweep_row,
+               "table rows: every ISMCTS budget of the sweep")

@@ -415,19 +415,16 @@ def paper_macros(m, results: Path, bench: Path) -> None:
               lambda b=br: sum(float(r["hi"]) < 0 for r in b().values()), str,
               "conventions against which the rollout passer's whole 95% interval is below 0")
 
-        def rows(c=conv, b=br) -> str:
-            cv, bv = c(), b()
-            out = []
-            for name, r in cv.items():
-                out.append(f"{tt(name)} & {signed(r['library_gain'])} "
-                           f"{interval(r['library_lo'], r['library_hi'])} & "
-                           f"{signed(bv[name]['mean'])} "
-                           f"{interval(bv[name]['lo'], bv[name]['hi'])} & "
-                           f"{mass(r['nash'])} & {mass(r['alpharank'])} \\\\")
-            if not out:
-                raise ValueError("no conventions")
-            return "\n".join(out)
-        m.add(f"Meta{w}Rows", rows, str, f"table rows: every convention, {n} players", rows=True)
+        def items(c=conv, b=br) -> list:
+            bv = c(), b()
+            return [(name, r, bv[1][name]) for name, r in bv[0].items()]
+
+        def row(item) -> str:
+            name, r, b = item
+            return (f"{tt(name)} & {signed(r['library_gain'])} "
+                    f"{interval(r['library_lo'], r['library_hi'])} & {signed(b['mean'])} "
+                    f"{interval(b['lo'], b['hi'])} & {mass(r['nash'])} & {mass(r['alpharank'])}")
+        m.add_rows(f"Meta{w}Rows", items, row, f"table rows: every convention, {n} players")
 
     # the 11-player meta-game against the 6-player one
     def largest(folder: str) -> float:
