@@ -8,10 +8,17 @@ PROFILE ?= quick
 
 .PHONY: test reproduce bench venv clean browser latex
 
+# The neural agents (extra "torch") need PyTorch. TORCH pins the CPU build the
+# tests use: on this project's machines `pip install torch==2.13.0` takes the
+# CPU wheel on disk; elsewhere pass e.g. TORCH="torch --index-url
+# https://download.pytorch.org/whl/cpu" (plain PyPI torch is a multi-GB CUDA build).
+TORCH ?= torch==2.13.0
+
 $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[dev,paper,distributed]"
+	$(PY) -m pip show torch >/dev/null 2>&1 || $(PY) -m pip install --quiet $(TORCH)
+	$(PY) -m pip install --quiet -e ".[dev,paper,distributed,torch]"
 	touch $(STAMP)
 
 venv: $(STAMP)
