@@ -22,6 +22,8 @@ pyspiel.Bot`` (an agent class of :mod:`solvers.bots` is one). Built in:
 ``ismcts``          :class:`solvers.ismcts.ISMCTSBot`
 ``openspiel_ismcts`` OpenSpiel's Python ``ISMCTSBot`` with random rollouts
 ``openspiel_uniform`` OpenSpiel's ``PolicyBot`` over ``UniformRandomPolicy``
+``dqn``             OpenSpiel's PyTorch DQN, a checkpoint of :mod:`solvers.openspiel_rl`
+``nfsp``            OpenSpiel's PyTorch NFSP, a checkpoint of :mod:`solvers.openspiel_rl`
 =================== ===========================================================
 
 **The factory contract.** ``make_agent`` calls ``factory(game, player, seed,
@@ -292,9 +294,10 @@ def _builtins() -> dict[str, Factory]:
     from .bots import HeuristicBot, RandomBot
     from .ismcts import ISMCTSBot
     from .pimc import PIMCBot
+    from .openspiel_rl import dqn_agent, nfsp_agent
     return {"random": RandomBot, "heuristic": HeuristicBot, "pimc": PIMCBot,
             "ismcts": ISMCTSBot, "openspiel_ismcts": openspiel_ismcts,
-            "openspiel_uniform": openspiel_uniform}
+            "openspiel_uniform": openspiel_uniform, "dqn": dqn_agent, "nfsp": nfsp_agent}
 
 
 _REGISTERED: dict[str, Factory] = {}
