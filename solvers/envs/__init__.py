@@ -1,0 +1,40 @@
+"""Reinforcement-learning environments of Cancellation Hearts (the ``pettingzoo`` extra).
+
+* :class:`CancellationHeartsAEC` (``env(**params)``, ``raw_env``): PettingZoo's
+  AEC API, every seat an agent ``player_i`` (:mod:`.pettingzoo_env`).
+* :class:`CancellationHeartsEnv`: Gymnasium's API, one seat learns against
+  registered agents (:mod:`.gymnasium_env`); registered as
+  ``"CancellationHearts-v0"`` when this package is imported.
+
+Both take every game parameter as a keyword (``spiel_game.PARAMETER_DEFAULTS``;
+a bad one raises ``spiel_game.GameParameterError`` naming what is allowed),
+sample the deal with ``numpy.random.default_rng`` seeded by ``reset(seed=)``,
+and pay rewards when a hand is scored (a one-hand game: ``state.returns()`` at
+the end).
+
+They live in ``solvers`` (not ``spiel_game``) because the Gymnasium
+environment's opponents are :func:`solvers.registry.make_agent` agents, and
+``spiel_game`` never imports ``solvers``; and in a subpackage so that editing
+them does not drop the numba caches of ``spiel_game`` or ``solvers`` (their
+guards hash the top-level modules only).
+"""
+
+from __future__ import annotations
+
+try:
+    import gymnasium
+    import pettingzoo  # noqa: F401
+except ImportError as e:  # pragma: no cover - depends on the installed extras
+    raise ImportError(
+        f"solvers.envs needs gymnasium and pettingzoo ({e}); install the extra: "
+        "pip install 'cancellation-hearts[pettingzoo]'") from e
+
+from .core import OBSERVATION_KINDS
+from .gymnasium_env import ENV_ID, CancellationHeartsEnv
+from .pettingzoo_env import CancellationHeartsAEC, env, raw_env
+
+__all__ = ["CancellationHeartsAEC", "CancellationHeartsEnv", "env", "raw_env", "ENV_ID",
+           "OBSERVATION_KINDS"]
+
+if ENV_ID not in gymnasium.registry:
+    gymnasium.register(id=ENV_ID, entry_point="solvers.envs:CancellationHeartsEnv")
