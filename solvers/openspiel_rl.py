@@ -368,9 +368,9 @@ def _evaluate(game, config: TrainConfig, nets, rng_seed: int, learner: str = "ne
     return total / config.eval_episodes
 
 
-def _make_agents(config: TrainConfig, input_size: int, num_actions: int, device: str):
+def _make_agents(config: TrainConfig, n: int, input_size: int, num_actions: int, device: str):
+    """One OpenSpiel DQN or NFSP agent per seat, with this run's hyper-parameters."""
     dqn, nfsp = _openspiel_torch()
-    n = config.game.get("players", 6)
     common = dict(batch_size=config.batch_size, min_buffer_size_to_learn=
                   config.min_buffer_size_to_learn, learn_every=config.learn_every,
                   optimizer_str=config.optimizer, device=device)
@@ -436,7 +436,7 @@ def train(config: TrainConfig, *, progress=None) -> TrainResult:
     curve: list[dict] = []
     eval_seed = _sub_seed(config.seed, 1)
     with _torch_threads(config.threads), _global_rngs(_sub_seed(config.seed, 2)):
-        agents = _make_agents(config, input_size, num_actions, device)
+        agents = _make_agents(config, n, input_size, num_actions, device)
         nets = [_policy_net(a, config.algorithm) for a in agents]
         # OpenSpiel reseeds the global generators when it builds a network: seed them
         # again so training draws from this run's seed.
