@@ -29,8 +29,8 @@ caller's global streams are left as they were. One quirk of OpenSpiel's
 NFSP: its inner DQN network is always initialised with OpenSpiel's default
 seed 42 (the ``seed`` argument only reaches the average network), so NFSP
 runs that differ only in ``seed`` start from the same Q-network but see
-different deals and exploration. Same seed and configuration, same process
-count of torch threads (``threads``) give the same networks on the CPU.
+different deals and exploration. Same seed, configuration and number of torch
+threads (``threads``, default 1) give the same networks on the CPU (tested).
 
 **Learning curve.** Before training and every ``eval_every`` episodes the
 current policy (exactly what the registered agent plays: DQN greedy, NFSP's
