@@ -24,6 +24,8 @@ pyspiel.Bot`` (an agent class of :mod:`solvers.bots` is one). Built in:
 ``openspiel_uniform`` OpenSpiel's ``PolicyBot`` over ``UniformRandomPolicy``
 ``dqn``             OpenSpiel's PyTorch DQN, a checkpoint of :mod:`solvers.openspiel_rl`
 ``nfsp``            OpenSpiel's PyTorch NFSP, a checkpoint of :mod:`solvers.openspiel_rl`
+``network``         :class:`solvers.net.agents.NetworkBot` (policy network; ``checkpoint=``)
+``ismcts_net``      :class:`solvers.net.search.NetISMCTSBot` (ISMCTS with the network)
 =================== ===========================================================
 
 **The factory contract.** ``make_agent`` calls ``factory(game, player, seed,
@@ -290,6 +292,24 @@ def openspiel_uniform(game, player, seed=0):
     return UniformPolicyBot(player, rs, policy.UniformRandomPolicy(game))
 
 
+def network(game, player, seed=0, *, checkpoint: str | None = None, policy: str = "argmax",
+            temperature: float = 1.0):
+    """The raw policy network (:class:`solvers.net.agents.NetworkBot`; imported on use)."""
+    from .net.agents import NetworkBot
+    return NetworkBot(game, player, seed, checkpoint=checkpoint, policy=policy,
+                      temperature=temperature)
+
+
+def ismcts_net(game, player, seed=0, *, checkpoint: str | None = None, iterations: int = 200,
+               c_puct: float = 1.0, value_weight: float = 1.0, rollout: str = "heuristic",
+               final_policy: str = "max_visit_count", max_nodes: int | None = None):
+    """ISMCTS with the network (:class:`solvers.net.search.NetISMCTSBot`; imported on use)."""
+    from .net.search import NetISMCTSBot
+    return NetISMCTSBot(game, player, seed, checkpoint=checkpoint, iterations=iterations,
+                        c_puct=c_puct, value_weight=value_weight, rollout=rollout,
+                        final_policy=final_policy, max_nodes=max_nodes)
+
+
 def _builtins() -> dict[str, Factory]:
     from .bots import HeuristicBot, RandomBot
     from .ismcts import ISMCTSBot
@@ -297,7 +317,8 @@ def _builtins() -> dict[str, Factory]:
     from .openspiel_rl import dqn_agent, nfsp_agent
     return {"random": RandomBot, "heuristic": HeuristicBot, "pimc": PIMCBot,
             "ismcts": ISMCTSBot, "openspiel_ismcts": openspiel_ismcts,
-            "openspiel_uniform": openspiel_uniform, "dqn": dqn_agent, "nfsp": nfsp_agent}
+            "openspiel_uniform": openspiel_uniform, "dqn": dqn_agent, "nfsp": nfsp_agent,
+            "network": network, "ismcts_net": ismcts_net}
 
 
 _REGISTERED: dict[str, Factory] = {}

@@ -1,0 +1,41 @@
+"""A policy-value network over the information-state tensor, and search with it.
+
+Issue 15, items 2 and 3. Modules:
+
+* :mod:`.features`: :class:`~.features.FeatureLayout`, one input layout that
+  covers several player counts (each named piece of the observer's
+  information-state tensor padded to its largest shape over the covered
+  games, plus a one-hot of the player count), and compiled, batched feature
+  extraction from engine vectors (the observer's own kernel, ``_fill``);
+* :mod:`.model`: the PyTorch model (:class:`~.model.PolicyValueNet`: a sparse
+  first layer, residual MLP blocks, masked policy logits, a value head with
+  every seat's scaled return), training losses, checkpoints (``.npz``:
+  ``state_dict`` arrays plus a JSON config; readable without torch);
+* :mod:`.inference`: the same network in numpy/numba (weights exported from a
+  checkpoint), used by the agents and inside the compiled search;
+* :mod:`.search`: ISMCTS with the network (PUCT prior, value at the leaves,
+  optional mixing with rollouts), :class:`~.search.NetISMCTSBot`;
+* :mod:`.agents`: the registered agents ``network`` and ``ismcts_net``;
+* :mod:`.selfplay`: self-play with search, recording training samples.
+
+Only :mod:`.model` (and :mod:`.selfplay`'s training) imports torch; the agents
+and the search run with numpy and numba alone.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def _numba_cache_guard() -> None:
+    """The kernels here inline the engine's, the observer's and the search's:
+    drop this package's cached kernels when a source of ``spiel_game``, of
+    ``solvers/ismcts.py`` / ``heuristic.py`` or of the kernel modules here changed."""
+    from spiel_game.numba_cache import engine_sources, guard
+    here = Path(__file__).resolve().parent
+    kernels = [here / f for f in ("features.py", "inference.py", "search.py")]
+    guard(here / "__pycache__", engine_sources() + kernels
+          + [here.parent / "ismcts.py", here.parent / "heuristic.py"])
+
+
+_numba_cache_guard()

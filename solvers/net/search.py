@@ -1,0 +1,282 @@
+"""ISMCTS guided by the policy-value network (PUCT prior, value at the leaves), compiled.
+
+The search of :mod:`solvers.ismcts` (single-observer ISMCTS over
+determinizations drawn by its :class:`~solvers.ismcts.Determinizer`, the same
+tree arrays, hidden passes of the others played by the rollout policy,
+received cards as observation children), with AlphaZero-style selection and
+evaluation instead of UCB and random expansion:
+
+* **expansion and evaluation**: when the walk reaches a node whose legal
+  actions (under this determinization) are not all children yet, the network
+  is evaluated once on the determinized state, seen by the player to move
+  there (:func:`solvers.net.inference.net_eval`, compiled, inside the same
+  loop): every missing legal action becomes a child with its policy
+  probability as its prior, and the iteration ends at this leaf. Its value is
+  the network's value of every seat (``value_weight = 1``, default), or
+  ``value_weight * network + (1 - value_weight) * rollout`` with a compiled
+  rollout from the leaf (``rollout='heuristic'`` or ``'random'``); ``0`` is
+  plain rollouts with the network only as the prior.
+* **selection** (subset-armed PUCT): among the children legal in this
+  determinization, maximise ``Q + c_puct * prior * sqrt(availability) /
+  (1 + visits)``, where ``Q`` is the mean scaled reward of the player who
+  chooses (an unvisited child takes the visit-weighted mean of its visited
+  siblings, or the network's value of the node when none is visited) and the
+  availability counts the selections the child was legal in.
+* **back-up**: the leaf's scaled returns of every seat along the path, each
+  node crediting the player who chose its edge (terminal states: the real
+  returns).
+
+One network call per iteration (one state, microseconds; batching is not
+needed inside the compiled loop). The final move: most visits (ties at
+random), or ``normalized_visit_count`` (sample by visits). Statistics of the
+last search are in ``last_search``.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+from numba import njit
+
+from spiel_game import engine as E
+from spiel_game.rng import make_rng_state, rand_below, rand_uniform
+from spiel_game.simulator import step_apply, step_legal
+
+from ..bots import Agent, check_choice, check_int, check_real
+from ..ismcts import (DEFAULT_MAX_NODES, MAX_ITERATIONS, MAX_NODES_LIMIT, MIN_NODES,
+                      ROLLOUT_POLICIES, Determinizer, _determinize, _grown, _new_node, _new_tree,
+                      _obs_child, _policy, _rollout)
+from .agents import evaluator_for
+from .inference import net_eval
+
+__all__ = ["NetISMCTSBot", "FINAL_POLICIES", "MAX_C_PUCT"]
+
+K = E.K
+FINAL_POLICIES = ("max_visit_count", "normalized_visit_count")
+MAX_C_PUCT = 1e6
+_CHUNK = 1024
+
+
+@njit(cache=True)
+def _net_search(p, root, me, n_iter, c_puct, lo, scale, code, rng, t, prior, nval, legal,
+                deck_buf, path, det, net, ng, probs, value, vw, vabs):
+    """``n_iter`` network-guided iterations on tree ``t`` (module docstring)."""
+    n = p[E.P_N]
+    s = np.empty_like(root)
+    for _ in range(n_iter):
+        s[:] = root
+        if not _determinize(p, s, rng, det):
+            return False
+        _net_iteration(p, s, me, c_puct, lo, scale, code, rng, t, prior, nval, legal, deck_buf,
+                       path, n, net, ng, probs, value, vw, vabs)
+    return True
+
+
+@njit(cache=True)
+def _net_iteration(p, s, me, c_puct, lo, scale, code, rng, t, prior, nval, legal, deck_buf,
+                   path, n, net, ng, probs, value, vw, vabs):
+    first_child, sibling, keys, mover = t.child, t.sibling, t.key, t.mover
+    visits, avail, reward, expanded_mask = t.visits, t.avail, t.reward, t.expanded
+    node = 0
+    depth = 0
+    path[0] = 0
+    leaf = False
+    while True:
+        ph = s[E.S_PHASE]
+        if ph == E.PH_OVER or ph == E.PH_DEAL:
+            break
+        cur = s[E.S_CUR]
+        k = step_legal(p, s, legal)
+        if ph == E.PH_PASS and cur != me:
+            step_apply(p, s, _policy(code, p, s, legal, k, rng))
+            if s[E.S_PHASE] != E.PH_PASS:
+                node = _obs_child(p, s, me, node, t)
+                if node < 0:
+                    break
+                depth += 1
+                path[depth] = node
+            continue
+        lmask = np.int64(0)
+        for i in range(k):
+            lmask |= np.int64(1) << legal[i]
+        unexp = lmask & ~expanded_mask[node]
+        if unexp != 0:
+            # Expand every missing legal action with its prior; this is the leaf.
+            fresh = expanded_mask[node] == 0
+            net_eval(net, ng, p, s, cur, probs, value)
+            for i in range(k):
+                a = legal[i]
+                if (unexp >> a) & 1:
+                    c = _new_node(t, node, a, cur)
+                    if c < 0:
+                        break
+                    prior[c] = probs[a]
+            if fresh:
+                nval[node] = value[0]
+            for q in range(n):
+                vabs[q] = value[(q - cur + n) % n]
+            leaf = True
+            break
+        # Subset-armed PUCT over the children legal here.
+        sv = 0.0
+        sr = 0.0
+        c = first_child[node]
+        while c >= 0:
+            key = keys[c]
+            if key < 64 and (lmask >> key) & 1:
+                avail[c] += 1.0
+                sv += visits[c]
+                sr += reward[c]
+            c = sibling[c]
+        fpu = sr / sv if sv > 0 else nval[node]
+        best = -1
+        best_v = -1e300
+        c = first_child[node]
+        while c >= 0:
+            key = keys[c]
+            if key < 64 and (lmask >> key) & 1:
+                vis = visits[c]
+                q = reward[c] / vis if vis > 0 else fpu
+                v = q + c_puct * prior[c] * math.sqrt(avail[c]) / (1.0 + vis)
+                v += rand_uniform(rng) * 1e-9
+                if v > best_v:
+                    best_v = v
+                    best = c
+            c = sibling[c]
+        step_apply(p, s, keys[best])
+        depth += 1
+        path[depth] = best
+        node = best
+        if ph == E.PH_PASS and s[E.S_PHASE] != E.PH_PASS:
+            node = _obs_child(p, s, me, node, t)
+            if node < 0:
+                break
+            depth += 1
+            path[depth] = node
+    if leaf and vw >= 1.0:
+        pass
+    else:
+        _rollout(p, s, code, rng, legal, deck_buf)
+        ret = E.returns(p, s)
+        for q in range(n):
+            r = (ret[q] - lo) * scale
+            vabs[q] = vw * vabs[q] + (1.0 - vw) * r if leaf else r
+    visits[0] += 1.0
+    for i in range(1, depth + 1):
+        v = path[i]
+        visits[v] += 1.0
+        mv = mover[v]
+        if mv >= 0:
+            reward[v] += vabs[mv]
+
+
+class NetISMCTSBot(Agent):
+    """ISMCTS with the network (module docstring); registered as ``ismcts_net``.
+
+    Args (keyword-only; checked when the bot is built):
+      checkpoint: path of a network checkpoint (``.npz``) covering this game.
+      iterations: iterations per move, an int in [1, 10**9].
+      c_puct: PUCT exploration constant (rewards scaled to [0, 1]), in [0, 10**6].
+      value_weight: weight of the network's value at a leaf, in [0, 1]; the rest
+        is a rollout's return (0: rollouts only, the network as the prior).
+      rollout: ``heuristic`` or ``random``: the rollout policy (for
+        ``value_weight < 1``) and the policy of the others' hidden passes.
+      final_policy: ``max_visit_count`` or ``normalized_visit_count``.
+      max_nodes: tree size limit, an int in [64, 2**28], or None (2**24).
+    """
+
+    def __init__(self, game, player: int, seed: int = 0, *, checkpoint: str | None = None,
+                 iterations: int = 200, c_puct: float = 1.0, value_weight: float = 1.0,
+                 rollout: str = "heuristic", final_policy: str = "max_visit_count",
+                 max_nodes: int | None = None):
+        super().__init__(game, player, seed)
+        a = "ismcts_net"
+        self.evaluator = evaluator_for(a, checkpoint, game)
+        self.ng = self.evaluator.game_arrays(game)
+        self.iterations = check_int(a, "iterations", iterations, 1, MAX_ITERATIONS)
+        self.c_puct = check_real(a, "c_puct", c_puct, 0.0, MAX_C_PUCT)
+        self.value_weight = check_real(a, "value_weight", value_weight, 0.0, 1.0)
+        self.rollout = check_choice(a, "rollout", rollout, tuple(ROLLOUT_POLICIES))
+        self.final_policy = check_choice(a, "final_policy", final_policy, FINAL_POLICIES)
+        self.max_nodes = (None if max_nodes is None else
+                          check_int(a, "max_nodes", max_nodes, MIN_NODES, MAX_NODES_LIMIT))
+        lo, hi = game.min_utility(), game.max_utility()
+        self._lo, self._scale = float(lo), 1.0 / float(hi - lo)
+        self._rng = make_rng_state(np.uint64(self.seed), 0)
+        self.last_search: dict = {}
+
+    def search(self, state):
+        """One search from ``state`` (a decision node); returns the root's children as
+        ``(actions, visits, mean_rewards, priors)``, sorted by action."""
+        if state.is_chance_node() or state.is_terminal():
+            raise ValueError("ismcts_net searches from a decision node, not a chance or "
+                             "terminal node")
+        me = state.current_player()
+        P = np.asarray(state.engine_params)
+        det = Determinizer(state, me)
+        root = np.array(state.engine_state)
+        limit = self.max_nodes or DEFAULT_MAX_NODES
+        # An iteration adds at most K + 1 nodes (a full expansion and an observation).
+        cap = min(limit, 4096)
+        tree = _new_tree(cap)
+        prior = np.zeros(cap)
+        nval = np.zeros(cap)
+        legal = np.empty(K + 2, np.int32)
+        deck_buf = np.empty(int(P[E.P_NCARDS]), np.int32)
+        path = np.empty(4 * int(P[E.P_N]) * int(P[E.P_HAND]) + 8, np.int64)
+        probs = np.zeros(self.evaluator.layout.num_actions)
+        value = np.zeros(self.evaluator.layout.max_players)
+        vabs = np.zeros(int(P[E.P_N]))
+        code = ROLLOUT_POLICIES[self.rollout]
+        t0 = time.perf_counter()
+        done = 0
+        while done < self.iterations:
+            chunk = min(self.iterations - done, _CHUNK)
+            need = min(limit, int(tree.size[0]) + (K + 2) * chunk + 2)
+            if need > tree.child.shape[0]:
+                new = min(limit, max(need, 2 * tree.child.shape[0]))
+                extra = new - tree.child.shape[0]
+                tree = _grown(tree, new)
+                prior = np.concatenate([prior, np.zeros(extra)])
+                nval = np.concatenate([nval, np.zeros(extra)])
+            if not _net_search(P, root, me, chunk, self.c_puct, self._lo, self._scale, code,
+                               self._rng, tree, prior, nval, legal, deck_buf, path, det.record,
+                               self.evaluator.weights, self.ng, probs, value,
+                               self.value_weight, vabs):
+                raise RuntimeError("ismcts_net: determinization failed")
+            done += chunk
+        self.last_search = {"iterations": done, "seconds": time.perf_counter() - t0,
+                            "nodes": int(tree.size[0])}
+        acts, vis, val, pri = [], [], [], []
+        c = int(tree.child[0])
+        while c >= 0:
+            acts.append(int(tree.key[c]))
+            v = tree.visits[c]
+            vis.append(v)
+            val.append(tree.reward[c] / v if v > 0 else 0.0)
+            pri.append(prior[c])
+            c = int(tree.sibling[c])
+        order = np.argsort(acts)
+        return (np.array(acts, np.int64)[order], np.array(vis)[order], np.array(val)[order],
+                np.array(pri)[order])
+
+    def _policy_and_action(self, state):
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            return [(legal[0], 1.0)], legal[0]
+        acts, vis, _, pri = self.search(state)
+        probs = dict.fromkeys(legal, 0.0)
+        score = vis if vis.sum() > 0 else pri        # one iteration: the prior decides
+        if self.final_policy == "normalized_visit_count":
+            ps = score / score.sum()
+            for a, q in zip(acts, ps):
+                probs[int(a)] = float(q)
+            u = rand_uniform(self._rng)
+            i = min(int(np.searchsorted(np.cumsum(ps), u, side="right")), len(ps) - 1)
+            return list(probs.items()), int(acts[i])
+        best = np.flatnonzero(score == score.max())
+        for i in best:
+            probs[int(acts[i])] = 1.0 / len(best)
+        return list(probs.items()), int(acts[best[rand_below(self._rng, len(best))]])

@@ -1,0 +1,177 @@
+"""Self-play with search, recording training samples; training the network on them.
+
+:func:`play_hands` plays whole hands in which every seat is played by a search
+agent (a :class:`solvers.ismcts.ISMCTSBot` or
+:class:`solvers.net.search.NetISMCTSBot`, one per seat) that records, at each
+decision with more than one legal action, a sample: the information-state
+features of the player to move (sparse, :class:`~solvers.net.features.FeatureLayout`),
+the legal mask, the root's visit distribution (the policy target) and, once
+the hand is over, every seat's scaled return relative to that player (the
+value target; ``value_mask`` marks the seats that exist). The move played is
+the most visited (ties broken by the seeded stream). Chance (the deal) draws
+from a numpy Generator.
+
+Samples are a dict of arrays (CSR features): ``indices``, ``values``,
+``offsets`` (rows), ``mask``, ``policy``, ``value``, ``value_mask``,
+``players`` (player count), ``seat``; :func:`concat`, :func:`save_samples`
+and :func:`load_samples` (``.npz``). :func:`train` fits the network
+(:func:`solvers.net.model.losses`: policy cross-entropy plus value MSE, Adam,
+minibatches drawn by a seeded generator).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+from .features import FeatureLayout
+
+__all__ = ["play_hands", "concat", "save_samples", "load_samples", "train", "evaluate_losses"]
+
+_KEYS = ("indices", "values", "offsets", "mask", "policy", "value", "value_mask", "players",
+         "seat")
+
+
+def _chance(state, rng) -> int:
+    outcomes, probs = zip(*state.chance_outcomes())
+    return int(outcomes[rng.choice(len(outcomes), p=np.asarray(probs) / np.sum(probs))])
+
+
+def play_hands(game, layout: FeatureLayout, bots, hands: int, rng: np.random.Generator):
+    """Play ``hands`` hands of ``game`` with ``bots[seat]`` (search agents with a
+    ``search(state)`` method); returns ``(samples, returns float[hands, n])``."""
+    n = game.num_players()
+    lo, hi = game.min_utility(), game.max_utility()
+    A, V = layout.num_actions, layout.max_players
+    rows, rets = [], []
+    for _ in range(hands):
+        st = game.new_initial_state()
+        hand_rows = []
+        while not st.is_terminal():
+            if st.is_chance_node():
+                st.apply_action(_chance(st, rng))
+                continue
+            me = st.current_player()
+            legal = st.legal_actions()
+            if len(legal) == 1:
+                st.apply_action(legal[0])
+                continue
+            out = bots[me].search(st)
+            acts, vis = out[0], out[1]
+            pol = np.zeros(A, np.float32)
+            if vis.sum() > 0:
+                pol[acts] = vis / vis.sum()
+            else:                                   # no visit yet: the prior
+                pol[acts] = out[3] / out[3].sum()
+            s = np.asarray(st.engine_state)
+            idx, val, _ = layout.sparse(game, s, [me])
+            mask = layout.mask(game, s)[0]
+            hand_rows.append((idx, val, mask, pol, me))
+            best = np.flatnonzero(pol == pol.max())
+            st.apply_action(int(best[rng.integers(len(best))]))
+        ret = np.asarray(st.returns(), np.float64)
+        rets.append(ret)
+        scaled = (ret - lo) / (hi - lo)
+        for idx, val, mask, pol, me in hand_rows:
+            value = np.zeros(V, np.float32)
+            vmask = np.zeros(V, np.float32)
+            for r in range(n):
+                value[r] = scaled[(me + r) % n]
+                vmask[r] = 1.0
+            rows.append((idx, val, mask, pol, value, vmask, n, me))
+    return _pack(rows, A, V), np.array(rets).reshape(hands, n)
+
+
+def _pack(rows, A: int, V: int) -> dict:
+    lens = [len(r[0]) for r in rows]
+    return {"indices": np.concatenate([r[0] for r in rows]) if rows else np.zeros(0, np.int64),
+            "values": (np.concatenate([r[1] for r in rows]).astype(np.float32) if rows
+                       else np.zeros(0, np.float32)),
+            "offsets": np.concatenate([[0], np.cumsum(lens)]).astype(np.int64),
+            "mask": np.array([r[2] for r in rows], np.bool_).reshape(len(rows), A),
+            "policy": np.array([r[3] for r in rows], np.float32).reshape(len(rows), A),
+            "value": np.array([r[4] for r in rows], np.float32).reshape(len(rows), V),
+            "value_mask": np.array([r[5] for r in rows], np.float32).reshape(len(rows), V),
+            "players": np.array([r[6] for r in rows], np.int64),
+            "seat": np.array([r[7] for r in rows], np.int64)}
+
+
+def size(samples: dict) -> int:
+    """Number of samples."""
+    return int(samples["offsets"].shape[0] - 1)
+
+
+def concat(parts) -> dict:
+    """One sample set from several (in order)."""
+    parts = list(parts)
+    out = {k: np.concatenate([p[k] for p in parts]) for k in _KEYS if k != "offsets"}
+    offs, base = [np.zeros(1, np.int64)], 0
+    for p in parts:
+        offs.append(p["offsets"][1:] + base)
+        base += int(p["offsets"][-1])
+    out["offsets"] = np.concatenate(offs)
+    return out
+
+
+def save_samples(path, samples: dict) -> Path:
+    """Write ``samples`` to ``path`` (``.npz``) atomically."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as f:
+        np.savez(f, **{k: samples[k] for k in _KEYS})
+    os.replace(tmp, path)
+    return path
+
+
+def load_samples(path) -> dict:
+    """Samples written by :func:`save_samples` (a missing key raises ``ValueError``)."""
+    with np.load(path, allow_pickle=False) as z:
+        missing = [k for k in _KEYS if k not in z.files]
+        if missing:
+            raise ValueError(f"{path}: not a sample file (missing {missing})")
+        return {k: z[k] for k in _KEYS}
+
+
+def evaluate_losses(model, samples: dict, batch_size: int = 512) -> tuple[float, float]:
+    """Mean ``(policy cross-entropy, value MSE)`` of ``model`` over ``samples``."""
+    import torch
+
+    from .model import losses, to_batch
+    n = size(samples)
+    ce_sum = mse_sum = 0.0
+    with torch.no_grad():
+        for a in range(0, n, batch_size):
+            rows = np.arange(a, min(n, a + batch_size))
+            ce, mse = losses(model, to_batch(samples, rows))
+            ce_sum += float(ce) * len(rows)
+            mse_sum += float(mse) * len(rows)
+    return ce_sum / max(n, 1), mse_sum / max(n, 1)
+
+
+def train(model, samples: dict, *, steps: int, batch_size: int = 128, lr: float = 1e-3,
+          weight_decay: float = 1e-4, value_coef: float = 1.0, seed: int = 0) -> list[dict]:
+    """``steps`` Adam steps on minibatches of ``samples`` (rows drawn with replacement
+    from ``numpy.random.default_rng(seed)``); returns the per-step losses."""
+    import torch
+
+    from .model import losses, to_batch
+    n = size(samples)
+    if n == 0:
+        raise ValueError("train: no samples")
+    rng = np.random.default_rng(seed)
+    opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
+    model.train()
+    log = []
+    for _ in range(steps):
+        rows = rng.integers(0, n, size=min(batch_size, n))
+        ce, mse = losses(model, to_batch(samples, rows))
+        loss = ce + value_coef * mse
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        log.append({"policy_loss": ce.item(), "value_loss": mse.item()})
+    model.eval()
+    return log
