@@ -9,7 +9,8 @@
    ``iterations``, ``rollout``) in generation 0 and whenever
    ``search="plain"``; the network-guided ISMCTS of the previous generation's
    checkpoint (:class:`solvers.net.search.NetISMCTSBot`, ``net_iterations``,
-   ``c_puct``) otherwise. Every decision with a choice records (features,
+   ``c_puct``, leaf value ``value_weight`` x network + the rest a heuristic
+   rollout) otherwise. Every decision with a choice records (features,
    legal mask, root visit distribution, acting seat); the hand's returns give
    the value targets (:func:`solvers.net.selfplay.play_hands`);
 2. training: the previous generation's network (a fresh one, seeded, in
@@ -85,6 +86,7 @@ class ExpertIterationConfig:
     search: str = "net"                      # generations >= 1: "net" (guided) or "plain"
     net_iterations: int = 64
     c_puct: float = 1.5
+    value_weight: float = 0.5                # guided search: net value vs heuristic rollout
     hidden: int = 128
     blocks: int = 2
     steps: int = 60                          # training steps per generation
@@ -113,6 +115,9 @@ class ExpertIterationConfig:
         if not self.players or not set(self.players) <= set(self.cover):
             raise ConfigError(f"expert_iteration: players {list(self.players)} must be a "
                               f"non-empty subset of cover {list(self.cover)}")
+        if not 0.0 <= self.value_weight <= 1.0:
+            raise ConfigError(f"expert_iteration: value_weight={self.value_weight} must be in "
+                              f"[0, 1]")
         if not (self.lr > 0 and self.c_puct >= 0 and self.weight_decay >= 0):
             raise ConfigError("expert_iteration: lr must be > 0, c_puct and weight_decay >= 0")
 
@@ -122,8 +127,8 @@ PROFILES = {
     "quick": ExpertIterationConfig(generations=2, hands=2, iterations=32, net_iterations=32,
                                    steps=30, eval_deals=2),
     # About 45 minutes on the shared 2-core machine (see README).
-    "paper": ExpertIterationConfig(generations=8, hands=12, iterations=200, net_iterations=100,
-                                   steps=300, replay=3, eval_deals=6),
+    "paper": ExpertIterationConfig(generations=10, hands=32, iterations=150,
+                                   net_iterations=100, steps=400, replay=3, eval_deals=10),
 }
 
 
@@ -207,7 +212,8 @@ def _generation(config, g: int) -> dict:
             else:
                 bots.append(NetISMCTSBot(game, q, seed, checkpoint=str(prev),
                                          iterations=config.net_iterations,
-                                         c_puct=config.c_puct, rollout=config.rollout))
+                                         c_puct=config.c_puct, rollout=config.rollout,
+                                         value_weight=config.value_weight))
         rng = np.random.default_rng(_seed(config, g, n, 1000))
         samples, _ = play_hands(game, layout, bots, config.hands, rng)
         parts.append(samples)
