@@ -6,7 +6,11 @@ seen from the player to move (the *observer*). Each iteration:
 
 1. **determinize**: draw the hidden cards uniformly given the observer's
    information state (the distribution of ``state.resample_from_infostate``,
-   see :class:`Determinizer`);
+   see :class:`Determinizer`); with ``belief`` other than ``uniform``, the
+   world is instead drawn by sampling-importance-resampling from
+   ``belief_worlds`` such draws, weighted by the likelihood of the other
+   players' observed decisions under that opponent model
+   (:mod:`solvers.inference`);
 2. **select**: from the root, follow the edges compatible with the
    determinization; at each decision the player to move picks the child
    maximising the subset-armed UCB1 of Cowling et al.,
@@ -67,7 +71,7 @@ from spiel_game.sampler import HiddenProblem, SamplerWork, build_problem, sample
 # inlined, the engine kernels add atomic reference-count updates to every action.
 from spiel_game.simulator import step_apply, step_legal, step_uniform
 
-from .bots import Agent, check_choice, check_int, check_real
+from .bots import Agent, AgentParameterError, check_choice, check_int, check_real
 from .heuristic import heuristic_policy
 
 __all__ = ["ISMCTSBot", "Determinizer", "Determinization", "Tree", "FINAL_POLICIES",
@@ -472,12 +476,21 @@ class ISMCTSBot(Agent):
       max_nodes: the most nodes the tree may grow to, an int in [64, 2**28],
         or None for :data:`DEFAULT_MAX_NODES` (2**24). The tree grows on
         demand; a full tree keeps searching without adding nodes.
+      belief: opponent model weighting each iteration's world
+        (:mod:`solvers.inference`): ``uniform`` (default: no inference, the
+        plain determinizer, unchanged), ``random`` or ``heuristic``.
+      belief_worlds: candidate worlds per iteration for ``belief`` other than
+        ``uniform`` (sampling-importance-resampling), an int in [1, 10**6].
+      belief_epsilon: softening of the ``heuristic`` model, a number in (0, 1].
+        ``belief`` other than ``uniform`` needs ``determinization='compiled'``.
     """
 
     def __init__(self, game, player: int, seed: int = 0, *, iterations: int = 1000,
                  time_limit: float | None = None, uct_c: float = 0.4,
                  final_policy: str = "max_visit_count", rollout: str = "random",
-                 determinization: str = "compiled", max_nodes: int | None = None):
+                 determinization: str = "compiled", max_nodes: int | None = None,
+                 belief: str = "uniform", belief_worlds: int = 8,
+                 belief_epsilon: float = 0.1):
         super().__init__(game, player, seed)
         a = "ismcts"
         self.iterations = check_int(a, "iterations", iterations, 1, MAX_ITERATIONS)
@@ -491,6 +504,14 @@ class ISMCTSBot(Agent):
                                             DETERMINIZATIONS)
         self.max_nodes = (None if max_nodes is None else
                           check_int(a, "max_nodes", max_nodes, MIN_NODES, MAX_NODES_LIMIT))
+        from .inference import check_belief     # inference imports this module
+        self.belief, self.belief_worlds, self.belief_epsilon = check_belief(
+            a, belief, belief_worlds, belief_epsilon)
+        if self.belief != "uniform" and self.determinization != "compiled":
+            raise AgentParameterError(
+                f"{a}: belief={self.belief!r} with determinization="
+                f"{self.determinization!r} is not allowed; allowed: determinization="
+                f"'compiled' with a belief other than 'uniform'")
         lo, hi = game.min_utility(), game.max_utility()
         self._lo, self._scale = float(lo), 1.0 / float(hi - lo)
         self._rng = make_rng_state(np.uint64(self.seed), 0)
@@ -507,6 +528,10 @@ class ISMCTSBot(Agent):
         me = state.current_player()
         P = np.asarray(state.engine_params)
         det = Determinizer(state, me) if self.determinization == "compiled" else None
+        bel = None
+        if self.belief != "uniform":
+            from .inference import make_belief, search_weighted
+            bel = make_belief(P, me, self.belief, self.belief_worlds, self.belief_epsilon)
         root = np.array(state.engine_state)
         budget = self.iterations if self.time_limit is None else None
         limit = self.max_nodes or DEFAULT_MAX_NODES
@@ -534,7 +559,12 @@ class ISMCTSBot(Agent):
             need = min(limit, int(tree.size[0]) + 2 * chunk + 2)
             if need > tree.child.shape[0]:
                 tree = _grown(tree, min(limit, max(need, 2 * tree.child.shape[0])))
-            if det is not None:
+            if bel is not None:
+                if not search_weighted(P, root, me, chunk, self.uct_c, self._lo, self._scale,
+                                       code, self._rng, tree, s, legal, deck_buf, path,
+                                       det.record, bel):
+                    raise RuntimeError("ISMCTS: weighted determinization failed")
+            elif det is not None:
                 if not _search(P, root, me, chunk, self.uct_c, self._lo, self._scale, code,
                                self._rng, tree, s, legal, deck_buf, path, det.record):
                     raise RuntimeError("ISMCTS: determinization failed")
@@ -549,6 +579,8 @@ class ISMCTSBot(Agent):
             done += chunk
         self.last_search = {"iterations": done, "seconds": time.perf_counter() - t0,
                             "nodes": int(tree.size[0]), "capacity": int(tree.child.shape[0])}
+        if bel is not None and bel.stats[0] > 0:
+            self.last_search["belief_mean_ess"] = float(bel.stats[1] / bel.stats[0])
         acts, vis, val = [], [], []
         c = int(tree.child[0])
         while c >= 0:

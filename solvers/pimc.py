@@ -14,6 +14,12 @@ Cost per move: ``worlds * rollouts *
 Other players' hidden passes during the passing phase are played by the
 rollout policy inside each world. Everything random comes from ``seed``.
 
+With ``belief`` other than ``uniform`` each world is drawn by
+sampling-importance-resampling from ``belief_worlds`` candidates weighted by
+the likelihood of the other players' observed decisions under that opponent
+model (:mod:`solvers.inference`); ``belief='uniform'`` (the default) is the
+plain determinizer, unchanged.
+
 Parameters are checked when the bot is built (:class:`solvers.bots.AgentParameterError`
 naming the parameter, the value and the allowed range): ``worlds`` and
 ``rollouts`` are ints in [1, 10**6] with ``worlds * rollouts <= 10**9``
@@ -34,6 +40,7 @@ from spiel_game.simulator import step_apply
 from .heuristic import heuristic_policy
 from .bots import Agent, AgentParameterError, check_choice, check_int
 from .ismcts import Determinizer, ROLLOUT_POLICIES, _determinize, _rollout
+from .inference import DEFAULT_EPSILON, check_belief, make_belief, sir_world
 
 __all__ = ["PIMCBot", "MAX_WORLDS", "MAX_ROLLOUTS", "MAX_PLAYOUTS_PER_ACTION"]
 
@@ -66,6 +73,26 @@ def _pimc_values(p, root, me, legal, k, worlds, rollouts, code, rng, s, s2, lbuf
     return True
 
 
+@njit(cache=True)
+def _pimc_values_weighted(p, root, me, legal, k, worlds, rollouts, code, rng, s, s2, lbuf,
+                          deck_buf, sums, det, bel):
+    """:func:`_pimc_values` with each world drawn by :func:`solvers.inference.sir_world`."""
+    crn = np.empty(1, np.uint64)
+    for _ in range(worlds):
+        if not sir_world(p, root, s, rng, det, bel):
+            return False
+        for _r in range(rollouts):
+            rng[0] += np.uint64(0x9E3779B97F4A7C15)
+            start = rng[0]
+            for i in range(k):
+                s2[:] = s
+                step_apply(p, s2, legal[i])
+                crn[0] = start
+                _rollout(p, s2, code, crn, lbuf, deck_buf)
+                sums[i] += E.returns(p, s2)[me]
+    return True
+
+
 class PIMCBot(Agent):
     """PIMC agent (see the module docstring).
 
@@ -74,10 +101,15 @@ class PIMCBot(Agent):
       rollouts: playouts per world and legal action, an int in [1, 10**6];
         ``worlds * rollouts`` at most 10**9.
       rollout: playout policy, ``heuristic`` or ``random``.
+      belief: opponent model weighting the worlds (:mod:`solvers.inference`):
+        ``uniform`` (default: no inference), ``random`` or ``heuristic``.
+      belief_worlds: candidate worlds per world played, an int in [1, 10**6].
+      belief_epsilon: softening of the ``heuristic`` model, a number in (0, 1].
     """
 
     def __init__(self, game, player: int, seed: int = 0, *, worlds: int = 16,
-                 rollouts: int = 2, rollout: str = "heuristic"):
+                 rollouts: int = 2, rollout: str = "heuristic", belief: str = "uniform",
+                 belief_worlds: int = 8, belief_epsilon: float = DEFAULT_EPSILON):
         super().__init__(game, player, seed)
         worlds = check_int("pimc", "worlds", worlds, 1, MAX_WORLDS)
         rollouts = check_int("pimc", "rollouts", rollouts, 1, MAX_ROLLOUTS)
@@ -87,6 +119,8 @@ class PIMCBot(Agent):
                 f"per legal action; allowed: at most {MAX_PLAYOUTS_PER_ACTION:,}")
         rollout = check_choice("pimc", "rollout", rollout, tuple(ROLLOUT_POLICIES))
         self.worlds, self.rollouts, self.rollout = worlds, rollouts, rollout
+        self.belief, self.belief_worlds, self.belief_epsilon = check_belief(
+            "pimc", belief, belief_worlds, belief_epsilon)
         self._rng = make_rng_state(np.uint64(self.seed), 0)
         self._legal = np.empty(K + 2, np.int32)
         self.last_search: dict = {}
@@ -100,14 +134,22 @@ class PIMCBot(Agent):
         root = det.root
         sums = np.zeros(len(legal))
         t0 = time.perf_counter()
-        ok = _pimc_values(P, root, me, legal, len(legal), self.worlds, self.rollouts,
-                          ROLLOUT_POLICIES[self.rollout], self._rng, np.empty_like(root),
-                          np.empty_like(root), np.empty(K + 2, np.int32),
-                          np.empty(int(P[E.P_NCARDS]), np.int32), sums, det.record)
+        args = (P, root, me, legal, len(legal), self.worlds, self.rollouts,
+                ROLLOUT_POLICIES[self.rollout], self._rng, np.empty_like(root),
+                np.empty_like(root), np.empty(K + 2, np.int32),
+                np.empty(int(P[E.P_NCARDS]), np.int32), sums, det.record)
+        bel = None
+        if self.belief == "uniform":
+            ok = _pimc_values(*args)
+        else:
+            bel = make_belief(P, me, self.belief, self.belief_worlds, self.belief_epsilon)
+            ok = _pimc_values_weighted(*args, bel)
         if not ok:
             raise RuntimeError("PIMC: determinization failed")
         self.last_search = {"seconds": time.perf_counter() - t0,
                             "playouts": self.worlds * self.rollouts * len(legal)}
+        if bel is not None and bel.stats[0] > 0:
+            self.last_search["belief_mean_ess"] = float(bel.stats[1] / bel.stats[0])
         return legal, sums / (self.worlds * self.rollouts)
 
     def _policy_and_action(self, state):

@@ -1,0 +1,475 @@
+"""Inference-weighted determinization: worlds weighted by what the others did.
+
+The determinizer of :mod:`solvers.ismcts` (the distribution of
+``state.resample_from_infostate``) draws the hidden cards from the posterior
+of the shuffle given the *rules*: every assignment consistent with what the
+observer saw, regardless of how plausible the other players' decisions were
+with those cards. This module adds the *behaviour*: a world is weighted by
+the likelihood of every decision of every other player that the observer saw,
+under an **opponent model** ``pi(action | engine state)``, and the search
+uses a world drawn by sampling-importance-resampling (SIR):
+
+1. draw ``M`` candidate worlds from the exact constrained sampler
+   (:func:`solvers.ismcts._determinize`);
+2. complete each into a full, consistent engine state (:func:`complete_world`:
+   the passes the observer never saw are drawn uniformly, as
+   :mod:`spiel_game.resample` does);
+3. weight it by ``exp(world_log_likelihood)`` (:func:`world_log_likelihood`:
+   the current hand replayed from its deal);
+4. pick one candidate with probability proportional to its weight (a one-pass
+   weighted reservoir, the same distribution as normalising
+   ``exp(loglik - max)`` over the ``M`` candidates).
+
+**Opponent models** (:data:`MODELS`), compiled action probabilities
+(:func:`action_probability`):
+
+* ``uniform``: *no inference*: every observed decision has the same
+  likelihood in every world, so all weights are equal and the chosen world has
+  exactly today's distribution (the agents then skip SIR altogether, so their
+  behaviour and speed are those of the plain determinizer, bit for bit).
+* ``random``: the other players pick uniformly among their legal actions,
+  ``pi = 1 / (number of legal actions)``. Not the same as ``uniform``: how many
+  cards a player could have played depends on its hidden hand, so a random
+  player's plays are evidence too (the exact posterior against
+  :class:`solvers.bots.RandomBot`).
+* ``heuristic``: the rule-based player of :mod:`solvers.heuristic`, softened:
+  ``(1 - epsilon)`` on the heuristic's action plus ``epsilon`` spread
+  uniformly over the legal actions (``epsilon`` in (0, 1]; > 0 so that no
+  consistent world gets weight 0; ``epsilon = 1`` is the ``random`` model).
+
+**Which decisions count** (the observer's information, nothing more): every
+card another player played this hand (plays are public), and the cards passed
+*to the observer* (the giver's pass decision, seen as a multiset when the
+passing round completes: its probability is the sum over every distinct order
+of choosing them, the giver chooses one card per action). Passes between
+other players are never seen: they are drawn uniformly given the hands after
+passing (the definition of :mod:`spiel_game.resample`) and their probability
+under the model is not used; so with passing the target is the posterior over
+the extended world (hands and unseen passes), prior x likelihood, whose
+marginal on the hands weights each hand by the likelihood averaged over the
+unseen passes. The observer's own decisions and chance contribute the same
+factor to every world. Only the current hand is replayed (earlier hands of a
+match are not weighed). During the passing phase nothing of the others'
+decisions has been seen yet, so weights are equal and SIR is skipped.
+
+**Cost.** A weighted world costs one plain determinization plus a replay of
+the hand so far: one policy evaluation per observed play (and, for the pass
+to the observer, one per card and distinct order of the received cards,
+at most ``pc!`` orders); ``python -m experiments.bench.inference`` measures
+it. SIR with finite ``M`` is biased towards the prior (the bias shrinks as
+``1/M`` times the spread of the weights); ``M = 1`` is the plain
+determinizer.
+
+Everything random comes from the caller's explicit splitmix64 stream
+(``uint64[1]``, :mod:`spiel_game.rng`).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from spiel_game import engine as E
+from spiel_game.rng import rand_below, rand_uniform
+from spiel_game.simulator import step_apply, step_legal
+
+from .bots import AgentParameterError, check_choice, check_int, check_real
+from .heuristic import heuristic_policy
+from .ismcts import Determinizer, _determinize, _iteration
+
+__all__ = ["MODELS", "DEFAULT_EPSILON", "MAX_BELIEF_WORLDS", "Belief", "make_belief",
+           "check_belief", "action_probability", "complete_world", "world_log_likelihood",
+           "sir_world", "WeightedDeterminizer"]
+
+K = E.K
+#: Opponent models: name -> compiled code (see the module docstring).
+MODELS = {"uniform": 0, "random": 1, "heuristic": 2}
+DEFAULT_EPSILON = 0.1
+#: Most candidate worlds per SIR draw.
+MAX_BELIEF_WORLDS = 1_000_000
+
+_NEG_INF = -np.inf
+
+
+# ================================================================ compiled kernels
+@njit(cache=True)
+def action_probability(model, eps, p, s, legal, k, a, rng):
+    """Probability that the player to move in ``s`` chooses ``a`` among
+    ``legal[:k]`` under opponent model ``model`` (a :data:`MODELS` code);
+    0 when ``a`` is not legal. ``uniform`` (no inference) gives 1 to every
+    legal action (a constant likelihood, not a distribution)."""
+    found = False
+    for i in range(k):
+        if legal[i] == a:
+            found = True
+            break
+    if not found:
+        return 0.0
+    if model == 0:
+        return 1.0
+    if model == 1:
+        return 1.0 / k
+    h = heuristic_policy(p, s, legal, k, rng)
+    return (1.0 - eps) * (1.0 if a == h else 0.0) + eps / k
+
+
+@njit(cache=True)
+def _draw_passes(counts, k, rng, tmp, dst):
+    """``k`` physical cards drawn uniformly without replacement from the count
+    vector ``counts``, in random order, into ``dst[:k]``."""
+    m = 0
+    for c in range(K):
+        for _ in range(counts[c]):
+            tmp[m] = c
+            m += 1
+    for j in range(k):
+        r = j + rand_below(rng, m - j)
+        t = tmp[j]
+        tmp[j] = tmp[r]
+        tmp[r] = t
+        dst[j] = tmp[j]
+
+
+@njit(cache=True)
+def complete_world(p, w, me, rng, seats, cards, tmp):
+    """Make the determinized world ``w`` (play or moon phase: the other seats'
+    current hands filled in, see :class:`solvers.ismcts.Determinizer`) a full,
+    consistent engine state in place: the passes ``me`` never saw (between
+    other players) are drawn uniformly from each receiver's hand after passing
+    (current hand plus the cards it played), and every other seat's dealt
+    hand and passed cards follow. ``me``'s own passes and the cards passed to
+    ``me`` are kept. Work arrays: ``seats``, ``cards`` int64[n * t],
+    ``tmp`` int64[number of cards + K]. Returns False if the world is
+    inconsistent (a negative dealt count), else True."""
+    n, pc = p[E.P_N], p[E.P_PASS]
+    ph = w[E.S_PHASE]
+    if ph != E.PH_PLAY and ph != E.PH_MOON:
+        return True
+    m = E.plays(p, w, seats, cards)
+    after = np.zeros((n, K), np.int64)          # hand after passing: now + played
+    for q in range(n):
+        h = E.hand(p, w, q)
+        for c in range(K):
+            after[q, c] = h[c]
+    for i in range(m):
+        after[seats[i], cards[i]] += 1
+    off = w[E.S_PASSOFF] % n
+    if pc == 0 or off == 0:
+        for q in range(n):
+            if q != me:
+                dealt = E.dealt_hand(p, w, q)
+                for c in range(K):
+                    dealt[c] = after[q, c]
+        return True
+    giver = (me - off) % n
+    passed = np.zeros((n, K), np.int64)
+    buf = np.empty(pc, np.int64)
+    for q in range(n):
+        row = E.pass_choices(p, w, q)
+        if q != me and q != giver:
+            _draw_passes(after[(q + off) % n], pc, rng, tmp, buf)
+            for j in range(pc):
+                row[j] = buf[j]
+        for j in range(pc):
+            passed[q, row[j]] += 1
+    for q in range(n):
+        if q == me:
+            continue
+        g = (q - off) % n                      # q received what g passed
+        dealt = E.dealt_hand(p, w, q)
+        pr = E.passed(p, w, q)
+        for c in range(K):
+            v = after[q, c] + passed[q, c] - passed[g, c]
+            if v < 0:
+                return False
+            dealt[c] = v
+            pr[c] = passed[q, c]
+    return True
+
+
+@njit(cache=True)
+def _next_permutation(a, m):
+    """Next lexicographic permutation of ``a[:m]`` in place (distinct orders of
+    a multiset); False after the last one."""
+    i = m - 2
+    while i >= 0 and a[i] >= a[i + 1]:
+        i -= 1
+    if i < 0:
+        return False
+    j = m - 1
+    while a[j] <= a[i]:
+        j -= 1
+    t = a[i]
+    a[i] = a[j]
+    a[j] = t
+    lo, hi = i + 1, m - 1
+    while lo < hi:
+        t = a[lo]
+        a[lo] = a[hi]
+        a[hi] = t
+        lo += 1
+        hi -= 1
+    return True
+
+
+@njit(cache=True)
+def _received_probability(model, eps, p, r, choices, pc, scratch, legal, perm, rng):
+    """Probability that the seat to move in ``r`` (passing, its first card)
+    passes the multiset ``choices[:pc]`` in some order: the sum over every
+    distinct order of the product of the model's probabilities of each card."""
+    for j in range(pc):
+        perm[j] = choices[j]
+    perm[:pc].sort()
+    total = 0.0
+    while True:
+        scratch[:] = r
+        prob = 1.0
+        for j in range(pc):
+            k = step_legal(p, scratch, legal)
+            prob *= action_probability(model, eps, p, scratch, legal, k, perm[j], rng)
+            if prob == 0.0:
+                break
+            step_apply(p, scratch, perm[j])
+        total += prob
+        if not _next_permutation(perm, pc):
+            break
+    return total
+
+
+@njit(cache=True)
+def world_log_likelihood(p, w, me, model, eps, fresh, r, scratch, legal, seats, cards, deal,
+                         perm, rng):
+    """Log-likelihood of the decisions of the other players that ``me`` saw,
+    in the complete world ``w`` (an engine state with every hidden field
+    filled in consistently, e.g. by :func:`complete_world`), under opponent
+    model ``model`` (softening ``eps``); see the module docstring for which
+    decisions count. Replays the current hand from its deal in ``r``
+    (int32[state_size]; on return it has replayed every play, so it equals
+    ``w`` in hands, tricks and points). 0 for the ``uniform`` model and
+    outside the play and moon phases; -inf when ``w`` is inconsistent with
+    the plays (a play that would be illegal). Work arrays: ``fresh`` (a new
+    state, :func:`spiel_game.engine.new_state`), ``scratch`` like ``r``,
+    ``legal`` int32[K + 2], ``seats``/``cards`` int64[n * t], ``deal``
+    int32[n + 1, K], ``perm`` int64[max(pc, 1)]."""
+    ph = w[E.S_PHASE]
+    if model == 0 or (ph != E.PH_PLAY and ph != E.PH_MOON):
+        return 0.0
+    n, pc = p[E.P_N], p[E.P_PASS]
+    # The current hand's start: a fresh state carrying the match's position.
+    r[:] = fresh
+    r[E.S_HANDNO] = w[E.S_HANDNO]
+    r[E.S_DEALER] = w[E.S_DEALER]
+    r[E.S_PASSOFF] = w[E.S_PASSOFF]
+    for f in (E.S_VOIDS, E.S_CANCELS, E.S_AARD_TRY, E.S_AARD_WIN, E.S_POT_AT_LAST,
+              E.S_MOONS):
+        r[f] = w[f]
+    E.scores(p, r)[:] = E.scores(p, w)
+    E.hand_points(p, r)[:] = E.hand_points(p, w)
+    for q in range(n):
+        deal[q, :] = E.dealt_hand(p, w, q)
+    if p[E.P_KITTY] > 0:
+        deal[n, :] = E.kitty(p, w)
+    E.apply_whole_deal(p, r, deal)
+    ll = 0.0
+    off = w[E.S_PASSOFF] % n
+    giver = (me - off) % n if pc > 0 and off != 0 else -1
+    while r[E.S_PHASE] == E.PH_PASS:
+        cur = r[E.S_CUR]
+        j = r[E.S_NPASS] % pc
+        row = E.pass_choices(p, w, cur)
+        if cur == giver and j == 0:
+            pr = _received_probability(model, eps, p, r, row, pc, scratch, legal, perm, rng)
+            if pr <= 0.0:
+                return _NEG_INF
+            ll += math.log(pr)
+        a = row[j]
+        if a < 0 or E.hand(p, r, cur)[a] <= 0:
+            return _NEG_INF
+        step_apply(p, r, a)
+    m = E.plays(p, w, seats, cards)
+    for i in range(m):
+        q = seats[i]
+        a = cards[i]
+        if r[E.S_PHASE] != E.PH_PLAY or r[E.S_CUR] != q:
+            return _NEG_INF
+        k = step_legal(p, r, legal)
+        if q == me:                             # own play: a constant factor
+            pr = action_probability(0, eps, p, r, legal, k, a, rng)
+        else:
+            pr = action_probability(model, eps, p, r, legal, k, a, rng)
+        if pr <= 0.0:
+            return _NEG_INF                     # an illegal play: inconsistent world
+        ll += math.log(pr)
+        step_apply(p, r, a)
+    return ll
+
+
+class Belief(NamedTuple):
+    """What the compiled SIR draw reads: the opponent model and work arrays
+    (built by :func:`make_belief` for one rule set)."""
+
+    model: int              # a MODELS code
+    eps: float              # softening of the heuristic model
+    worlds: int             # candidates per draw (M)
+    me: int                 # the observer
+    fresh: np.ndarray       # int32[state_size] a new state (the replay's template)
+    cand: np.ndarray        # int32[state_size] the candidate world
+    replay: np.ndarray      # int32[state_size] the replay
+    scratch: np.ndarray     # int32[state_size] pass-order enumeration
+    legal: np.ndarray       # int32[K + 2]
+    seats: np.ndarray       # int64[n * t]
+    cards: np.ndarray       # int64[n * t]
+    deal: np.ndarray        # int32[n + 1, K]
+    perm: np.ndarray        # int64[max(pc, 1)]
+    tmp: np.ndarray         # int64[number of cards + K]
+    stats: np.ndarray       # float64[3]: SIR draws, sum of effective sample sizes,
+                            # candidates with weight 0
+
+    def __repr__(self) -> str:
+        """One line (the default printed every work array)."""
+        name = {v: k for k, v in MODELS.items()}[self.model]
+        return (f"Belief(model {name}, epsilon {self.eps:g}, {self.worlds} worlds per draw, "
+                f"observer {self.me}, {int(self.stats[0])} draws)")
+
+
+@njit(cache=True)
+def sir_world(p, root, s, rng, det, bel):
+    """Draw one world into ``s`` by sampling-importance-resampling: ``bel.worlds``
+    candidates from the determinizer ``det`` (a
+    :class:`solvers.ismcts.Determinization` of ``root``), each completed
+    (:func:`complete_world`) and weighted by ``exp(world_log_likelihood)``,
+    one kept with probability proportional to its weight (one-pass weighted
+    reservoir). With the ``uniform`` model, one candidate, or outside the play
+    and moon phases, this is one plain determinization. Returns False when the
+    sampler fails or every candidate had weight 0."""
+    ph = root[E.S_PHASE]
+    if bel.model == 0 or bel.worlds == 1 or (ph != E.PH_PLAY and ph != E.PH_MOON):
+        s[:] = root
+        return _determinize(p, s, rng, det)
+    cand = bel.cand
+    log_w = _NEG_INF                           # log of the sum of weights so far
+    log_w2 = _NEG_INF                          # log of the sum of squared weights
+    for _ in range(bel.worlds):
+        cand[:] = root
+        if not _determinize(p, cand, rng, det):
+            return False
+        if not complete_world(p, cand, bel.me, rng, bel.seats, bel.cards, bel.tmp):
+            bel.stats[2] += 1.0
+            continue
+        lw = world_log_likelihood(p, cand, bel.me, bel.model, bel.eps, bel.fresh, bel.replay,
+                                  bel.scratch, bel.legal, bel.seats, bel.cards, bel.deal,
+                                  bel.perm, rng)
+        if lw == _NEG_INF:
+            bel.stats[2] += 1.0
+            continue
+        if log_w == _NEG_INF:
+            log_w = lw
+            log_w2 = 2.0 * lw
+            s[:] = cand
+            continue
+        hi = max(log_w, lw)
+        new = hi + math.log(math.exp(log_w - hi) + math.exp(lw - hi))
+        hi2 = max(log_w2, 2.0 * lw)
+        log_w2 = hi2 + math.log(math.exp(log_w2 - hi2) + math.exp(2.0 * lw - hi2))
+        if rand_uniform(rng) < math.exp(lw - new):
+            s[:] = cand
+        log_w = new
+    if log_w == _NEG_INF:
+        return False
+    bel.stats[0] += 1.0
+    bel.stats[1] += math.exp(2.0 * log_w - log_w2)
+    return True
+
+
+@njit(cache=True)
+def search_weighted(p, root, me, n_iter, uct_c, lo, scale, code, rng, t, s, legal, deck_buf,
+                    path, det, bel):
+    """:func:`solvers.ismcts._search` with every iteration's world drawn by
+    :func:`sir_world` (the ISMCTS agent's ``belief`` other than ``uniform``)."""
+    n = p[E.P_N]
+    for _ in range(n_iter):
+        if not sir_world(p, root, s, rng, det, bel):
+            return False
+        _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, n)
+    return True
+
+
+# ================================================================ Python side
+def check_belief(agent: str, belief, worlds, epsilon) -> tuple[str, int, float]:
+    """The agents' ``belief``, ``belief_worlds`` and ``belief_epsilon`` checked:
+    ``belief`` one of :data:`MODELS`, ``belief_worlds`` an int in
+    [1, :data:`MAX_BELIEF_WORLDS`], ``belief_epsilon`` a number in (0, 1];
+    else :class:`solvers.bots.AgentParameterError` naming the parameter."""
+    belief = check_choice(agent, "belief", belief, tuple(MODELS))
+    worlds = check_int(agent, "belief_worlds", worlds, 1, MAX_BELIEF_WORLDS)
+    epsilon = check_real(agent, "belief_epsilon", epsilon, 0.0, 1.0, lo_open=True)
+    return belief, worlds, epsilon
+
+
+def make_belief(P, me: int, model: str = "heuristic", worlds: int = 8,
+                epsilon: float = DEFAULT_EPSILON) -> Belief:
+    """The :class:`Belief` record for rules ``P`` (``state.engine_params``) and
+    observer ``me``; arguments checked as :func:`check_belief` does (raises
+    :class:`~solvers.bots.AgentParameterError`)."""
+    model, worlds, epsilon = check_belief("belief", model, worlds, epsilon)
+    P = np.asarray(P)
+    n, t, pc = int(P[E.P_N]), int(P[E.P_HAND]), int(P[E.P_PASS])
+    if not (isinstance(me, (int, np.integer)) and 0 <= me < n):
+        raise AgentParameterError(f"belief: observer {me!r} is not a seat; allowed 0..{n - 1}")
+    fresh = E.new_state(P)
+    return Belief(MODELS[model], float(epsilon), int(worlds), int(me), fresh,
+                  np.empty_like(fresh), np.empty_like(fresh), np.empty_like(fresh),
+                  np.empty(K + 2, np.int32), np.empty(n * t, np.int64),
+                  np.empty(n * t, np.int64), np.zeros((n + 1, K), np.int32),
+                  np.zeros(max(pc, 1), np.int64),
+                  np.empty(int(E.deck(P).sum()) + K, np.int64), np.zeros(3))
+
+
+class WeightedDeterminizer:
+    """Worlds consistent with ``player``'s information state in ``state``,
+    drawn by SIR under an opponent model (see the module docstring).
+
+    ``sample_into(s, rng)`` / ``sample(rng)``: one SIR draw (``rng`` a
+    ``uint64[1]`` stream); ``candidate(rng)``: one completed, unweighted
+    candidate world; ``log_likelihood(world)``: its weight's log;
+    ``mean_ess()``: the mean effective sample size of the draws so far
+    (``M`` when all weights are equal, 1 when one candidate takes all).
+    """
+
+    def __init__(self, state, player: int, *, model: str = "heuristic", worlds: int = 8,
+                 epsilon: float = DEFAULT_EPSILON, method: str = "auto"):
+        self.det = Determinizer(state, player, method=method)
+        self.P, self.root, self.player = self.det.P, self.det.root, self.det.player
+        self.belief = make_belief(self.P, self.player, model, worlds, epsilon)
+
+    def sample_into(self, s: np.ndarray, rng: np.ndarray) -> np.ndarray:
+        if not sir_world(self.P, self.root, s, rng, self.det.record, self.belief):
+            raise RuntimeError("weighted determinization: the sampler failed or every "
+                               "candidate world had weight 0")
+        return s
+
+    def sample(self, rng: np.ndarray) -> np.ndarray:
+        return self.sample_into(np.empty_like(self.root), rng)
+
+    def candidate(self, rng: np.ndarray) -> np.ndarray:
+        """One plain determinization, completed by :func:`complete_world`."""
+        w = self.det.sample(rng)
+        b = self.belief
+        if not complete_world(self.P, w, self.player, rng, b.seats, b.cards, b.tmp):
+            raise RuntimeError("weighted determinization: an inconsistent candidate world")
+        return w
+
+    def log_likelihood(self, world: np.ndarray, rng: np.ndarray | None = None) -> float:
+        """:func:`world_log_likelihood` of a complete world under this model."""
+        b = self.belief
+        rng = np.zeros(1, np.uint64) if rng is None else rng
+        return float(world_log_likelihood(self.P, np.asarray(world, np.int32), self.player,
+                                          b.model, b.eps, b.fresh, b.replay, b.scratch,
+                                          b.legal, b.seats, b.cards, b.deal, b.perm, rng))
+
+    def mean_ess(self) -> float:
+        st = self.belief.stats
+        return float(st[1] / st[0]) if st[0] else float("nan")

@@ -1,0 +1,398 @@
+"""Inference-weighted determinization (solvers/inference.py).
+
+What is checked, against the module docstring of :mod:`solvers.inference`:
+
+(1) The compiled log-likelihood of a world equals one computed independently
+    in plain Python through pyspiel states (the world's history replayed with
+    ``state.apply_action``; the model's probabilities from
+    ``state.legal_actions()`` and the heuristic called from Python; the pass
+    to the observer summed over every distinct order with ``itertools``), to
+    1e-9, for every world, in games with passing, a kitty, the opening-card
+    lead and the classic rules; the completed world is a consistent engine
+    state whose history the observer cannot tell from the real one.
+(2) On a small deck the exact posterior (prior of the shuffle x likelihood
+    of the other players' plays, by enumerating every split of the unseen
+    cards) matches SIR draws with many candidates (chi-square, fixed seeds),
+    for the softened heuristic and the random model.
+(3) The uniform model reproduces today's distribution (chi-square against the
+    brute-force prior) and leaves the agents bit-identical.
+(4) Bad parameters raise errors naming the parameter and what is allowed.
+
+All randomness is seeded; statistical tests use p > 0.001.
+"""
+
+from __future__ import annotations
+
+import collections
+import itertools
+import math
+
+import numpy as np
+import pytest
+import scipy.stats
+
+import spiel_game
+from spiel_game import cards as C
+from spiel_game import engine as E
+from spiel_game.rng import make_rng_state
+from solvers.bots import AgentParameterError
+from solvers.heuristic import heuristic_policy
+from solvers.inference import MODELS, WeightedDeterminizer, make_belief
+from solvers.ismcts import ISMCTSBot
+from solvers.pimc import PIMCBot
+from solvers.registry import AgentSpecError, make_agent
+
+K = C.NUM_CARD_TYPES
+ALPHA = 1e-3
+
+
+# ---------------------------------------------------------------- helpers
+def heuristic_game_state(game, seed, stop):
+    """Play chance by its probabilities and every seat by the heuristic until
+    ``stop(state)`` holds at a decision point with more than one legal action."""
+    rng = np.random.default_rng(seed)
+    st = game.new_initial_state()
+    hrng = np.zeros(1, np.uint64)
+    while not st.is_terminal():
+        if st.is_chance_node():
+            acts, probs = zip(*st.chance_outcomes())
+            st.apply_action(int(acts[int(rng.choice(len(acts), p=np.asarray(probs)))]))
+            continue
+        legal = st.legal_actions()
+        if len(legal) > 1 and stop(st):
+            return st
+        arr = np.array(legal, np.int32)
+        st.apply_action(int(heuristic_policy(st.engine_params, np.array(st.engine_state), arr,
+                                             len(arr), hrng)))
+    raise AssertionError("the game ended before the stop condition")
+
+
+def py_probability(model, eps, st, a):
+    """The model's probability of ``a`` in pyspiel state ``st``, from Python."""
+    legal = st.legal_actions()
+    if a not in legal:
+        return 0.0
+    k = len(legal)
+    if model == "random":
+        return 1.0 / k
+    h = int(heuristic_policy(st.engine_params, np.array(st.engine_state),
+                             np.array(legal, np.int32), k, np.zeros(1, np.uint64)))
+    return (1 - eps) * (a == h) + eps / k
+
+
+def world_history(game, w):
+    """A history (chance as player -1) reaching the complete single-hand world
+    ``w``: the deal in R4 order from the dealt hands and the kitty, each seat's
+    passes in passing order, then the plays."""
+    r = game.rules
+    P = game.engine_params
+    n, T = r.players, r.hand_size
+    dealer = int(w[E.S_DEALER])
+    lists = [[int(c) for c in np.repeat(np.arange(K), E.dealt_hand(P, w, q))] for q in range(n)]
+    seq = [lists[(dealer + 1 + i) % n][i // n] for i in range(n * T)]
+    seq += [int(c) for c in np.repeat(np.arange(K), E.kitty(P, w))] if r.kitty_size else []
+    hist = [(-1, a) for a in seq]
+    pc = int(P[E.P_PASS])
+    if pc and int(w[E.S_PASSOFF]) % n:
+        for i in range(n):
+            q = (dealer + 1 + i) % n
+            hist += [(q, int(c)) for c in E.pass_choices(P, w, q)[:pc]]
+    seats = np.empty(n * T, np.int64)
+    cards = np.empty(n * T, np.int64)
+    m = E.plays(P, w, seats, cards)
+    hist += list(zip(seats[:m].tolist(), cards[:m].tolist()))
+    return hist
+
+
+def py_log_likelihood(game, hist, me, model, eps):
+    """The log-likelihood of the decisions ``me`` saw, by replaying ``hist`` in pyspiel."""
+    n = game.num_players()
+    st = game.new_initial_state()
+    ll = 0.0
+    done_giver = False
+    for i, (q, a) in enumerate(hist):
+        if q >= 0:
+            assert st.current_player() == q
+            phase = int(st.engine_state[E.S_PHASE])
+            off = int(st.engine_state[E.S_PASSOFF]) % n
+            if phase == E.PH_PASS and q == (me - off) % n and not done_giver:
+                pc = int(game.engine_params[E.P_PASS])
+                got = [b for _, b in hist[i:i + pc]]
+                total = 0.0
+                for order in set(itertools.permutations(got)):
+                    c = st.clone()
+                    pr = 1.0
+                    for b in order:
+                        pr *= py_probability(model, eps, c, b)
+                        if pr == 0:
+                            break
+                        c.apply_action(b)
+                    total += pr
+                ll += math.log(total)
+                done_giver = True
+            elif phase == E.PH_PLAY and q != me:
+                ll += math.log(py_probability(model, eps, st, a))
+        st.apply_action(a)
+    return ll, st
+
+
+# ---------------------------------------------------------------- (1)
+LIKELIHOOD_CONFIGS = [
+    ("balanced6_pass4", {"players": 6}, 40),
+    ("kitty7", {"deck": "kitty", "players": 7}, 30),
+    ("classic", spiel_game.preset("classic"), 20),
+    ("custom_3p_pass_right", {"deck": "custom", "players": 3, "suits": "HS", "ranks": "QKA",
+                              "packs": 3, "pass_count": 2, "pass_offset": -1}, 7),
+    ("custom_4p_opening_card", {"deck": "custom", "players": 4, "suits": "CDHS",
+                                "ranks": "2QKA", "packs": 1, "first_lead": "opening_card",
+                                "pass_count": 1}, 5),
+]
+
+
+@pytest.mark.parametrize("name,params,played", LIKELIHOOD_CONFIGS,
+                         ids=[c[0] for c in LIKELIHOOD_CONFIGS])
+def test_1_compiled_log_likelihood_equals_pyspiel_replay(name, params, played):
+    game = spiel_game.load(params)
+    P = game.engine_params
+    for seed in range(2):
+        st = heuristic_game_state(game, seed, lambda s: int(s.engine_state[E.S_PHASE]) ==
+                                  E.PH_PLAY and int(s.engine_state[E.S_NPLAYED]) >= played)
+        me = st.current_player()
+        want = st.information_state_string(me)
+        rng = make_rng_state(seed, 7)
+        for model, eps in (("heuristic", 0.1), ("heuristic", 0.6), ("random", 0.1)):
+            wd = WeightedDeterminizer(st, me, model=model, epsilon=eps)
+            for _ in range(2):
+                w = wd.candidate(rng)
+                assert E.validate(P, w) == 0, E.validate_message(P, w)
+                hist = world_history(game, w)
+                ll_py, end = py_log_likelihood(game, hist, me, model, eps)
+                # The completed world is a real state the observer cannot tell apart.
+                assert np.array_equal(end.engine_state, w), name
+                assert end.information_state_string(me) == want, name
+                ll = wd.log_likelihood(w)
+                assert np.isfinite(ll) and ll < 0
+                assert abs(ll - ll_py) < 1e-9, (name, model, eps, ll, ll_py)
+                # The real world is consistent too.
+                assert np.isfinite(wd.log_likelihood(np.array(st.engine_state)))
+
+
+def test_1_heuristic_with_epsilon_one_is_the_random_model():
+    game = spiel_game.load({"players": 6})
+    st = heuristic_game_state(game, 3, lambda s: int(s.engine_state[E.S_NPLAYED]) >= 30)
+    me = st.current_player()
+    a = WeightedDeterminizer(st, me, model="heuristic", epsilon=1.0)
+    b = WeightedDeterminizer(st, me, model="random")
+    u = WeightedDeterminizer(st, me, model="uniform")
+    rng = make_rng_state(3, 0)
+    for _ in range(5):
+        w = a.candidate(rng)
+        assert abs(a.log_likelihood(w) - b.log_likelihood(w)) < 1e-12
+        assert u.log_likelihood(w) == 0.0
+
+
+# ---------------------------------------------------------------- (2), (3)
+SMALL = {"deck": "custom", "players": 3, "suits": "HS", "ranks": "QKA", "packs": 2,
+         "pass_count": 0}
+
+
+def hidden_key(P, s, me, n):
+    return tuple(C.cards_to_string(E.hand(P, s, q)) for q in range(n) if q != me)
+
+
+def brute_force(game, st, me, model, eps):
+    """{hidden hands: (prior, posterior)} over every split of the unseen cards
+    among the other seats, kept when the real plays are legal with it and the
+    observer's information-state string is the real one. Prior: the shuffle's
+    probability of the dealt hands (multinomial over each card's copies);
+    likelihood: :func:`py_log_likelihood` (``model=None``: 1)."""
+    r = game.rules
+    P = game.engine_params
+    n, T = r.players, r.hand_size
+    s = np.array(st.engine_state)
+    seats = np.empty(n * T, np.int64)
+    cards = np.empty(n * T, np.int64)
+    m = E.plays(P, s, seats, cards)
+    played = np.zeros((n, K), int)
+    for q, c in zip(seats[:m], cards[:m]):
+        played[q, c] += 1
+    pool = np.array(r.deck_counts) - E.hand(P, s, me) - played.sum(axis=0)
+    others = [q for q in range(n) if q != me]
+    sizes = [int(E.hand(P, s, q).sum()) for q in others]
+    phys = [c for c in range(K) for _ in range(pool[c])]
+    want = st.information_state_string(me)
+    plays = list(zip(seats[:m].tolist(), cards[:m].tolist()))
+    out = {}
+    seen = set()
+    for combo in itertools.combinations(range(len(phys)), sizes[0]):
+        first = np.zeros(K, int)
+        for i in combo:
+            first[phys[i]] += 1
+        if first.tobytes() in seen:
+            continue
+        seen.add(first.tobytes())
+        hands_now = {others[0]: first, others[1]: pool - first, me: E.hand(P, s, me)}
+        dealt = [hands_now[q] + played[q] for q in range(n)]
+        lists = [[int(c) for c in np.repeat(np.arange(K), dealt[q])] for q in range(n)]
+        hist = [(-1, lists[i % n][i // n]) for i in range(n * T)] + plays   # dealer n-1
+        try:
+            ll, end = py_log_likelihood(game, hist, me, model, eps) if model else (0.0, None)
+            if end is None:
+                end = game.new_initial_state()
+                for _, a in hist:
+                    end.apply_action(a)
+        except Exception:          # a play illegal with these hands (pyspiel refuses it)
+            continue
+        if end.information_state_string(me) != want:
+            continue
+        prior = 1.0
+        for q in others:
+            for c in range(K):
+                prior /= math.factorial(int(dealt[q][c]))
+        key = hidden_key(P, end.engine_state, me, n)
+        out[key] = (prior, prior * math.exp(ll))
+    zp = sum(v[0] for v in out.values())
+    zq = sum(v[1] for v in out.values())
+    return {k: (a / zp, b / zq) for k, (a, b) in out.items()}
+
+
+def chisquare(expected, counts):
+    outside = set(counts) - set(expected)
+    assert not outside, f"draws outside the information set: {sorted(outside)[:3]}"
+    n = sum(counts.values())
+    keys = sorted(expected, key=lambda k: -expected[k])
+    f_exp = [expected[k] * n for k in keys]
+    f_obs = [counts[k] for k in keys]
+    # Pool the cells expected below 5 into one.
+    big = [i for i, e in enumerate(f_exp) if e >= 5]
+    rest = [i for i, e in enumerate(f_exp) if e < 5]
+    e = [f_exp[i] for i in big] + ([sum(f_exp[i] for i in rest)] if rest else [])
+    o = [f_obs[i] for i in big] + ([sum(f_obs[i] for i in rest)] if rest else [])
+    assert len(e) >= 3, "test design: too few cells for a chi-square test"
+    return scipy.stats.chisquare(o, e).pvalue
+
+
+def draws(st, me, model, eps, worlds, count, seed):
+    wd = WeightedDeterminizer(st, me, model=model, worlds=worlds, epsilon=eps)
+    rng = make_rng_state(seed, 0)
+    s = np.empty_like(wd.root)
+    n = st.get_game().num_players()
+    return collections.Counter(hidden_key(wd.P, wd.sample_into(s, rng), me, n)
+                               for _ in range(count)), wd
+
+
+SMALL_STATES = [(0, 2), (5, 3), (4, 2)]          # (seed, cards played)
+
+
+@pytest.mark.parametrize("seed,played", SMALL_STATES)
+def test_2_sir_matches_the_brute_force_posterior(seed, played):
+    game = spiel_game.load(SMALL)
+    st = heuristic_game_state(game, seed, lambda s: int(s.engine_state[E.S_PHASE]) ==
+                              E.PH_PLAY and int(s.engine_state[E.S_NPLAYED]) >= played)
+    me = st.current_player()
+    P = game.engine_params
+    for model, eps in (("heuristic", 0.5), ("random", 0.1)):
+        exact = brute_force(game, st, me, model, eps)
+        post = {k: v[1] for k, v in exact.items()}
+        # The evidence moves the distribution (the test has power) ...
+        assert sum(abs(v[1] - v[0]) for v in exact.values()) > 0.05, (model, exact)
+        # ... and every consistent world's compiled log-likelihood is the brute force's.
+        wd = WeightedDeterminizer(st, me, model=model, epsilon=eps)
+        rng = make_rng_state(seed, 1)
+        for _ in range(30):
+            w = wd.candidate(rng)
+            key = hidden_key(P, w, me, game.num_players())
+            ll_py, _ = py_log_likelihood(game, world_history(game, w), me, model, eps)
+            assert abs(wd.log_likelihood(w) - ll_py) < 1e-9
+            assert key in exact
+        counts, wd = draws(st, me, model, eps, 48, 2000, seed)
+        p = chisquare(post, counts)
+        assert p > ALPHA, (model, p, counts, post)
+        assert 1.0 <= wd.mean_ess() <= 48
+
+
+@pytest.mark.parametrize("seed,played", SMALL_STATES[:2])
+def test_3_uniform_model_is_todays_distribution(seed, played):
+    game = spiel_game.load(SMALL)
+    st = heuristic_game_state(game, seed, lambda s: int(s.engine_state[E.S_PHASE]) ==
+                              E.PH_PLAY and int(s.engine_state[E.S_NPLAYED]) >= played)
+    me = st.current_player()
+    prior = {k: v[0] for k, v in brute_force(game, st, me, None, 0.1).items()}
+    counts, _ = draws(st, me, "uniform", 0.1, 5, 2000, seed)
+    assert chisquare(prior, counts) > ALPHA
+    # The heuristic posterior is a different distribution (the test can tell them apart).
+    post = {k: v[1] for k, v in brute_force(game, st, me, "heuristic", 0.1).items()}
+    assert sum(abs(post[k] - prior[k]) for k in prior) > 0.2
+
+
+def test_3_uniform_belief_leaves_the_agents_bit_identical():
+    game = spiel_game.load({"players": 6})
+    st = heuristic_game_state(game, 11, lambda s: int(s.engine_state[E.S_NPLAYED]) >= 20)
+    me = st.current_player()
+    a = ISMCTSBot(game, me, 5, iterations=300).search(st)
+    b = ISMCTSBot(game, me, 5, iterations=300, belief="uniform", belief_worlds=9).search(st)
+    for x, y in zip(a, b):
+        assert np.array_equal(x, y)
+    pa = PIMCBot(game, me, 5, worlds=3, rollouts=1).action_values(st)
+    pb = PIMCBot(game, me, 5, worlds=3, rollouts=1, belief="uniform").action_values(st)
+    for x, y in zip(pa, pb):
+        assert np.array_equal(x, y)
+
+
+def test_weighted_agents_play_legal_moves_and_repeat_with_their_seed():
+    game = spiel_game.load({"players": 6})
+    st = heuristic_game_state(game, 12, lambda s: int(s.engine_state[E.S_NPLAYED]) >= 25)
+    me = st.current_player()
+    before = str(st)
+    for spec in ("ismcts(iterations=60, belief='heuristic', belief_worlds=4)",
+                 "ismcts(iterations=60, belief='random', belief_worlds=3, rollout='heuristic')",
+                 "pimc(worlds=4, rollouts=1, belief='heuristic', belief_epsilon=0.3)"):
+        acts = []
+        for _ in range(2):
+            bot = make_agent(spec, game, me, 9)
+            acts.append(bot.step(st))
+            ess = bot.last_search["belief_mean_ess"]
+            assert 1.0 <= ess <= 4.0, (spec, ess)
+        assert acts[0] == acts[1] and acts[0] in st.legal_actions(), spec
+    assert str(st) == before
+    # Passing phase: nothing of the others seen yet, the plain determinizer is used.
+    sp = heuristic_game_state(game, 13, lambda s: int(s.engine_state[E.S_PHASE]) == E.PH_PASS)
+    bot = make_agent("ismcts(iterations=30, belief='heuristic')", game, sp.current_player(), 1)
+    assert bot.step(sp) in sp.legal_actions()
+
+
+# ---------------------------------------------------------------- (4)
+BAD = [
+    ("ismcts(belief='heuristics')", "belief='heuristics'", "'uniform', 'random', 'heuristic'"),
+    ("ismcts(belief=None)", "belief=None", "allowed"),
+    ("ismcts(belief='heuristic', belief_worlds=0)", "belief_worlds=0", "[1, 1000000]"),
+    ("ismcts(belief_worlds=2.0)", "belief_worlds=2.0", "an int"),
+    ("ismcts(belief_worlds=True)", "belief_worlds=True", "an int"),
+    ("ismcts(belief='heuristic', belief_epsilon=0)", "belief_epsilon=0", "(0, 1]"),
+    ("ismcts(belief_epsilon=1.5)", "belief_epsilon=1.5", "(0, 1]"),
+    ("ismcts(belief_epsilon='x')", "belief_epsilon='x'", "a number"),
+    ("ismcts(belief='heuristic', determinization='resample')", "determinization='resample'",
+     "allowed: determinization='compiled'"),
+    ("pimc(belief='Heuristic')", "belief='Heuristic'", "allowed"),
+    ("pimc(belief_worlds=-3)", "belief_worlds=-3", "[1, 1000000]"),
+]
+
+
+@pytest.mark.parametrize("spec,names,allowed", BAD, ids=[b[0] for b in BAD])
+def test_4_bad_parameters_name_the_parameter(spec, names, allowed):
+    game = spiel_game.load({"players": 6})
+    with pytest.raises(AgentSpecError) as e:
+        make_agent(spec, game, 0, 1)
+    msg = str(e.value)
+    assert names in msg and allowed in msg, msg
+
+
+def test_4_make_belief_checks_its_arguments():
+    P = spiel_game.load({"players": 6}).engine_params
+    with pytest.raises(AgentParameterError, match="belief=.bogus. is not allowed"):
+        make_belief(P, 0, "bogus")
+    with pytest.raises(AgentParameterError, match="observer 6 is not a seat; allowed 0..5"):
+        make_belief(P, 6)
+    with pytest.raises(AgentParameterError, match="belief_epsilon=-0.1"):
+        make_belief(P, 0, epsilon=-0.1)
+    assert set(MODELS) == {"uniform", "random", "heuristic"}
