@@ -30,6 +30,7 @@ game, each hand's part in a match (adding up to the return).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import gymnasium
@@ -38,7 +39,7 @@ from gymnasium import spaces
 
 from spiel_game import IllegalActionError
 
-from ..registry import make_agent
+from ..registry import AgentSpec, factories, make_agent, parse_spec
 from .core import (TensorView, action_mask, checked_action, describe_illegal, make_game,
                    sample_chance, score_utility)
 
@@ -50,10 +51,18 @@ ENV_ID = "CancellationHearts-v0"
 _ILLEGAL = ("penalty", "raise")
 
 
+def _resolved(spec):
+    """The factory of ``spec`` with its keywords bound (a factory stays itself)."""
+    if isinstance(spec, str | AgentSpec):
+        sp = parse_spec(spec)
+        return functools.partial(factories()[sp.name], **sp.kwargs)
+    return spec
+
+
 class CancellationHeartsEnv(gymnasium.Env):
     """One learner against registered agents (see the module docstring)."""
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
 
     def __init__(self, opponents="heuristic", seat: int = 0,
                  observation: str = "information_state", illegal_action: str = "penalty",
@@ -83,9 +92,12 @@ class CancellationHeartsEnv(gymnasium.Env):
                 raise ValueError(f"opponents: {len(specs)} given for the {n - 1} other seats "
                                  f"{self._others}; give one spec for all, or one per seat")
         self.opponent_specs = specs
-        # Build them once now, so that a bad spec fails here (AgentSpecError).
+        # Build them once now, so that a bad spec fails here (AgentSpecError), and
+        # keep their factories: looking a name up lists the plug-ins every time.
+        self._factories = []
         for q, spec in zip(self._others, specs):
             make_agent(spec, self.game, q, 0)
+            self._factories.append(_resolved(spec))
         self.illegal_action = illegal_action
         self.illegal_reward = float(self.game.min_utility() if illegal_reward is None
                                     else illegal_reward)
@@ -104,8 +116,8 @@ class CancellationHeartsEnv(gymnasium.Env):
         restarts the Generator that deals and seeds the opponents."""
         super().reset(seed=seed)
         rng = self.np_random
-        self._bots = {q: make_agent(spec, self.game, q, int(rng.integers(0, 2**62)))
-                      for q, spec in zip(self._others, self.opponent_specs)}
+        self._bots = {q: make_agent(f, self.game, q, int(rng.integers(0, 2**62)))
+                      for q, f in zip(self._others, self._factories)}
         for b in self._bots.values():
             b.restart()
         self.state = self.game.new_initial_state()
