@@ -53,12 +53,12 @@ match are not weighed). During the passing phase nothing of the others'
 decisions has been seen yet, so weights are equal and SIR is skipped.
 
 **Cost.** A weighted world costs one plain determinization plus a replay of
-the hand so far: one policy evaluation per observed play (and, for the pass
-to the observer, one per card and distinct order of the received cards,
-at most ``pc!`` orders); ``python -m experiments.bench.inference`` measures
-it. SIR with finite ``M`` is biased towards the prior (the bias shrinks as
-``1/M`` times the spread of the weights); ``M = 1`` is the plain
-determinizer.
+the hand so far: one policy evaluation per observed play and, for the pass
+to the observer, one per distinct proper prefix of the orders of the
+received cards (41 for 4 distinct cards, 206 for 5);
+``python -m experiments.bench.inference`` measures it. SIR with finite ``M``
+is biased towards the prior (the bias shrinks as ``1/M`` times the spread of
+the weights); ``M = 1`` is the plain determinizer.
 
 Everything random comes from the caller's explicit splitmix64 stream
 (``uint64[1]``, :mod:`spiel_game.rng`).
@@ -80,9 +80,9 @@ from .bots import AgentParameterError, check_choice, check_int, check_real
 from .heuristic import heuristic_policy
 from .ismcts import Determinizer, _determinize, _iteration
 
-__all__ = ["MODELS", "DEFAULT_EPSILON", "MAX_BELIEF_WORLDS", "Belief", "make_belief",
-           "check_belief", "action_probability", "complete_world", "world_log_likelihood",
-           "sir_world", "WeightedDeterminizer"]
+__all__ = ["MODELS", "DEFAULT_EPSILON", "MAX_BELIEF_WORLDS", "MAX_WEIGHED_PASS", "Belief",
+           "make_belief", "check_belief", "action_probability", "complete_world",
+           "world_log_likelihood", "sir_world", "search_weighted", "WeightedDeterminizer"]
 
 K = E.K
 #: Opponent models: name -> compiled code (see the module docstring).
@@ -90,6 +90,8 @@ MODELS = {"uniform": 0, "random": 1, "heuristic": 2}
 DEFAULT_EPSILON = 0.1
 #: Most candidate worlds per SIR draw.
 MAX_BELIEF_WORLDS = 1_000_000
+#: The pass to the observer is weighed when at most this many cards are passed.
+MAX_WEIGHED_PASS = 6
 
 _NEG_INF = -np.inf
 
@@ -191,57 +193,91 @@ def complete_world(p, w, me, rng, seats, cards, tmp):
 
 
 @njit(cache=True)
-def _next_permutation(a, m):
-    """Next lexicographic permutation of ``a[:m]`` in place (distinct orders of
-    a multiset); False after the last one."""
-    i = m - 2
-    while i >= 0 and a[i] >= a[i + 1]:
-        i -= 1
-    if i < 0:
-        return False
-    j = m - 1
-    while a[j] <= a[i]:
-        j -= 1
-    t = a[i]
-    a[i] = a[j]
-    a[j] = t
-    lo, hi = i + 1, m - 1
-    while lo < hi:
-        t = a[lo]
-        a[lo] = a[hi]
-        a[hi] = t
-        lo += 1
-        hi -= 1
-    return True
+def _model_action(model, p, s, legal, k, rng):
+    """What the model needs from node ``s`` once for all its children: the
+    heuristic's action (``heuristic`` model), else -1."""
+    if model == 2:
+        return heuristic_policy(p, s, legal, k, rng)
+    return -1
 
 
 @njit(cache=True)
-def _received_probability(model, eps, p, r, choices, pc, scratch, legal, perm, rng):
+def _child_probability(model, eps, h, legal, k, a):
+    """:func:`action_probability` of ``a`` from a node's legal actions and its
+    :func:`_model_action` ``h``."""
+    found = False
+    for i in range(k):
+        if legal[i] == a:
+            found = True
+            break
+    if not found:
+        return 0.0
+    if model == 0:
+        return 1.0
+    if model == 1:
+        return 1.0 / k
+    return (1.0 - eps) * (1.0 if a == h else 0.0) + eps / k
+
+
+@njit(cache=True)
+def _received_probability(model, eps, p, r, choices, pc, bufs, legals, work, rng):
     """Probability that the seat to move in ``r`` (passing, its first card)
     passes the multiset ``choices[:pc]`` in some order: the sum over every
-    distinct order of the product of the model's probabilities of each card."""
-    for j in range(pc):
-        perm[j] = choices[j]
-    perm[:pc].sort()
+    distinct order of the product of the model's probabilities of each card.
+    A depth-first walk over distinct prefixes (one model evaluation per
+    prefix): ``bufs`` int32[pc + 1, state_size], ``legals`` int32[pc + 1, K + 2],
+    ``work`` int64[7, max(pc, 1)]."""
+    types, rem, idx, chosen, kk, hh = work[0], work[1], work[2], work[3], work[4], work[5]
+    prefix = np.empty(pc + 1, np.float64)
+    nt = 0
+    for j in range(pc):                        # distinct cards and their counts
+        c = choices[j]
+        u = 0
+        while u < nt and types[u] != c:
+            u += 1
+        if u == nt:
+            types[nt] = c
+            rem[nt] = 0
+            nt += 1
+        rem[u] += 1
+    bufs[0, :] = r
+    prefix[0] = 1.0
+    kk[0] = step_legal(p, bufs[0], legals[0])
+    hh[0] = _model_action(model, p, bufs[0], legals[0], kk[0], rng)
+    idx[0] = 0
     total = 0.0
-    while True:
-        scratch[:] = r
-        prob = 1.0
-        for j in range(pc):
-            k = step_legal(p, scratch, legal)
-            prob *= action_probability(model, eps, p, scratch, legal, k, perm[j], rng)
-            if prob == 0.0:
-                break
-            step_apply(p, scratch, perm[j])
-        total += prob
-        if not _next_permutation(perm, pc):
-            break
+    j = 0
+    while j >= 0:
+        u = idx[j]
+        while u < nt and rem[u] == 0:
+            u += 1
+        if u == nt:                            # this prefix is done: back up
+            j -= 1
+            if j >= 0:
+                rem[chosen[j]] += 1
+                idx[j] = chosen[j] + 1
+            continue
+        c = types[u]
+        pr = prefix[j] * _child_probability(model, eps, hh[j], legals[j], kk[j], c)
+        if pr == 0.0 or j == pc - 1:
+            total += pr
+            idx[j] = u + 1
+            continue
+        chosen[j] = u
+        rem[u] -= 1
+        bufs[j + 1, :] = bufs[j]
+        step_apply(p, bufs[j + 1], c)
+        prefix[j + 1] = pr
+        kk[j + 1] = step_legal(p, bufs[j + 1], legals[j + 1])
+        hh[j + 1] = _model_action(model, p, bufs[j + 1], legals[j + 1], kk[j + 1], rng)
+        idx[j + 1] = 0
+        j += 1
     return total
 
 
 @njit(cache=True)
-def world_log_likelihood(p, w, me, model, eps, fresh, r, scratch, legal, seats, cards, deal,
-                         perm, rng):
+def world_log_likelihood(p, w, me, model, eps, fresh, r, bufs, legals, legal, seats, cards,
+                         deal, work, rng):
     """Log-likelihood of the decisions of the other players that ``me`` saw,
     in the complete world ``w`` (an engine state with every hidden field
     filled in consistently, e.g. by :func:`complete_world`), under opponent
@@ -251,9 +287,12 @@ def world_log_likelihood(p, w, me, model, eps, fresh, r, scratch, legal, seats, 
     ``w`` in hands, tricks and points). 0 for the ``uniform`` model and
     outside the play and moon phases; -inf when ``w`` is inconsistent with
     the plays (a play that would be illegal). Work arrays: ``fresh`` (a new
-    state, :func:`spiel_game.engine.new_state`), ``scratch`` like ``r``,
-    ``legal`` int32[K + 2], ``seats``/``cards`` int64[n * t], ``deal``
-    int32[n + 1, K], ``perm`` int64[max(pc, 1)]."""
+    state, :func:`spiel_game.engine.new_state`), ``bufs`` int32[pc + 1,
+    state_size], ``legals`` int32[pc + 1, K + 2], ``legal`` int32[K + 2],
+    ``seats``/``cards`` int64[n * t], ``deal`` int32[n + 1, K], ``work``
+    int64[7, max(pc, 1)]. The pass to ``me`` is weighed when at most
+    :data:`MAX_WEIGHED_PASS` cards are passed (every scheme's rule passes at
+    most 5); with more it is not (its distinct orders are too many)."""
     ph = w[E.S_PHASE]
     if model == 0 or (ph != E.PH_PLAY and ph != E.PH_MOON):
         return 0.0
@@ -280,8 +319,8 @@ def world_log_likelihood(p, w, me, model, eps, fresh, r, scratch, legal, seats, 
         cur = r[E.S_CUR]
         j = r[E.S_NPASS] % pc
         row = E.pass_choices(p, w, cur)
-        if cur == giver and j == 0:
-            pr = _received_probability(model, eps, p, r, row, pc, scratch, legal, perm, rng)
+        if cur == giver and j == 0 and pc <= MAX_WEIGHED_PASS:
+            pr = _received_probability(model, eps, p, r, row, pc, bufs, legals, work, rng)
             if pr <= 0.0:
                 return _NEG_INF
             ll += math.log(pr)
@@ -318,12 +357,13 @@ class Belief(NamedTuple):
     fresh: np.ndarray       # int32[state_size] a new state (the replay's template)
     cand: np.ndarray        # int32[state_size] the candidate world
     replay: np.ndarray      # int32[state_size] the replay
-    scratch: np.ndarray     # int32[state_size] pass-order enumeration
+    bufs: np.ndarray        # int32[pc + 1, state_size] pass-order walk
+    legals: np.ndarray      # int32[pc + 1, K + 2] pass-order walk
     legal: np.ndarray       # int32[K + 2]
     seats: np.ndarray       # int64[n * t]
     cards: np.ndarray       # int64[n * t]
     deal: np.ndarray        # int32[n + 1, K]
-    perm: np.ndarray        # int64[max(pc, 1)]
+    work: np.ndarray        # int64[7, max(pc, 1)] pass-order walk
     tmp: np.ndarray         # int64[number of cards + K]
     stats: np.ndarray       # float64[3]: SIR draws, sum of effective sample sizes,
                             # candidates with weight 0
@@ -360,8 +400,8 @@ def sir_world(p, root, s, rng, det, bel):
             bel.stats[2] += 1.0
             continue
         lw = world_log_likelihood(p, cand, bel.me, bel.model, bel.eps, bel.fresh, bel.replay,
-                                  bel.scratch, bel.legal, bel.seats, bel.cards, bel.deal,
-                                  bel.perm, rng)
+                                  bel.bufs, bel.legals, bel.legal, bel.seats, bel.cards,
+                                  bel.deal, bel.work, rng)
         if lw == _NEG_INF:
             bel.stats[2] += 1.0
             continue
@@ -421,10 +461,12 @@ def make_belief(P, me: int, model: str = "heuristic", worlds: int = 8,
         raise AgentParameterError(f"belief: observer {me!r} is not a seat; allowed 0..{n - 1}")
     fresh = E.new_state(P)
     return Belief(MODELS[model], float(epsilon), int(worlds), int(me), fresh,
-                  np.empty_like(fresh), np.empty_like(fresh), np.empty_like(fresh),
+                  np.empty_like(fresh), np.empty_like(fresh),
+                  np.empty((pc + 1, fresh.shape[0]), np.int32),
+                  np.empty((pc + 1, K + 2), np.int32),
                   np.empty(K + 2, np.int32), np.empty(n * t, np.int64),
                   np.empty(n * t, np.int64), np.zeros((n + 1, K), np.int32),
-                  np.zeros(max(pc, 1), np.int64),
+                  np.zeros((7, max(pc, 1)), np.int64),
                   np.empty(int(E.deck(P).sum()) + K, np.int64), np.zeros(3))
 
 
@@ -467,8 +509,9 @@ class WeightedDeterminizer:
         b = self.belief
         rng = np.zeros(1, np.uint64) if rng is None else rng
         return float(world_log_likelihood(self.P, np.asarray(world, np.int32), self.player,
-                                          b.model, b.eps, b.fresh, b.replay, b.scratch,
-                                          b.legal, b.seats, b.cards, b.deal, b.perm, rng))
+                                          b.model, b.eps, b.fresh, b.replay, b.bufs,
+                                          b.legals, b.legal, b.seats, b.cards, b.deal,
+                                          b.work, rng))
 
     def mean_ess(self) -> float:
         st = self.belief.stats
