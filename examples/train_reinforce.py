@@ -86,6 +86,10 @@ def train(episodes: int, batch: int, players: int, seed: int, lr: float, hidden:
         loss.backward()
         opt.step()
         curve.append((start + len(returns), float(ret.mean()), time.perf_counter() - t0))
+        if len(curve) % 20 == 0:
+            recent = np.mean([c[1] for c in curve[-20:]])
+            print(f"{curve[-1][0]:>7} hands  mean return of the last 20 batches {recent:7.2f}"
+                  f"  ({curve[-1][2]:.0f} s)", flush=True)
 
     # Evaluation on deals not trained on: the learned policy (sampling), uniform
     # random and the heuristic in the learner's seat, each on the same deals.
@@ -113,39 +117,47 @@ def train(episodes: int, batch: int, players: int, seed: int, lr: float, hidden:
         w.writerow(["episodes", "mean_return", "seconds"])
         w.writerows(curve)
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    plot(curve, summary, out / "curve.png")
+    return summary
+
+
+def plot(curve, summary: dict, path: Path) -> bool:
+    """The learning curve with the evaluation means as lines; False without matplotlib."""
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        return summary
+        return False
     x = np.array([c[0] for c in curve])
     y = np.array([c[1] for c in curve])
     k = max(1, len(y) // 20)
     fig, ax = plt.subplots(figsize=(6, 3.5))
-    ax.plot(x, y, alpha=0.3, label="batch mean")
+    ax.plot(x, y, alpha=0.3, color="C0", label="batch mean (training)")
     if len(y) >= k:
-        ax.plot(x[k - 1:], np.convolve(y, np.ones(k) / k, "valid"), label=f"mean of {k}")
-    for name, key in (("uniform random", "uniform_random"), ("heuristic", "heuristic")):
-        ax.axhline(summary[key]["mean"], ls="--", lw=1, label=f"{name} (eval)", color="grey"
-                   if key == "uniform_random" else "black")
+        ax.plot(x[k - 1:], np.convolve(y, np.ones(k) / k, "valid"), color="C0",
+                label=f"mean of {k} batches")
+    for name, key, color in (("learned (eval)", "learned", "C1"),
+                             ("uniform random (eval)", "uniform_random", "grey"),
+                             ("heuristic (eval)", "heuristic", "black")):
+        ax.axhline(summary[key]["mean"], ls="--", lw=1, color=color, label=name)
     ax.set(xlabel="training hands", ylabel="learner's return (minus points)",
-           title=f"REINFORCE against {players - 1} heuristic players")
-    ax.legend(fontsize=8)
+           title=f"REINFORCE against {summary['players'] - 1} heuristic players")
+    ax.legend(fontsize=7, loc="lower right")
     fig.tight_layout()
-    fig.savefig(out / "curve.png", dpi=120)
+    fig.savefig(path, dpi=120)
     plt.close(fig)
-    return summary
+    return True
 
 
 def main(argv=None) -> dict:
     """Command line: see the module docstring."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--episodes", type=int, default=12000, help="training hands")
+    ap.add_argument("--episodes", type=int, default=8000, help="training hands")
     ap.add_argument("--batch", type=int, default=64, help="hands per gradient step")
     ap.add_argument("--players", type=int, default=6)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--lr", type=float, default=1e-3)
+    ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--hidden", type=int, default=128)
     ap.add_argument("--eval", type=int, default=1000, help="evaluation hands")
     ap.add_argument("--out", type=Path, default=Path("results/rl_example"))

@@ -25,7 +25,9 @@
 Observations are the learner's ``float32`` tensor (a Box); actions are
 ``Discrete(num_distinct_actions)``. The reward is the change of the learner's
 utility when a hand is scored: the learner's return at the end of a one-hand
-game, each hand's part in a match (adding up to the return).
+game, each hand's part in a match (adding up to the return). ``env.game``
+and ``env.state`` are the pyspiel game and state (``env.params``: every
+parameter's value).
 """
 
 from __future__ import annotations

@@ -22,7 +22,9 @@ parameter applied to the scores) when a hand is scored, so a one-hand game
 pays ``state.returns()`` at the end, and a match pays each hand's part, the
 rewards of a match adding up to its returns. Chance (the deal) is sampled by
 the environment with ``numpy.random.default_rng(seed)`` from ``reset(seed=)``;
-the same seed and actions give the same game. An illegal action raises
+the same seed and actions give the same game. ``env.unwrapped.game`` and
+``.state`` are the pyspiel game and state (``.params``: every parameter's
+value). An illegal action raises
 ``spiel_game.IllegalActionError`` naming the legal ones (PettingZoo's
 ``TerminateIllegalWrapper`` turns it into a penalty instead, if wanted).
 """
