@@ -5,9 +5,8 @@ import solvers.envs  # noqa: F401  (registers "CancellationHearts-v0")
 
 env = gym.make("CancellationHearts-v0", opponents="heuristic", seat=0, players=6)
 obs, info = env.reset(seed=0)
-rng = np.random.default_rng(0)
-done, total = False, 0.0
-while not done:                                          # a random legal card each turn
+rng, done, total = np.random.default_rng(0), False, 0.0
+while not done:                                       # a random legal card each turn
     action = int(rng.choice(np.flatnonzero(info["action_mask"])))
     obs, reward, terminated, truncated, info = env.step(action)
     total, done = total + reward, terminated or truncated
