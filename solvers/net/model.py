@@ -32,7 +32,7 @@ from torch import nn
 from .checkpoint import git_commit, read_checkpoint, versions, write_checkpoint
 from .features import FeatureLayout
 
-__all__ = ["PolicyValueNet", "losses", "to_batch", "save_checkpoint", "load_model",
+__all__ = ["PolicyValueNet", "losses", "to_batch", "sharpen", "save_checkpoint", "load_model",
            "pick_device"]
 
 
@@ -89,8 +89,22 @@ class PolicyValueNet(nn.Module):
         return logits, torch.sigmoid(self.value(h))
 
 
-def to_batch(samples: dict, rows, device="cpu") -> dict:
-    """Tensors of the samples ``rows`` (a training set: see :mod:`solvers.net.selfplay`)."""
+def sharpen(policy: np.ndarray, temperature: float) -> np.ndarray:
+    """Rows of ``policy`` raised to ``1 / temperature`` and renormalised (1: unchanged;
+    0: one-hot on the largest entry, ties shared)."""
+    policy = np.asarray(policy, np.float64)
+    if temperature == 1.0:
+        return policy.astype(np.float32)
+    if temperature == 0.0:
+        out = (policy == policy.max(axis=1, keepdims=True)).astype(np.float64)
+    else:
+        out = policy ** (1.0 / temperature)
+    return (out / out.sum(axis=1, keepdims=True)).astype(np.float32)
+
+
+def to_batch(samples: dict, rows, device="cpu", target_temperature: float = 1.0) -> dict:
+    """Tensors of the samples ``rows`` (a training set: see :mod:`solvers.net.selfplay`);
+    the policy targets sharpened by ``target_temperature`` (:func:`sharpen`)."""
     rows = np.asarray(rows, np.int64)
     offs = samples["offsets"]
     starts, ends = offs[rows], offs[rows + 1]
@@ -100,7 +114,7 @@ def to_batch(samples: dict, rows, device="cpu") -> dict:
     t = {"idx": torch.from_numpy(idx), "val": torch.from_numpy(val),
          "offsets": torch.from_numpy(new_offs.astype(np.int64)),
          "mask": torch.from_numpy(samples["mask"][rows]),
-         "policy": torch.from_numpy(samples["policy"][rows]),
+         "policy": torch.from_numpy(sharpen(samples["policy"][rows], target_temperature)),
          "value": torch.from_numpy(samples["value"][rows]),
          "value_mask": torch.from_numpy(samples["value_mask"][rows])}
     return {k: v.to(device) for k, v in t.items()}

@@ -135,8 +135,10 @@ def load_samples(path) -> dict:
         return {k: z[k] for k in _KEYS}
 
 
-def evaluate_losses(model, samples: dict, batch_size: int = 512) -> tuple[float, float]:
-    """Mean ``(policy cross-entropy, value MSE)`` of ``model`` over ``samples``."""
+def evaluate_losses(model, samples: dict, batch_size: int = 512,
+                    target_temperature: float = 1.0) -> tuple[float, float]:
+    """Mean ``(policy cross-entropy, value MSE)`` of ``model`` over ``samples``
+    (policy targets sharpened by ``target_temperature``)."""
     import torch
 
     from .model import losses, to_batch
@@ -145,16 +147,20 @@ def evaluate_losses(model, samples: dict, batch_size: int = 512) -> tuple[float,
     with torch.no_grad():
         for a in range(0, n, batch_size):
             rows = np.arange(a, min(n, a + batch_size))
-            ce, mse = losses(model, to_batch(samples, rows))
+            ce, mse = losses(model, to_batch(samples, rows,
+                                             target_temperature=target_temperature))
             ce_sum += float(ce) * len(rows)
             mse_sum += float(mse) * len(rows)
     return ce_sum / max(n, 1), mse_sum / max(n, 1)
 
 
 def train(model, samples: dict, *, steps: int, batch_size: int = 128, lr: float = 1e-3,
-          weight_decay: float = 1e-4, value_coef: float = 1.0, seed: int = 0) -> list[dict]:
+          weight_decay: float = 1e-4, value_coef: float = 1.0, seed: int = 0,
+          target_temperature: float = 1.0) -> list[dict]:
     """``steps`` Adam steps on minibatches of ``samples`` (rows drawn with replacement
-    from ``numpy.random.default_rng(seed)``); returns the per-step losses."""
+    from ``numpy.random.default_rng(seed)``; policy targets = the visit distributions
+    sharpened by ``target_temperature``, :func:`solvers.net.model.sharpen`); returns
+    the per-step losses."""
     import torch
 
     from .model import losses, to_batch
@@ -167,7 +173,7 @@ def train(model, samples: dict, *, steps: int, batch_size: int = 128, lr: float 
     log = []
     for _ in range(steps):
         rows = rng.integers(0, n, size=min(batch_size, n))
-        ce, mse = losses(model, to_batch(samples, rows))
+        ce, mse = losses(model, to_batch(samples, rows, target_temperature=target_temperature))
         loss = ce + value_coef * mse
         opt.zero_grad()
         loss.backward()
