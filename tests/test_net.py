@@ -274,3 +274,13 @@ def test_expert_iteration_config_errors():
         ei.ExpertIterationConfig(players=(4,))
     with pytest.raises(ConfigError, match="search"):
         ei.ExpertIterationConfig(search="mcts")
+
+
+def test_sharpened_policy_targets():
+    from solvers.net.model import sharpen
+    p = np.array([[0.5, 0.3, 0.2, 0.0], [0.25, 0.25, 0.5, 0.0]])
+    np.testing.assert_allclose(sharpen(p, 1.0), p, rtol=1e-6)
+    s = sharpen(p, 0.5)
+    np.testing.assert_allclose(s[0], np.array([25, 9, 4, 0]) / 38, rtol=1e-6)
+    np.testing.assert_array_equal(sharpen(p, 0.0), [[1, 0, 0, 0], [0, 0, 1, 0]])
+    assert (sharpen(p, 0.25)[:, 3] == 0).all()          # illegal actions stay at 0
