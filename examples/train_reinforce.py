@@ -11,6 +11,11 @@ action draws (a numpy Generator) and the network's initial weights. Writes
 ``curve.csv`` (mean training return per batch), ``summary.json`` (the learned
 policy, a uniformly random policy and the heuristic on the same evaluation
 deals) and ``curve.png`` when matplotlib is installed.
+
+The defaults' run (about 4 CPU-minutes: ~25 ms per training hand) is in
+``examples/train_reinforce_result/``: on 1,000 held-out deals the learned
+policy scores -9.77 +- 0.31 (standard error), uniform random -15.30 +- 0.38,
+the heuristic itself -9.02 +- 0.32.
 """
 
 from __future__ import annotations
