@@ -53,14 +53,6 @@ ENV_ID = "CancellationHearts-v0"
 _ILLEGAL = ("penalty", "raise")
 
 
-def _resolved(spec):
-    """The factory of ``spec`` with its keywords bound (a factory stays itself)."""
-    if isinstance(spec, str | AgentSpec):
-        sp = parse_spec(spec)
-        return functools.partial(factories()[sp.name], **sp.kwargs)
-    return spec
-
-
 class CancellationHeartsEnv(gymnasium.Env):
     """One learner against registered agents (see the module docstring)."""
 
@@ -96,10 +88,19 @@ class CancellationHeartsEnv(gymnasium.Env):
         self.opponent_specs = specs
         # Build them once now, so that a bad spec fails here (AgentSpecError), and
         # keep their factories: looking a name up lists the plug-ins every time.
+        known, resolved = None, {}
         self._factories = []
         for q, spec in zip(self._others, specs):
-            make_agent(spec, self.game, q, 0)
-            self._factories.append(_resolved(spec))
+            key = str(spec) if isinstance(spec, str | AgentSpec) else id(spec)
+            if key not in resolved:
+                make_agent(spec, self.game, q, 0)
+                if isinstance(spec, str | AgentSpec):
+                    known = factories() if known is None else known
+                    sp = parse_spec(spec)
+                    resolved[key] = functools.partial(known[sp.name], **sp.kwargs)
+                else:
+                    resolved[key] = spec
+            self._factories.append(resolved[key])
         self.illegal_action = illegal_action
         self.illegal_reward = float(self.game.min_utility() if illegal_reward is None
                                     else illegal_reward)
