@@ -10,6 +10,7 @@
     python -m experiments paper [--profile quick|paper] [--out DIR] [--no-build]
     python -m experiments ship [--src results/paper] [--dst paper/results]
     python -m experiments check [--quick results/quick] [--paper paper/results] [--run]
+    python -m experiments play --agents SPEC ... [--players N] [--seat S] [--port P] ...
 
 ``reproduce`` (what ``make reproduce`` runs) runs every registered experiment
 of the profile (the ladder too), and every benchmark of :mod:`experiments.bench`
@@ -435,6 +436,13 @@ def main(argv=None) -> int:
                          "together, Bonferroni-widened)")
     ck.add_argument("--run", action="store_true",
                     help="run (resume) the quick profile first, without the paper build")
+    sub.add_parser("play", add_help=False,
+                   help="play in the browser against agents (python -m experiments play "
+                        "--help: experiments.play)")
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["play"]:
+        from . import play
+        return play.main(argv[1:])
     args = ap.parse_args(argv)
     with _sigterm_interrupts():
         try:

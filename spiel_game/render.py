@@ -311,8 +311,12 @@ def _scores_table(state) -> str:
             f'{shooter}</div>')
 
 
-def state_to_html(state) -> str:
+def state_to_html(state, viewer: int | None = None) -> str:
     """A self-contained HTML fragment (inline CSS) picturing ``state``.
+
+    ``viewer`` (a seat, or None for everything): until the hand is over, the
+    other seats' hands are shown face down (``data-hidden="true"``) and their
+    passed cards are not shown, as that seat sees the table.
 
     Shows every seat's hand by suit (seat to move: ``ch-to-move``; dealer:
     ``ch-dealer``), the current trick (or the last complete one) with
@@ -350,6 +354,10 @@ def state_to_html(state) -> str:
         if q == moving:
             badges += '<span class="ch-badge ch-move-badge">to move</span>'
         rows = []
+        hidden = viewer is not None and q != viewer and ph != E.PH_OVER
+        if hidden:
+            groups = [[]] * len(groups)
+            rows.append(_face_down_html() * int(counts.sum()))
         for su, g in zip(C.SUITS, groups):
             if su not in r.suits and not g:
                 continue                                 # a reduced deck (custom suits)
@@ -361,7 +369,7 @@ def state_to_html(state) -> str:
         passed = ""
         if pc:
             seq = [int(x) for x in E.pass_choices(P, s, q)[:pc] if x >= 0]
-            if seq and ph != E.PH_OVER:
+            if seq and ph != E.PH_OVER and not hidden:
                 passed = (f'<div class="ch-passed" data-seat="{q}">passed: '
                           + "".join(_card_html(c) for c in seq) + "</div>")
         seats.append(
@@ -370,7 +378,8 @@ def state_to_html(state) -> str:
             f'<div class="ch-seat-head"><span class="ch-seat-name">P{q}</span>{badges}'
             f'<span class="ch-seat-points" data-seat="{q}">'
             f'{_plural(int(E.points(P, s)[q]), "pt")}</span></div>'
-            f'<div class="ch-hand" data-seat="{q}" data-count="{int(counts.sum())}">'
+            f'<div class="ch-hand" data-seat="{q}" data-count="{int(counts.sum())}" '
+            f'data-hidden="{str(hidden).lower()}">'
             + "".join(rows) + f"</div>{passed}</div>")
     parts.append('<div class="ch-section"><div class="ch-section-title">Hands</div>'
                  '<div class="ch-seats">' + "".join(seats) + "</div></div>")

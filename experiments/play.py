@@ -1,0 +1,502 @@
+"""Play Cancellation Hearts in the browser: one seat for a person, the others for agents.
+
+    python -m experiments play --agents heuristic "ismcts(iterations=2000)" --players 6
+    python -m experiments.play --agents heuristic --players 6 [--seat 0] [--seed 0]
+        [--port 8000] [--host 127.0.0.1] [--records DIR] [--game '{"moon": "choose"}']
+
+starts a local Flask app (http://127.0.0.1:8000/). Every new game gets its own
+id and lives on the server (:class:`PlaySession`); the page shows the table
+with :func:`spiel_game.render.state_to_html` as the person's seat sees it
+(other hands face down), the current trick with cancelled cards struck
+through, and the person's legal cards as buttons: while passing, choose the
+cards to pass and submit them; when you shot the moon under ``moon="choose"``,
+choose subtract or add. Agents (any spec of :mod:`solvers.registry`, cycled
+over the other seats) move on the server until the person is to act. At the
+end the page shows the trick-by-trick replay
+(:func:`spiel_game.render.hand_replay_html`) and the game is saved as a
+record (:mod:`spiel_game.records`) in ``--records`` (default
+``results/play``), one ``game-<id>.json`` per finished game.
+
+**Seeds.** Game number ``g`` of an app started with ``seed`` draws its chance
+outcomes from ``numpy.random.default_rng([seed, g, 1])`` and seat ``q``'s agent
+is seeded from ``SeedSequence([seed, g, 2, q])``: the same clicks replay the
+same game.
+
+**Input.** The page talks JSON to the API: ``GET /api/game/<id>`` (the view),
+``POST /api/game/<id>/move`` with ``{"actions": [int, ...]}`` (one card, one
+moon choice, or every card still to pass), ``GET /api/game/<id>/record`` (the
+finished game's record). Nothing the browser sends is evaluated: game ids are
+looked up, actions must be integers legal in the current state; anything else
+is answered with HTTP 400 (404 for an unknown game) and ``{"error": message}``
+saying what is allowed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import re
+import secrets
+import sys
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+import spiel_game
+from spiel_game import cards as C
+from spiel_game import engine as E
+from spiel_game import records as R
+from spiel_game.render import card_label, hand_replay_html, state_to_html
+
+__all__ = ["PlayError", "PlaySession", "create_app", "main"]
+
+DEFAULT_RECORDS = Path("results") / "play"
+
+
+class PlayError(ValueError):
+    """Bad play-app settings or a move that is not allowed; the message says what is."""
+
+
+def _seed(*words: int) -> int:
+    return int(np.random.SeedSequence([int(w) for w in words]).generate_state(1, np.uint64)[0]
+               & np.uint64(2**62 - 1))
+
+
+def _check_settings(agents, players, seat, seed, params) -> tuple[list[str], dict, Any]:
+    """Check the app's settings; returns (agent specs, game parameters, loaded game)."""
+    if isinstance(agents, str) or not isinstance(agents, Sequence) or not agents:
+        raise PlayError(f"agents must be a non-empty list of agent specs, got {agents!r}")
+    agents = [str(a) for a in agents]
+    if any(a.strip() == R.HUMAN for a in agents):
+        raise PlayError(f"{R.HUMAN!r} is the person's seat, not an agent spec")
+    params = dict(params or {})
+    if players is not None:
+        params["players"] = players
+    try:
+        game = spiel_game.load(params)
+    except (ValueError, TypeError, pyspiel.SpielError) as e:
+        raise PlayError(f"bad game parameters {params}: {e}") from None
+    n = game.num_players()
+    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
+        raise PlayError(f"seat must be a seat of the {n}-player game (0..{n - 1}), got {seat!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise PlayError(f"seed must be an integer >= 0, got {seed!r}")
+    from solvers.registry import AgentFactoryError, AgentSpecError, make_agent
+    for spec in dict.fromkeys(agents):
+        try:
+            make_agent(spec, game, (seat + 1) % n, 0)
+        except (AgentSpecError, AgentFactoryError) as e:
+            raise PlayError(f"bad agent {spec!r}: {e}") from None
+    return agents, params, game
+
+
+class PlaySession:
+    """One game: the person on ``seat``, agents ``agents`` cycled over the other
+    seats (seat ``seat + 1`` gets ``agents[0]``, ...). :meth:`view` describes what
+    the person sees; :meth:`move` applies their actions and lets the agents move
+    until the person is to act again or the game is over; when it is over the
+    record is written to ``out`` (if given). Thread-safe (one lock per session)."""
+
+    def __init__(self, agents: Sequence[str], params: Mapping[str, Any] | None = None, *,
+                 seat: int = 0, seed: int = 0, number: int = 0, out: str | Path | None = None,
+                 game_id: str | None = None, players: int | None = None, _checked=None):
+        agents, params, game = _checked or _check_settings(agents, players, seat, seed, params)
+        from solvers.registry import make_agent
+        self.id = game_id or secrets.token_hex(16)
+        self.game, self.params, self.seat = game, params, int(seat)
+        self.seed, self.number = int(seed), int(number)
+        self.out = None if out is None else Path(out)
+        n = game.num_players()
+        self.specs = [R.HUMAN if q == self.seat else agents[((q - self.seat - 1) % n) % len(agents)]
+                      for q in range(n)]
+        self.seat_seeds = [None if q == self.seat else _seed(self.seed, self.number, 2, q)
+                           for q in range(n)]
+        self.bots = [None if q == self.seat else
+                     make_agent(self.specs[q], game, q, self.seat_seeds[q]) for q in range(n)]
+        for b in self.bots:
+            if b is not None:
+                b.restart()
+        self._rng = np.random.default_rng([self.seed, self.number, 1])
+        self.state = game.new_initial_state()
+        self.seconds: list[float | None] = []
+        self.recent: list[str] = []          # moves since the person's last move
+        self.record: R.GameRecord | None = None
+        self.record_path: Path | None = None
+        self._lock = threading.Lock()
+        self._since = time.perf_counter()
+        self._advance()
+
+    # ------------------------------------------------------------ the game
+    def _apply(self, player: int, action: int, seconds: float | None) -> None:
+        st = self.state
+        if player >= 0:
+            secret = (player != self.seat and not st.is_chance_node()
+                      and int(st.engine_state[E.S_PHASE]) == E.PH_PASS)   # passes are private
+            what = "passed a card" if secret else self._name(player, action)
+            self.recent.append(f"P{player} ({'you' if player == self.seat else self.specs[player]})"
+                               f": {what}")
+            for q, b in enumerate(self.bots):
+                if b is not None and q != player:
+                    b.inform_action(st, player, action)
+        self.seconds.append(seconds)
+        st.apply_action(int(action))
+
+    def _name(self, player: int, action: int) -> str:
+        if action == E.MOON_SUBTRACT_ACTION:
+            return "moon: subtract from own score"
+        if action == E.MOON_ADD_ACTION:
+            return "moon: add to everyone else"
+        if self.state.is_chance_node() or not 0 <= action < E.K:
+            return self.state.action_to_string(player, action)
+        return card_label(action)
+
+    def _advance(self) -> None:
+        """Chance and the agents move until the person is to act or the game ends."""
+        st = self.state
+        while not st.is_terminal():
+            if st.is_chance_node():
+                acts, probs = zip(*st.chance_outcomes())
+                self._apply(pyspiel.PlayerId.CHANCE,
+                            int(acts[int(self._rng.choice(len(acts), p=np.asarray(probs)))]),
+                            None)
+                continue
+            p = st.current_player()
+            if p == self.seat:
+                break
+            legal = st.legal_actions()
+            if len(legal) == 1:
+                self._apply(p, legal[0], None)
+                continue
+            t0 = time.perf_counter()
+            a = int(self.bots[p].step(st))
+            dt = time.perf_counter() - t0
+            if a not in legal:
+                raise PlayError(f"agent {self.specs[p]!r} on seat {p} chose illegal action {a} "
+                                f"(legal: {legal})")
+            self._apply(p, a, dt)
+        self._since = time.perf_counter()
+        if st.is_terminal() and self.record is None:
+            self._finish()
+
+    def _finish(self) -> None:
+        seats = [{"agent": s, "seed": sd} for s, sd in zip(self.specs, self.seat_seeds)]
+        info = {"source": "experiments.play", "game_id": self.id, "human_seat": self.seat,
+                "game_number": self.number,
+                "finished": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")}
+        self.record = R.record_from_state(self.state, seats, seed=self.seed,
+                                          seconds=self.seconds, info=info)
+        if self.out is not None:
+            self.out.mkdir(parents=True, exist_ok=True)
+            self.record_path = R.write_record(self.record, self.out / f"game-{self.id}.json")
+
+    def _pass_left(self) -> int:
+        """Cards the person still has to pass now (0 outside the passing phase)."""
+        st = self.state
+        P, s = st.engine_params, st.engine_state
+        if st.is_terminal() or st.is_chance_node() or int(s[E.S_PHASE]) != E.PH_PASS:
+            return 0
+        pc = int(P[E.P_PASS])
+        done = int(np.sum(E.pass_choices(P, s, self.seat)[:pc] >= 0))
+        return pc - done
+
+    def move(self, actions: Any) -> dict:
+        """Apply the person's ``actions`` (a list of ints: one card or moon choice;
+        while passing, every card still to pass) and let the others move; returns
+        :meth:`view`. Raises :class:`PlayError` saying what is allowed."""
+        with self._lock:
+            st = self.state
+            if (not isinstance(actions, list) or not actions
+                    or not all(isinstance(a, int) and not isinstance(a, bool) for a in actions)):
+                raise PlayError(f"'actions' must be a non-empty list of integer actions, got "
+                                f"{str(actions)[:80]}")
+            if st.is_terminal():
+                raise PlayError("the game is over; start a new game")
+            if st.current_player() != self.seat:
+                raise PlayError(f"it is not your turn (player {st.current_player()} is to move)")
+            npass = self._pass_left()
+            if npass:
+                if len(actions) != npass:
+                    raise PlayError(f"choose {npass} card(s) to pass, got {len(actions)}")
+                hand = E.hand(st.engine_params, st.engine_state, self.seat)
+                want = np.bincount(actions, minlength=hand.size) if max(actions) < hand.size \
+                    and min(actions) >= 0 else None
+                if want is None or np.any(want[:hand.size] > hand):
+                    names = [C.card_to_string(a) if 0 <= a < E.K else str(a) for a in actions]
+                    raise PlayError(f"you can pass only cards in your hand; you chose {names}")
+            elif len(actions) != 1:
+                raise PlayError(f"play one action at a time, got {len(actions)}")
+            for k, a in enumerate(actions):
+                if k:
+                    self._advance()              # others may pass between your cards
+                    if st.is_terminal() or st.current_player() != self.seat:
+                        raise PlayError("the game moved on before all your passes were applied")
+                legal = st.legal_actions()
+                if a not in legal:
+                    what = self._name(self.seat, a) if 0 <= a <= E.MOON_ADD_ACTION else a
+                    names = [self._name(self.seat, x) for x in legal]
+                    raise PlayError(f"{what} is not legal now; legal: {names}")
+                if k == 0:
+                    self.recent = []
+                self._apply(self.seat, a, time.perf_counter() - self._since)
+                self._since = time.perf_counter()
+            self._advance()
+            return self._view()
+
+    # ------------------------------------------------------------ what the page shows
+    def view(self) -> dict:
+        """What the person sees: ``html`` (the table from their seat), ``phase``,
+        ``your_turn``, ``legal`` (``[{"action", "card", "label"}]``), ``pass_count``
+        (cards to choose now), ``moon`` (the moon choices offered), ``recent`` (moves
+        since your last one), and at the end ``returns``, ``replay_html`` and ``record``."""
+        with self._lock:
+            return self._view()
+
+    def _view(self) -> dict:
+        st = self.state
+        over = st.is_terminal()
+        ph = int(st.engine_state[E.S_PHASE])
+        phase = {E.PH_PASS: "pass", E.PH_PLAY: "play", E.PH_MOON: "moon", E.PH_OVER: "over",
+                 E.PH_DEAL: "deal"}[ph]
+        mine = not over and st.current_player() == self.seat
+        legal = st.legal_actions() if mine else []
+        v = {"id": self.id, "seat": self.seat, "players": self.game.num_players(),
+             "agents": self.specs, "phase": phase, "over": over, "your_turn": mine,
+             "to_move": None if over else int(st.current_player()),
+             "legal": [{"action": a, "card": C.card_to_string(a), "label": card_label(a)}
+                       for a in legal if a < E.K],
+             "moon": [{"action": a, "label": self._name(self.seat, a)}
+                      for a in legal if a >= E.K],
+             "pass_count": self._pass_left() if mine else 0,
+             "recent": list(self.recent),
+             "html": state_to_html(st, viewer=None if over else self.seat)}
+        if over:
+            v["returns"] = [float(x) for x in st.returns()]
+            v["replay_html"] = hand_replay_html(st)
+            v["record"] = str(self.record_path) if self.record_path else None
+        return v
+
+
+# ------------------------------------------------------------------ the web app
+_ID = re.compile(r"^[0-9a-f]{32}$")
+
+_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Cancellation Hearts</title>
+<style>
+body { font-family: system-ui, sans-serif; margin: 1em; }
+#controls { margin: .6em 0; min-height: 2.4em; }
+#message { color: #a00; margin: .3em 0; min-height: 1.2em; }
+#recent { color: #444; font-size: 90%; }
+.ch-card.ch-legal { cursor: pointer; outline: 2px solid #2a7; }
+.ch-card.ch-selected { background: #ffd54f; transform: translateY(-4px); }
+button { font-size: 100%; margin-right: .5em; }
+</style></head>
+<body data-game="__GAME__">
+<h1>Cancellation Hearts</h1>
+<div id="status"></div>
+<div id="controls"></div>
+<div id="message" role="alert"></div>
+<div id="table"></div>
+<div id="recent"></div>
+<div id="replay"></div>
+<p><a href="/new" id="new-game">New game</a></p>
+<script>
+const GAME = document.body.dataset.game;
+let view = null, selected = [];
+function el(tag, attrs, text) {
+  const e = document.createElement(tag);
+  for (const k in attrs) e.setAttribute(k, attrs[k]);
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+async function call(method, path, body) {
+  const r = await fetch(path, {method: method, headers: {"Content-Type": "application/json"},
+                              body: body === undefined ? undefined : JSON.stringify(body)});
+  const data = await r.json();
+  if (!r.ok) throw new Error(data.error || r.statusText);
+  return data;
+}
+async function send(actions) {
+  document.getElementById("message").textContent = "";
+  document.body.dataset.busy = "true";
+  try { show(await call("POST", "/api/game/" + GAME + "/move", {actions: actions})); }
+  catch (e) { document.getElementById("message").textContent = e.message; }
+  finally { document.body.dataset.busy = "false"; }
+}
+function show(v) {
+  view = v; selected = [];
+  document.getElementById("table").innerHTML = v.html;
+  const status = document.getElementById("status");
+  const controls = document.getElementById("controls");
+  controls.replaceChildren();
+  document.getElementById("recent").textContent =
+    v.recent.length ? "Since your last move: " + v.recent.join("; ") : "";
+  document.body.dataset.phase = v.phase;
+  document.body.dataset.over = String(v.over);
+  if (v.over) {
+    status.textContent = "Game over. Your result: " + v.returns[v.seat] +
+      " (returns " + v.returns.join(", ") + ")";
+    document.getElementById("replay").innerHTML = v.replay_html;
+    if (v.record) controls.append(el("span", {id: "record"}, "Saved as " + v.record));
+    return;
+  }
+  if (!v.your_turn) { status.textContent = "Waiting for P" + v.to_move; return; }
+  if (v.moon.length) {
+    status.textContent = "You shot the moon: choose";
+    for (const m of v.moon) {
+      const b = el("button", {"class": "moon-choice", "data-action": m.action}, m.label);
+      b.onclick = () => send([m.action]);
+      controls.append(b);
+    }
+    return;
+  }
+  const legal = new Set(v.legal.map(x => x.card));
+  const byCard = {}; for (const x of v.legal) byCard[x.card] = x.action;
+  const hand = document.querySelectorAll(
+    '#table .ch-hand[data-seat="' + v.seat + '"] .ch-card');
+  if (v.pass_count > 0) {
+    status.textContent = "You are P" + v.seat + ": choose " + v.pass_count +
+      " card(s) to pass, then press Pass";
+    const button = el("button", {id: "pass-button", disabled: ""}, "Pass");
+    button.onclick = () => send(selected.map(e => byCard[e.dataset.card]));
+    controls.append(button);
+    hand.forEach(e => {
+      if (!legal.has(e.dataset.card)) return;
+      e.classList.add("ch-legal");
+      e.onclick = () => {
+        const i = selected.indexOf(e);
+        if (i >= 0) { selected.splice(i, 1); e.classList.remove("ch-selected"); }
+        else if (selected.length < v.pass_count) {
+          selected.push(e); e.classList.add("ch-selected");
+        }
+        button.disabled = selected.length !== v.pass_count;
+      };
+    });
+  } else {
+    status.textContent = "You are P" + v.seat + ": play a card";
+    hand.forEach(e => {
+      if (!legal.has(e.dataset.card)) return;
+      e.classList.add("ch-legal");
+      e.onclick = () => send([byCard[e.dataset.card]]);
+    });
+  }
+}
+call("GET", "/api/game/" + GAME).then(show).catch(
+  e => { document.getElementById("message").textContent = e.message; });
+</script>
+</body></html>
+"""
+
+
+def create_app(agents: Sequence[str], players: int | None = None, seat: int = 0,
+               seed: int = 0, params: Mapping[str, Any] | None = None,
+               out: str | Path | None = DEFAULT_RECORDS):
+    """The Flask app: ``GET /`` or ``/new`` starts a game and redirects to
+    ``/game/<id>``; the JSON API is described in the module docstring. ``agents``:
+    agent specs cycled over the seats other than ``seat``; ``players`` overrides
+    ``params["players"]``; ``out``: folder for the finished games' records (None:
+    not saved). Settings are checked first (:class:`PlayError`). The app's
+    ``config["PLAY_SESSIONS"]`` maps game ids to :class:`PlaySession`."""
+    from flask import Flask, abort, jsonify, redirect, request
+    checked = _check_settings(agents, players, seat, seed, params)
+    app = Flask(__name__)
+    sessions: dict[str, PlaySession] = {}
+    app.config["PLAY_SESSIONS"] = sessions
+    counter = {"next": 0}
+    lock = threading.Lock()
+
+    def new_session() -> PlaySession:
+        with lock:
+            number = counter["next"]
+            counter["next"] += 1
+        s = PlaySession(checked[0], checked[1], seat=seat, seed=seed, number=number, out=out,
+                        _checked=checked)
+        sessions[s.id] = s
+        return s
+
+    def session(game_id: str) -> PlaySession:
+        if not _ID.match(game_id) or game_id not in sessions:
+            abort(404, description=f"no game {game_id[:40]!r} on this server; start one at /new")
+        return sessions[game_id]
+
+    @app.errorhandler(404)
+    def not_found(e):
+        return jsonify(error=e.description), 404
+
+    @app.errorhandler(PlayError)
+    def bad_move(e):
+        return jsonify(error=str(e)), 400
+
+    @app.get("/")
+    @app.get("/new")
+    def new_game():
+        app.config["PLAY_LAST"] = s = new_session()
+        return redirect(f"/game/{s.id}")
+
+    @app.get("/game/<game_id>")
+    def page(game_id):
+        session(game_id)
+        return _PAGE.replace("__GAME__", game_id)
+
+    @app.get("/api/game/<game_id>")
+    def api_view(game_id):
+        return jsonify(session(game_id).view())
+
+    @app.post("/api/game/<game_id>/move")
+    def api_move(game_id):
+        s = session(game_id)
+        body = request.get_json(silent=True)
+        if not isinstance(body, dict) or set(body) != {"actions"}:
+            raise PlayError('send a JSON object {"actions": [action, ...]}')
+        return jsonify(s.move(body["actions"]))
+
+    @app.get("/api/game/<game_id>/record")
+    def api_record(game_id):
+        s = session(game_id)
+        if s.record is None:
+            raise PlayError("the game is not over yet: a record is written at the end")
+        return jsonify(s.record.to_dict())
+
+    return app
+
+
+def main(argv=None) -> int:
+    """``python -m experiments.play``: start the app and serve it until Ctrl-C."""
+    ap = argparse.ArgumentParser(prog="python -m experiments.play",
+                                 description=__doc__.split("\n\n")[0])
+    ap.add_argument("--agents", nargs="+", required=True,
+                    help="agent specs for the other seats (solvers.registry), cycled")
+    ap.add_argument("--players", type=int, default=None)
+    ap.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--game", default="{}", help='other game parameters as JSON, e.g. '
+                                                 '\'{"moon": "choose"}\'')
+    ap.add_argument("--records", default=str(DEFAULT_RECORDS),
+                    help=f"folder for the finished games' records (default {DEFAULT_RECORDS})")
+    ap.add_argument("--host", default="127.0.0.1")
+    ap.add_argument("--port", type=int, default=8000)
+    args = ap.parse_args(argv)
+    try:
+        params = json.loads(args.game)
+    except json.JSONDecodeError as e:
+        ap.error(f"--game is not JSON: {e}")
+    if not isinstance(params, dict):
+        ap.error(f"--game must be a JSON object, got {args.game}")
+    try:
+        app = create_app(args.agents, args.players, args.seat, args.seed, params, args.records)
+    except PlayError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(f"Cancellation Hearts: open http://{args.host}:{args.port}/ (Ctrl-C stops)",
+          flush=True)
+    app.run(host=args.host, port=args.port, threaded=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
