@@ -310,9 +310,12 @@ class _Watch:
         self.a[self.b + 1] = 0
 
 
-def play_game(game, bots: Sequence, chance: _Chance, watch: _Watch | None = None):
+def play_game(game, bots: Sequence, chance: _Chance, watch: _Watch | None = None,
+              keep: list | None = None):
     """Play one game; returns (points per seat per hand, hands, seconds per seat,
-    decisions per seat). ``watch`` (worker processes): reports every agent call."""
+    decisions per seat). ``watch`` (worker processes): reports every agent call.
+    ``keep`` (a list): gets the final state and the thinking seconds of every action
+    (None for chance and forced moves) appended, for a game record."""
     n = game.num_players()
     st = game.new_initial_state()
     for q, b in enumerate(bots):
@@ -322,7 +325,9 @@ def play_game(game, bots: Sequence, chance: _Chance, watch: _Watch | None = None
     if watch is not None:
         watch.end()
     secs, decisions = [0.0] * n, [0] * n
+    per_action: list[float | None] = []
     while not st.is_terminal():
+        took = None
         if st.is_chance_node():
             a = chance.next(st)
             player = pyspiel.PlayerId.CHANCE
@@ -338,7 +343,8 @@ def play_game(game, bots: Sequence, chance: _Chance, watch: _Watch | None = None
                 a = bots[player].step(st)
                 if watch is not None:
                     watch.end()
-                secs[player] += time.perf_counter() - t0
+                took = time.perf_counter() - t0
+                secs[player] += took
                 decisions[player] += 1
                 if a not in legal:
                     raise TournamentError(
@@ -352,6 +358,9 @@ def play_game(game, bots: Sequence, chance: _Chance, watch: _Watch | None = None
             if watch is not None:
                 watch.end()
         st.apply_action(int(a))
+        per_action.append(took)
+    if keep is not None:
+        keep.append((st, per_action))
     s, P = st.engine_state, st.engine_params
     hands = max(1, int(s[E.S_HANDNO]))
     points = [int(s[P[E.L_SCORES] + q]) / hands for q in range(n)]
@@ -395,8 +404,10 @@ def _load_game(params: Mapping[str, Any]):
 
 def play_deal(config: TournamentConfig, deal: int, game=None,
               factories: Mapping[str, Callable] | None = None,
-              watch: _Watch | None = None) -> dict:
-    """Every seat assignment of deal ``deal``; the record written to the shard."""
+              watch: _Watch | None = None, games: bool = False) -> dict:
+    """Every seat assignment of deal ``deal``; the record written to the shard. With
+    ``games``, the dict also has ``"games"``: one game record
+    (:mod:`spiel_game.records`, as a JSON object) per seat assignment."""
     game = game or spiel_game.load(config.game_params)
     n, k = game.num_players(), len(config.agents)
     assigns = seat_assignments(n, k, config.lineup, config.rotations)
@@ -404,6 +415,7 @@ def play_deal(config: TournamentConfig, deal: int, game=None,
     secs, decs = np.zeros(k), np.zeros(k, np.int64)
     if watch is not None:
         watch.deal = deal
+    kept: list = [] if games else None
     for ai, assign in enumerate(assigns):
         bots = []
         for q in range(n):
@@ -412,14 +424,30 @@ def play_deal(config: TournamentConfig, deal: int, game=None,
                 watch.begin(q, _BUILD)
             bots.append(_make(config.agents[assign[q]], game, q,
                               _seed(config.seed, deal, 2, ai, q), factories))
-        pts, h, sc, dc = play_game(game, bots, _Chance(game, config.seed, deal), watch)
+        pts, h, sc, dc = play_game(game, bots, _Chance(game, config.seed, deal), watch, kept)
         points.append(pts)
         hands.append(h)
         for q in range(n):
             secs[assign[q]] += sc[q]
             decs[assign[q]] += dc[q]
-    return {"deal": deal, "assignments": [list(a) for a in assigns], "points": points,
-            "hands": hands, "timing": {"seconds": secs.tolist(), "decisions": decs.tolist()}}
+    out = {"deal": deal, "assignments": [list(a) for a in assigns], "points": points,
+           "hands": hands, "timing": {"seconds": secs.tolist(), "decisions": decs.tolist()}}
+    if games:
+        out["games"] = [_game_record(config, deal, ai, assign, st, per_action).to_dict()
+                        for ai, (assign, (st, per_action)) in enumerate(zip(assigns, kept))]
+    return out
+
+
+def _game_record(config: TournamentConfig, deal: int, ai: int, assign, state, seconds):
+    """The game record (:mod:`spiel_game.records`) of one seat assignment of a deal."""
+    from spiel_game.records import record_from_state
+    seats = [{"agent": config.agents[a], "seed": _seed(config.seed, deal, 2, ai, q)}
+             for q, a in enumerate(assign)]
+    return record_from_state(
+        state, seats, seed=config.seed, seconds=seconds,
+        info={"source": "experiments.tournament", "fingerprint": config.fingerprint(),
+              "deal": deal, "assignment": ai, "lineup": list(assign),
+              "chance": "numpy.random.default_rng([seed, deal, 1, hand])"})
 
 
 # ------------------------------------------------------------------ statistics
@@ -912,7 +940,8 @@ def _unpack_error(payload: tuple, deal) -> BaseException:
     return e
 
 
-def _worker_main(config_dict, factories, tasks, results, slots, slot: int, parent: int):
+def _worker_main(config_dict, factories, tasks, results, slots, slot: int, parent: int,
+                 games: bool = False):
     """A worker process: plays the deals it takes from ``tasks`` until ``None``."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)       # the main process decides
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -925,13 +954,13 @@ def _worker_main(config_dict, factories, tasks, results, slots, slot: int, paren
         config = TournamentConfig.from_dict(config_dict)
         game = spiel_game.load(config.game_params)
         while (deal := tasks.get()) is not None:
-            results.put(("ok", deal, play_deal(config, deal, game, factories, watch)))
+            results.put(("ok", deal, play_deal(config, deal, game, factories, watch, games)))
     except Exception as e:
         results.put(("error", deal, _pack_error(e)))
 
 
 def _run_workers(config: TournamentConfig, todo: list[int], nworkers: int, assigns,
-                 factories, finished: Callable[[dict], None]) -> None:
+                 factories, finished: Callable[[dict], None], games: bool = False) -> None:
     """Play ``todo`` in ``nworkers`` spawned processes, enforcing the move time limit;
     every worker is gone when this returns or raises."""
     ctx = multiprocessing.get_context("spawn")
@@ -948,7 +977,7 @@ def _run_workers(config: TournamentConfig, todo: list[int], nworkers: int, assig
             for i in range(nworkers):
                 p = ctx.Process(target=_worker_main, name=f"tournament-worker-{i}", daemon=True,
                                 args=(config.to_dict(), factories, tasks, results, slots, i,
-                                      os.getpid()))
+                                      os.getpid(), games))
                 p.start()
                 procs.append(p)
         remaining = set(todo)
@@ -1005,8 +1034,16 @@ def _run_workers(config: TournamentConfig, todo: list[int], nworkers: int, assig
 # ------------------------------------------------------------------ running
 def run_tournament(config: TournamentConfig, out: str | Path | None = None, *,
                    factories: Mapping[str, Callable] | None = None,
-                   progress: bool = True, repair: bool = False) -> TournamentResult:
+                   progress: bool = True, repair: bool = False,
+                   records: str | Path | None = None) -> TournamentResult:
     """Play (or resume) the tournament; write ``out/deals.jsonl`` and ``out/tournament.json``.
+
+    ``records`` (a file path): also append every game played (one per deal and
+    seat assignment) as a game record (:mod:`spiel_game.records`, JSON Lines) to
+    that file; the results are the same with or without it. A deal's records are
+    written before its line in ``deals.jsonl``; on resume, records of this
+    tournament (same fingerprint) whose deal is not saved are dropped from the
+    file (they are played again), so each saved deal has its records once.
 
     ``factories`` maps agent labels of ``config.agents`` to factories
     ``f(game, player, seed) -> pyspiel.Bot`` (OpenSpiel's bots, for example);
@@ -1033,6 +1070,7 @@ def run_tournament(config: TournamentConfig, out: str | Path | None = None, *,
     path, lock = None, None
     done: dict[int, dict] = {}
     bar = None
+    records = None if records is None else Path(records)
     try:
         if out is not None:
             out = Path(out)
@@ -1042,12 +1080,19 @@ def run_tournament(config: TournamentConfig, out: str | Path | None = None, *,
             done = _open_shard(path, config, assigns, n, repair, note)
         todo = [d for d in _deal_range(config) if d not in done]
         fp = config.fingerprint()
+        if records is not None:
+            _prepare_records(records, fp, set(done), note)
         if progress:
             from tqdm import tqdm
             bar = tqdm(total=config.deals, initial=config.deals - len(todo), unit="deal",
                        desc=" vs ".join(config.agents)[:60], file=sys.stderr)
 
         def finished(rec):
+            games = rec.pop("games", None)
+            if records is not None:
+                with _signals_held():
+                    _fsync_write(records, "".join(json.dumps(g) + "\n" for g in games).encode(),
+                                 "ab")
             done[rec["deal"]] = rec
             if path is not None:
                 with _signals_held():
@@ -1059,12 +1104,14 @@ def run_tournament(config: TournamentConfig, out: str | Path | None = None, *,
             with _sigterm_raises():
                 workers = min(config.workers, len(todo))
                 if config.move_time_limit is not None and todo:
-                    _run_workers(config, todo, max(1, workers), assigns, factories, finished)
+                    _run_workers(config, todo, max(1, workers), assigns, factories, finished,
+                                 records is not None)
                 elif workers <= 1:
                     for d in todo:
-                        finished(play_deal(config, d, game, factories))
+                        finished(play_deal(config, d, game, factories, games=records is not None))
                 else:
-                    _run_workers(config, todo, workers, assigns, factories, finished)
+                    _run_workers(config, todo, workers, assigns, factories, finished,
+                                 records is not None)
         except KeyboardInterrupt as e:
             signum = getattr(e, "signum", signal.SIGINT)
             saved = sum(1 for d in done if d in _deal_range(config))
@@ -1084,6 +1131,39 @@ def run_tournament(config: TournamentConfig, out: str | Path | None = None, *,
     if out is not None:
         write_result(out / RESULT, summary, metadata(config.to_dict(), config.seed, started))
     return TournamentResult(config, records, summary, out, notes)
+
+
+def _prepare_records(path: Path, fingerprint: str, saved: set[int], note) -> None:
+    """Before (re)starting: drop this tournament's records of deals that are not saved
+    (a run killed between a deal's records and its line; the deal is played again),
+    keeping every other line verbatim. A damaged record file raises TournamentError."""
+    from spiel_game.records import RecordError, iter_records
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch()
+    text = path.read_text(encoding="utf-8", errors="replace")
+    if text and not text.endswith("\n"):           # a writer killed mid-line
+        _fsync_write(path, text[:text.rfind("\n") + 1].encode())
+        note(f"dropped an incomplete last line of {path}")
+    try:
+        recs = list(iter_records(path))
+    except RecordError as e:
+        raise TournamentError(f"the game record file cannot be appended to: {e}") from None
+    mine = [r.info.get("fingerprint") == fingerprint for r in recs]
+    keep = [not m or r.info.get("deal") in saved for r, m in zip(recs, mine)]
+    lines = [ln for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
+    if not all(keep):
+        dropped = sorted({r.info.get("deal") for r, k in zip(recs, keep) if not k})
+        tmp = path.with_name(path.name + ".tmp")
+        _fsync_write(tmp, "".join(ln + "\n" for ln, k in zip(lines, keep) if k).encode())
+        os.replace(tmp, path)
+        note(f"dropped the game records of unsaved deals {dropped[:10]} from {path} "
+             f"(they are played again)")
+    have = {r.info.get("deal") for r, m in zip(recs, mine) if m}
+    missing = sorted(saved - have)
+    if missing:
+        note(f"{len(missing)} saved deals (first {missing[:5]}) were played without game "
+             f"records; {path} holds only the deals played with records=")
 
 
 def summary_table(summary: dict) -> str:
