@@ -356,9 +356,8 @@ def state_to_html(state, viewer: int | None = None) -> str:
         rows = []
         hidden = viewer is not None and q != viewer and ph != E.PH_OVER
         if hidden:
-            groups = [[]] * len(groups)
             rows.append(_face_down_html() * int(counts.sum()))
-        for su, g in zip(C.SUITS, groups):
+        for su, g in ([] if hidden else zip(C.SUITS, groups)):
             if su not in r.suits and not g:
                 continue                                 # a reduced deck (custom suits)
             sym = C.SUIT_SYMBOLS[su]

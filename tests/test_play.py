@@ -193,6 +193,7 @@ def test_browser_plays_a_whole_hand_by_clicking(tmp_path):
     sync_api = pytest.importorskip("playwright.sync_api")
     from werkzeug.serving import make_server
     app = create_app(AGENTS, seat=0, seed=11, params=SMALL, out=tmp_path)
+    PlaySession(AGENTS, SMALL, seed=11)     # compile the kernels before the browser's clock
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
