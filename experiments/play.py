@@ -252,8 +252,9 @@ class PlaySession:
     def view(self) -> dict:
         """What the person sees: ``html`` (the table from their seat), ``phase``,
         ``your_turn``, ``legal`` (``[{"action", "card", "label"}]``), ``pass_count``
-        (cards to choose now), ``moon`` (the moon choices offered), ``recent`` (moves
-        since your last one), and at the end ``returns``, ``replay_html`` and ``record``."""
+        (cards to choose now), ``hand`` (your cards, one action per copy), ``moon``
+        (the moon choices offered), ``recent`` (moves since your last one), and at the
+        end ``returns``, ``replay_html`` and ``record``."""
         with self._lock:
             return self._view()
 
@@ -273,6 +274,8 @@ class PlaySession:
              "moon": [{"action": a, "label": self._name(self.seat, a)}
                       for a in legal if a >= E.K],
              "pass_count": self._pass_left() if mine else 0,
+             "hand": [int(c) for c in np.repeat(
+                 np.arange(E.K), E.hand(st.engine_params, st.engine_state, self.seat))],
              "recent": list(self.recent),
              "html": state_to_html(st, viewer=None if over else self.seat)}
         if over:
