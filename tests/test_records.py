@@ -244,3 +244,19 @@ def test_whole_deal_records_replay():
     assert st.get_game().get_parameters()["deal"] == "whole"
     assert R.replay(rec).returns() == st.returns()
     assert isinstance(R.replay(rec), pyspiel.State)
+
+
+def test_records_stay_rules_level_and_outside_the_kernel_cache_hash():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from spiel_game.numba_cache import engine_sources
+    root = Path(__file__).resolve().parent.parent
+    code = ("import sys, spiel_game.records as R; R.GameRecord; "
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'solvers', 'experiments'}))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True,
+                         text=True, check=True, timeout=300).stdout
+    assert out.strip().splitlines()[-1] == "[]"
+    # editing records does not drop the compiled engine kernels (numba_cache.guard)
+    assert Path(R.__file__).resolve() not in engine_sources()
