@@ -225,8 +225,18 @@ def _load_game(params: dict, origin: str):
         raise RecordError(f"{origin}: bad game parameters in 'game': {e}") from None
 
 
+_PLAYERS: dict[str, int] = {}           # game parameters (JSON) -> players, for reading
+
+
 def _game_players(params: dict, origin: str) -> int:
-    return _load_game(params, origin).num_players()
+    """The number of players of the game ``params`` (checked; remembered per parameters)."""
+    key = json.dumps(params, sort_keys=True)
+    if key not in _PLAYERS:
+        n = _load_game(params, origin).num_players()
+        if len(_PLAYERS) > 256:
+            _PLAYERS.clear()
+        _PLAYERS[key] = n
+    return _PLAYERS[key]
 
 
 def _seat_entries(seats, n: int) -> tuple:
