@@ -138,7 +138,7 @@ def load_samples(path) -> dict:
 def evaluate_losses(model, samples: dict, batch_size: int = 512,
                     target_temperature: float = 1.0) -> tuple[float, float]:
     """Mean ``(policy cross-entropy, value MSE)`` of ``model`` over ``samples``
-    (policy targets sharpened by ``target_temperature``)."""
+    (policy targets sharpened by ``target_temperature``), on the model's device."""
     import torch
 
     from .model import losses, to_batch
@@ -147,7 +147,7 @@ def evaluate_losses(model, samples: dict, batch_size: int = 512,
     with torch.no_grad():
         for a in range(0, n, batch_size):
             rows = np.arange(a, min(n, a + batch_size))
-            ce, mse = losses(model, to_batch(samples, rows,
+            ce, mse = losses(model, to_batch(samples, rows, device=_device(model),
                                              target_temperature=target_temperature))
             ce_sum += float(ce) * len(rows)
             mse_sum += float(mse) * len(rows)
@@ -156,14 +156,16 @@ def evaluate_losses(model, samples: dict, batch_size: int = 512,
 
 def train(model, samples: dict, *, steps: int, batch_size: int = 128, lr: float = 1e-3,
           weight_decay: float = 1e-4, value_coef: float = 1.0, seed: int = 0,
-          target_temperature: float = 1.0) -> list[dict]:
+          target_temperature: float = 1.0, device: str = "cpu") -> list[dict]:
     """``steps`` Adam steps on minibatches of ``samples`` (rows drawn with replacement
     from ``numpy.random.default_rng(seed)``; policy targets = the visit distributions
     sharpened by ``target_temperature``, :func:`solvers.net.model.sharpen`); returns
-    the per-step losses."""
+    the per-step losses. ``device``: ``cpu``, ``cuda`` or ``auto`` (a GPU when one is
+    present; the model is moved there and stays there)."""
     import torch
 
-    from .model import losses, to_batch
+    from .model import losses, pick_device, to_batch
+    model.to(pick_device(device))
     n = size(samples)
     if n == 0:
         raise ValueError("train: no samples")
@@ -173,7 +175,8 @@ def train(model, samples: dict, *, steps: int, batch_size: int = 128, lr: float 
     log = []
     for _ in range(steps):
         rows = rng.integers(0, n, size=min(batch_size, n))
-        ce, mse = losses(model, to_batch(samples, rows, target_temperature=target_temperature))
+        ce, mse = losses(model, to_batch(samples, rows, device=_device(model),
+                                         target_temperature=target_temperature))
         loss = ce + value_coef * mse
         opt.zero_grad()
         loss.backward()
@@ -181,3 +184,7 @@ def train(model, samples: dict, *, steps: int, batch_size: int = 128, lr: float 
         log.append({"policy_loss": ce.item(), "value_loss": mse.item()})
     model.eval()
     return log
+
+
+def _device(model):
+    return next(model.parameters()).device
