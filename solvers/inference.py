@@ -240,7 +240,9 @@ def _received_probability(model, eps, p, r, choices, pc, bufs, legals, work, rng
             rem[nt] = 0
             nt += 1
         rem[u] += 1
-    bufs[0, :] = r
+    b0 = bufs[0]
+    for i in range(b0.shape[0]):          # (explicit loops: 2-D row slices copy slowly)
+        b0[i] = r[i]
     prefix[0] = 1.0
     kk[0] = step_legal(p, bufs[0], legals[0])
     hh[0] = _model_action(model, p, bufs[0], legals[0], kk[0], rng)
@@ -265,8 +267,11 @@ def _received_probability(model, eps, p, r, choices, pc, bufs, legals, work, rng
             continue
         chosen[j] = u
         rem[u] -= 1
-        bufs[j + 1, :] = bufs[j]
-        step_apply(p, bufs[j + 1], c)
+        src = bufs[j]
+        dst = bufs[j + 1]
+        for i in range(dst.shape[0]):
+            dst[i] = src[i]
+        step_apply(p, dst, c)
         prefix[j + 1] = pr
         kk[j + 1] = step_legal(p, bufs[j + 1], legals[j + 1])
         hh[j + 1] = _model_action(model, p, bufs[j + 1], legals[j + 1], kk[j + 1], rng)
@@ -308,9 +313,13 @@ def world_log_likelihood(p, w, me, model, eps, fresh, r, bufs, legals, legal, se
     E.scores(p, r)[:] = E.scores(p, w)
     E.hand_points(p, r)[:] = E.hand_points(p, w)
     for q in range(n):
-        deal[q, :] = E.dealt_hand(p, w, q)
+        d = E.dealt_hand(p, w, q)
+        for c in range(K):
+            deal[q, c] = d[c]
     if p[E.P_KITTY] > 0:
-        deal[n, :] = E.kitty(p, w)
+        kit = E.kitty(p, w)
+        for c in range(K):
+            deal[n, c] = kit[c]
     E.apply_whole_deal(p, r, deal)
     ll = 0.0
     off = w[E.S_PASSOFF] % n
