@@ -208,6 +208,7 @@ class TrainResult:
     baseline: float | None
     episodes: int
     seconds: float
+    git_commit: str = "unknown"      # of the code that trained (read when training started)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -432,6 +433,8 @@ def train(config: TrainConfig, *, progress=None) -> TrainResult:
     device = _device(config.device)
     kind = (rl_environment.ObservationType.OBSERVATION if config.observation == "observation"
             else rl_environment.ObservationType.INFORMATION_STATE)
+    from experiments.metadata import git_commit
+    commit = git_commit()
     t0 = time.perf_counter()
     curve: list[dict] = []
     eval_seed = _sub_seed(config.seed, 1)
@@ -500,7 +503,7 @@ def train(config: TrainConfig, *, progress=None) -> TrainResult:
                        num_actions=num_actions, reward_scale=float(scale),
                        policy_networks=policy, q_networks=qnets, curve=curve,
                        baseline=baseline, episodes=config.episodes,
-                       seconds=time.perf_counter() - t0)
+                       seconds=time.perf_counter() - t0, git_commit=commit)
 
 
 # --------------------------------------------------------------------------- checkpoints
@@ -525,6 +528,8 @@ def save_checkpoint(result: TrainResult, path: str | Path, extra: dict | None = 
     torch.save(blob, tmp)
     os.replace(tmp, path)
     meta = metadata(result.config.to_dict(), result.config.seed)
+    meta["git_commit_at_save"] = meta["git_commit"]
+    meta["git_commit"] = result.git_commit
     try:
         import torch as _t
         meta["versions"]["torch"] = _t.__version__

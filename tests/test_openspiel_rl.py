@@ -56,7 +56,7 @@ def test_training_records_curve_loss_and_provenance(trained, alg):
     assert doc["config"]["seed"] == 7 and doc["config"]["game"] == SMALL
     assert doc["curve"] == json.loads(json.dumps(result.curve))
     assert doc["metadata"]["versions"]["torch"] == torch.__version__
-    assert doc["metadata"]["git_commit"]
+    assert doc["metadata"]["git_commit"] == result.git_commit != "unknown"
     blob = torch.load(path, weights_only=True)
     assert blob["format"] == rl.FORMAT and len(blob["policy_networks"]) == 3
     assert ("q_networks" in blob) == (alg == "nfsp")
