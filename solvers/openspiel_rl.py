@@ -274,37 +274,14 @@ def _input_size(game, observation: str) -> int:
             else game.information_state_tensor_size())
 
 
-def _map_structure(fn, *structures):
-    """``fn`` applied leaf by leaf to structures of the same shape (NamedTuples,
-    tuples, lists, dicts; anything else is a leaf): the one function of
-    ``dm-tree`` that OpenSpiel's PyTorch DQN/NFSP replay buffers call."""
-    first = structures[0]
-    if isinstance(first, tuple) and hasattr(first, "_fields"):
-        return type(first)(*(_map_structure(fn, *xs) for xs in zip(*structures)))
-    if isinstance(first, (tuple, list)):
-        return type(first)(_map_structure(fn, *xs) for xs in zip(*structures))
-    if isinstance(first, dict):
-        return {k: _map_structure(fn, *(s[k] for s in structures)) for k in first}
-    return fn(*structures)
-
-
 def _openspiel_torch():
-    """OpenSpiel's ``dqn`` and ``nfsp`` PyTorch modules. They import ``tree``
-    (the ``dm-tree`` package) for one function, ``map_structure``; where
-    ``dm-tree`` is not installed, a module ``tree`` offering
-    :func:`_map_structure` stands in for it (nothing else in this process imports
-    ``tree``; install ``dm-tree`` to use the real one)."""
+    """OpenSpiel's ``dqn`` and ``nfsp`` PyTorch modules (they need PyTorch and
+    ``dm-tree``: the extra ``torch``)."""
     try:
-        import tree  # noqa: F401
-    except ImportError:
-        import importlib.machinery
-        import types
-        shim = types.ModuleType("tree")
-        shim.__spec__ = importlib.machinery.ModuleSpec("tree", None)   # torch looks it up
-        shim.__doc__ = "stand-in for dm-tree's map_structure (solvers.openspiel_rl)"
-        shim.map_structure = _map_structure
-        sys.modules["tree"] = shim
-    from open_spiel.python.pytorch import dqn, nfsp
+        from open_spiel.python.pytorch import dqn, nfsp
+    except ImportError as err:
+        raise ImportError(f"OpenSpiel's PyTorch DQN/NFSP need the extra 'torch' "
+                          f"(pip install -e '.[torch]'): {err}") from err
     return dqn, nfsp
 
 
