@@ -59,7 +59,10 @@ unless ``fresh=True`` (``--fresh``), which deletes that folder's old results
 Backends: ``local`` (``workers`` processes, spawned; ``workers=1`` runs in this
 process) and ``ray`` (tasks on a Ray cluster: ``address=None`` starts a local
 instance, ``"auto"`` or ``"HOST:PORT"`` joins a running one; an instance
-already initialised by the caller is used as it is). Spawned workers import
+already initialised by the caller is used as it is). Joining a cluster, the
+runner ships the checkout's packages with the job (:func:`ray_runtime_env`;
+``CH_RAY_SHIP_CODE=0`` turns it off), so nodes that never saw the checkout run
+the driver's code; each shard records the Ray node it ran on. Spawned workers import
 the main script again, so a script that calls :func:`run` at its top level
 without ``if __name__ == "__main__":`` is detected and run in this process
 (``workers=1``, with a warning) instead of running the script once per
@@ -100,7 +103,7 @@ from .registry import Experiment, Summary, Unit, get
 
 __all__ = ["run", "load", "resolve", "RunResult", "RunError", "RunInterrupted",
            "CorruptResultError", "UnverifiedResultError", "ResultsNotFoundError",
-           "results_root", "unit_threads",
+           "results_root", "unit_threads", "ray_runtime_env", "RAY_PACKAGES",
            "BACKENDS"]
 
 BACKENDS = ("local", "ray")
@@ -475,6 +478,46 @@ def _local_backend(exp, config, todo, workers) -> Iterator[tuple[Unit, dict]]:
         pool.shutdown(wait=finished, cancel_futures=True)
 
 
+#: The packages a Ray worker needs from this checkout (shipped to cluster nodes).
+RAY_PACKAGES = ("spiel_game", "solvers", "experiments")
+#: Not shipped: caches (numba's compiled kernels are rebuilt on each node) and results.
+RAY_EXCLUDES = ("__pycache__", "*.pyc", "*.nbi", "*.nbc", "*.sources.sha256")
+
+
+def ray_runtime_env() -> dict:
+    """The Ray ``runtime_env`` that ships this checkout's code to cluster nodes.
+
+    ``py_modules`` uploads the packages :data:`RAY_PACKAGES` of the driver's
+    checkout (about 1.3 MB without caches) to the cluster once per code version;
+    every worker imports them first, so nodes that never saw the checkout run
+    exactly the driver's code (they still need the dependencies: Python, ray,
+    open_spiel, numba, numpy, scipy, pandas at the driver's versions). numba's
+    caches are not shipped: each node compiles the kernels on first use, into the
+    ``__pycache__`` folders of its unpacked copy (or ``NUMBA_CACHE_DIR``), and its
+    later workers load them from there."""
+    return {"py_modules": [str(_ROOT / name) for name in RAY_PACKAGES],
+            "excludes": list(RAY_EXCLUDES)}
+
+
+def _ship_code() -> bool:
+    """Whether a run that joins a Ray cluster ships this checkout's code
+    (``CH_RAY_SHIP_CODE``: ``1``, the default, or ``0``)."""
+    value = os.environ.get("CH_RAY_SHIP_CODE", "1").strip()
+    if value not in ("0", "1"):
+        raise RunError(f"CH_RAY_SHIP_CODE={value!r}: allowed values are 1 (ship this "
+                       f"checkout's code to the Ray cluster, the default) and 0 (the nodes "
+                       f"import their installed copy)")
+    return value == "1"
+
+
+def _execute_ray(unit_fn, config, unit: Unit, threads: int | None = None) -> dict:
+    """:func:`_execute` in a Ray task, plus the Ray node id it ran on (``node``)."""
+    import ray
+    res = _execute(unit_fn, config, unit, threads)
+    res["node"] = ray.get_runtime_context().get_node_id()
+    return res
+
+
 def _ray_backend(exp, config, todo, workers, address) -> Iterator[tuple[Unit, dict]]:
     if not todo:
         return
@@ -486,14 +529,19 @@ def _ray_backend(exp, config, todo, workers, address) -> Iterator[tuple[Unit, di
     if not ray.is_initialized():
         kwargs: dict[str, Any] = {"logging_level": "WARNING"}
         if address:
+            # A cluster: its other nodes may not have this checkout (or have another
+            # commit), so the driver ships its code with the job (CH_RAY_SHIP_CODE=0:
+            # the nodes import their own installed copy).
             kwargs["address"] = address
+            if _ship_code():
+                kwargs["runtime_env"] = ray_runtime_env()
         else:
             kwargs["include_dashboard"] = False
             if workers:
                 kwargs["num_cpus"] = workers
         ray.init(**kwargs)
         owned = True
-    remote = ray.remote(num_cpus=1)(_execute)
+    remote = ray.remote(num_cpus=1)(_execute_ray)
     limit = workers or len(todo)
     queue = list(todo)
     inflight: dict = {}
@@ -689,7 +737,8 @@ def run(name: str, *, profile: str = "quick", overrides: Mapping[str, Any] | Non
       config_file: a TOML file of config fields, applied before ``overrides``.
       seed: the config seed (same as ``overrides={"seed": seed}``).
       backend: ``local`` or ``ray``.
-      address: Ray cluster address (``auto``, ``HOST:PORT``); None starts a local one.
+      address: Ray cluster address (``auto``, ``HOST:PORT``; the code is shipped, see
+        :func:`ray_runtime_env`); None starts a local one.
       workers: local processes (default: all cores; 1 runs in this process) or
         the most Ray tasks in flight (default: all units).
       out: results folder holding one folder per experiment and configuration
