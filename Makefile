@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip show torch >/dev/null 2>&1 || $(PY) -m pip install --quiet $(TORCH)
-	$(PY) -m pip install --quiet -e ".[dev,paper,distributed,torch,pettingzoo,play,notebooks]"
+	$(PY) -m pip install --quiet -e ".[dev,all]"
 	touch $(STAMP)
 
 venv: $(STAMP)
