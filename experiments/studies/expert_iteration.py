@@ -336,7 +336,9 @@ def summarize(config: ExpertIterationConfig, rows) -> Summary:
                      f"{r.value_loss_after:.4f}        {r.net_minus_heuristic:+.2f} "
                      f"[{r.net_minus_heuristic_lo:+.2f}, {r.net_minus_heuristic_hi:+.2f}]"
                      f"  {r.selfplay_seconds:.1f}/{r.train_seconds:.1f}")
-    lines.append(f"checkpoints: {checkpoint_dir(config)}")
+    # the folder as configured, not resolved: the text must not depend on CH_RESULTS
+    where = config.checkpoints or f"<results root>/checkpoints/{checkpoint_dir(config).name}"
+    lines.append(f"checkpoints: {where} (the rows' checkpoint column)")
     return Summary(tables={"curve": curve}, text="\n".join(lines))
 
 
