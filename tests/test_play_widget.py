@@ -7,6 +7,7 @@ when it is installed."""
 from __future__ import annotations
 
 import importlib.util
+import sys
 import types
 
 import pytest
@@ -91,8 +92,7 @@ def test_refused_move_shows_a_message(tmp_path):
     assert pw.view["pass_count"] == 1                   # nothing happened
 
 
-@pytest.mark.skipif(importlib.util.find_spec("ipywidgets") is not None,
-                    reason="ipywidgets is installed")
-def test_missing_ipywidgets_is_named():
+def test_missing_ipywidgets_is_named(monkeypatch):
+    monkeypatch.setitem(sys.modules, "ipywidgets", None)      # as if not installed
     with pytest.raises(ImportError, match="needs ipywidgets: pip install -e '.\\[notebooks\\]'"):
         _ipywidgets()
