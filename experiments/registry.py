@@ -35,7 +35,8 @@ Rules:
   streams from the work itself instead (e.g. ``simulate(seed=..., first_hand=...)``).
 * ``run_unit(config, unit)`` is a module-level function (it is pickled by
   reference to worker processes and Ray workers) returning a list of flat
-  dicts or a DataFrame; it must be deterministic given ``(config, unit)``. It
+  dicts or a DataFrame (or a :class:`UnitOutput`: rows plus attachments kept
+  beside them); its rows must be deterministic given ``(config, unit)``. It
   may use :func:`experiments.runner.unit_threads` threads.
 * ``summarize(config, rows)`` (optional) returns a :class:`Summary`, a
   DataFrame (the table ``summary``) or a string.
@@ -64,7 +65,7 @@ import numpy as np
 
 from .config import check_config_class, make_config
 
-__all__ = ["register", "get", "experiments", "Experiment", "Unit", "Summary",
+__all__ = ["register", "get", "experiments", "Experiment", "Unit", "UnitOutput", "Summary",
            "discovery_errors", "unit_seed", "UnknownExperimentError"]
 
 _REGISTRY: dict[str, Experiment] = {}
@@ -94,6 +95,18 @@ class Unit:
     def rng(self) -> np.random.Generator:
         """A numpy Generator seeded with :attr:`seed`."""
         return np.random.default_rng(self.seed)
+
+
+@dataclasses.dataclass(frozen=True)
+class UnitOutput:
+    """What ``run_unit`` may return instead of bare rows: the unit's tidy ``rows``
+    and ``attachments``, JSON-serializable values kept with the unit's shard but
+    not in the tables (e.g. the full game records of a tournament's deals).
+    Attachments are saved and verified with the shard and read back in unit order
+    by :func:`experiments.runner.attachments`; they never change the rows."""
+
+    rows: Any
+    attachments: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass(frozen=True)

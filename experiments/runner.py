@@ -99,12 +99,12 @@ from typing import Any
 
 from .config import config_to_dict, fingerprint, load_config_file
 from .metadata import metadata
-from .registry import Experiment, Summary, Unit, get
+from .registry import Experiment, Summary, Unit, UnitOutput, get
 
 __all__ = ["run", "load", "resolve", "RunResult", "RunError", "RunInterrupted",
            "CorruptResultError", "UnverifiedResultError", "ResultsNotFoundError",
            "results_root", "unit_threads", "ray_runtime_env", "RAY_PACKAGES",
-           "BACKENDS"]
+           "BACKENDS", "attachments"]
 
 BACKENDS = ("local", "ray")
 FORMAT = 2                      # run.json/metadata.json layout with content hashes
@@ -403,9 +403,15 @@ def _execute(unit_fn, config, unit: Unit, threads: int | None = None) -> dict:
     global _UNIT_THREADS
     _UNIT_THREADS = threads
     t0 = time.perf_counter()
-    rows = _rows_of(unit_fn(config, unit))
-    rows = json.loads(json.dumps(rows, default=_json_default))
-    return {"rows": rows, "elapsed_s": time.perf_counter() - t0, "host": socket.gethostname()}
+    out = unit_fn(config, unit)
+    extra = None
+    if isinstance(out, UnitOutput):
+        out, extra = out.rows, dict(out.attachments)
+    rows = json.loads(json.dumps(_rows_of(out), default=_json_default))
+    res = {"rows": rows, "elapsed_s": time.perf_counter() - t0, "host": socket.gethostname()}
+    if extra:
+        res["attachments"] = json.loads(json.dumps(extra, default=_json_default))
+    return res
 
 
 def _worker_init(parent: int) -> None:
@@ -1128,3 +1134,29 @@ def load(name: str, profile: str = "quick", out: str | Path | None = None, *,
               if f.endswith(".csv") and f != "rows.csv"}
     text = contents["summary.txt"].decode("utf-8") if "summary.txt" in contents else ""
     return RunResult(base, profile, run_dir, meta.get("config"), rows, tables, text, meta)
+
+
+def attachments(result: RunResult, key: str) -> list[tuple[int, Any]]:
+    """``[(unit index, value)]``: the attachment ``key`` of every unit of a loaded
+    run (:func:`load`) that has one (:class:`experiments.registry.UnitOutput`), in
+    unit order. Each shard is checked against the hash recorded when it was
+    written; units saved without that attachment (e.g. by an older version of the
+    experiment) are left out, so compare the indices with the run's units.
+
+    Raises :class:`CorruptResultError` naming a damaged shard (``load`` checks the
+    rest of the folder)."""
+    run_dir = Path(result.path)
+    jpath = run_dir / _JOURNAL
+    recorded, problems, _ = _parse_journal(jpath, jpath.read_bytes())
+    out: list[tuple[int, Any]] = []
+    for i in range(int(result.metadata.get("units", 0))):
+        shard, _, problem = _check_shard(run_dir, i, recorded)
+        if shard is None:
+            problems.append((_shard_path(run_dir, i), problem or "missing (deleted)"))
+        elif key in (shard.get("attachments") or {}):
+            out.append((i, shard["attachments"][key]))
+    if problems:
+        raise CorruptResultError(f"{run_dir}: damaged shard(s):\n{_problem_lines(problems)}\n"
+                                 f"the run's own command with --recompute-corrupt recomputes "
+                                 f"them", problems)
+    return out

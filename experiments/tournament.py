@@ -574,16 +574,18 @@ def deal_records(rows) -> list[dict]:
     return [recs[d] for d in sorted(recs)]
 
 
-def play_block(config: TournamentConfig, where: str) -> list[dict]:
+def play_block(config: TournamentConfig, where: str, games: bool = False):
     """The deal records of ``config`` (a block of deals: :attr:`TournamentConfig.first_deal`),
     played without a record file, for a unit of a runner experiment (in a watched
-    worker process when ``move_time_limit`` is set). A :class:`TournamentError`
+    worker process when ``move_time_limit`` is set); with ``games``, the pair
+    ``(deal records, game records)`` (:attr:`TournamentResult.games`). A :class:`TournamentError`
     becomes a :class:`experiments.runner.RunError` starting with ``where``; SIGINT or
     SIGTERM, which the runner's handler raises in its own process, goes back to the
     runner as that handler's exception (its message says how many units are saved)."""
     from . import runner
     try:
-        return run_tournament(config, None, progress=False).records
+        res = run_tournament(config, None, progress=False, keep_games=games)
+        return (res.records, res.games) if games else res.records
     except TournamentError as err:
         raise runner.RunError(f"{where}: {err}") from None
     except TournamentInterrupted as err:
@@ -598,6 +600,7 @@ class TournamentResult:
     summary: dict
     path: Path | None
     notes: list[str] = dataclasses.field(default_factory=list)
+    games: list[dict] | None = None     # game records, with run_tournament(keep_games=True)
 
     def table(self) -> str:
         return summary_table(self.summary)
@@ -1035,7 +1038,8 @@ def _run_workers(config: TournamentConfig, todo: list[int], nworkers: int, assig
 def run_tournament(config: TournamentConfig, out: str | Path | None = None, *,
                    factories: Mapping[str, Callable] | None = None,
                    progress: bool = True, repair: bool = False,
-                   records: str | Path | None = None) -> TournamentResult:
+                   records: str | Path | None = None,
+                   keep_games: bool = False) -> TournamentResult:
     """Play (or resume) the tournament; write ``out/deals.jsonl`` and ``out/tournament.json``.
 
     ``records`` (a file path): also append every game played (one per deal and
@@ -1044,6 +1048,8 @@ def run_tournament(config: TournamentConfig, out: str | Path | None = None, *,
     written before its line in ``deals.jsonl``; on resume, records of this
     tournament (same fingerprint) whose deal is not saved are dropped from the
     file (they are played again), so each saved deal has its records once.
+    ``keep_games``: also return the game records of the deals played in this call
+    (JSON objects, deal then seat-assignment order) in ``TournamentResult.games``.
 
     ``factories`` maps agent labels of ``config.agents`` to factories
     ``f(game, player, seed) -> pyspiel.Bot`` (OpenSpiel's bots, for example);
@@ -1071,6 +1077,8 @@ def run_tournament(config: TournamentConfig, out: str | Path | None = None, *,
     done: dict[int, dict] = {}
     bar = None
     records = None if records is None else Path(records)
+    want_games = records is not None or keep_games
+    kept_games: dict[int, list] = {}
     try:
         if out is not None:
             out = Path(out)
@@ -1089,6 +1097,8 @@ def run_tournament(config: TournamentConfig, out: str | Path | None = None, *,
 
         def finished(rec):
             games = rec.pop("games", None)
+            if keep_games:
+                kept_games[rec["deal"]] = games
             if records is not None:
                 with _signals_held():
                     _fsync_write(records, "".join(json.dumps(g) + "\n" for g in games).encode(),
@@ -1105,13 +1115,13 @@ def run_tournament(config: TournamentConfig, out: str | Path | None = None, *,
                 workers = min(config.workers, len(todo))
                 if config.move_time_limit is not None and todo:
                     _run_workers(config, todo, max(1, workers), assigns, factories, finished,
-                                 records is not None)
+                                 want_games)
                 elif workers <= 1:
                     for d in todo:
-                        finished(play_deal(config, d, game, factories, games=records is not None))
+                        finished(play_deal(config, d, game, factories, games=want_games))
                 else:
                     _run_workers(config, todo, workers, assigns, factories, finished,
-                                 records is not None)
+                                 want_games)
         except KeyboardInterrupt as e:
             signum = getattr(e, "signum", signal.SIGINT)
             saved = sum(1 for d in done if d in _deal_range(config))
@@ -1130,7 +1140,8 @@ def run_tournament(config: TournamentConfig, out: str | Path | None = None, *,
     summary = summarize(config, records)
     if out is not None:
         write_result(out / RESULT, summary, metadata(config.to_dict(), config.seed, started))
-    return TournamentResult(config, records, summary, out, notes)
+    games = [g for d in sorted(kept_games) for g in kept_games[d]] if keep_games else None
+    return TournamentResult(config, records, summary, out, notes, games)
 
 
 def _prepare_records(path: Path, fingerprint: str, saved: set[int], note) -> None:
@@ -1215,8 +1226,14 @@ def main(argv=None) -> int:
                          "(resumable)")
     ap.add_argument("--recompute-corrupt", action="store_true",
                     help="move damaged result files aside and recompute their deals")
+    ap.add_argument("--records", metavar="FILE", default=None,
+                    help="also write the game record (spiel_game.records, JSON Lines) of every "
+                         "deal and seat assignment to FILE (replaced); the run and its "
+                         "folder are the same with or without it")
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
+    if args.records is not None and Path(args.records).is_dir():
+        ap.error(f"--records names a file to write, got the folder {args.records}")
     try:
         game = json.loads(args.game)
     except json.JSONDecodeError as e:
@@ -1245,6 +1262,22 @@ def main(argv=None) -> int:
         return 1
     print(res.text.rstrip())
     print(f"written to {res.path}")
+    if args.records is not None:
+        from spiel_game.records import append_records
+        from .studies.tournament import game_records
+        try:
+            games, missing = game_records(res)
+        except runner.RunError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 1
+        dest = Path(args.records)
+        tmp = dest.with_name(dest.name + ".tmp")
+        tmp.unlink(missing_ok=True)
+        append_records(games, tmp)
+        os.replace(tmp, dest)
+        print(f"{len(games)} game records written to {dest}"
+              + (f"; {len(missing)} deals (first {missing[:5]}) were saved before game "
+                 f"records were kept and have none" if missing else ""))
     return 0
 
 

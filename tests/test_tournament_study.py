@@ -144,6 +144,47 @@ def test_the_command_line_runs_the_registered_study_end_to_end(tmp_path):
     assert again["units_run_this_session"] == 0
 
 
+def test_game_records_are_kept_with_the_units_and_written_by_the_command_line(tmp_path,
+                                                                             capsys):
+    """Every deal and seat assignment of a run has its game record (a runner
+    attachment: the run's folder and rows do not change); they replay to the
+    saved points, the command line writes them with --records, and a damaged
+    shard is named instead of being read."""
+    from spiel_game.records import read_records, replay
+    from experiments.studies.tournament import game_records
+    out, dest = tmp_path / "t", tmp_path / "games.jsonl"
+    args = ["--agents", "random", "heuristic", "--game", '{"players": 5, "max_hands": 1}',
+            "--deals", "3", "--seed", "2", "--deals-per-unit", "2", "--out", str(out),
+            "--no-progress"]
+    assert main([*args, "--records", str(dest)]) == 0
+    assert "15 game records written to" in capsys.readouterr().out
+    (run_dir,) = out.glob("tournament@*")
+    res = runner.load(run_dir.name, out=out)
+    games, missing = game_records(res)
+    assert missing == []
+    assert [(g.info["deal"], g.info["assignment"]) for g in games] == \
+        [(d, a) for d in range(3) for a in range(5)]
+    saved = read_records(dest)
+    assert saved == games
+    recs = deal_records(res.rows)
+    for g in games:
+        st = replay(g)
+        assert list(st.returns()) == list(g.returns)
+        rec = recs[g.info["deal"]]     # points are penalties: returns are their negatives
+        assert [-r for r in g.returns] == pytest.approx(rec["points"][g.info["assignment"]])
+        assert g.info["lineup"] == rec["assignments"][g.info["assignment"]]
+        assert g.agents == [("random", "heuristic")[a] for a in g.info["lineup"]]
+    # the same command without --records: same folder, nothing played again
+    assert main(args) == 0
+    assert json.loads((run_dir / "metadata.json").read_text())["units_run_this_session"] == 0
+    # a shard edited after the run is named, not read
+    shard = run_dir / "shards" / "unit-000001.json"
+    shard.write_bytes(shard.read_bytes().replace(b'"games"', b'"gamez"'))
+    with pytest.raises(runner.CorruptResultError, match="unit-000001"):
+        runner.attachments(res, "games")
+    assert main([*args, "--records", str(dest)]) == 1
+
+
 def test_the_command_line_refuses_bad_flags(tmp_path, capsys):
     out = tmp_path / "o"
     for game in ("[6]", '{"players": 6, "packs": 1.5}', "nope"):

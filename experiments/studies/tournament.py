@@ -32,6 +32,13 @@ per hand with their 95% intervals over deals, thinking seconds, decisions and
 ``ms_per_decision``) and ``pairs`` (per pair ``a < b``: the paired difference
 ``a - b`` of payoff and of points per hand with its 95% interval and paired
 t-test p-value); the text is :func:`experiments.tournament.summary_table`.
+
+Game records: every unit also keeps the game record (:mod:`spiel_game.records`)
+of each deal and seat assignment beside its rows (a runner attachment, not a
+configuration field, so the run's folder name does not change);
+:func:`game_records` reads them back from a loaded run and
+``python -m experiments.tournament ... --records FILE`` writes them to a JSON
+Lines file.
 """
 
 from __future__ import annotations
@@ -41,14 +48,14 @@ import dataclasses
 import spiel_game
 
 from ..config import ConfigError
-from ..registry import Summary, Unit, register
+from ..registry import Summary, Unit, UnitOutput, register
 from ..tournament import (TournamentConfig, TournamentError, _load_game, check_agents,
                           deal_records, deal_rows, play_block, seat_assignments,
                           summary_table)
 from ..tournament import summarize as tournament_summary
 
 __all__ = ["TournamentStudyConfig", "PROFILES", "game_params", "tournament_config", "check",
-           "units", "run_unit", "summarize", "AGENT_COLUMNS", "PAIR_COLUMNS"]
+           "units", "run_unit", "summarize", "game_records", "AGENT_COLUMNS", "PAIR_COLUMNS"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -139,15 +146,18 @@ def units(config: TournamentStudyConfig) -> list[dict]:
             for first in range(0, config.deals, config.deals_per_unit)]
 
 
-def run_unit(config: TournamentStudyConfig, unit: Unit) -> list[dict]:
-    """Play one block of deals; its tidy rows (module docstring)."""
+def run_unit(config: TournamentStudyConfig, unit: Unit) -> UnitOutput:
+    """Play one block of deals: its tidy rows (module docstring) and, as the
+    attachment ``"games"``, the game record (:mod:`spiel_game.records`) of every
+    deal and seat assignment (:func:`game_records` reads them back)."""
     first, deals = unit.params["first_deal"], unit.params["deals"]
     where = (f"tournament ({' vs '.join(config.agents)}, {config.players} players), "
              f"deals {first}..{first + deals - 1}")
-    rows = deal_rows(play_block(tournament_config(config, first, deals), where))
+    recs, games = play_block(tournament_config(config, first, deals), where, games=True)
+    rows = deal_rows(recs)
     for r in rows:
         r["spec"] = config.agents[r["agent"]]
-    return rows
+    return UnitOutput(rows, {"games": games})
 
 
 #: The columns of the ``agents`` and ``pairs`` tables.
@@ -187,6 +197,28 @@ def summarize(config: TournamentStudyConfig, rows) -> Summary:
     return Summary(tables={"agents": pd.DataFrame(agents, columns=list(AGENT_COLUMNS)),
                            "pairs": pd.DataFrame(pairs, columns=list(PAIR_COLUMNS))},
                    text=summary_table(s))
+
+
+def game_records(result) -> tuple[list, list[int]]:
+    """``(records, missing)`` of a loaded tournament run (:func:`experiments.runner.load`):
+    the :class:`spiel_game.records.GameRecord` of every deal and seat assignment, in
+    deal order (each shard checked against its recorded hash), and the deals whose
+    unit was saved without game records (by a version before they were kept)."""
+    from spiel_game.records import GameRecord
+    from .. import runner
+    got = runner.attachments(result, "games")
+    have = {i for i, _ in got}
+    records = [GameRecord.from_dict(g, origin=f"{result.path} unit {i}")
+               for i, games in got for g in games]
+    records.sort(key=lambda r: (r.info.get("deal", 0), r.info.get("assignment", 0)))
+    cfg = result.config or {}
+    if dataclasses.is_dataclass(cfg):
+        cfg = dataclasses.asdict(cfg)
+    per = int(cfg.get("deals_per_unit", 10))
+    total = int(cfg.get("deals", 0))
+    missing = [d for i in range(int(result.metadata.get("units", 0))) if i not in have
+               for d in range(i * per, min((i + 1) * per, total))]
+    return records, missing
 
 
 register("tournament", TournamentStudyConfig, units, run_unit, summarize, profiles=PROFILES,
