@@ -26,6 +26,8 @@ pyspiel.Bot`` (an agent class of :mod:`solvers.bots` is one). Built in:
 ``nfsp``            OpenSpiel's PyTorch NFSP, a checkpoint of :mod:`solvers.openspiel_rl`
 ``network``         :class:`solvers.net.agents.NetworkBot` (policy network; ``checkpoint=``)
 ``ismcts_net``      :class:`solvers.net.search.NetISMCTSBot` (ISMCTS with the network)
+``convention``      :func:`solvers.abr.convention_agent` (a passing convention, then the heuristic)
+``abr``             :class:`solvers.abr.ABRBot` (approximate best response to a known target)
 =================== ===========================================================
 
 **The factory contract.** ``make_agent`` calls ``factory(game, player, seed,
@@ -315,10 +317,12 @@ def _builtins() -> dict[str, Factory]:
     from .ismcts import ISMCTSBot
     from .pimc import PIMCBot
     from .openspiel_rl import dqn_agent, nfsp_agent
+    from .abr import ABRBot, convention_agent
     return {"random": RandomBot, "heuristic": HeuristicBot, "pimc": PIMCBot,
             "ismcts": ISMCTSBot, "openspiel_ismcts": openspiel_ismcts,
             "openspiel_uniform": openspiel_uniform, "dqn": dqn_agent, "nfsp": nfsp_agent,
-            "network": network, "ismcts_net": ismcts_net}
+            "network": network, "ismcts_net": ismcts_net, "convention": convention_agent,
+            "abr": ABRBot}
 
 
 _REGISTERED: dict[str, Factory] = {}
