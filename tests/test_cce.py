@@ -247,3 +247,38 @@ def test_bad_input_is_refused_with_a_clear_message():
         run_cce(tree, "CFR", 3, weighting="linear")
     with pytest.raises(ValueError, match="checkpoints"):
         run_cce(tree, "CFR", 3, [0, 3])
+
+
+def test_cce_study_and_figure_end_to_end(tmp_path):
+    from experiments import registry, runner
+    from experiments.cce_figure import main as figure
+    from experiments.config import ConfigError
+    from experiments.studies import cce as study
+
+    assert not registry.get("cce").reproduce
+    with pytest.raises(ConfigError, match="unknown deal 'nope'"):
+        study.CCEConfig(deals=("nope",))
+    with pytest.raises(ConfigError, match="unknown updates"):
+        study.CCEConfig(updates=("sometimes",))
+    out = tmp_path / "results"
+    res = runner.run("cce", out=out, workers=1, progress=False, verbose=False,
+                     overrides={"deals": "kuhn_poker(players=3),micro3", "iterations": 40,
+                                "checkpoints": 5, "solvers": "CFR,CFR+"})
+    rows = res.rows
+    assert set(rows.deal) == {"kuhn_poker(players=3)", "micro3"}
+    # CFR: 2 update schemes x uniform; CFR+: 2 x (uniform, solver)
+    assert len(res.tables["summary"]) == 2 * (2 + 4)
+    for _, g in rows.groupby(["deal", "solver", "updates", "weighting"]):
+        g = g.sort_values("iteration")
+        assert g.iteration.iloc[-1] == 40
+        assert (g.cce_gap <= g.cce_gap_sum + TOL).all()
+        assert g.cce_gap.iloc[-1] < g.cce_gap.iloc[0]
+    cert = rows[rows.regret_bound.notna()]
+    assert len(cert) and (cert.cce_gap <= cert.regret_bound + TOL).all()
+    # The figure script reads the profile's folder (a run with overrides has its own).
+    import shutil
+    shutil.move(res.path, out / "cce")
+    assert figure([str(out), str(tmp_path / "fig")]) == 0
+    assert (tmp_path / "fig" / "cce.png").stat().st_size > 0
+    assert figure([str(tmp_path / "missing"), str(tmp_path / "fig2")]) == 0
+    assert not (tmp_path / "fig2").exists()

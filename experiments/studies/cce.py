@@ -1,0 +1,127 @@
+"""The CCE gap of CFR's empirical play next to NashConv, on 3-player deals.
+
+With three or more players NashConv of CFR's average strategy need not go to
+zero; what CFR (a no-external-regret learner) guarantees is that the
+empirical distribution of play -- the mixture over iterations of the product
+profiles of the current iterates -- approaches a coarse correlated
+equilibrium. For each deal, solver, update scheme and weighting of the
+empirical distribution, this study runs the solver and records at log-spaced
+checkpoints (:func:`solvers.cfr.cce.run_cce`): NashConv of the average
+strategy and of the current iterate, the CCE gap of the empirical play (the
+largest player's gap, their sum and each player's), and the regret bound
+that certifies the gap where it applies (CFR and CFR+ with simultaneous
+updates and uniform weights).
+
+A runner experiment (``python -m experiments run cce``), *not* part of ``make
+reproduce`` (``reproduce=False``) nor of the paper; its figure script is
+``experiments/cce_figure.py``. One unit per (deal, solver, updates,
+weighting); rows in ``results/<profile>/cce/rows.csv``. A deal is a preset of
+:data:`spiel_game.PRESETS` or a pyspiel game string such as
+``kuhn_poker(players=3)``. Deterministic (no sampling); ``seed`` is recorded
+only.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+
+import pyspiel
+
+import spiel_game
+from solvers.cfr.cce import UPDATES, WEIGHTINGS, run_cce
+from solvers.cfr.solvers import SOLVERS
+from solvers.cfr.tree import build_tree
+
+from ..config import ConfigError, check_names
+from ..registry import Unit, register
+
+__all__ = ["CCEConfig", "PROFILES", "load_deal", "units", "run_unit", "summarize"]
+
+
+def load_deal(deal: str) -> pyspiel.Game:
+    """A preset of :data:`spiel_game.PRESETS` by name, else a pyspiel game string."""
+    if deal in spiel_game.PRESETS:
+        return spiel_game.load(deal)
+    try:
+        return pyspiel.load_game(deal)
+    except Exception as err:        # pyspiel raises its own error types
+        raise ConfigError(f"unknown deal {deal!r}: neither a preset ({sorted(spiel_game.PRESETS)}) "
+                         f"nor a pyspiel game string ({err})") from None
+
+
+@dataclasses.dataclass(frozen=True)
+class CCEConfig:
+    """One CCE-gap study: which deals, solvers, update schemes, weightings, how long.
+
+    ``weightings``: ``"uniform"`` (every iterate weight 1) and/or ``"solver"``
+    (the solver's averaging weights, e.g. ``t`` for CFR+); the ``"solver"``
+    weighting of CFR (weight 1) is the uniform one and is not run twice."""
+
+    seed: int = 0
+    deals: tuple[str, ...] = ("kuhn_poker(players=3)", "micro3", "small3")
+    solvers: tuple[str, ...] = ("CFR", "CFR+")
+    updates: tuple[str, ...] = UPDATES
+    weightings: tuple[str, ...] = WEIGHTINGS
+    iterations: int = 1000
+    checkpoints: int = 20                               # log-spaced, the last included
+
+    def __post_init__(self):
+        for d in self.deals:
+            load_deal(d)
+        check_names("solver", self.solvers, list(SOLVERS))
+        check_names("updates", self.updates, list(UPDATES))
+        check_names("weighting", self.weightings, list(WEIGHTINGS))
+        if self.iterations < 1 or self.checkpoints < 1:
+            raise ValueError("iterations and checkpoints must be >= 1")
+
+
+_PAPER = {"deals": ("kuhn_poker(players=3)", "micro3", "small3", "medium3"),
+          "iterations": 3000, "checkpoints": 25}
+PROFILES = {"quick": CCEConfig(), "paper": CCEConfig(**_PAPER)}
+
+
+@functools.lru_cache(maxsize=2)
+def _tree(deal: str):
+    return build_tree(load_deal(deal))
+
+
+def units(config: CCEConfig) -> list[dict]:
+    """One unit per (deal, solver, updates, weighting); CFR's ``"solver"``
+    weighting is its uniform one and is left out."""
+    out = []
+    for d in config.deals:
+        for s in config.solvers:
+            ws = [w for w in config.weightings
+                  if not (w == "solver" and s == "CFR" and "uniform" in config.weightings)]
+            out += [{"deal": d, "solver": s, "updates": u, "weighting": w}
+                    for u in config.updates for w in ws]
+    return out
+
+
+def run_unit(config: CCEConfig, unit: Unit) -> list[dict]:
+    """The rows of :func:`solvers.cfr.cce.run_cce` for one unit, with ``deal``
+    and ``infosets`` added."""
+    p = unit.params
+    tree = _tree(p["deal"])
+    rows = run_cce(tree, p["solver"], config.iterations, config.checkpoints,
+                   updates=p["updates"], weighting=p["weighting"])
+    for r in rows:
+        r["deal"] = p["deal"]
+        r["infosets"] = tree.num_infosets
+    return rows
+
+
+def summarize(config: CCEConfig, rows):
+    """The last checkpoint of every unit."""
+    keys = ["deal", "solver", "updates", "weighting"]
+    last = rows.sort_values("iteration").groupby(keys, sort=False).tail(1)
+    cols = keys + ["players", "histories", "iteration", "nash_conv_avg", "nash_conv_current",
+                   "cce_gap", "cce_gap_sum", "regret_bound", "solver_seconds", "cce_seconds"]
+    return last[cols].sort_values(keys).reset_index(drop=True)
+
+
+register("cce", CCEConfig, units, run_unit, summarize,
+         profiles={"quick": {}, "paper": _PAPER}, reproduce=False,
+         description="CCE gap of CFR's empirical play vs NashConv on 3-player deals "
+                     "(not in make reproduce)")
