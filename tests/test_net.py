@@ -226,6 +226,23 @@ def test_net_ismcts_search_statistics(small_ckpt):
     np.testing.assert_array_equal(again[1], vis)
 
 
+def test_net_ismcts_time_limit_budget(small_ckpt):
+    """With ``time_limit`` the search runs for about that long (at least one
+    iteration, overrunning by at most a chunk), and a bad limit is refused."""
+    path, _ = small_ckpt
+    game = _game(6)
+    st = _random_states(game, 9)[30]
+    spec = f"ismcts_net(checkpoint={str(path)!r}, time_limit=0.05)"
+    bot = make_agent(spec, game, st.current_player(), seed=4)
+    bot.search(st)
+    info = bot.last_search
+    assert info["iterations"] >= 1
+    assert 0.05 <= info["seconds"] < 1.0
+    for bad in ("0", "-1", "4000"):
+        with pytest.raises(ValueError, match="time_limit"):
+            make_agent(f"ismcts_net(checkpoint={str(path)!r}, time_limit={bad})", game, 0)
+
+
 _TINY = {"generations": 2, "hands": 1, "iterations": 8, "net_iterations": 8, "steps": 5,
          "eval_deals": 2, "hidden": 16, "blocks": 1, "cover": "6,11"}
 

@@ -45,9 +45,9 @@ from spiel_game.rng import make_rng_state, rand_below, rand_uniform
 from spiel_game.simulator import step_apply, step_legal
 
 from ..bots import Agent, check_choice, check_int, check_real
-from ..ismcts import (DEFAULT_MAX_NODES, MAX_ITERATIONS, MAX_NODES_LIMIT, MIN_NODES,
-                      ROLLOUT_POLICIES, Determinizer, _determinize, _grown, _new_node, _new_tree,
-                      _obs_child, _policy, _rollout)
+from ..ismcts import (DEFAULT_MAX_NODES, MAX_ITERATIONS, MAX_NODES_LIMIT, MAX_TIME_LIMIT,
+                      MIN_NODES, ROLLOUT_POLICIES, Determinizer, _determinize, _grown,
+                      _new_node, _new_tree, _obs_child, _policy, _rollout)
 from .agents import evaluator_for
 from .inference import net_eval
 
@@ -177,7 +177,11 @@ class NetISMCTSBot(Agent):
 
     Args (keyword-only; checked when the bot is built):
       checkpoint: path of a network checkpoint (``.npz``) covering this game.
-      iterations: iterations per move, an int in [1, 10**9].
+      iterations: iterations per move, an int in [1, 10**9] (the budget unless
+        ``time_limit`` is set).
+      time_limit: seconds per move, a number in (0, 3600], or None for an
+        iteration budget. At least one iteration runs; then chunks of 1, 2, 4, ...
+        64 iterations while time is left (a move may overrun by one chunk).
       c_puct: PUCT exploration constant (rewards scaled to [0, 1]), in [0, 10**6].
       value_weight: weight of the network's value at a leaf, in [0, 1]; the rest
         is a rollout's return (0: rollouts only, the network as the prior).
@@ -188,7 +192,8 @@ class NetISMCTSBot(Agent):
     """
 
     def __init__(self, game, player: int, seed: int = 0, *, checkpoint: str | None = None,
-                 iterations: int = 200, c_puct: float = 1.0, value_weight: float = 1.0,
+                 iterations: int = 200, time_limit: float | None = None,
+                 c_puct: float = 1.0, value_weight: float = 1.0,
                  rollout: str = "heuristic", final_policy: str = "max_visit_count",
                  max_nodes: int | None = None):
         super().__init__(game, player, seed)
@@ -196,6 +201,9 @@ class NetISMCTSBot(Agent):
         self.evaluator = evaluator_for(a, checkpoint, game)
         self.ng = self.evaluator.game_arrays(game)
         self.iterations = check_int(a, "iterations", iterations, 1, MAX_ITERATIONS)
+        self.time_limit = (None if time_limit is None else
+                           check_real(a, "time_limit", time_limit, 0.0, MAX_TIME_LIMIT,
+                                      lo_open=True))
         self.c_puct = check_real(a, "c_puct", c_puct, 0.0, MAX_C_PUCT)
         self.value_weight = check_real(a, "value_weight", value_weight, 0.0, 1.0)
         self.rollout = check_choice(a, "rollout", rollout, tuple(ROLLOUT_POLICIES))
@@ -232,8 +240,15 @@ class NetISMCTSBot(Agent):
         code = ROLLOUT_POLICIES[self.rollout]
         t0 = time.perf_counter()
         done = 0
-        while done < self.iterations:
-            chunk = min(self.iterations - done, _CHUNK)
+        while True:
+            if self.time_limit is None:
+                chunk = min(self.iterations - done, _CHUNK)
+                if chunk <= 0:
+                    break
+            elif done > 0 and time.perf_counter() - t0 >= self.time_limit:
+                break
+            else:
+                chunk = min(64, max(1, done))
             need = min(limit, int(tree.size[0]) + (K + 2) * chunk + 2)
             if need > tree.child.shape[0]:
                 new = min(limit, max(need, 2 * tree.child.shape[0]))
