@@ -104,7 +104,7 @@ from .registry import Experiment, Summary, Unit, UnitOutput, get
 __all__ = ["run", "load", "resolve", "RunResult", "RunError", "RunInterrupted",
            "CorruptResultError", "UnverifiedResultError", "ResultsNotFoundError",
            "results_root", "unit_threads", "ray_runtime_env", "RAY_PACKAGES",
-           "BACKENDS", "attachments"]
+           "BACKENDS", "attachments", "run_root"]
 
 BACKENDS = ("local", "ray")
 FORMAT = 2                      # run.json/metadata.json layout with content hashes
@@ -772,9 +772,33 @@ def run(name: str, *, profile: str = "quick", overrides: Mapping[str, Any] | Non
     run_dir = _root(out, profile) / folder
     manifest = _manifest(exp, profile, config, units)
     command = (exp.name, profile, out, changed)
-    with _exclusive(run_dir):
+    with _exclusive(run_dir), _run_root_set(run_dir.parent):
         return _run_locked(exp, profile, config, units, run_dir, manifest, fresh, backend,
                            address, workers, progress, verbose, recompute_corrupt, command)
+
+
+@contextlib.contextmanager
+def _run_root_set(root: Path):
+    """``$CH_RUN_ROOT`` = ``root`` for the duration of a run (inherited by local
+    worker processes); the previous value afterwards."""
+    old = os.environ.get("CH_RUN_ROOT")
+    os.environ["CH_RUN_ROOT"] = str(root.resolve())
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("CH_RUN_ROOT", None)
+        else:
+            os.environ["CH_RUN_ROOT"] = old
+
+
+def run_root() -> Path:
+    """The results folder of the run in progress (``out``, or :func:`results_root`
+    ``/ profile``), for units that keep files beside the run (e.g. checkpoints);
+    outside a run, :func:`results_root`. Local worker processes inherit it; Ray
+    workers on other nodes do not (give such experiments an explicit folder)."""
+    env = os.environ.get("CH_RUN_ROOT")
+    return Path(env) if env else results_root()
 
 
 @contextlib.contextmanager

@@ -3,7 +3,8 @@
 Registered as ``runner_selftest`` when imported (the runner imports it when it
 is named in ``CH_EXPERIMENT_MODULES``). ``CH_SELFTEST_FAIL_UNIT=i`` makes unit
 ``i`` raise (error-handling tests; an environment variable, so the config, and
-so the run directory, stays the same).
+so the run directory, stays the same). ``CH_SELFTEST_ATTACH=1`` makes every
+unit also return attachments (its process id and :func:`experiments.runner.run_root`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import dataclasses
 import os
 import time
 
-from experiments.registry import Summary, Unit, register
+from experiments.registry import Summary, Unit, UnitOutput, register
 
 
 @dataclasses.dataclass(frozen=True)
@@ -34,9 +35,13 @@ def run_unit(config: SelfTestConfig, unit: Unit) -> list[dict]:
         raise RuntimeError(f"unit {unit.index} fails on purpose")
     time.sleep(config.sleep)
     rng = unit.rng()
-    return [{"block": unit.params["block"], "row": r, "x": float(rng.normal()),
+    rows = [{"block": unit.params["block"], "row": r, "x": float(rng.normal()),
              "k": int(rng.integers(1000)), "tag": unit.params["label"]}
             for r in range(config.rows_per_unit)]
+    if os.environ.get("CH_SELFTEST_ATTACH"):
+        from experiments.runner import run_root
+        return UnitOutput(rows, {"pid": os.getpid(), "run_root": str(run_root())})
+    return rows
 
 
 def summarize(config: SelfTestConfig, rows) -> Summary:

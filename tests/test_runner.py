@@ -168,6 +168,28 @@ def test_resume_recomputes_only_missing_shards(tmp_path):
     assert again.metadata["sessions"] == 2
 
 
+def test_attachments_and_the_run_root_reach_worker_processes(tmp_path, monkeypatch):
+    """Units may return attachments beside their rows (kept in the shard, read back
+    in unit order, the rows unchanged); worker processes see the run's results
+    folder as run_root(), which is unset again after the run."""
+    monkeypatch.delenv("CH_RUN_ROOT", raising=False)
+    ov = {"units": 4, "sleep": 0.0}
+    plain = runner.run("runner_selftest", overrides=ov, out=tmp_path / "a", workers=1,
+                       progress=False, verbose=False)
+    assert runner.attachments(plain, "pid") == []
+    monkeypatch.setenv("CH_SELFTEST_ATTACH", "1")
+    res = runner.run("runner_selftest", overrides=ov, out=tmp_path / "b", workers=2,
+                     progress=False, verbose=False)
+    pd.testing.assert_frame_equal(res.rows, plain.rows)
+    roots = runner.attachments(res, "run_root")
+    assert [i for i, _ in roots] == [0, 1, 2, 3]
+    assert {r for _, r in roots} == {str((tmp_path / "b").resolve())}
+    assert os.getpid() not in {p for _, p in runner.attachments(res, "pid")}
+    assert "CH_RUN_ROOT" not in os.environ and runner.run_root() == runner.results_root()
+    loaded = runner.load(res.path.name, out=tmp_path / "b")
+    assert runner.attachments(loaded, "run_root") == roots
+
+
 def test_a_changed_profile_is_refused_in_its_folder_unless_fresh(tmp_path, monkeypatch):
     """Other configurations get their own folders; the profile's folder refuses
     results of a profile that changed in the code since (--fresh deletes them)."""

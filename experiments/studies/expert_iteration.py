@@ -36,8 +36,9 @@ The network covers the player counts ``cover`` (its input layout pads each
 information-state piece to the largest of those games, see
 :mod:`solvers.net.features`); self-play uses ``players`` (a subset).
 
-**Checkpoint folder** (``checkpoints``; empty: ``<results root>/checkpoints/
-expert_iteration-<first 12 hex of the config's hash>``): generation ``g``
+**Checkpoint folder** (``checkpoints``; empty: ``<the run's results folder, its
+--out>/checkpoints/expert_iteration-<first 12 hex of the config's hash>``,
+:func:`experiments.runner.run_root`): generation ``g``
 reads generation ``g - 1``'s checkpoint and samples from there; a missing or
 foreign file (its config hash differs) is recomputed first (deterministically,
 the same as the unit that wrote it). Units are sequential by nature: run with
@@ -157,8 +158,8 @@ def checkpoint_dir(config) -> Path:
     """The folder of the checkpoints and samples (module docstring)."""
     if config.checkpoints:
         return Path(config.checkpoints)
-    from ..runner import results_root
-    return results_root() / "checkpoints" / f"expert_iteration-{_hash(config)[:12]}"
+    from ..runner import run_root
+    return run_root() / "checkpoints" / f"expert_iteration-{_hash(config)[:12]}"
 
 
 def checkpoint_path(config, generation: int) -> Path:
@@ -337,7 +338,7 @@ def summarize(config: ExpertIterationConfig, rows) -> Summary:
                      f"[{r.net_minus_heuristic_lo:+.2f}, {r.net_minus_heuristic_hi:+.2f}]"
                      f"  {r.selfplay_seconds:.1f}/{r.train_seconds:.1f}")
     # the folder as configured, not resolved: the text must not depend on CH_RESULTS
-    where = config.checkpoints or f"<results root>/checkpoints/{checkpoint_dir(config).name}"
+    where = config.checkpoints or f"<run results folder>/checkpoints/{checkpoint_dir(config).name}"
     lines.append(f"checkpoints: {where} (the rows' checkpoint column)")
     return Summary(tables={"curve": curve}, text="\n".join(lines))
 
