@@ -14,7 +14,8 @@ decisions (:mod:`experiments.studies.abr` measures it with 95% intervals).
 its decisions the ABR draws worlds (the hidden cards) consistent with its
 information state, and for every legal action and world plays the rest of
 the game with the other seats following the target's real policy and its own
-seat following a rollout policy (``rollout``: ``heuristic`` or ``random``),
+seat following a rollout policy (``rollout``: ``heuristic``, ``random``, or
+``lookahead``: a second lookahead step inside the playout, in that world),
 ``rollouts`` times with common random numbers; it plays the action with the
 best mean return. Ties (frequent with deterministic playouts) go to the
 target's own action when it is among them, else to the lowest action id; with
@@ -88,14 +89,17 @@ from .inference import complete_world
 from .ismcts import Determinizer, _determinize
 from .passing import CONVENTIONS, ConventionBot, convention_policy
 
-__all__ = ["ABRBot", "convention_agent", "target_code", "mismatches", "BELIEFS",
+__all__ = ["ABRBot", "convention_agent", "target_code", "mismatches", "tabulate_agent",
+           "exact_gains", "BELIEFS",
            "ROLLOUTS", "MAX_WORLDS", "MAX_CANDIDATES", "MAX_ROLLOUTS", "MAX_HORIZON"]
 
 K = E.K
 #: World models (see the module docstring).
 BELIEFS = ("auto", "target", "heuristic", "none")
-#: The ABR seat's playout policy: name -> compiled policy code.
-ROLLOUTS = {"random": 0, "heuristic": 1}
+#: The ABR seat's playout policy: name -> compiled policy code (``lookahead``:
+#: at each of its own decisions in a playout, the action whose heuristic
+#: playout in that world returns the most, a second lookahead step).
+ROLLOUTS = {"random": 0, "heuristic": 1, "lookahead": 2}
 MAX_WORLDS = 10**5
 MAX_CANDIDATES = 10**7
 MAX_ROLLOUTS = 10**4
@@ -117,24 +121,75 @@ def _act(code, p, s, legal, k, rng):
 
 
 @njit(cache=True)
-def _playout(p, s, me, tcode, rcode, rng, legal, deck_buf):
-    """Play ``s`` to the end in place: seat ``me`` by policy ``rcode``, every
-    other seat by ``tcode`` (codes of :func:`_act`); new hands of a match are
-    dealt by shuffling."""
+def _deal_shuffled(p, s, rng, deck_buf):
+    """Deal the next hand of a match by shuffling the pack."""
+    deck = E.deck(p)
+    m = 0
+    for c in range(K):
+        for _ in range(deck[c]):
+            deck_buf[m] = c
+            m += 1
+    shuffle_prefix(deck_buf, m, rng)
+    E.apply_deal_sequence(p, s, deck_buf)
+
+
+@njit(cache=True)
+def _playout_plain(p, s, me, tcode, rcode, rng, legal, deck_buf):
+    """:func:`_playout` for the compiled policy codes (``rcode`` 0 or 1)."""
     while s[E.S_PHASE] != E.PH_OVER:
         if s[E.S_PHASE] == E.PH_DEAL:
-            deck = E.deck(p)
-            m = 0
-            for c in range(K):
-                for _ in range(deck[c]):
-                    deck_buf[m] = c
-                    m += 1
-            shuffle_prefix(deck_buf, m, rng)
-            E.apply_deal_sequence(p, s, deck_buf)
+            _deal_shuffled(p, s, rng, deck_buf)
             continue
         k = step_legal(p, s, legal)
         code = rcode if s[E.S_CUR] == me else tcode
         step_apply(p, s, _act(code, p, s, legal, k, rng))
+
+
+@njit(cache=True)
+def _playout(p, s, me, tcode, rcode, rng, legal, deck_buf):
+    """Play ``s`` to the end in place: seat ``me`` by ``rcode`` (0 uniform, 1 the
+    heuristic, 2 :func:`_greedy`), every other seat by ``tcode`` (codes of
+    :func:`_act`); new hands of a match are dealt by shuffling."""
+    if rcode != 2:
+        _playout_plain(p, s, me, tcode, rcode, rng, legal, deck_buf)
+        return
+    while s[E.S_PHASE] != E.PH_OVER:
+        if s[E.S_PHASE] == E.PH_DEAL:
+            _deal_shuffled(p, s, rng, deck_buf)
+            continue
+        k = step_legal(p, s, legal)
+        if s[E.S_CUR] != me:
+            step_apply(p, s, _act(tcode, p, s, legal, k, rng))
+        else:
+            step_apply(p, s, _greedy(p, s, me, tcode, legal, k, rng, deck_buf))
+
+
+@njit(cache=True)
+def _greedy(p, s, me, tcode, legal, k, rng, deck_buf):
+    """The ``lookahead`` playout policy at ``me``'s decision in the world ``s``:
+    the legal action (of ``legal[:k]``) whose playout (``me`` then playing the
+    heuristic, the others ``tcode``, the same random numbers for every action)
+    returns ``me`` the most; ties to the first."""
+    if k == 1:
+        return legal[0]
+    acts = legal[:k].copy()
+    lb = np.empty(legal.shape[0], np.int32)
+    s2 = np.empty_like(s)
+    crn = np.empty(1, np.uint64)
+    start = rng[0]
+    best = acts[0]
+    bv = -1e300
+    for i in range(k):
+        s2[:] = s
+        step_apply(p, s2, acts[i])
+        crn[0] = start
+        _playout_plain(p, s2, me, tcode, 1, crn, lb, deck_buf)
+        v = E.returns(p, s2)[me]
+        if v > bv:
+            bv = v
+            best = acts[i]
+    rng[0] += np.uint64(0x9E3779B97F4A7C15)
+    return best
 
 
 @njit(cache=True)
@@ -341,7 +396,11 @@ class ABRBot(Agent):
       candidates: most candidate worlds drawn per decision when weighing them,
         an int in [worlds, 10**7].
       rollouts: playouts per world and legal action, an int in [1, 10**4].
-      rollout: own playout policy, ``heuristic`` or ``random``.
+      rollout: own playout policy, ``auto`` (``lookahead`` for compiled targets,
+        else ``heuristic``), ``heuristic``, ``random`` or ``lookahead``
+        (compiled targets only: each own decision in a playout by a one-step
+        heuristic lookahead in that world; about (legal actions x remaining
+        decisions) times the cost of a playout).
       belief: ``auto`` | ``target`` | ``heuristic`` | ``none`` (``target`` needs a
         compiled target: ``heuristic`` or ``convention(passing=...)``, not
         ``random``).
@@ -353,7 +412,7 @@ class ABRBot(Agent):
 
     def __init__(self, game, player: int, seed: int = 0, *, target: str = "heuristic",
                  worlds: int = 16, candidates: int = 2000, rollouts: int = 1,
-                 rollout: str = "heuristic", belief: str = "auto", horizon: int | None = None,
+                 rollout: str = "auto", belief: str = "auto", horizon: int | None = None,
                  margin: float = 0.0):
         super().__init__(game, player, seed)
         a = "abr"
@@ -373,7 +432,7 @@ class ABRBot(Agent):
         self.worlds = check_int(a, "worlds", worlds, 1, MAX_WORLDS)
         self.candidates = check_int(a, "candidates", candidates, self.worlds, MAX_CANDIDATES)
         self.rollouts = check_int(a, "rollouts", rollouts, 1, MAX_ROLLOUTS)
-        self.rollout = check_choice(a, "rollout", rollout, tuple(ROLLOUTS))
+        rollout = check_choice(a, "rollout", rollout, ("auto",) + tuple(ROLLOUTS))
         belief = check_choice(a, "belief", belief, BELIEFS)
         self.horizon = (None if horizon is None else
                         check_int(a, "horizon", horizon, 1, MAX_HORIZON))
@@ -394,6 +453,13 @@ class ABRBot(Agent):
                 f"'none'")
         self.belief = belief
         self.bcode = {"target": self.tcode, "heuristic": 1, "none": 0}[belief]
+        if rollout == "auto":
+            rollout = "heuristic" if self.tcode is None else "lookahead"
+        self.rollout = rollout
+        if self.rollout == "lookahead" and self.tcode is None:
+            raise AgentParameterError(f"{a}: rollout='lookahead' with target={self.target!r} "
+                                      f"is not allowed; allowed: 'heuristic' or 'random' "
+                                      f"(lookahead needs a compiled target)")
         if self.horizon is not None and self.tcode is not None:
             raise AgentParameterError(f"{a}: horizon={self.horizon} is only for targets "
                                       f"without a compiled twin; {self.target!r} plays out "
@@ -602,3 +668,78 @@ class ABRBot(Agent):
         else:
             a = int(ties[0])
         return [(int(b), 1.0 if b == a else 0.0) for b in acts], a
+
+
+# ================================================================ exact validation
+def tabulate_agent(tree, bot, infosets, out: np.ndarray) -> np.ndarray:
+    """Write into ``out`` (a ``float64[S]`` profile of the flat tree ``tree``,
+    :mod:`solvers.cfr.tree`) the action ``bot`` chooses at each information set
+    in ``infosets`` (queried once, at the set's first history ``tree.state``):
+    probability 1 on that action. Exact for a deterministic agent; for a random
+    one, the pure strategy of one draw per information set."""
+    start = tree.infoset_seq_start
+    for i in infosets:
+        a, b = int(start[i]), int(start[i + 1])
+        acts = tree.sequence_action[a:b]
+        if b - a == 1:
+            out[a] = 1.0
+            continue
+        choice = int(bot.step(tree.state(int(tree.infoset_node[i]))))
+        if choice not in acts:
+            raise RuntimeError(f"{bot!r} chose {choice}, not legal at information set {i} "
+                               f"(legal: {acts.tolist()})")
+        out[a:b] = (acts == choice).astype(np.float64)
+    return out
+
+
+def exact_gains(game, target: str = "heuristic", abr: str = "abr", seats=None,
+                seed: int = 0) -> list[dict]:
+    """Exact check of the ABR on a game small enough for a flat tree
+    (:func:`solvers.cfr.build_tree`, e.g. the presets ``micro_pass``, ``micro3``,
+    ``small``, ``small3``): the profile where every seat plays ``target``
+    (tabulated with :func:`tabulate_agent`), and for each seat ``p`` in ``seats``
+    (default: all) the ABR's policy (``abr``: an ``abr(...)`` spec without
+    ``target``; the target is filled in) tabulated at every information set of
+    ``p`` that chance and the others reach. Returns one dict per seat:
+    ``target_value`` (the seat's exact expected utility when everyone plays the
+    target), ``br_value`` (exact best response to the others' target play),
+    ``abr_value`` (the ABR's exact expected utility against them, for the draws
+    of its own randomness under ``seed``), ``br_gain = br_value - target_value``,
+    ``abr_gain = abr_value - target_value``, ``gap = br_value - abr_value``
+    (>= 0), and ``queried`` (information sets at which the ABR was asked).
+    Utilities are the game's returns (minus points for ``utility='points'``)."""
+    from solvers.cfr import best_response, build_tree, policy_values
+    from solvers.cfr.best_response import _cf_reach
+    from .registry import make_agent, parse_spec
+    sp = parse_spec(abr)
+    if sp.name != "abr" or "target" in sp.kwargs:
+        raise ValueError(f"abr={abr!r}: expected an 'abr(...)' spec without target= (the "
+                         f"target is {target!r})")
+    tree = build_tree(game)
+    n = tree.num_players
+    seats = list(range(n)) if seats is None else [int(q) for q in seats]
+    for q in seats:
+        if not 0 <= q < n:
+            raise ValueError(f"seat {q} is not a seat of this {n}-player game")
+    spec = f"abr({', '.join([f'target={target!r}'] + [f'{k}={v!r}' for k, v in sp.params])})"
+    prof = np.zeros(tree.num_sequences)
+    for q in range(n):
+        lo, hi = int(tree.player_infoset_start[q]), int(tree.player_infoset_start[q + 1])
+        tabulate_agent(tree, make_agent(target, game, q, seed), range(lo, hi), prof)
+    base = policy_values(tree, prof)
+    out = []
+    for p in seats:
+        reach = np.zeros(tree.num_nodes)
+        _cf_reach(p, tree.node_player, tree.node_data, tree.child_start, tree.chance_prob,
+                  tree.infoset_seq_start, prof, reach)
+        dec = np.flatnonzero((tree.node_player == p) & (reach > 0))
+        infosets = np.unique(tree.node_data[dec])
+        mine = prof.copy()
+        tabulate_agent(tree, make_agent(spec, game, p, seed), infosets, mine)
+        v_abr = float(policy_values(tree, mine)[p])
+        br = best_response(tree, prof, p).value
+        out.append({"seat": p, "target_value": float(base[p]), "br_value": float(br),
+                    "abr_value": v_abr, "br_gain": float(br - base[p]),
+                    "abr_gain": float(v_abr - base[p]), "gap": float(br - v_abr),
+                    "queried": int(len(infosets))})
+    return out
