@@ -12,7 +12,7 @@ import hashlib
 from pathlib import Path
 from collections.abc import Iterable
 
-__all__ = ["guard", "engine_sources"]
+__all__ = ["guard", "engine_sources", "cache_locations"]
 
 
 def engine_sources() -> list[Path]:
@@ -20,19 +20,40 @@ def engine_sources() -> list[Path]:
     return sorted(Path(__file__).resolve().parent.glob("*.py"))
 
 
+def cache_locations(cache_dir: Path) -> list[Path]:
+    """Where numba keeps the cached kernels of the modules whose ``__pycache__`` is
+    ``cache_dir``: that folder, and, when ``NUMBA_CACHE_DIR`` is set, numba's folder
+    for the same sources inside it (numba's own locator computes its name)."""
+    out = [Path(cache_dir)]
+    from numba.core import config
+    if config.CACHE_DIR:
+        from numba.core.caching import UserProvidedCacheLocator
+        sub = UserProvidedCacheLocator.get_suitable_cache_subpath(
+            str(Path(cache_dir).parent / "module.py"))
+        out.append(Path(config.CACHE_DIR) / sub)
+    return out
+
+
 def guard(cache_dir: Path, sources: Iterable[Path], prefix: str = "") -> None:
-    """Delete ``cache_dir/<prefix>*.nbi|.nbc`` if ``sources`` changed since last time."""
+    """Delete ``<prefix>*.nbi|.nbc`` in every location of :func:`cache_locations`
+    (``cache_dir``, and numba's folder under ``NUMBA_CACHE_DIR`` when it is set) if
+    ``sources`` changed since that location's kernels were written."""
     digest = hashlib.sha256()
     for f in sources:
         digest.update(f.name.encode())
         digest.update(f.read_bytes())
+    for where in cache_locations(cache_dir):
+        _guard_one(where, digest.hexdigest(), prefix)
+
+
+def _guard_one(cache_dir: Path, digest: str, prefix: str) -> None:
     stamp = cache_dir / f"{prefix or 'numba'}.sources.sha256"
     try:
-        if stamp.exists() and stamp.read_text() == digest.hexdigest():
+        if stamp.exists() and stamp.read_text() == digest:
             return
-        cache_dir.mkdir(exist_ok=True)
+        cache_dir.mkdir(parents=True, exist_ok=True)
         for f in list(cache_dir.glob(f"{prefix}*.nbi")) + list(cache_dir.glob(f"{prefix}*.nbc")):
             f.unlink(missing_ok=True)
-        stamp.write_text(digest.hexdigest())
+        stamp.write_text(digest)
     except OSError:
         pass
