@@ -13,7 +13,8 @@ One row of panels per deal: (left) simultaneous updates, uniform empirical
 play: NashConv of the average strategy (dashed), of the current iterate
 (dotted), the CCE gap ``max_i gap_i`` (solid) and its regret bound
 (dash-dot), one colour per solver; (right) the CCE gap of every
-(solver, updates, weighting) run. Log-log axes.
+(solver, updates, weighting) run, and of CFR-Jr's sampled plans (thick,
+faint). Log-log axes.
 """
 
 from __future__ import annotations
@@ -50,10 +51,16 @@ def draw(results: Path) -> dict:
     for (left, right), deal in zip(axes, deals):
         d = rows[rows.deal == deal]
         head = f"{deal}: {int(d.players.iloc[0])} players, {int(d.histories.iloc[0]):,} histories"
-        for (solver, updates, weighting), g in d.groupby(["solver", "updates", "weighting"],
-                                                          sort=False):
+        if "play" not in d:
+            d = d.assign(play="iterate")
+        for (solver, updates, weighting, play), g in d.groupby(
+                ["solver", "updates", "weighting", "play"], sort=False):
             g = g.sort_values("iteration")
             c = COLOURS.get(solver, "black")
+            if play == "sampled":              # CFR-Jr
+                right.plot(g.iteration, _floor(g.cce_gap), "-", color=c, lw=2.2, alpha=0.35,
+                           label=f"{solver}-Jr (sampled plans)")
+                continue
             if (updates, weighting) == ("simultaneous", "uniform"):
                 left.plot(g.iteration, _floor(g.nash_conv_avg), "--", color=c,
                           label=f"{solver}: NashConv(average)")

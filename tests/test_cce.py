@@ -266,12 +266,13 @@ def test_cce_study_and_figure_end_to_end(tmp_path):
                                 "checkpoints": 5, "solvers": "CFR,CFR+"})
     rows = res.rows
     assert set(rows.deal) == {"kuhn_poker(players=3)", "micro3"}
-    # CFR: 2 update schemes x uniform; CFR+: 2 x (uniform, solver)
-    assert len(res.tables["summary"]) == 2 * (2 + 4)
-    for _, g in rows.groupby(["deal", "solver", "updates", "weighting"]):
+    # CFR: 2 update schemes x uniform; CFR+: 2 x (uniform, solver); CFR-Jr of each
+    assert len(res.tables["summary"]) == 2 * (2 + 4 + 2)
+    assert (rows.play == "sampled").sum() == 2 * 2 * 5
+    for _, g in rows.groupby(["deal", "solver", "updates", "weighting", "play"]):
         g = g.sort_values("iteration")
         assert g.iteration.iloc[-1] == 40
-        assert (g.cce_gap <= g.cce_gap_sum + TOL).all()
+        assert np.allclose(g.cce_gap, g[[f"gap_{p}" for p in range(3)]].max(axis=1))
         assert g.cce_gap.iloc[-1] < g.cce_gap.iloc[0]
     cert = rows[rows.regret_bound.notna()]
     assert len(cert) and (cert.cce_gap <= cert.regret_bound + TOL).all()
@@ -282,3 +283,26 @@ def test_cce_study_and_figure_end_to_end(tmp_path):
     assert (tmp_path / "fig" / "cce.png").stat().st_size > 0
     assert figure([str(tmp_path / "missing"), str(tmp_path / "fig2")]) == 0
     assert not (tmp_path / "fig2").exists()
+
+
+def test_cfr_jr_samples_pure_plans_from_the_iterates():
+    from solvers.cfr.cce import sample_pure_profile
+    tree = _tree("kuhn_poker_3p")
+    prof = random_profile(tree, 4)
+    rng = np.random.default_rng(0)
+    draws = np.array([sample_pure_profile(tree, prof, rng) for _ in range(4000)])
+    assert set(np.unique(draws)) == {0.0, 1.0}
+    assert np.allclose(np.add.reduceat(draws, tree.infoset_seq_start[:-1], axis=1), 1.0)
+    assert np.abs(draws.mean(axis=0) - prof).max() < 0.04          # ~5 sigma at 4000 draws
+    # The driver records exactly those draws (same seed), one per iteration.
+    rows = run_cce(tree, "CFR", 6, [6], play="sampled", seed=9)
+    s, play, rng = CFR(tree), EmpiricalPlay(tree), np.random.default_rng(9)
+    for _ in range(6):
+        play.add(sample_pure_profile(tree, s.policy, rng))
+        simultaneous_iterate(s, 1)
+    assert abs(rows[0]["cce_gap"] - play.gaps().cce_gap) < 1e-12
+    assert rows[0]["play"] == "sampled" and np.isnan(rows[0]["regret_bound"])
+    with pytest.raises(ValueError, match="seed"):
+        run_cce(tree, "CFR", 3, play="sampled")
+    with pytest.raises(ValueError, match="play='mixed'"):
+        run_cce(tree, "CFR", 3, play="mixed")

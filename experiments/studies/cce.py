@@ -10,15 +10,16 @@ checkpoints (:func:`solvers.cfr.cce.run_cce`): NashConv of the average
 strategy and of the current iterate, the CCE gap of the empirical play (the
 largest player's gap, their sum and each player's), and the regret bound
 that certifies the gap where it applies (CFR and CFR+ with simultaneous
-updates and uniform weights).
+updates and uniform weights). With ``cfr_jr`` also CFR-Jr's empirical play:
+one joint pure plan drawn from each iterate (Celli et al. 2019).
 
 A runner experiment (``python -m experiments run cce``), *not* part of ``make
 reproduce`` (``reproduce=False``) nor of the paper; its figure script is
 ``experiments/cce_figure.py``. One unit per (deal, solver, updates,
-weighting); rows in ``results/<profile>/cce/rows.csv``. A deal is a preset of
+weighting, play); rows in ``results/<profile>/cce/rows.csv``. A deal is a preset of
 :data:`spiel_game.PRESETS` or a pyspiel game string such as
-``kuhn_poker(players=3)``. Deterministic (no sampling); ``seed`` is recorded
-only.
+``kuhn_poker(players=3)``. Deterministic but for CFR-Jr's draws, which use
+each unit's seed (from ``seed``).
 """
 
 from __future__ import annotations
@@ -56,7 +57,10 @@ class CCEConfig:
 
     ``weightings``: ``"uniform"`` (every iterate weight 1) and/or ``"solver"``
     (the solver's averaging weights, e.g. ``t`` for CFR+); the ``"solver"``
-    weighting of CFR (weight 1) is the uniform one and is not run twice."""
+    weighting of CFR (weight 1) is the uniform one and is not run twice.
+    ``cfr_jr``: also, per deal and solver, the empirical distribution of joint
+    pure plans drawn from the iterates (CFR-Jr; simultaneous updates, uniform
+    weights, seeded by the unit)."""
 
     seed: int = 0
     deals: tuple[str, ...] = ("kuhn_poker(players=3)", "micro3", "small3")
@@ -65,6 +69,7 @@ class CCEConfig:
     weightings: tuple[str, ...] = WEIGHTINGS
     iterations: int = 1000
     checkpoints: int = 20                               # log-spaced, the last included
+    cfr_jr: bool = True
 
     def __post_init__(self):
         for d in self.deals:
@@ -87,25 +92,30 @@ def _tree(deal: str):
 
 
 def units(config: CCEConfig) -> list[dict]:
-    """One unit per (deal, solver, updates, weighting); CFR's ``"solver"``
-    weighting is its uniform one and is left out."""
+    """One unit per (deal, solver, updates, weighting) of the iterates' play
+    (CFR's ``"solver"`` weighting is its uniform one and is left out), plus
+    one CFR-Jr unit per (deal, solver) with ``cfr_jr``."""
     out = []
     for d in config.deals:
         for s in config.solvers:
             ws = [w for w in config.weightings
                   if not (w == "solver" and s == "CFR" and "uniform" in config.weightings)]
-            out += [{"deal": d, "solver": s, "updates": u, "weighting": w}
+            out += [{"deal": d, "solver": s, "updates": u, "weighting": w, "play": "iterate"}
                     for u in config.updates for w in ws]
+            if config.cfr_jr:
+                out.append({"deal": d, "solver": s, "updates": "simultaneous",
+                            "weighting": "uniform", "play": "sampled"})
     return out
 
 
 def run_unit(config: CCEConfig, unit: Unit) -> list[dict]:
     """The rows of :func:`solvers.cfr.cce.run_cce` for one unit, with ``deal``
-    and ``infosets`` added."""
+    and ``infosets`` added (CFR-Jr draws with the unit's seed)."""
     p = unit.params
     tree = _tree(p["deal"])
     rows = run_cce(tree, p["solver"], config.iterations, config.checkpoints,
-                   updates=p["updates"], weighting=p["weighting"])
+                   updates=p["updates"], weighting=p["weighting"], play=p["play"],
+                   seed=unit.seed if p["play"] == "sampled" else None)
     for r in rows:
         r["deal"] = p["deal"]
         r["infosets"] = tree.num_infosets
@@ -114,7 +124,7 @@ def run_unit(config: CCEConfig, unit: Unit) -> list[dict]:
 
 def summarize(config: CCEConfig, rows):
     """The last checkpoint of every unit."""
-    keys = ["deal", "solver", "updates", "weighting"]
+    keys = ["deal", "solver", "updates", "weighting", "play"]
     last = rows.sort_values("iteration").groupby(keys, sort=False).tail(1)
     cols = keys + ["players", "histories", "iteration", "nash_conv_avg", "nash_conv_current",
                    "cce_gap", "cce_gap_sum", "regret_bound", "solver_seconds", "cce_seconds"]

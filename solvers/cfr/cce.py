@@ -52,6 +52,13 @@ iterate and the CCE gap of the empirical play. Two update schemes:
   players before ``p`` have already moved to ``sigma^{t+1}``, so the bound
   above does not apply to the recorded play (it still converges in practice).
 
+CFR-Jr (Celli et al. 2019), ``play="sampled"``: the regrets are CFR's, but
+the recorded play of iteration ``t`` is one joint pure plan drawn from
+``sigma^t`` (each player's plan independently, an action per information
+set: :func:`sample_pure_profile`). Its empirical distribution is a list of
+``T`` joint pure plans -- a compact, directly playable correlation device --
+whose gap is the iterates' plus a sampling error of order ``1/sqrt(T)``.
+
 Weighting: ``"uniform"`` (``w_t = 1``, the empirical distribution of the
 no-regret guarantee; the default) or ``"solver"`` (``w_t`` = the solver's own
 averaging weight: ``t`` for CFR+ and LCFR, ``t^2`` for DCFR and PCFR+).
@@ -70,12 +77,15 @@ from .solvers import SOLVERS, _accumulate, _reach_and_values, make_solver
 from .tree import CHANCE, TERMINAL, GameTree
 
 __all__ = ["EmpiricalPlay", "CCEGapResult", "simultaneous_iterate", "run_cce",
-           "UPDATES", "WEIGHTINGS"]
+           "sample_pure_profile", "UPDATES", "WEIGHTINGS", "PLAYS"]
 
 #: Update schemes of :func:`run_cce`.
 UPDATES = ("simultaneous", "alternating")
 #: Weightings of the empirical distribution in :func:`run_cce`.
 WEIGHTINGS = ("uniform", "solver")
+#: What :func:`run_cce` records each iteration: the iterate itself, or a joint
+#: pure plan drawn from it (CFR-Jr, Celli et al. 2019).
+PLAYS = ("iterate", "sampled")
 
 
 # ================================================================== kernels
@@ -118,6 +128,42 @@ def _add_play(node_player, node_data, child_start, chance_prob, payoff, seq_star
                     w *= reach[j, z]
             opp_weight[i, t] += weight * w
             value_sum[i] += weight * w * reach[i, z] * payoff[row, i]
+
+
+@njit(cache=True)
+def _sample_pure(policy, seq_start, draws, out):
+    """``out``: a pure profile drawing each information set's action from
+    ``policy`` with the uniform number ``draws[I]`` (inverse CDF)."""
+    for i in range(seq_start.shape[0] - 1):
+        a = seq_start[i]
+        b = seq_start[i + 1]
+        pick = b - 1
+        acc = 0.0
+        for j in range(a, b):
+            out[j] = 0.0
+        for j in range(a, b):
+            acc += policy[j]
+            if draws[i] < acc:
+                pick = j
+                break
+        while policy[pick] <= 0.0 and pick > a:   # rounding at the top: a played action
+            pick -= 1
+        out[pick] = 1.0
+
+
+def sample_pure_profile(tree: GameTree, profile: np.ndarray,
+                        rng: np.random.Generator) -> np.ndarray:
+    """A pure profile ``float64[S]`` (one action per information set) drawn
+    from the behavioural ``profile`` independently at every information set --
+    by Kuhn's theorem, a draw of a pure plan from the mixed strategy each
+    player's ``profile`` is equivalent to (what CFR-Jr samples each iteration)."""
+    profile = np.ascontiguousarray(profile, np.float64)
+    if profile.shape != (tree.num_sequences,):
+        raise ValueError(f"profile: a profile on this tree is float64[{tree.num_sequences}], "
+                         f"got shape {profile.shape}")
+    out = np.empty(tree.num_sequences)
+    _sample_pure(profile, tree.infoset_seq_start, rng.random(tree.num_infosets), out)
+    return out
 
 
 @njit(cache=True)
@@ -321,13 +367,15 @@ class EmpiricalPlay:
 
 # =================================================================== driver
 def simultaneous_iterate(solver, iterations: int = 1, play: EmpiricalPlay | None = None,
-                         weighting: str = "uniform"):
+                         weighting: str = "uniform", rng: np.random.Generator | None = None):
     """Run ``iterations`` iterations of ``solver`` (any class of
     :data:`~solvers.cfr.solvers.SOLVERS`) with simultaneous updates: every
     player's regrets of iteration ``t`` against the same profile ``sigma^t``,
     then every player's update with the solver's own rule. With ``play``, each
     ``sigma^t`` is added to it (weight 1, or the solver's averaging weight
-    with ``weighting="solver"``). Returns ``solver``."""
+    with ``weighting="solver"``); with ``rng`` too, a joint pure plan drawn
+    from ``sigma^t`` (:func:`sample_pure_profile`, CFR-Jr) is added instead.
+    Returns ``solver``."""
     if weighting not in WEIGHTINGS:
         raise ValueError(f"weighting={weighting!r}: expected one of {WEIGHTINGS}")
     tr = solver.tree
@@ -335,7 +383,7 @@ def simultaneous_iterate(solver, iterations: int = 1, play: EmpiricalPlay | None
         t = solver.iteration + 1
         w = solver._avg_weight(t)
         if play is not None:
-            play.add(solver.policy, w if weighting == "solver" else 1.0)
+            _record(play, solver, w if weighting == "solver" else 1.0, rng)
         t1 = time.perf_counter()
         for p in range(tr.num_players):
             _reach_and_values(p, tr.node_player, tr.node_data, tr.child_start, tr.chance_prob,
@@ -349,6 +397,15 @@ def simultaneous_iterate(solver, iterations: int = 1, play: EmpiricalPlay | None
         solver.iteration = t
         solver.seconds += time.perf_counter() - t1
     return solver
+
+
+def _record(play: EmpiricalPlay, solver, weight: float, rng) -> None:
+    """Add the solver's current iterate to ``play``, or a pure plan drawn from
+    it when ``rng`` is given."""
+    if rng is None:
+        play.add(solver.policy, weight)
+    else:
+        play.add(sample_pure_profile(solver.tree, solver.policy, rng), weight)
 
 
 def _checkpoints(iterations: int, checkpoints) -> list[int]:
@@ -366,6 +423,7 @@ def _checkpoints(iterations: int, checkpoints) -> list[int]:
 
 def run_cce(tree: GameTree, solver: str = "CFR", iterations: int = 100, checkpoints=10, *,
             updates: str = "simultaneous", weighting: str = "uniform",
+            play: str = "iterate", seed: int | None = None,
             **hyperparameters) -> list[dict]:
     """Run ``solver`` (a name of :data:`~solvers.cfr.solvers.SOLVERS`) for
     ``iterations`` iterations on ``tree``, feeding every iterate to an
@@ -376,9 +434,12 @@ def run_cce(tree: GameTree, solver: str = "CFR", iterations: int = 100, checkpoi
         last included) or the iteration numbers themselves.
       updates: ``"simultaneous"`` or ``"alternating"`` (see the module docstring).
       weighting: ``"uniform"`` or ``"solver"`` (the solver's averaging weights).
+      play: ``"iterate"`` (the empirical play is the mixture of the iterates) or
+        ``"sampled"`` (CFR-Jr: of joint pure plans drawn from them, one per
+        iteration, with ``numpy.random.default_rng(seed)``; ``seed`` required).
       hyperparameters: passed to the solver's constructor.
 
-    Each row: ``solver, updates, weighting, players, histories, iteration,
+    Each row: ``solver, updates, weighting, play, players, histories, iteration,
     nash_conv_avg, nash_conv_current, cce_gap, cce_gap_sum, gap_<i>,
     improvement_avg_<i>`` (NashConv terms of the average), ``regret_bound``
     (the max over players of :meth:`EmpiricalPlay.regret_bound`; a certificate
@@ -392,37 +453,42 @@ def run_cce(tree: GameTree, solver: str = "CFR", iterations: int = 100, checkpoi
         raise ValueError(f"updates={updates!r}: expected one of {UPDATES}")
     if weighting not in WEIGHTINGS:
         raise ValueError(f"weighting={weighting!r}: expected one of {WEIGHTINGS}")
+    if play not in PLAYS:
+        raise ValueError(f"play={play!r}: expected one of {PLAYS}")
+    if play == "sampled" and seed is None:
+        raise ValueError("play='sampled' draws pure plans: pass an int seed")
     if int(iterations) < 1:
         raise ValueError(f"iterations={iterations}: must be >= 1")
     iterations = int(iterations)
+    rng = np.random.default_rng(seed) if play == "sampled" else None
     pts = _checkpoints(iterations, checkpoints)
     s = make_solver(solver, tree, **hyperparameters)
-    play = EmpiricalPlay(tree)
+    emp = EmpiricalPlay(tree)
     # The regret bound certifies the recorded play only when the stored regrets are
     # CFR's, or the floored ones of CFR+ / PCFR+ (Q >= R per action, any strategies),
     # against the recorded profiles, weighted uniformly; DCFR and LCFR discount them.
-    certified = (updates == "simultaneous" and weighting == "uniform"
+    certified = (updates == "simultaneous" and weighting == "uniform" and play == "iterate"
                  and solver in ("CFR", "CFR+", "PCFR+"))
     rows = []
     for it in pts:
         todo = it - s.iteration
         if updates == "simultaneous":
-            simultaneous_iterate(s, todo, play, weighting)
+            simultaneous_iterate(s, todo, emp, weighting, rng)
         else:
             for _ in range(todo):
                 w = s._avg_weight(s.iteration + 1) if weighting == "solver" else 1.0
-                play.add(s.policy, w)
+                _record(emp, s, w, rng)
                 s.iterate(1)
-        res = play.gaps()
+        res = emp.gaps()
         avg = nash_conv(tree, s.average_policy(), return_details=True)
         cur = nash_conv(tree, s.current_policy())
-        bound = (float(EmpiricalPlay.regret_bound(tree, s.regret, play.total_weight).max())
+        bound = (float(EmpiricalPlay.regret_bound(tree, s.regret, emp.total_weight).max())
                  if certified else float("nan"))
-        row = {"solver": solver, "updates": updates, "weighting": weighting,
+        row = {"solver": solver, "updates": updates, "weighting": weighting, "play": play,
                "players": tree.num_players, "histories": tree.num_nodes, "iteration": it,
                "nash_conv_avg": avg.nash_conv, "nash_conv_current": float(cur),
                "cce_gap": res.cce_gap, "cce_gap_sum": res.gap_sum, "regret_bound": bound,
-               "solver_seconds": s.seconds, "cce_seconds": play.seconds}
+               "solver_seconds": s.seconds, "cce_seconds": emp.seconds}
         row.update({f"gap_{p}": float(g) for p, g in enumerate(res.gaps)})
         row.update({f"improvement_avg_{p}": float(g)
                     for p, g in enumerate(avg.player_improvements)})
