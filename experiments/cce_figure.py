@@ -14,7 +14,8 @@ play: NashConv of the average strategy (dashed), of the current iterate
 (dotted), the CCE gap ``max_i gap_i`` (solid) and its regret bound
 (dash-dot), one colour per solver; (right) the CCE gap of every
 (solver, updates, weighting) run, and of CFR-Jr's sampled plans (thick,
-faint). Log-log axes.
+faint). Log-log axes; values below :data:`FLOOR` (a current iterate with
+NashConv 0, a negative gap) are drawn at it.
 """
 
 from __future__ import annotations
@@ -40,8 +41,12 @@ def load(results: Path):
     return pd.read_csv(results / "cce" / "rows.csv")
 
 
+#: Values below this (zero, or negative gaps) are drawn at it on the log axes.
+FLOOR = 1e-7
+
+
 def _floor(xs):
-    return [max(float(x), 1e-16) for x in xs]
+    return [max(float(x), FLOOR) for x in xs]
 
 
 def draw(results: Path) -> dict:
