@@ -50,6 +50,12 @@ adding the iteration's regrets).
 
 Memory while iterating: ``8 (n + 2) N`` bytes of work arrays plus ``24 S``
 (``32 S`` for PCFR+) bytes of tables; see :func:`solver_nbytes`.
+
+Several cores: every solver takes ``threads=T`` (default 1). With ``T > 1``
+the tree is cut into ``T`` independent subtree blocks that one numba parallel
+pass runs at once (:mod:`solvers.cfr.parallel`); the results are bit for bit
+the one-core ones, whatever ``T`` and the cores present. Work arrays then take
+``16 N`` bytes more (and the plan about ``4 I`` bytes).
 """
 
 from __future__ import annotations
@@ -59,6 +65,7 @@ import time
 import numpy as np
 from numba import njit
 
+from .parallel import cfr_pass, make_plan, regret_matching_parallel
 from .tree import CHANCE, TERMINAL, GameTree
 
 __all__ = ["CFR", "CFRPlus", "LinearCFR", "DCFR", "PCFRPlus", "SOLVERS",
@@ -193,6 +200,10 @@ class CFR:
 
     Args:
       tree: the game's :class:`~solvers.cfr.tree.GameTree`.
+      threads: subtree blocks run in parallel (1: the one-core kernels;
+        ``T > 1``: :mod:`solvers.cfr.parallel`, on up to ``T`` of numba's
+        threads, ``numba.set_num_threads`` lowers it; bit for bit the same
+        numbers).
 
     Attributes: ``iteration`` (completed iterations), ``regret``,
     ``policy`` (current strategy) and ``avg_numerator``, all ``float64[S]``;
@@ -203,7 +214,7 @@ class CFR:
     #: Extra per-sequence tables beyond regret, policy and average.
     _extra_tables = 0
 
-    def __init__(self, tree: GameTree):
+    def __init__(self, tree: GameTree, *, threads: int = 1):
         self.tree = tree
         S, N, n = tree.num_sequences, tree.num_nodes, tree.num_players
         self.iteration = 0
@@ -213,6 +224,12 @@ class CFR:
         self.avg_numerator = np.zeros(S)
         _regret_matching(self.regret, tree.infoset_seq_start, 0, tree.num_infosets,
                          self.policy)
+        self._plan = make_plan(tree, threads)     # validates threads
+        self.threads = self._plan.blocks
+        if self.threads == 1:
+            self._plan = None
+        else:
+            self._edge_terms = np.empty((2, N))     # regret and average terms per edge
         self._reach = np.empty((n + 1, N))
         self._value = np.empty(N)
 
@@ -224,7 +241,11 @@ class CFR:
         """Turn ``p``'s accumulated regrets into its next strategy."""
         t_ = self.tree
         i0, i1 = t_.player_infoset_start[p], t_.player_infoset_start[p + 1]
-        _regret_matching(self.regret, t_.infoset_seq_start, i0, i1, self.policy)
+        if self._plan is None:
+            _regret_matching(self.regret, t_.infoset_seq_start, i0, i1, self.policy)
+        else:
+            regret_matching_parallel(self.regret, t_.infoset_seq_start, i0, i1, self.policy,
+                                     self.threads)
 
     # ---- main loop
     def iterate(self, iterations: int = 1) -> CFR:
@@ -236,15 +257,29 @@ class CFR:
             t = self.iteration
             w = self._avg_weight(t)
             for p in range(tr.num_players):
-                _reach_and_values(p, tr.node_player, tr.node_data, tr.child_start,
-                                  tr.chance_prob, tr.payoff_table, tr.infoset_seq_start,
-                                  self.policy, self._reach, self._value)
-                _accumulate(p, tr.node_player, tr.node_data, tr.child_start,
-                            tr.infoset_seq_start, self.policy, self._reach, self._value,
-                            self._regret_target(p), self.avg_numerator, w)
+                if self._plan is None:
+                    _reach_and_values(p, tr.node_player, tr.node_data, tr.child_start,
+                                      tr.chance_prob, tr.payoff_table, tr.infoset_seq_start,
+                                      self.policy, self._reach, self._value)
+                    _accumulate(p, tr.node_player, tr.node_data, tr.child_start,
+                                tr.infoset_seq_start, self.policy, self._reach, self._value,
+                                self._regret_target(p), self.avg_numerator, w)
+                else:
+                    self._parallel_pass(p, w)
                 self._update_player(p, t)
         self.seconds += time.perf_counter() - t0
         return self
+
+    def _parallel_pass(self, p: int, w: float) -> None:
+        """Player ``p``'s reach, value and update pass on the subtree blocks."""
+        tr, plan = self.tree, self._plan
+        cfr_pass(p, plan.split, plan.bounds, plan.level_consistent, tr.node_player,
+                 tr.node_data, tr.child_start, tr.level_start, tr.chance_prob, tr.payoff_table,
+                 tr.infoset_seq_start, self.policy, self._reach, self._value,
+                 self._regret_target(p), self.avg_numerator, w, plan.owner,
+                 self._edge_terms[0], self._edge_terms[1], plan.shared_infoset,
+                 plan.shared_start, plan.shared_nodes, plan.player_shared_start[p],
+                 plan.player_shared_start[p + 1])
 
     def _regret_target(self, p: int) -> np.ndarray:
         """The array this iteration's regrets of ``p`` are added to."""
@@ -259,7 +294,10 @@ class CFR:
 
     def nbytes(self) -> int:
         """Bytes of this solver's work arrays and tables."""
-        return solver_nbytes(self.tree, 3 + self._extra_tables)
+        if self._plan is None:
+            return solver_nbytes(self.tree, 3 + self._extra_tables)
+        return (solver_nbytes(self.tree, 3 + self._extra_tables) + self._edge_terms.nbytes
+                + self._plan.nbytes)
 
 
 class CFRPlus(CFR):
@@ -291,13 +329,14 @@ class DCFR(CFR):
       alpha: discount exponent of positive regrets (default 1.5).
       beta: discount exponent of negative regrets (default 0: halved each time).
       gamma: exponent of the average's weights (default 2).
+      threads: subtree blocks run in parallel (see :class:`CFR`).
     """
 
     name = "DCFR"
 
     def __init__(self, tree: GameTree, *, alpha: float = 1.5, beta: float = 0.0,
-                 gamma: float = 2.0):
-        super().__init__(tree)
+                 gamma: float = 2.0, threads: int = 1):
+        super().__init__(tree, threads=threads)
         self.alpha, self.beta, self.gamma = float(alpha), float(beta), float(gamma)
 
     def _avg_weight(self, t):
@@ -316,8 +355,8 @@ class LinearCFR(DCFR):
 
     name = "LCFR"
 
-    def __init__(self, tree: GameTree):
-        super().__init__(tree, alpha=1.0, beta=1.0, gamma=1.0)
+    def __init__(self, tree: GameTree, *, threads: int = 1):
+        super().__init__(tree, alpha=1.0, beta=1.0, gamma=1.0, threads=threads)
 
 
 class PCFRPlus(CFR):
@@ -332,13 +371,14 @@ class PCFRPlus(CFR):
       average_exponent: iteration ``t`` enters the average with weight
         ``t^average_exponent`` (default 2, the quadratic averaging used with
         PCFR+ in that paper's experiments).
+      threads: subtree blocks run in parallel (see :class:`CFR`).
     """
 
     name = "PCFR+"
     _extra_tables = 1
 
-    def __init__(self, tree: GameTree, *, average_exponent: float = 2.0):
-        super().__init__(tree)
+    def __init__(self, tree: GameTree, *, average_exponent: float = 2.0, threads: int = 1):
+        super().__init__(tree, threads=threads)
         self.average_exponent = float(average_exponent)
         self._instant = np.zeros(tree.num_sequences)   # r, then R + r (the prediction)
 
@@ -357,7 +397,11 @@ class PCFRPlus(CFR):
         np.maximum(r, 0.0, out=r)                 # R = max(R + r, 0)
         m += r                                    # R + m with m = r
         i0, i1 = tr.player_infoset_start[p], tr.player_infoset_start[p + 1]
-        _regret_matching(self._instant, tr.infoset_seq_start, i0, i1, self.policy)
+        if self._plan is None:
+            _regret_matching(self._instant, tr.infoset_seq_start, i0, i1, self.policy)
+        else:
+            regret_matching_parallel(self._instant, tr.infoset_seq_start, i0, i1, self.policy,
+                                     self.threads)
 
 
 #: Solver classes by name (as used in experiments and result files).

@@ -1,0 +1,385 @@
+"""Multi-core CFR passes: the tree split into independent subtrees, bit for bit
+the one-core results.
+
+In the flat :class:`~solvers.cfr.tree.GameTree` (breadth-first order, the
+children of a node contiguous), the descendants of a contiguous range of
+nodes at one depth form a contiguous range at every deeper depth. A *plan*
+cuts one depth (the *split level*: the first with at least
+``MIN_SPLIT_NODES_PER_BLOCK * blocks`` nodes; in whole-deal presets the chance
+root's children, one per deal) into ``blocks`` contiguous ranges of about
+equal subtree size; block ``t`` owns, at every depth ``d >= split``, the nodes
+``bounds[t, d] .. bounds[t + 1, d] - 1``. An information set is *owned* by a
+block when all its histories lie in that block (the levels above the split
+count as one more block); the others (a few percent: an information set of a
+whole-deal preset spans the deals that agree on the player's hand) are
+*shared*.
+
+One pass for player ``p`` (:func:`cfr_pass`) runs
+
+1. top down over the levels above the split (one thread), the reach of every
+   node for every player and chance, exactly as the one-core kernel;
+2. on every block at once (numba ``prange``; compiled code, no GIL): the
+   block's reaches top down, its values to ``p`` bottom up, and at ``p``'s
+   decision nodes CFR's regret and average terms (``cf * (v(child) - v)``,
+   ``reach_p * policy * weight``). A block adds the terms of the information
+   sets it owns straight into the tables, in increasing node order; it writes
+   those of shared sets into per-edge scratch arrays;
+3. the levels above the split bottom up (one thread), then the shared
+   information sets, in parallel ranges: each adds its histories' terms from
+   the scratch arrays in increasing node order.
+
+Every term is the same product as in :mod:`solvers.cfr.solvers`, and every
+sequence receives its terms in the one-core order (increasing node index), so
+the results are bit for bit those of ``threads=1`` for any number of blocks
+and any number of threads running them (the tests compare with ``==``).
+
+Memory: the one-core work arrays (``(n + 2) N`` doubles) plus ``2 N``
+doubles of scratch terms, ``4 I`` bytes of owners and ``8`` bytes per
+history of a shared information set.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numba
+import numpy as np
+from numba import njit, prange
+
+from .tree import CHANCE, TERMINAL, GameTree
+
+__all__ = ["ParallelPlan", "make_plan", "cfr_pass", "regret_matching_parallel",
+           "MIN_SPLIT_NODES_PER_BLOCK", "available_threads"]
+
+#: The split level is the first depth with at least this many nodes per block.
+MIN_SPLIT_NODES_PER_BLOCK = 16
+
+
+def available_threads() -> int:
+    """The size of numba's thread pool (``NUMBA_NUM_THREADS``, default: the cores)."""
+    return int(numba.config.NUMBA_NUM_THREADS)
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class ParallelPlan:
+    """How a tree is cut into ``blocks`` independent subtree blocks.
+
+    * ``split``: the depth that is cut; ``bounds int64[blocks + 1, L]`` (``L``
+      levels): block ``t`` owns nodes ``bounds[t, d] .. bounds[t + 1, d] - 1``
+      of every depth ``d >= split`` (columns above the split are unused);
+      ``block_nodes int64[blocks]``: the nodes each block owns;
+    * ``owner int32[I]``: the block owning each information set (``blocks``:
+      the levels above the split; -1: shared);
+    * the shared information sets, ascending (``shared_infoset int64[K]``), and
+      their histories, ascending within each (``shared_nodes int64[...]`` from
+      ``shared_start int64[K + 1]``); ``player_shared_start int64[n + 1]``:
+      player ``p``'s shared sets are ``player_shared_start[p] ..
+      player_shared_start[p + 1] - 1``;
+    * ``level_consistent``: every information set lies at one depth (the
+      terms are then added during the bottom-up sweep instead of a third one);
+      ``decision_nodes``: the tree's decision histories.
+    """
+
+    blocks: int
+    split: int
+    bounds: np.ndarray
+    block_nodes: np.ndarray
+    owner: np.ndarray
+    shared_infoset: np.ndarray
+    shared_start: np.ndarray
+    shared_nodes: np.ndarray
+    player_shared_start: np.ndarray
+    level_consistent: bool
+    decision_nodes: int
+
+    @property
+    def imbalance(self) -> float:
+        """Largest block over the mean block (1.0: perfectly even)."""
+        return float(self.block_nodes.max() / max(self.block_nodes.mean(), 1.0))
+
+    @property
+    def shared_fraction(self) -> float:
+        """The fraction of decision histories in shared information sets."""
+        return float(self.shared_nodes.shape[0]) / max(1, self.decision_nodes)
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.bounds.nbytes + self.owner.nbytes + self.shared_infoset.nbytes
+                   + self.shared_start.nbytes + self.shared_nodes.nbytes)
+
+
+@njit(cache=True)
+def _subtree_sizes(child_start, n_nodes):
+    size = np.ones(n_nodes, np.int64)
+    for u in range(n_nodes - 1, -1, -1):
+        for c in range(child_start[u], child_start[u + 1]):
+            size[u] += size[c]
+    return size
+
+
+@njit(cache=True)
+def _owners(node_player, node_data, level_start, split, bounds, n_infosets):
+    """``owner[I]``: the one block holding all of ``I``'s histories, else -1."""
+    blocks = bounds.shape[0] - 1
+    owner = np.full(n_infosets, -2, np.int32)        # -2: not seen yet
+    for u in range(level_start[split]):
+        if node_player[u] >= 0:
+            i = node_data[u]
+            owner[i] = blocks if owner[i] == -2 or owner[i] == blocks else -1
+    for t in range(blocks):
+        for d in range(split, bounds.shape[1]):
+            for u in range(bounds[t, d], bounds[t + 1, d]):
+                if node_player[u] >= 0:
+                    i = node_data[u]
+                    owner[i] = t if owner[i] == -2 or owner[i] == t else -1
+    return owner
+
+
+def make_plan(tree: GameTree, blocks: int) -> ParallelPlan:
+    """Cut ``tree`` into ``blocks`` subtree blocks of about equal size.
+
+    Raises ``ValueError`` if ``blocks`` is not a positive integer.
+    """
+    if isinstance(blocks, bool) or not isinstance(blocks, int | np.integer) or blocks < 1:
+        raise ValueError(f"threads must be a positive integer, got {blocks!r}")
+    blocks = int(blocks)
+    ls = tree.level_start
+    n_levels = ls.shape[0] - 1
+    split = n_levels - 1
+    for d in range(n_levels):
+        if ls[d + 1] - ls[d] >= MIN_SPLIT_NODES_PER_BLOCK * blocks:
+            split = d
+            break
+    sizes = _subtree_sizes(tree.child_start, tree.num_nodes)[ls[split]:ls[split + 1]]
+    cum = np.concatenate([[0], np.cumsum(sizes)])
+    # block t starts at the split-level node whose prefix size is nearest t/blocks of the total
+    cuts = [0]
+    for t in range(1, blocks):
+        k = int(np.searchsorted(cum, cum[-1] * t / blocks))
+        cuts.append(min(max(k, cuts[-1]), len(sizes)))
+    cuts.append(len(sizes))
+    bounds = np.zeros((blocks + 1, n_levels), np.int64)
+    for t, k in enumerate(cuts):
+        u = int(ls[split]) + k
+        for d in range(split, n_levels):
+            bounds[t, d] = u
+            u = int(tree.child_start[u])
+    block_nodes = np.array([cum[cuts[t + 1]] - cum[cuts[t]] for t in range(blocks)], np.int64)
+    owner = _owners(tree.node_player, tree.node_data, ls, split, bounds, tree.num_infosets)
+    decision = np.flatnonzero(tree.node_player >= 0)
+    in_shared = decision[owner[tree.node_data[decision]] == -1]
+    order = np.argsort(tree.node_data[in_shared], kind="stable")   # by set, then node
+    shared_nodes = in_shared[order].astype(np.int64)
+    sets = tree.node_data[shared_nodes].astype(np.int64)
+    shared_infoset, counts = np.unique(sets, return_counts=True)
+    shared_start = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    player_shared_start = np.searchsorted(shared_infoset, tree.player_infoset_start)
+    return ParallelPlan(blocks, split, bounds, block_nodes, owner, shared_infoset,
+                        shared_start, shared_nodes, player_shared_start.astype(np.int64),
+                        bool(tree.infosets_level_consistent), int(decision.shape[0]))
+
+
+# ================================================================== kernels
+@njit(cache=True)
+def _down(u, node_player, node_data, child_start, chance_prob, seq_start, policy, reach):
+    """Node ``u``'s reaches to its children (as ``solvers._reach_and_values``)."""
+    k = node_player[u]
+    if k == TERMINAL:
+        return
+    m = reach.shape[0]
+    c0 = child_start[u]
+    c1 = child_start[u + 1]
+    if k == CHANCE:
+        b = node_data[u] - c0
+        for c in range(c0, c1):
+            for q in range(m):
+                reach[q, c] = reach[q, u]
+            reach[m - 1, c] = reach[m - 1, u] * chance_prob[b + c]
+    else:
+        b = seq_start[node_data[u]] - c0
+        for c in range(c0, c1):
+            for q in range(m):
+                reach[q, c] = reach[q, u]
+            reach[k, c] = reach[k, u] * policy[b + c]
+
+
+@njit(cache=True)
+def _value(u, p, node_player, node_data, child_start, chance_prob, payoff, seq_start, policy,
+           value):
+    """Node ``u``'s value to ``p`` from its children's."""
+    k = node_player[u]
+    if k == TERMINAL:
+        value[u] = payoff[node_data[u], p]
+        return
+    c0 = child_start[u]
+    c1 = child_start[u + 1]
+    v = 0.0
+    if k == CHANCE:
+        b = node_data[u] - c0
+        for c in range(c0, c1):
+            v += chance_prob[b + c] * value[c]
+    else:
+        b = seq_start[node_data[u]] - c0
+        for c in range(c0, c1):
+            v += policy[b + c] * value[c]
+    value[u] = v
+
+
+@njit(cache=True)
+def _terms(u, p, t, node_data, child_start, seq_start, policy, reach, value, regret, avg,
+           avg_weight, owner, edge_regret, edge_avg):
+    """CFR's terms at ``p``'s history ``u`` (as ``solvers._accumulate``): into the
+    tables if block ``t`` owns its information set, else into the edge scratch."""
+    m = reach.shape[0]
+    cf = 1.0
+    for q in range(m):
+        if q != p:
+            cf *= reach[q, u]
+    own = reach[p, u]
+    v = value[u]
+    c0 = child_start[u]
+    i = node_data[u]
+    b = seq_start[i] - c0
+    if owner[i] == t:
+        for c in range(c0, child_start[u + 1]):
+            regret[b + c] += cf * (value[c] - v)
+            avg[b + c] += own * policy[b + c] * avg_weight
+    else:
+        for c in range(c0, child_start[u + 1]):
+            edge_regret[c] = cf * (value[c] - v)
+            edge_avg[c] = own * policy[b + c] * avg_weight
+
+
+@njit(cache=True)
+def _block(t, p, split, bounds, fused, node_player, node_data, child_start, chance_prob,
+           payoff, seq_start, policy, reach, value, regret, avg, avg_weight, owner,
+           edge_regret, edge_avg):
+    """Block ``t``: reaches top down; values bottom up; ``p``'s terms in
+    increasing node order (in the bottom-up sweep when every information set
+    lies at one depth, else in a third, top-down sweep). The code of
+    :func:`_down`, :func:`_value` and :func:`_terms`, written out: numba does
+    not inline those calls, and a call per node costs several times the work."""
+    n_levels = bounds.shape[1]
+    m = reach.shape[0]
+    for d in range(split, n_levels):
+        for u in range(bounds[t, d], bounds[t + 1, d]):
+            k = node_player[u]
+            if k == TERMINAL:
+                continue
+            c0 = child_start[u]
+            c1 = child_start[u + 1]
+            if k == CHANCE:
+                b = node_data[u] - c0
+                for c in range(c0, c1):
+                    for q in range(m):
+                        reach[q, c] = reach[q, u]
+                    reach[m - 1, c] = reach[m - 1, u] * chance_prob[b + c]
+            else:
+                b = seq_start[node_data[u]] - c0
+                for c in range(c0, c1):
+                    for q in range(m):
+                        reach[q, c] = reach[q, u]
+                    reach[k, c] = reach[k, u] * policy[b + c]
+    for sweep in range(2):
+        if sweep == 1 and fused:
+            break
+        for d0 in range(split, n_levels):
+            d = n_levels - 1 - (d0 - split) if sweep == 0 else d0
+            for u in range(bounds[t, d], bounds[t + 1, d]):
+                k = node_player[u]
+                if sweep == 0:                              # value of u
+                    if k == TERMINAL:
+                        value[u] = payoff[node_data[u], p]
+                        continue
+                    c0 = child_start[u]
+                    c1 = child_start[u + 1]
+                    v = 0.0
+                    if k == CHANCE:
+                        b = node_data[u] - c0
+                        for c in range(c0, c1):
+                            v += chance_prob[b + c] * value[c]
+                    else:
+                        b = seq_start[node_data[u]] - c0
+                        for c in range(c0, c1):
+                            v += policy[b + c] * value[c]
+                    value[u] = v
+                    if not fused:
+                        continue
+                if k != p:
+                    continue
+                cf = 1.0                                    # p's terms at u
+                for q in range(m):
+                    if q != p:
+                        cf *= reach[q, u]
+                own = reach[p, u]
+                v = value[u]
+                c0 = child_start[u]
+                c1 = child_start[u + 1]
+                i = node_data[u]
+                b = seq_start[i] - c0
+                if owner[i] == t:
+                    for c in range(c0, c1):
+                        regret[b + c] += cf * (value[c] - v)
+                        avg[b + c] += own * policy[b + c] * avg_weight
+                else:
+                    for c in range(c0, c1):
+                        edge_regret[c] = cf * (value[c] - v)
+                        edge_avg[c] = own * policy[b + c] * avg_weight
+
+
+@njit(cache=True, parallel=True)
+def cfr_pass(p, split, bounds, fused, node_player, node_data, child_start, level_start,
+             chance_prob, payoff, seq_start, policy, reach, value, regret, avg, avg_weight,
+             owner, edge_regret, edge_avg, shared_infoset, shared_start, shared_nodes, k0, k1):
+    """One CFR pass for player ``p`` on the blocks of a plan (see the module
+    docstring): ``regret`` and ``avg`` receive ``p``'s terms, bit for bit as
+    ``solvers._reach_and_values`` then ``solvers._accumulate``. ``k0 .. k1 - 1``:
+    ``p``'s shared information sets (indices into ``shared_infoset``)."""
+    blocks = bounds.shape[0] - 1
+    top = level_start[split]
+    for q in range(reach.shape[0]):
+        reach[q, 0] = 1.0
+    for u in range(top):
+        _down(u, node_player, node_data, child_start, chance_prob, seq_start, policy, reach)
+    for t in prange(blocks):
+        _block(t, p, split, bounds, fused, node_player, node_data, child_start, chance_prob,
+               payoff, seq_start, policy, reach, value, regret, avg, avg_weight, owner,
+               edge_regret, edge_avg)
+    for u in range(top - 1, -1, -1):
+        _value(u, p, node_player, node_data, child_start, chance_prob, payoff, seq_start,
+               policy, value)
+    for u in range(top):
+        if node_player[u] == p:
+            _terms(u, p, blocks, node_data, child_start, seq_start, policy, reach, value,
+                   regret, avg, avg_weight, owner, edge_regret, edge_avg)
+    chunk = (k1 - k0 + blocks - 1) // blocks
+    for t in prange(blocks):
+        for k in range(k0 + t * chunk, min(k1, k0 + (t + 1) * chunk)):
+            s = seq_start[shared_infoset[k]]
+            for j in range(shared_start[k], shared_start[k + 1]):
+                u = shared_nodes[j]
+                c0 = child_start[u]
+                for c in range(c0, child_start[u + 1]):
+                    regret[s + c - c0] += edge_regret[c]
+                    avg[s + c - c0] += edge_avg[c]
+
+
+@njit(cache=True, parallel=True)
+def regret_matching_parallel(regret, seq_start, i0, i1, policy, blocks):
+    """Regret matching of information sets ``i0 .. i1 - 1`` (as
+    :func:`solvers.cfr.solvers.regret_matching`, bit for bit), ``blocks``
+    ranges in parallel."""
+    chunk = (i1 - i0 + blocks - 1) // blocks
+    for t in prange(blocks):
+        for i in range(i0 + t * chunk, min(i1, i0 + (t + 1) * chunk)):
+            a = seq_start[i]
+            b = seq_start[i + 1]
+            total = 0.0
+            for j in range(a, b):
+                if regret[j] > 0:
+                    total += regret[j]
+            for j in range(a, b):
+                if total > 0:
+                    policy[j] = regret[j] / total if regret[j] > 0 else 0.0
+                else:
+                    policy[j] = 1.0 / (b - a)
