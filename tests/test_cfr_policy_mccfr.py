@@ -43,8 +43,8 @@ def test_cpp_policy_and_uniform_conversions():
     assert np.array_equal(from_policy(tree, os_policy.UniformRandomPolicy(game)),
                           uniform_profile(tree))
     with pytest.raises(KeyError):
-        from_policy(tree, {})
-    assert np.array_equal(from_policy(tree, {}, missing="uniform"), uniform_profile(tree))
+        from_policy(tree, {}, missing="error")
+    assert np.array_equal(from_policy(tree, {}), uniform_profile(tree))     # the default
     with pytest.raises(TypeError):
         from_policy(tree, object())
 

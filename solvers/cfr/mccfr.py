@@ -7,7 +7,16 @@ traversal per player, as in OpenSpiel's ``external_sampling_mccfr`` and
 
 * :class:`ExternalSamplingMCCFR`: chance and the other players sampled, every
   action of the updating player explored; the average strategy is
-  accumulated at the other players' nodes ("simple" averaging).
+  accumulated at the other players' nodes ("simple" averaging): on the
+  traversal of player ``p``, *every* other player's visited nodes add their
+  current strategy. With two players this is OpenSpiel's
+  ``AverageType.SIMPLE``. With more than two it is not: OpenSpiel adds only
+  at the nodes of player ``(p + 1) mod n`` on ``p``'s traversal (each player
+  averaged once per iteration, here ``n - 1`` times), and neither matches
+  the exact average for ``n > 2``: a node is visited with the sampling
+  probability of the third players' actions too, so iterations are weighted
+  by their reach (OpenSpiel's ``AverageType.FULL``, a separate exact pass,
+  has no counterpart here).
 * :class:`OutcomeSamplingMCCFR`: one path per traversal; the updating player
   samples from ``epsilon``-uniform exploration mixed with its current
   strategy, regrets and average are importance-weighted.
@@ -97,7 +106,9 @@ class _MCCFRBase:
 
 
 class ExternalSamplingMCCFR(_MCCFRBase):
-    """External-sampling MCCFR.
+    """External-sampling MCCFR ("simple" averaging at every other player's
+    sampled nodes; with more than two players this differs from OpenSpiel's
+    ``SIMPLE`` averaging, see the module docstring).
 
     Args:
       game: a sequential pyspiel game with perfect recall.

@@ -60,13 +60,24 @@ def to_tabular_policy(tree: GameTree, profile: np.ndarray,
     return tab
 
 
-def from_policy(tree: GameTree, policy, *, missing: str = "error") -> np.ndarray:
+def from_policy(tree: GameTree, policy, *, missing: str = "uniform") -> np.ndarray:
     """A profile ``float64[S]`` from an OpenSpiel policy or a dict (see module doc).
 
-    Actions a policy leaves out get probability 0. ``missing``: what to do with
-    an information state a dict (or an object with a ``table`` dict, such as
-    :class:`~solvers.cfr.mccfr.MCCFRPolicy`) lacks: ``"error"`` (KeyError,
-    the default) or ``"uniform"``.
+    Actions a policy leaves out get probability 0. An information set the
+    policy does not cover is *missing*: a key absent from a dict (or from the
+    ``table`` dict of an object such as :class:`~solvers.cfr.mccfr.MCCFRPolicy`),
+    a C++ policy that answers no entry or "no policy found" (e.g. a
+    ``pyspiel.TabularPolicy`` made from part of the game), a Python policy
+    whose ``action_probabilities`` raises ``KeyError``/``LookupError`` or gives
+    no positive, finite probability to any legal action. ``missing``:
+    ``"uniform"`` (the default: OpenSpiel's own MCCFR average policies are
+    uniform where unvisited) or ``"error"`` (KeyError naming the information
+    state).
+
+    C++ policies are read by information-state key when they implement it
+    (``pyspiel.CFRSolver``'s average policy) and otherwise by state (the
+    average policies of ``pyspiel.OutcomeSamplingMCCFRSolver`` and
+    ``ExternalSamplingMCCFRSolver`` implement only ``GetStatePolicy(state)``).
     """
     S = tree.num_sequences
     out = np.zeros(S)
@@ -78,32 +89,61 @@ def from_policy(tree: GameTree, policy, *, missing: str = "error") -> np.ndarray
         policy = policy.table
     if missing not in ("error", "uniform"):
         raise ValueError(f"missing={missing!r}: expected 'error' or 'uniform'")
-    keys = None
-    if isinstance(policy, os_policy.TabularPolicy) or isinstance(policy, Mapping):
-        keys = tree.infoset_keys()
+    if not isinstance(policy, (os_policy.TabularPolicy, Mapping, os_policy.Policy,
+                               pyspiel.Policy)):
+        raise TypeError(f"cannot read a profile from {type(policy).__name__}")
+    keys = tree.infoset_keys()
+    by_state = False                    # C++ policies without GetStatePolicy(key)
     for i in range(tree.num_infosets):
         a, b = int(tree.infoset_seq_start[i]), int(tree.infoset_seq_start[i + 1])
         actions = tree.sequence_action[a:b]
+        probs = None
         if isinstance(policy, os_policy.TabularPolicy):
-            out[a:b] = policy.policy_for_key(keys[i])[actions]
-            continue
-        if isinstance(policy, Mapping):
-            probs = policy.get(keys[i])
-            if probs is None:
-                if missing == "error":
-                    raise KeyError(f"information state {keys[i]!r} is not in the policy")
-                out[a:b] = 1.0 / (b - a)
+            try:
+                out[a:b] = policy.policy_for_key(keys[i])[actions]
                 continue
+            except (KeyError, LookupError):
+                pass
+        elif isinstance(policy, Mapping):
+            probs = policy.get(keys[i])
         elif isinstance(policy, os_policy.Policy):
-            probs = policy.action_probabilities(tree.state(int(tree.infoset_node[i])),
-                                                int(tree.infoset_player[i]))
-        elif isinstance(policy, pyspiel.Policy):
-            probs = policy.get_state_policy(tree.infoset_keys()[i])
+            try:
+                probs = policy.action_probabilities(tree.state(int(tree.infoset_node[i])),
+                                                    int(tree.infoset_player[i]))
+            except (KeyError, LookupError):
+                probs = None
         else:
-            raise TypeError(f"cannot read a profile from {type(policy).__name__}")
-        d = dict(probs.items() if hasattr(probs, "items") else probs)
-        out[a:b] = [d.get(int(x), 0.0) for x in actions]
+            probs, by_state = _cpp_policy(policy, tree, i, keys[i], by_state)
+        if probs:
+            d = dict(probs.items() if hasattr(probs, "items") else probs)
+            row = np.array([d.get(int(x), 0.0) for x in actions], np.float64)
+            if np.all(np.isfinite(row)) and row.max() > 0:
+                out[a:b] = row
+                continue
+        if missing == "error":
+            raise KeyError(f"information state {keys[i]!r} (player "
+                           f"{int(tree.infoset_player[i])}) is not in the policy "
+                           f"(pass missing='uniform' to play uniformly there)")
+        out[a:b] = 1.0 / (b - a)
     return out
+
+
+def _cpp_policy(policy, tree: GameTree, i: int, key: str, by_state: bool):
+    """``(probabilities or None, by_state)`` of a C++ ``pyspiel.Policy`` at
+    information set ``i``: by key, or by state once the key form turned out
+    unimplemented. None: the policy has no entry there."""
+    if not by_state:
+        try:
+            return policy.get_state_policy(key), False
+        except pyspiel.SpielError as e:
+            if "unimplemented" not in str(e).lower():
+                return None, False          # e.g. "No policy found, and no default policy"
+        except TypeError:
+            pass
+    try:
+        return policy.get_state_policy(tree.state(int(tree.infoset_node[i]))), True
+    except pyspiel.SpielError:
+        return None, True
 
 
 class FlatPolicy(os_policy.Policy):
