@@ -387,6 +387,12 @@ def target_code(target: str) -> int | None:
 
 
 # ================================================================ the bot
+def _advance(rng: np.ndarray) -> None:
+    """Step the splitmix64 stream ``rng`` (uint64[1]) by its constant, mod 2**64
+    (numpy warns on a scalar uint64 overflow; the array update does not)."""
+    rng[0] = np.uint64((int(rng[0]) + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF)
+
+
 class ABRBot(Agent):
     """Approximate best response to a known target profile (module docstring).
 
@@ -528,7 +534,7 @@ class ABRBot(Agent):
         consistency with the heuristic when ``belief='heuristic'``."""
         me = self.player
         gen = np.random.default_rng(int(self._rng[0] >> np.uint64(2)))
-        self._rng[0] += np.uint64(0x9E3779B97F4A7C15)
+        _advance(self._rng)
         P = np.asarray(state.engine_params)
         ph = int(state.engine_state[E.S_PHASE])
         weigh = self.bcode >= 1 and ph in (E.PH_PLAY, E.PH_MOON)
@@ -611,7 +617,7 @@ class ABRBot(Agent):
         crn = np.empty(1, np.uint64)
         for w in worlds:
             for _r in range(self.rollouts):
-                self._rng[0] += np.uint64(0x9E3779B97F4A7C15)
+                _advance(self._rng)
                 start = self._rng[0]
                 for i, a in enumerate(legal):
                     st = w.clone()
