@@ -280,39 +280,53 @@ def _block(t, p, split, bounds, fused, node_player, node_data, child_start, chan
                     for q in range(m):
                         reach[q, c] = reach[q, u]
                     reach[k, c] = reach[k, u] * policy[b + c]
-    for sweep in range(2):
-        if sweep == 1 and fused:
-            break
-        for d0 in range(split, n_levels):
-            d = n_levels - 1 - (d0 - split) if sweep == 0 else d0
-            for u in range(bounds[t, d], bounds[t + 1, d]):
-                k = node_player[u]
-                if sweep == 0:                              # value of u
-                    if k == TERMINAL:
-                        value[u] = payoff[node_data[u], p]
-                        continue
-                    c0 = child_start[u]
-                    c1 = child_start[u + 1]
-                    v = 0.0
-                    if k == CHANCE:
-                        b = node_data[u] - c0
-                        for c in range(c0, c1):
-                            v += chance_prob[b + c] * value[c]
-                    else:
-                        b = seq_start[node_data[u]] - c0
-                        for c in range(c0, c1):
-                            v += policy[b + c] * value[c]
-                    value[u] = v
-                    if not fused:
-                        continue
-                if k != p:
-                    continue
-                cf = 1.0                                    # p's terms at u
+    for d in range(n_levels - 1, split - 1, -1):
+        for u in range(bounds[t, d], bounds[t + 1, d]):
+            k = node_player[u]
+            if k == TERMINAL:
+                value[u] = payoff[node_data[u], p]
+                continue
+            c0 = child_start[u]
+            c1 = child_start[u + 1]
+            v = 0.0
+            if k == CHANCE:
+                b = node_data[u] - c0
+                for c in range(c0, c1):
+                    v += chance_prob[b + c] * value[c]
+            else:
+                b = seq_start[node_data[u]] - c0
+                for c in range(c0, c1):
+                    v += policy[b + c] * value[c]
+            value[u] = v
+            if fused and k == p:                            # p's terms at u
+                cf = 1.0
                 for q in range(m):
                     if q != p:
                         cf *= reach[q, u]
                 own = reach[p, u]
+                c0 = child_start[u]
+                c1 = child_start[u + 1]
+                i = node_data[u]
+                b = seq_start[i] - c0
+                if owner[i] == t:
+                    for c in range(c0, c1):
+                        regret[b + c] += cf * (value[c] - v)
+                        avg[b + c] += own * policy[b + c] * avg_weight
+                else:
+                    for c in range(c0, c1):
+                        edge_regret[c] = cf * (value[c] - v)
+                        edge_avg[c] = own * policy[b + c] * avg_weight
+    if fused:
+        return
+    for d in range(split, n_levels):
+        for u in range(bounds[t, d], bounds[t + 1, d]):
+            if node_player[u] == p:
                 v = value[u]
+                cf = 1.0
+                for q in range(m):
+                    if q != p:
+                        cf *= reach[q, u]
+                own = reach[p, u]
                 c0 = child_start[u]
                 c1 = child_start[u + 1]
                 i = node_data[u]
