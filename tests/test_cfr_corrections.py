@@ -79,3 +79,91 @@ def test_es_mccfr_averages_at_every_other_players_nodes():
     for key, node in es.tables.items():
         mass[int(tree.infoset_player[index[key]])] += node.avg.sum()
     assert mass[0] == 0.0 and mass[1] > 0 and mass[2] > 0
+
+
+# ------------------------------------------------------------- tree building
+class _ForgetfulState:
+    """Player 0 picks 0 or 1, then picks again seeing only "again": it has
+    forgotten its first pick (no perfect recall)."""
+
+    def __init__(self, history=()):
+        self.h = list(history)
+
+    def is_terminal(self):
+        return len(self.h) == 2
+
+    def is_chance_node(self):
+        return False
+
+    def returns(self):
+        return [float(sum(self.h)), -float(sum(self.h))]
+
+    def current_player(self):
+        return 0
+
+    def information_state_string(self, player=0):
+        return "start" if not self.h else "again"
+
+    def legal_actions(self, player=0):
+        return [0, 1]
+
+    def child(self, a):
+        return _ForgetfulState(self.h + [a])
+
+    def apply_action(self, a):
+        self.h.append(a)
+
+
+class _ForgetfulGame:
+    class _Type:
+        dynamics = pyspiel.GameType.Dynamics.SEQUENTIAL
+        short_name = "forgetful"
+
+    def get_type(self):
+        return self._Type()
+
+    def num_players(self):
+        return 2
+
+    def new_initial_state(self):
+        return _ForgetfulState()
+
+
+def test_imperfect_recall_refusal_names_the_information_set_and_histories():
+    with pytest.raises(ValueError, match=r"perfect recall.*'again'.*\[0\] and \[1\]"):
+        build_tree(_ForgetfulGame(), method="pyspiel")
+
+
+def test_memory_refusal_names_the_estimate_and_the_limit():
+    import spiel_game
+    with pytest.raises(MemoryError, match=r"needs about .* MiB.*pyspiel walker.*max_bytes"):
+        build_tree(pyspiel.load_game("leduc_poker"), max_bytes=500_000)
+    with pytest.raises(MemoryError, match=r"engine walker.*more than 625 histories"):
+        build_tree(spiel_game.load("micro"), max_bytes=50_000)
+    assert build_tree(spiel_game.load("micro"), max_bytes=10**8).num_nodes == 1346
+    with pytest.raises(ValueError, match="max_bytes"):
+        build_tree(spiel_game.load("micro"), max_bytes=0)
+
+
+def test_peak_memory_estimates_bound_the_measured_peak():
+    """tracemalloc's peak while building stays under the estimate the
+    refusal uses, and above half of it (the estimate means something)."""
+    import tracemalloc
+
+    import spiel_game
+    from solvers.cfr import tree as T
+    build_tree(pyspiel.load_game("kuhn_poker"))             # load the compiled kernels
+    build_tree(spiel_game.load("micro"))
+    cases = [(pyspiel.load_game("leduc_poker"), "pyspiel"),
+             (spiel_game.load("micro_pass"), "engine")]
+    for game, method in cases:
+        tracemalloc.start()
+        tree = build_tree(game, method=method)
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        if method == "engine":
+            est = T.ENGINE_BYTES_PER_HISTORY * tree.num_nodes
+        else:
+            est = (T.PYSPIEL_BYTES_PER_HISTORY * tree.num_nodes +
+                   sum(len(k) + T.PYSPIEL_BYTES_PER_INFOSET for k in tree.infoset_keys()))
+        assert est / 2 < peak <= est, (method, peak, est)

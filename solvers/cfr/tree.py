@@ -32,8 +32,17 @@ set, action) pairs, ``C`` chance edges, ``U`` distinct payoff vectors,
 * ``infoset_parent_seq[I]``: the player's own last sequence before ``I``
   (-1: none), the same for every history of ``I`` (perfect recall, checked).
 
-Memory: ``13 N + 16 C + 8 n U + 21 I + 12 S`` bytes (``GameTree.nbytes``);
-building needs about twice the final size on top.
+Memory: ``13 N + 16 C + 8 n U + 21 I + 12 S`` bytes (``GameTree.nbytes``).
+Building peaks higher (tracemalloc, the tree included): the engine walker at
+56-72 bytes per history (1.7-1.9 times the final tree; ``small``, ``small3``,
+``tiny``, ``medium3``), the pyspiel walker at about 140 bytes per history plus
+the information-state strings (136 on ``liars_dice``, 147 on ``leduc_poker``;
+315 on ``small``, whose keys are about 210 characters; 8-11 times the final
+tree). :func:`build_tree` refuses a tree whose estimated peak
+(:data:`ENGINE_BYTES_PER_HISTORY`, :data:`PYSPIEL_BYTES_PER_HISTORY` and
+:data:`PYSPIEL_BYTES_PER_INFOSET` plus the key lengths) exceeds ``max_bytes``
+(default: the memory available when it starts), before allocating it
+(engine: after a counting pass) or as soon as the walk gets there (pyspiel).
 """
 
 from __future__ import annotations
@@ -43,7 +52,15 @@ import numpy as np
 import pyspiel
 from numba import njit
 
-__all__ = ["GameTree", "build_tree", "CHANCE", "TERMINAL"]
+__all__ = ["GameTree", "build_tree", "CHANCE", "TERMINAL", "available_memory",
+           "ENGINE_BYTES_PER_HISTORY", "PYSPIEL_BYTES_PER_HISTORY", "PYSPIEL_BYTES_PER_INFOSET"]
+
+#: Estimated peak bytes per history of the engine walker (measured 56-72).
+ENGINE_BYTES_PER_HISTORY = 80
+#: Estimated peak bytes per history of the pyspiel walker, keys aside (measured ~140).
+PYSPIEL_BYTES_PER_HISTORY = 145
+#: ... plus this per information set, plus the length of its key.
+PYSPIEL_BYTES_PER_INFOSET = 240
 
 #: ``node_player`` of a chance node (pyspiel's ``PlayerId.CHANCE``).
 CHANCE = -1
@@ -192,19 +209,32 @@ class GameTree:
 
 # ====================================================================== build
 def build_tree(game: pyspiel.Game, *, method: str = "auto",
-               max_nodes: int = 200_000_000) -> GameTree:
+               max_nodes: int = 200_000_000, max_bytes: float | None = None) -> GameTree:
     """Extract the whole tree of ``game`` into a :class:`GameTree`.
 
     Args:
-      game: a sequential pyspiel game with perfect recall (checked).
+      game: a sequential pyspiel game with perfect recall (checked; a
+        violation names the information set and two of its histories).
       method: ``"engine"`` (compiled walker, ``python_cancellation_hearts``
         single hands only), ``"pyspiel"`` (any game) or ``"auto"`` (the engine
         when it applies).
       max_nodes: refuse trees with more histories than this (ValueError).
+      max_bytes: refuse (MemoryError naming the estimate and the limit) a
+        build whose estimated peak memory exceeds this many bytes; default
+        :func:`available_memory` at the start (``math.inf``: no check).
     """
     if game.get_type().dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
         raise ValueError("build_tree needs a sequential game; wrap simultaneous games "
                          "with pyspiel.convert_to_turn_based")
+    if max_bytes is None:
+        max_bytes, source = available_memory(), "memory available"
+    else:
+        source = "max_bytes"
+    if max_bytes is None:
+        max_bytes = float("inf")
+    elif not max_bytes > 0:
+        raise ValueError(f"max_bytes={max_bytes!r}: expected a positive number of bytes")
+    limit = (float(max_bytes), source)
     engine_ok = _engine_applies(game)
     if method == "auto":
         method = "engine" if engine_ok else "pyspiel"
@@ -212,10 +242,41 @@ def build_tree(game: pyspiel.Game, *, method: str = "auto",
         if not engine_ok:
             raise ValueError("the engine walker needs a python_cancellation_hearts game "
                              "of a single hand (target_score=0)")
-        return _build_engine(game, max_nodes)
+        return _build_engine(game, max_nodes, limit)
     if method == "pyspiel":
-        return _build_pyspiel(game, max_nodes)
+        return _build_pyspiel(game, max_nodes, limit)
     raise ValueError(f"method={method!r}: expected 'auto', 'engine' or 'pyspiel'")
+
+
+def available_memory() -> int | None:
+    """Bytes this process can still allocate: the smaller of the system's
+    ``MemAvailable`` (``/proc/meminfo``) and the cgroup's ``memory.max -
+    memory.current`` when one is set; None when neither can be read."""
+    out = []
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    out.append(int(line.split()[1]) * 1024)
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        with open("/sys/fs/cgroup/memory.max") as f:
+            top = f.read().strip()
+        if top != "max":
+            with open("/sys/fs/cgroup/memory.current") as f:
+                out.append(int(top) - int(f.read().strip()))
+    except (OSError, ValueError):
+        pass
+    return min(out) if out else None
+
+
+def _too_big(estimate: float, limit: tuple, what: str) -> MemoryError:
+    def size(x):
+        return f"{x / 2.0**30:.2f} GiB" if x >= 2**28 else f"{x / 2.0**20:.2f} MiB"
+    return MemoryError(f"building this tree needs about {size(estimate)} ({what}), "
+                       f"more than the {size(limit[0])} allowed ({limit[1]}); "
+                       f"pass max_bytes= to change the limit, or use a smaller game")
 
 
 def _engine_applies(game) -> bool:
@@ -225,7 +286,7 @@ def _engine_applies(game) -> bool:
 
 
 # ------------------------------------------------------------- pyspiel walk
-def _build_pyspiel(game, max_nodes: int) -> GameTree:
+def _build_pyspiel(game, max_nodes: int, limit=(float("inf"), "")) -> GameTree:
     n = game.num_players()
     depth, parent, player, data = [], [], [], []
     in_prob, in_action = [], []
@@ -233,12 +294,19 @@ def _build_pyspiel(game, max_nodes: int) -> GameTree:
     key_list: list[str] = []
     key_actions: list[list[int]] = []
     payoff_rows: dict[tuple, int] = {}
+    key_bytes = 0
     stack = [(game.new_initial_state(), -1, 0, 1.0, -1)]
     while stack:
         st, par, d, pr, act = stack.pop()
         idx = len(player)
         if idx >= max_nodes:
             raise ValueError(f"the tree has more than max_nodes={max_nodes:,} histories")
+        if idx & 0xFFF == 0xFFF:
+            est = PYSPIEL_BYTES_PER_HISTORY * idx + key_bytes
+            if est > limit[0]:
+                raise _too_big(est, limit, f"the pyspiel walker, at least {idx:,} histories x "
+                               f"{PYSPIEL_BYTES_PER_HISTORY} bytes and {len(key_list):,} "
+                               f"information-state keys")
         depth.append(d)
         parent.append(par)
         in_prob.append(pr)
@@ -263,6 +331,7 @@ def _build_pyspiel(game, max_nodes: int) -> GameTree:
         if i is None:
             i = keys[key] = len(key_list)
             key_list.append(key)
+            key_bytes += len(key) + PYSPIEL_BYTES_PER_INFOSET
             key_actions.append(legal)
         elif key_actions[i] != legal:
             raise ValueError(f"information set {key!r} has histories with different "
@@ -284,9 +353,20 @@ def _build_pyspiel(game, max_nodes: int) -> GameTree:
     return _finish(game, n, pre, payoff, key_list)
 
 
-def _build_engine(game, max_nodes: int) -> GameTree:
+def _build_engine(game, max_nodes: int, limit=(float("inf"), "")) -> GameTree:
     from .engine_walk import walk_engine
-    arrays = walk_engine(game, max_nodes)
+    fit = limit[0] // ENGINE_BYTES_PER_HISTORY
+    if fit >= max_nodes:
+        arrays = walk_engine(game, max_nodes)
+    else:                   # walk_engine counts the histories before it allocates
+        try:
+            arrays = walk_engine(game, int(fit))
+        except ValueError as e:
+            if "max_nodes" not in str(e):
+                raise
+            raise _too_big((fit + 1) * ENGINE_BYTES_PER_HISTORY, limit,
+                           f"the engine walker, more than {int(fit):,} histories x "
+                           f"{ENGINE_BYTES_PER_HISTORY} bytes") from None
     pre, table = _Preorder(*arrays[:6]), arrays[6]
     del arrays
     return _finish(game, game.num_players(), pre, table, None)
@@ -373,10 +453,13 @@ def _finish(game, n: int, pre: _Preorder, payoff_table: np.ndarray,
             if i >= 0:
                 keys[i] = key_list[g]
     parent_seq = np.full(ninf, -2, np.int32)
+    bad = np.full(2, -1, np.int64)
     consistent = _check_infosets(n, player, node_data, child_start, level_start,
-                                 infoset_seq_start, sequence_action, in_action, parent_seq)
+                                 infoset_seq_start, sequence_action, in_action, parent_seq, bad)
     if consistent < 0:
-        raise ValueError(_CHECK_ERRORS[-consistent])
+        raise ValueError(_check_message(game, -consistent, int(bad[0]), int(infoset_node[bad[0]]),
+                                        int(bad[1]), child_start, in_action, keys,
+                                        int(player[bad[1]])))
     return GameTree(
         num_players=n, node_player=player, node_data=node_data, child_start=child_start,
         level_start=level_start, chance_prob=chance_prob, chance_action=chance_action,
@@ -393,6 +476,31 @@ _CHECK_ERRORS = {
     2: "the game does not have perfect recall: histories of one information set "
        "differ in the player's own earlier sequence",
 }
+
+
+def _check_message(game, code: int, infoset: int, first: int, other: int, child_start,
+                   in_action, keys, player: int) -> str:
+    """The refusal of a failed check, naming the information set (its key)
+    and two of its histories (actions from the root)."""
+    def history(u):
+        out = []
+        while u > 0:
+            out.append(int(in_action[u]))
+            u = int(np.searchsorted(child_start, u, side="right") - 1)
+        return out[::-1]
+
+    h1, h2 = history(first), history(other)
+    key = keys[infoset] if keys is not None else None
+    if key is None:
+        try:
+            st = game.new_initial_state()
+            for a in h1:
+                st.apply_action(a)
+            key = st.information_state_string(player)
+        except Exception:   # the message must not fail: fall back to the number
+            key = f"#{infoset}"
+    return (f"{_CHECK_ERRORS[code]}: player {player}'s information set {key!r}, "
+            f"histories {h1} and {h2}")
 
 
 @njit(cache=True)
@@ -438,9 +546,10 @@ def _fill_sequence_actions(infoset_node, child_start, seq_start, in_action, out)
 
 @njit(cache=True)
 def _check_infosets(n, player, node_data, child_start, level_start, seq_start,
-                    sequence_action, in_action, parent_seq):
+                    sequence_action, in_action, parent_seq, bad):
     """Check actions and perfect recall; fill ``parent_seq``. Returns 1 if every
-    information set lies at one depth, 0 if not, -1 / -2 on a failed check."""
+    information set lies at one depth, 0 if not, -1 / -2 on a failed check
+    (then ``bad`` = [information set, history where the check failed])."""
     ninf = parent_seq.shape[0]
     level_of = np.full(ninf, -1, np.int64)
     consistent = 1
@@ -461,6 +570,8 @@ def _check_infosets(n, player, node_data, child_start, level_start, seq_start,
                 if parent_seq[i] == -2:
                     parent_seq[i] = own
                 elif parent_seq[i] != own:
+                    bad[0] = i
+                    bad[1] = u
                     return -2
                 if level_of[i] < 0:
                     level_of[i] = d
@@ -469,9 +580,13 @@ def _check_infosets(n, player, node_data, child_start, level_start, seq_start,
                 c0 = child_start[u]
                 k = child_start[u + 1] - c0
                 if k != seq_start[i + 1] - seq_start[i]:
+                    bad[0] = i
+                    bad[1] = u
                     return -1
                 for j in range(k):
                     if in_action[c0 + j] != sequence_action[seq_start[i] + j]:
+                        bad[0] = i
+                        bad[1] = u
                         return -1
             if d + 1 < L:
                 b0 = level_start[d + 1]
