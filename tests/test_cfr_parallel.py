@@ -17,6 +17,18 @@ from solvers.cfr.solvers import SOLVERS, make_solver
 from solvers.cfr.tree import build_tree
 
 
+@pytest.fixture(autouse=True)
+def one_numba_thread():
+    """The iterates do not depend on the threads that run the blocks (checked
+    with two threads in test_two_threads_same_numbers); one thread here keeps
+    the file fast on a loaded machine, where numba's OpenMP workers spin
+    between the many tiny parallel regions (7x the time)."""
+    before = numba.get_num_threads()
+    numba.set_num_threads(1)
+    yield
+    numba.set_num_threads(before)
+
+
 @pytest.fixture(scope="module")
 def trees():
     return {"micro3": build_tree(spiel_game.load("micro3")),
@@ -76,18 +88,16 @@ def test_unfused_sweep_for_trees_with_sets_across_depths(trees):
         assert _same(serial, par.iterate(10))
 
 
-def test_fewer_cores_than_blocks_same_numbers(trees):
+def test_two_threads_same_numbers(trees):
+    """All of numba's threads (2 on the CI machines, 1 where there is one core)
+    against one thread and against the one-core solver, 4 blocks."""
     tree = trees["small3"]
-    a = make_solver("DCFR", tree, threads=4)
+    a = make_solver("DCFR", tree, threads=4).iterate(6)
     b = make_solver("DCFR", tree, threads=4)
-    before = numba.get_num_threads()
-    try:
-        numba.set_num_threads(1)
-        a.iterate(8)
-    finally:
-        numba.set_num_threads(before)
-    b.iterate(8)
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    b.iterate(6)
     assert _same(a, b)
+    assert _same(make_solver("DCFR", tree).iterate(6), b)
 
 
 @pytest.mark.parametrize("bad", [0, -2, 1.5, "2", True, None])
