@@ -8,7 +8,7 @@
     python -m experiments reproduce [--profile quick|paper] [--out DIR] [--backend ...]
         [--workers N] [--recompute-corrupt] [--no-paper]
     python -m experiments paper [--profile quick|paper] [--out DIR] [--no-build]
-    python -m experiments ship [--src results/paper] [--dst paper/results]
+    python -m experiments ship [--src results/paper] [--dst paper/results] [--only STUDY ...]
     python -m experiments check [--quick results/quick] [--paper paper/results] [--run]
     python -m experiments play --agents SPEC ... [--players N] [--seat S] [--port P] ...
 
@@ -354,7 +354,16 @@ def cmd_ship(args) -> int:
         for msg in damaged:
             print(f"error: {msg}", file=sys.stderr)
         return 2
-    info = shipped.pack(src, dst)
+    if args.only:
+        try:
+            info = shipped.add(src, args.only, dst)
+        except (FileNotFoundError, ValueError, shipped.ShippedResultsError) as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 2
+        print(f"added {', '.join(args.only)} from {src} to {dst}; every other shipped study "
+              f"is unchanged")
+    else:
+        info = shipped.pack(src, dst)
     files = [p for p in dst.rglob("*") if p.is_file()]
     print(f"shipped {len(files)} files, {sum(p.stat().st_size for p in files) / 1e6:.2f} MB, "
           f"into {dst} (from {src}; {len(info['left_out'])} files left out or filtered, "
@@ -425,6 +434,9 @@ def main(argv=None) -> int:
     sp.add_argument("--src", default=None, help="finished paper-profile results "
                                                 "(default results/paper)")
     sp.add_argument("--dst", default=None, help="default paper/results")
+    sp.add_argument("--only", nargs="+", metavar="STUDY", default=None,
+                    help="add (or replace) only these studies' results in the existing "
+                         "shipped folder, keeping the others byte for byte")
     ck = sub.add_parser("check", help="compare the quick profile's estimates with the shipped "
                                       "paper results (exit 1 on disagreement)")
     ck.add_argument("--quick", default=None, help="quick results (default results/quick; run "

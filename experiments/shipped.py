@@ -38,7 +38,7 @@ from .metadata import git_commit
 from .runner import CorruptResultError
 
 __all__ = ["SHIPPED", "MANIFEST", "LEAVE_OUT", "ShippedResultsError", "is_shipped", "verify",
-           "pack"]
+           "pack", "add"]
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Where the shipped paper results live in the repository.
@@ -154,6 +154,85 @@ def _count_rows(path: Path) -> int:
         return sum(1 for _ in csv.reader(f)) - 1
 
 
+def _pack_study(folder: Path, out: Path, info: dict) -> None:
+    """Ship the runner folder ``folder`` into ``out``; record it in ``info``."""
+    out.mkdir()
+    meta = json.loads((folder / "metadata.json").read_text())
+    info["results"][folder.name] = {k: meta.get(k) for k in (
+        "profile", "git_commit", "machine", "started", "finished", "rows")}
+    shutil.copyfile(folder / "metadata.json", out / "metadata.json")
+    for f in sorted(folder.iterdir()):
+        if f.is_file() and f.suffix in _TABLE_SUFFIXES and f.name != "rows.csv":
+            shutil.copyfile(f, out / f.name)
+    rows = folder / "rows.csv"
+    if not rows.is_file():
+        return
+    rule = LEAVE_OUT.get(folder.name, ())
+    if rule == ():
+        shutil.copyfile(rows, out / "rows.csv")
+        return
+    record = {"file": f"{folder.name}/rows.csv", "sha256_complete": _sha256(rows)}
+    if rule is None:
+        record.update(rows_left_out=_count_rows(rows), rows_shipped=0,
+                      why=_WHY.get(folder.name, _WHY[None]))
+    else:
+        kept, dropped = _rows_kept(rows, out / "rows.csv", rule)
+        record.update(rows_left_out=dropped, rows_shipped=kept,
+                      left_out=f"rows with {rule[0]} == {rule[1]!r}", why=_WHY[rule[1]])
+    info["left_out"].append(record)
+
+
+def _finish(tmp: Path, dst: Path, info: dict) -> dict:
+    (tmp / "shipped.json").write_text(json.dumps(info, indent=1) + "\n")
+    (tmp / "README.md").write_text(_readme(info))
+    (tmp / MANIFEST).write_text("".join(f"{_sha256(tmp / n)}  {n}\n" for n in _files(tmp)))
+    if dst.exists():
+        shutil.rmtree(dst)
+    os.replace(tmp, dst)
+    verify(dst)
+    return info
+
+
+def add(src: Path, studies, dst: Path = SHIPPED) -> dict:
+    """Ship the finished paper-profile results of ``studies`` (names of folders of
+    ``src``) into the existing shipped folder ``dst``, replacing those studies
+    and keeping every other one byte for byte (``dst`` is verified first);
+    ``shipped.json`` records each addition (studies, source, time, commit).
+    Returns the new ``shipped.json`` record."""
+    src, dst = Path(src), Path(dst)
+    studies = list(studies)
+    verify(dst)
+    missing = [s for s in studies if "@" in s or "/" in s
+               or not (src / s / "metadata.json").is_file()]
+    if missing or not studies:
+        have = sorted(p.parent.name for p in src.glob("*/metadata.json"))
+        raise FileNotFoundError(
+            f"no finished results to add for {missing or 'no study'} in {src} (give the "
+            f"names of finished paper-profile runs there: {have})")
+    for s in studies:
+        profile = json.loads((src / s / "metadata.json").read_text()).get("profile")
+        if profile != "paper":
+            raise ValueError(f"{src / s} is a {profile!r}-profile run; only paper-profile "
+                             f"results ship")
+    tmp = dst.with_name(dst.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    shutil.copytree(dst, tmp)
+    info = json.loads((tmp / "shipped.json").read_text())
+    for s in studies:
+        shutil.rmtree(tmp / s, ignore_errors=True)
+        info["results"].pop(s, None)
+    info["left_out"] = [r for r in info["left_out"]
+                        if r["file"].split("/")[0] not in studies]
+    now = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
+    for s in studies:
+        _pack_study(src / s, tmp / s, info)
+    info["results"] = dict(sorted(info["results"].items()))
+    info["packed"] = now
+    info.setdefault("added", []).append({"studies": studies, "source": _display(src),
+                                         "packed": now, "packed_at_commit": git_commit()})
+    return _finish(tmp, dst, info)
+
+
 def pack(src: Path, dst: Path = SHIPPED) -> dict:
     """Write the shipped form of the paper-profile results ``src`` into ``dst``
     (replacing what is there); returns the ``shipped.json`` record."""
@@ -168,31 +247,7 @@ def pack(src: Path, dst: Path = SHIPPED) -> dict:
             "packed_at_commit": git_commit(), "results": {}, "left_out": []}
     for folder in sorted(p for p in src.iterdir() if p.is_dir() and "@" not in p.name
                          and (p / "metadata.json").is_file()):
-        out = tmp / folder.name
-        out.mkdir()
-        meta = json.loads((folder / "metadata.json").read_text())
-        info["results"][folder.name] = {k: meta.get(k) for k in (
-            "profile", "git_commit", "machine", "started", "finished", "rows")}
-        shutil.copyfile(folder / "metadata.json", out / "metadata.json")
-        for f in sorted(folder.iterdir()):
-            if f.is_file() and f.suffix in _TABLE_SUFFIXES and f.name != "rows.csv":
-                shutil.copyfile(f, out / f.name)
-        rows = folder / "rows.csv"
-        if not rows.is_file():
-            continue
-        rule = LEAVE_OUT.get(folder.name, ())
-        if rule == ():
-            shutil.copyfile(rows, out / "rows.csv")
-            continue
-        record = {"file": f"{folder.name}/rows.csv", "sha256_complete": _sha256(rows)}
-        if rule is None:
-            record.update(rows_left_out=_count_rows(rows), rows_shipped=0,
-                          why=_WHY.get(folder.name, _WHY[None]))
-        else:
-            kept, dropped = _rows_kept(rows, out / "rows.csv", rule)
-            record.update(rows_left_out=dropped, rows_shipped=kept,
-                          left_out=f"rows with {rule[0]} == {rule[1]!r}", why=_WHY[rule[1]])
-        info["left_out"].append(record)
+        _pack_study(folder, tmp / folder.name, info)
     bench = src / "bench"
     for f in sorted(bench.glob("*.json")) if bench.is_dir() else ():
         (tmp / "bench").mkdir(exist_ok=True)
@@ -202,14 +257,7 @@ def pack(src: Path, dst: Path = SHIPPED) -> dict:
                                               "machine": meta.get("machine"),
                                               "started": meta.get("started"),
                                               "finished": meta.get("finished")}
-    (tmp / "shipped.json").write_text(json.dumps(info, indent=1) + "\n")
-    (tmp / "README.md").write_text(_readme(info))
-    (tmp / MANIFEST).write_text("".join(f"{_sha256(tmp / n)}  {n}\n" for n in _files(tmp)))
-    if dst.exists():
-        shutil.rmtree(dst)
-    os.replace(tmp, dst)
-    verify(dst)
-    return info
+    return _finish(tmp, dst, info)
 
 
 def _readme(info: dict) -> str:

@@ -91,3 +91,36 @@ def test_only_the_shipped_results_build_the_committed_pdf(packed):
     assert release_pdf(dst) == RELEASE_PDF             # a packed copy is shipped results too
     assert release_pdf(src) is None                    # the run it was packed from is not
     assert release_pdf(None) is None
+
+
+def test_add_replaces_only_the_named_studies(packed, tmp_path):
+    """``ship --only``: one study's new paper-profile results go in, every other
+    shipped file stays byte for byte, the manifest still verifies."""
+    import json
+    _, dst, _ = packed
+    before = {p.relative_to(dst).as_posix(): p.read_bytes() for p in dst.rglob("*")
+              if p.is_file()}
+    new = tmp_path / "new"
+    shutil.copytree(FIXTURES / "rules_stats", new / "rules_stats")
+    meta = json.loads((new / "rules_stats" / "metadata.json").read_text())
+    with pytest.raises(ValueError, match="'quick'-profile run"):
+        shipped.add(new, ["rules_stats"], dst)
+    meta["profile"] = "paper"
+    (new / "rules_stats" / "metadata.json").write_text(json.dumps(meta))
+    (new / "rules_stats" / "summary.txt").write_text("new numbers\n")
+    with pytest.raises(FileNotFoundError, match=r"\['rules_stats'\]"):
+        shipped.add(new, ["ladder"], dst)
+    info = shipped.add(new, ["rules_stats"], dst)
+    after = {p.relative_to(dst).as_posix(): p.read_bytes() for p in dst.rglob("*")
+             if p.is_file()}
+    changed = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
+    outside = {k for k in changed if not k.startswith("rules_stats/")}
+    assert {"shipped.json", shipped.MANIFEST} <= outside <= \
+        {"shipped.json", "README.md", shipped.MANIFEST}
+    assert after["rules_stats/summary.txt"] == b"new numbers\n"
+    assert info["added"][-1]["studies"] == ["rules_stats"]
+    assert info["results"]["rules_stats"]["profile"] == "paper"
+    assert shipped.verify(dst) == len(after) - 1
+    (dst / "ladder" / "steps.csv").write_text("edited\n")
+    with pytest.raises(shipped.ShippedResultsError, match="steps.csv"):
+        shipped.add(new, ["rules_stats"], dst)      # a damaged destination is refused first
