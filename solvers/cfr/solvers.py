@@ -252,6 +252,7 @@ class CFR:
         """Run ``iterations`` more iterations; returns ``self``."""
         t0 = time.perf_counter()
         tr = self.tree
+        self._stale_row = -1          # parallel passes: first one recomputes every reach row
         for _ in range(iterations):
             self.iteration += 1
             t = self.iteration
@@ -273,13 +274,14 @@ class CFR:
     def _parallel_pass(self, p: int, w: float) -> None:
         """Player ``p``'s reach, value and update pass on the subtree blocks."""
         tr, plan = self.tree, self._plan
-        cfr_pass(p, plan.split, plan.bounds, plan.level_consistent, tr.node_player,
+        cfr_pass(p, self._stale_row, plan.split, plan.bounds, plan.level_consistent, tr.node_player,
                  tr.node_data, tr.child_start, tr.level_start, tr.chance_prob, tr.payoff_table,
                  tr.infoset_seq_start, self.policy, self._reach, self._value,
                  self._regret_target(p), self.avg_numerator, w, plan.owner,
                  self._edge_terms[0], self._edge_terms[1], plan.shared_infoset,
                  plan.shared_start, plan.shared_nodes, plan.player_shared_start[p],
                  plan.player_shared_start[p + 1])
+        self._stale_row = p           # the caller updates p's strategy next
 
     def _regret_target(self, p: int) -> np.ndarray:
         """The array this iteration's regrets of ``p`` are added to."""
