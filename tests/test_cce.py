@@ -255,7 +255,7 @@ def test_cce_study_and_figure_end_to_end(tmp_path):
     from experiments.config import ConfigError
     from experiments.studies import cce as study
 
-    assert not registry.get("cce").reproduce
+    assert registry.get("cce").reproduce
     with pytest.raises(ConfigError, match="unknown deal 'nope'"):
         study.CCEConfig(deals=("nope",))
     with pytest.raises(ConfigError, match="unknown updates"):
