@@ -215,6 +215,8 @@ def multicore_row(name: str, threads: int, repeats: int) -> dict:
     par = CFR(tree, threads=threads).iterate(1)        # run on `threads`
     pool = numba.get_num_threads()
     runs = max(1, _number(lambda: one.iterate(1), 1.0))
+    par1.iterate(1)                                    # as many iterations as `one`
+    par.iterate(1)
     load_before = os.getloadavg()
     rows = {"one_core": [], "blocks_on_1_thread": [], "blocks_on_T_threads": []}
     try:
@@ -253,8 +255,10 @@ def multicore_row(name: str, threads: int, repeats: int) -> dict:
 
 
 # ============================================================ bandwidth floor
-def bytes_touched(tree: GameTree) -> dict:
-    """Bytes the one-core CFR kernels read and write in one iteration.
+def bytes_touched(tree: GameTree, kernel: str = "one_core") -> dict:
+    """Bytes the CFR kernels read and write in one iteration (``kernel``:
+    ``"one_core"``, the kernels of :mod:`solvers.cfr.solvers`, or
+    ``"blocks"``, those of :mod:`solvers.cfr.parallel`).
 
     Counted per player pass from the arrays each kernel touches (each element
     once per pass; reads and writes both counted, as STREAM counts them;
@@ -273,7 +277,17 @@ def bytes_touched(tree: GameTree) -> dict:
       ``regret`` and ``avg_numerator`` read and written;
     * regret matching: per information set of ``p`` its ``infoset_seq_start``;
       per sequence ``regret`` read and ``policy`` written.
+
+    ``"blocks"`` differs: top down only the updated player's reach row (one
+    read per non-terminal, one write per edge; the policy and
+    ``infoset_seq_start`` at that player's nodes); ``p``'s terms in the
+    bottom-up sweep (no separate scan: per decision node of ``p`` its reaches
+    and ``owner``, per edge ``regret`` and ``avg_numerator`` read and
+    written); the gather of shared information sets (per edge the two
+    scratch terms written and read again) is left out.
     """
+    if kernel not in ("one_core", "blocks"):
+        raise ValueError(f"kernel must be 'one_core' or 'blocks', got {kernel!r}")
     N = tree.num_nodes
     m = tree.num_players + 1
     player = tree.node_player
@@ -288,9 +302,16 @@ def bytes_touched(tree: GameTree) -> dict:
         i_p = int(tree.player_infoset_start[p + 1] - tree.player_infoset_start[p])
         sl = tree.player_sequences(p)
         s_p = sl.stop - sl.start
-        down = N + nonterm * (4 + 8 + 8 * m) + dec * 8 + edges * (8 * m + 8)
-        up = N * 13 + nonterm * 8 + dec * 8 + edges * 16
-        acc = N + d_p * (8 * m + 8 + 4 + 8 + 8) + e_p * (8 + 8 + 16 + 16)
+        if kernel == "one_core":
+            down = N + nonterm * (4 + 8 + 8 * m) + dec * 8 + edges * (8 * m + 8)
+            up = N * 13 + nonterm * 8 + dec * 8 + edges * 16
+            acc = N + d_p * (8 * m + 8 + 4 + 8 + 8) + e_p * (8 + 8 + 16 + 16)
+        else:
+            stale = player == (p - 1) % tree.num_players
+            d_s, e_s = int(np.count_nonzero(stale)), int(fanout[stale].sum())
+            down = N + nonterm * (4 + 8 + 8) + d_s * 8 + edges * 8 + e_s * 8
+            up = N * 13 + nonterm * 8 + dec * 8 + edges * 16
+            acc = d_p * (8 * m + 4) + e_p * 32
         rm = i_p * 8 + s_p * 16
         passes.append({"top_down": down, "bottom_up": up, "accumulate": acc,
                        "regret_matching": rm})
@@ -344,16 +365,22 @@ def bandwidth(mib: int = 512, repeats: int = 5) -> dict:
 def floor_row(row: dict, bw: dict) -> dict:
     """The bandwidth floor of one multi-core row's tree beside its measured times."""
     b = bytes_touched(row["tree"])
+    bb = bytes_touched(row["tree"], "blocks")
     floor_1 = b["per_history"] / bw["triad_1_gbs"]          # ns (bytes / (GB/s))
-    floor_all = b["per_history"] / bw["triad_all_gbs"]
+    floor_b1 = bb["per_history"] / bw["triad_1_gbs"]
+    floor_all = bb["per_history"] / bw["triad_all_gbs"]
     ns = row["ns_per_history"]
     return {"preset": row["preset"], "bytes_per_history": b["per_history"],
-            "floor_ns_one_thread": floor_1, "floor_ns_all_threads": floor_all,
+            "bytes_per_history_blocks": bb["per_history"],
+            "floor_ns_one_thread": floor_1, "floor_ns_blocks_one_thread": floor_b1,
+            "floor_ns_blocks_all_threads": floor_all,
             "measured_ns_one_core": ns["one_core"],
+            "measured_ns_blocks_1_thread": ns["blocks_on_1_thread"],
             "measured_ns_T_threads": ns["blocks_on_T_threads"],
             "one_core_over_floor": ns["one_core"] / floor_1,
+            "blocks_1_thread_over_floor": ns["blocks_on_1_thread"] / floor_b1,
             "T_threads_over_floor": ns["blocks_on_T_threads"] / floor_all,
-            "passes": b["passes"]}
+            "passes": b["passes"], "passes_blocks": bb["passes"]}
 
 
 # ============================================================ capacity
@@ -440,15 +467,18 @@ def tables(res: dict) -> str:
                 f"| {r['speedup_vs_one_core']:.2f}x | {r['predicted_speedup']:.2f}x "
                 f"| {r['bit_identical']} | {r['loadavg_before'][0]:.1f} -> "
                 f"{r['loadavg_after'][0]:.1f} |")
-        lines += ["", "| preset | bytes / history / iteration | floor, 1 thread | measured, "
-                  "1 core | ratio | floor, all threads | measured, T threads | ratio |",
-                  "|---|---|---|---|---|---|---|---|"]
+        lines += ["", "| preset, kernel | bytes / history / iteration | floor | measured "
+                  "| measured / floor |", "|---|---|---|---|---|"]
         for f in res["floor"]:
-            lines.append(
-                f"| `{f['preset']}` | {f['bytes_per_history']:.0f} "
-                f"| {f['floor_ns_one_thread']:.1f} ns | {f['measured_ns_one_core']:.1f} ns "
-                f"| {f['one_core_over_floor']:.2f}x | {f['floor_ns_all_threads']:.1f} ns "
-                f"| {f['measured_ns_T_threads']:.1f} ns | {f['T_threads_over_floor']:.2f}x |")
+            for label, nbytes, floor, meas in (
+                    ("one core", f["bytes_per_history"], f["floor_ns_one_thread"],
+                     f["measured_ns_one_core"]),
+                    ("blocks, 1 thread", f["bytes_per_history_blocks"],
+                     f["floor_ns_blocks_one_thread"], f["measured_ns_blocks_1_thread"]),
+                    ("blocks, all threads", f["bytes_per_history_blocks"],
+                     f["floor_ns_blocks_all_threads"], f["measured_ns_T_threads"])):
+                lines.append(f"| `{f['preset']}`, {label} | {nbytes:.0f} | {floor:.1f} ns "
+                             f"| {meas:.1f} ns | {meas / floor:.2f}x |")
     if "capacity" in res:
         c = res["capacity"]
         lines += ["", f"Capacity in {c['budget_gib']:.0f} GiB: "

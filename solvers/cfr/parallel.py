@@ -73,7 +73,9 @@ class ParallelPlan:
       of every depth ``d >= split`` (columns above the split are unused);
       ``block_nodes int64[blocks]``: the nodes each block owns;
     * ``owner int32[I]``: the block owning each information set (``blocks``:
-      the levels above the split; -1: shared);
+      the levels above the split; -1: shared); ``owned_node int8[N]``: 1 at the
+      decision histories of owned sets (what the kernels read: in node order,
+      where ``owner`` would be one more scattered read per history);
     * the shared information sets, ascending (``shared_infoset int64[K]``), and
       their histories, ascending within each (``shared_nodes int64[...]`` from
       ``shared_start int64[K + 1]``); ``player_shared_start int64[n + 1]``:
@@ -89,6 +91,7 @@ class ParallelPlan:
     bounds: np.ndarray
     block_nodes: np.ndarray
     owner: np.ndarray
+    owned_node: np.ndarray
     shared_infoset: np.ndarray
     shared_start: np.ndarray
     shared_nodes: np.ndarray
@@ -108,7 +111,8 @@ class ParallelPlan:
 
     @property
     def nbytes(self) -> int:
-        return int(self.bounds.nbytes + self.owner.nbytes + self.shared_infoset.nbytes
+        return int(self.bounds.nbytes + self.owner.nbytes + self.owned_node.nbytes
+                   + self.shared_infoset.nbytes
                    + self.shared_start.nbytes + self.shared_nodes.nbytes)
 
 
@@ -178,7 +182,9 @@ def make_plan(tree: GameTree, blocks: int) -> ParallelPlan:
     shared_infoset, counts = np.unique(sets, return_counts=True)
     shared_start = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     player_shared_start = np.searchsorted(shared_infoset, tree.player_infoset_start)
-    return ParallelPlan(blocks, split, bounds, block_nodes, owner, shared_infoset,
+    owned_node = np.zeros(tree.num_nodes, np.int8)
+    owned_node[decision] = owner[tree.node_data[decision]] != -1
+    return ParallelPlan(blocks, split, bounds, block_nodes, owner, owned_node, shared_infoset,
                         shared_start, shared_nodes, player_shared_start.astype(np.int64),
                         bool(tree.infosets_level_consistent), int(decision.shape[0]))
 
@@ -241,7 +247,7 @@ def _value(u, p, node_player, node_data, child_start, chance_prob, payoff, seq_s
 
 @njit(cache=True)
 def _terms(u, p, t, node_data, child_start, seq_start, policy, reach, value, regret, avg,
-           avg_weight, owner, edge_regret, edge_avg):
+           avg_weight, owned_node, edge_regret, edge_avg):
     """CFR's terms at ``p``'s history ``u`` (as ``solvers._accumulate``): into the
     tables if block ``t`` owns its information set, else into the edge scratch."""
     m = reach.shape[0]
@@ -254,7 +260,7 @@ def _terms(u, p, t, node_data, child_start, seq_start, policy, reach, value, reg
     c0 = child_start[u]
     i = node_data[u]
     b = seq_start[i] - c0
-    if owner[i] == t:
+    if owned_node[u] != 0:
         for c in range(c0, child_start[u + 1]):
             regret[b + c] += cf * (value[c] - v)
             avg[b + c] += own * policy[b + c] * avg_weight
@@ -266,7 +272,7 @@ def _terms(u, p, t, node_data, child_start, seq_start, policy, reach, value, reg
 
 @njit(cache=True)
 def _block(t, p, stale, split, bounds, fused, node_player, node_data, child_start, chance_prob,
-           payoff, seq_start, policy, reach, value, regret, avg, avg_weight, owner,
+           payoff, seq_start, policy, reach, value, regret, avg, avg_weight, owned_node,
            edge_regret, edge_avg):
     """Block ``t``: reaches top down; values bottom up; ``p``'s terms in
     increasing node order (in the bottom-up sweep when every information set
@@ -330,7 +336,7 @@ def _block(t, p, stale, split, bounds, fused, node_player, node_data, child_star
                 c1 = child_start[u + 1]
                 i = node_data[u]
                 b = seq_start[i] - c0
-                if owner[i] == t:
+                if owned_node[u] != 0:
                     for c in range(c0, c1):
                         regret[b + c] += cf * (value[c] - v)
                         avg[b + c] += own * policy[b + c] * avg_weight
@@ -353,7 +359,7 @@ def _block(t, p, stale, split, bounds, fused, node_player, node_data, child_star
                 c1 = child_start[u + 1]
                 i = node_data[u]
                 b = seq_start[i] - c0
-                if owner[i] == t:
+                if owned_node[u] != 0:
                     for c in range(c0, c1):
                         regret[b + c] += cf * (value[c] - v)
                         avg[b + c] += own * policy[b + c] * avg_weight
@@ -366,7 +372,7 @@ def _block(t, p, stale, split, bounds, fused, node_player, node_data, child_star
 @njit(cache=True, parallel=True)
 def cfr_pass(p, stale, split, bounds, fused, node_player, node_data, child_start, level_start,
              chance_prob, payoff, seq_start, policy, reach, value, regret, avg, avg_weight,
-             owner, edge_regret, edge_avg, shared_infoset, shared_start, shared_nodes, k0, k1):
+             owned_node, edge_regret, edge_avg, shared_infoset, shared_start, shared_nodes, k0, k1):
     """One CFR pass for player ``p`` on the blocks of a plan (see the module
     docstring): ``regret`` and ``avg`` receive ``p``'s terms, bit for bit as
     ``solvers._reach_and_values`` then ``solvers._accumulate``. ``k0 .. k1 - 1``:
@@ -383,7 +389,7 @@ def cfr_pass(p, stale, split, bounds, fused, node_player, node_data, child_start
               stale)
     for t in prange(blocks):
         _block(t, p, stale, split, bounds, fused, node_player, node_data, child_start, chance_prob,
-               payoff, seq_start, policy, reach, value, regret, avg, avg_weight, owner,
+               payoff, seq_start, policy, reach, value, regret, avg, avg_weight, owned_node,
                edge_regret, edge_avg)
     for u in range(top - 1, -1, -1):
         _value(u, p, node_player, node_data, child_start, chance_prob, payoff, seq_start,
@@ -391,7 +397,7 @@ def cfr_pass(p, stale, split, bounds, fused, node_player, node_data, child_start
     for u in range(top):
         if node_player[u] == p:
             _terms(u, p, blocks, node_data, child_start, seq_start, policy, reach, value,
-                   regret, avg, avg_weight, owner, edge_regret, edge_avg)
+                   regret, avg, avg_weight, owned_node, edge_regret, edge_avg)
     chunk = (k1 - k0 + blocks - 1) // blocks
     for t in prange(blocks):
         for k in range(k0 + t * chunk, min(k1, k0 + (t + 1) * chunk)):

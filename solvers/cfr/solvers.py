@@ -277,7 +277,7 @@ class CFR:
         cfr_pass(p, self._stale_row, plan.split, plan.bounds, plan.level_consistent, tr.node_player,
                  tr.node_data, tr.child_start, tr.level_start, tr.chance_prob, tr.payoff_table,
                  tr.infoset_seq_start, self.policy, self._reach, self._value,
-                 self._regret_target(p), self.avg_numerator, w, plan.owner,
+                 self._regret_target(p), self.avg_numerator, w, plan.owned_node,
                  self._edge_terms[0], self._edge_terms[1], plan.shared_infoset,
                  plan.shared_start, plan.shared_nodes, plan.player_shared_start[p],
                  plan.player_shared_start[p + 1])
