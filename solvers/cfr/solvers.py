@@ -55,7 +55,8 @@ Several cores: every solver takes ``threads=T`` (default 1). With ``T > 1``
 the tree is cut into ``T`` independent subtree blocks that one numba parallel
 pass runs at once (:mod:`solvers.cfr.parallel`); the results are bit for bit
 the one-core ones, whatever ``T`` and the cores present. Work arrays then take
-``16 N`` bytes more (and the plan about ``4 I`` bytes).
+``17 N + 4 I`` bytes more (plus 8 per history of an information set that spans
+blocks).
 """
 
 from __future__ import annotations
