@@ -1,0 +1,450 @@
+"""Distillation: a raw policy-value network trained to beat the heuristic player (issue 15).
+
+``python -m experiments run distill [--profile quick|paper] [--set k=v]``
+(``reproduce=False``: ``make reproduce`` does not run it). Two phases, one
+runner unit each, every unit one *round* ``r = 0 .. rounds``:
+
+* **round 0, behaviour cloning** (warm start): ``bc_hands`` hands of heuristic
+  self-play at each player count of ``players``; every decision with a choice
+  is a sample whose policy target is one-hot on the heuristic's move and whose
+  value target is the hand's scaled returns (:mod:`solvers.net.selfplay`'s
+  sample format). A fresh network (seeded) is trained ``bc_steps`` Adam steps
+  on them. The labels cost nothing (the compiled heuristic plays anyway), so
+  this phase gives a network that plays close to the heuristic cheaply.
+* **rounds r >= 1, distillation of a stronger teacher** (DAgger): ``hands``
+  hands at each player count in which every seat is, independently with
+  probability ``net_share`` (at least one seat), the previous round's raw
+  network (argmax) and otherwise the heuristic player. At each decision of a
+  network seat with a choice, with probability ``label_fraction``, the
+  *teacher* ``ismcts(iterations=teacher_iterations, rollout=teacher_rollout)``
+  searches the same information state; its root visit distribution is the
+  policy target (sharpened by ``target_temperature`` at training time, 0 =
+  one-hot on the most visited); the value target is the hand's outcome. The
+  network's own move is played (DAgger: the states are the ones the network
+  reaches). The previous network is trained ``steps`` Adam steps on all the
+  distillation samples so far plus the behaviour-cloning samples, which make
+  up a share ``bc_mix`` of every minibatch (the rest is drawn uniformly from
+  the distillation samples).
+
+Each round saves ``round-XXXX.npz`` (the checkpoint: state_dict + JSON config
+with this experiment's config and hash) and its samples ``data-XXXX.npz`` in
+the checkpoint folder, then evaluates the raw network (``network(checkpoint=
+..., policy='argmax')``) against ``heuristic`` in a duplicate-deal tournament
+(:mod:`experiments.tournament`, every rotation) of ``eval_deals`` deals at
+each count of ``eval_players`` (default: ``players[0]``). Rows (the learning
+curve, table ``curve``): one per (round, evaluation player count): samples
+(new and trained on), policy cross-entropy and value MSE before and after
+training (on the round's new samples), the net's zero-sum payoff minus the
+heuristic's with its 95% interval and paired p-value, the teacher's labels
+and seconds of play and labelling, training and evaluation.
+
+**Checkpoint folder** (``checkpoints``; empty: ``<the run's --out>/checkpoints/
+distill-<first 12 hex of the config's hash>``, :func:`experiments.runner.run_root`):
+round ``r`` reads round ``r - 1``'s checkpoint and every earlier round's
+samples; a missing or foreign one (another config hash) is recomputed first,
+deterministically. Units are sequential by nature: run with ``--workers 1``.
+
+**Reproducibility.** Every random stream is seeded from the config (numpy
+Generators for chance, seat draws, labelling draws and minibatches;
+splitmix64 streams of the agents; a ``torch.Generator`` for the initial
+weights); torch runs with ``threads`` threads. On one machine a round
+recomputed after an interruption gives bit-identical checkpoints and rows
+apart from the ``*_seconds`` columns.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ..config import ConfigError, config_to_dict, fingerprint
+from ..registry import Summary, Unit, register
+from .expert_iteration import _base_params, _load, _seed, _weights_sha256
+
+__all__ = ["DistillConfig", "PROFILES", "units", "run_unit", "summarize", "checkpoint_dir",
+           "checkpoint_path", "play_labelled", "train_mixed", "CURVE_COLUMNS"]
+
+ROLLOUTS = ("heuristic", "random")
+
+
+@dataclasses.dataclass(frozen=True)
+class DistillConfig:
+    """Behaviour cloning of the heuristic, then DAgger distillation of an ISMCTS teacher."""
+
+    players: tuple[int, ...] = (6,)          # training player counts
+    cover: tuple[int, ...] = (5, 6, 7, 8, 9, 10, 11)   # player counts the network covers
+    game: tuple[str, ...] = ()               # other game parameters, "key=value"
+    bc_hands: int = 4                        # heuristic self-play hands per player count
+    bc_steps: int = 20
+    rounds: int = 2                          # distillation rounds after behaviour cloning
+    hands: int = 2                           # DAgger hands per round and player count
+    net_share: float = 0.5                   # chance that a seat is the network
+    label_fraction: float = 0.5              # network decisions labelled by the teacher
+    teacher_iterations: int = 32
+    teacher_rollout: str = "heuristic"
+    target_temperature: float = 0.0          # teacher target = visits ** (1 / T); 0: one-hot
+    steps: int = 20                          # training steps per distillation round
+    bc_mix: float = 0.25                     # share of each minibatch from the BC samples
+    batch: int = 128
+    lr: float = 1e-3
+    weight_decay: float = 1e-4
+    value_coef: float = 1.0
+    hidden: int = 64
+    blocks: int = 1
+    eval_players: tuple[int, ...] = ()       # () = players[0]
+    eval_deals: int = 2
+    threads: int = 1                         # torch threads (fixed for reproducibility)
+    checkpoints: str = ""                    # folder; "" = under the run's results folder
+    seed: int = 20261202
+
+    def __post_init__(self):
+        for name in ("bc_hands", "bc_steps", "hands", "teacher_iterations", "steps", "batch",
+                     "hidden", "eval_deals", "threads"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"distill: {name} must be >= 1, got {getattr(self, name)}")
+        for name in ("rounds", "blocks"):
+            if getattr(self, name) < 0:
+                raise ConfigError(f"distill: {name} must be >= 0, got {getattr(self, name)}")
+        if not self.players or not set(self.players) <= set(self.cover):
+            raise ConfigError(f"distill: players {list(self.players)} must be a non-empty "
+                              f"subset of cover {list(self.cover)}")
+        if not set(self.eval_players) <= set(self.cover):
+            raise ConfigError(f"distill: eval_players {list(self.eval_players)} must be a "
+                              f"subset of cover {list(self.cover)}")
+        if self.teacher_rollout not in ROLLOUTS:
+            raise ConfigError(f"distill: teacher_rollout={self.teacher_rollout!r}; allowed: "
+                              f"{ROLLOUTS}")
+        for name in ("net_share", "label_fraction"):
+            if not 0.0 < getattr(self, name) <= 1.0:
+                raise ConfigError(f"distill: {name}={getattr(self, name)} must be in (0, 1]")
+        if not 0.0 <= self.bc_mix < 1.0:
+            raise ConfigError(f"distill: bc_mix={self.bc_mix} must be in [0, 1)")
+        if not 0.0 <= self.target_temperature <= 10.0:
+            raise ConfigError(f"distill: target_temperature={self.target_temperature} must "
+                              f"be in [0, 10] (0: one-hot on the most visited)")
+        if not (self.lr > 0 and self.weight_decay >= 0 and self.value_coef >= 0):
+            raise ConfigError("distill: lr must be > 0, weight_decay and value_coef >= 0")
+
+
+PROFILES = {
+    # Seconds: a tiny network, a few hands, short teacher searches.
+    "quick": DistillConfig(),
+    # The run of docs/distill/ (about an hour on the shared 2-core machine, see there).
+    "paper": DistillConfig(bc_hands=1500, bc_steps=1500, rounds=14, hands=30,
+                           label_fraction=1.0, teacher_iterations=300, steps=600,
+                           batch=256, hidden=128, blocks=2, eval_deals=60),
+}
+
+
+def _hash(config) -> str:
+    """The hash of what the checkpoints and samples depend on: not where they go,
+    how many rounds follow, nor the evaluation (a longer run reuses them)."""
+    d = config_to_dict(config)
+    for k in ("checkpoints", "rounds", "eval_players", "eval_deals"):
+        d.pop(k, None)
+    return fingerprint(d)
+
+
+def checkpoint_dir(config) -> Path:
+    """The folder of the checkpoints and samples (module docstring)."""
+    if config.checkpoints:
+        return Path(config.checkpoints)
+    from ..runner import run_root
+    return run_root() / "checkpoints" / f"distill-{_hash(config)[:12]}"
+
+
+def checkpoint_path(config, r: int) -> Path:
+    """The checkpoint of round ``r`` (0: behaviour cloning)."""
+    return checkpoint_dir(config) / f"round-{r:04d}.npz"
+
+
+def _data_path(config, r: int) -> Path:
+    return checkpoint_dir(config) / f"data-{r:04d}.npz"
+
+
+def _layout(config):
+    from solvers.net.features import FeatureLayout
+    return FeatureLayout(_base_params(config), config.cover)
+
+
+def _valid(config, r: int) -> bool:
+    """Round ``r``'s checkpoint and samples exist and are this config's."""
+    from solvers.net.checkpoint import CheckpointError, read_checkpoint
+    if not _data_path(config, r).is_file():
+        return False
+    try:
+        cfg, _ = read_checkpoint(checkpoint_path(config, r))
+    except CheckpointError:
+        return False
+    return cfg.get("experiment_hash") == _hash(config) and cfg.get("round") == r
+
+
+# ------------------------------------------------------------------ data
+def play_labelled(game, layout, actors, teachers, hands: int, rng: np.random.Generator,
+                  label_fraction: float = 1.0):
+    """Play ``hands`` hands of ``game``, seat ``q`` played by ``actors[q]`` (agents
+    with ``step``), and record samples (:mod:`solvers.net.selfplay` format).
+
+    ``teachers[q]``: ``None`` (seat ``q`` is not labelled), ``"self"`` (the
+    target is one-hot on the actor's own move: behaviour cloning) or an object
+    with ``search(state) -> (actions, visits, ...)`` (the target is the visit
+    distribution; the search runs only on decisions drawn with probability
+    ``label_fraction`` from ``rng``). Decisions with one legal action are not
+    recorded. Chance draws from ``rng``. Returns ``(samples, returns
+    float[hands, n], searches)`` (``searches``: the teacher searches run)."""
+    from solvers.net.selfplay import _chance, _pack
+    n = game.num_players()
+    lo, hi = game.min_utility(), game.max_utility()
+    A, V = layout.num_actions, layout.max_players
+    rows, rets, searches = [], [], 0
+    for _ in range(hands):
+        st = game.new_initial_state()
+        hand_rows = []
+        while not st.is_terminal():
+            if st.is_chance_node():
+                st.apply_action(_chance(st, rng))
+                continue
+            me = st.current_player()
+            legal = st.legal_actions()
+            if len(legal) == 1:
+                st.apply_action(legal[0])
+                continue
+            teacher = teachers[me]
+            pol = None
+            if teacher is not None and teacher != "self" and rng.random() < label_fraction:
+                acts, vis = teacher.search(st)[:2]
+                searches += 1
+                pol = np.zeros(A, np.float32)
+                pol[acts] = vis / vis.sum()
+            if pol is not None or teacher == "self":
+                s = np.asarray(st.engine_state)
+                idx, val, _ = layout.sparse(game, s, [me])
+                mask = layout.mask(game, s)[0]
+            action = int(actors[me].step(st))
+            if teacher == "self":
+                pol = np.zeros(A, np.float32)
+                pol[action] = 1.0
+            if pol is not None:
+                hand_rows.append((idx, val, mask, pol, me))
+            st.apply_action(action)
+        ret = np.asarray(st.returns(), np.float64)
+        rets.append(ret)
+        scaled = (ret - lo) / (hi - lo)
+        for idx, val, mask, pol, me in hand_rows:
+            value = np.zeros(V, np.float32)
+            vmask = np.zeros(V, np.float32)
+            for r in range(n):
+                value[r] = scaled[(me + r) % n]
+                vmask[r] = 1.0
+            rows.append((idx, val, mask, pol, value, vmask, n, me))
+    return _pack(rows, A, V), np.array(rets).reshape(hands, n), searches
+
+
+def train_mixed(model, main: dict, extra: dict | None, *, steps: int, extra_share: float,
+                batch_size: int, lr: float, weight_decay: float, value_coef: float, seed: int,
+                target_temperature: float, extra_temperature: float = 1.0) -> list[dict]:
+    """``steps`` Adam steps; each minibatch has ``round(extra_share * batch_size)``
+    rows of ``extra`` (with its own target temperature; none when ``extra`` is
+    None or empty) and the rest from ``main`` (rows drawn with replacement by
+    ``numpy.random.default_rng(seed)``). Returns the per-step losses."""
+    import torch
+
+    from solvers.net.model import losses, to_batch
+    from solvers.net.selfplay import size
+    n_main, n_extra = size(main), (size(extra) if extra is not None else 0)
+    if n_main == 0:
+        raise ValueError("train_mixed: no samples")
+    k_extra = int(round(extra_share * batch_size)) if n_extra else 0
+    k_main = max(1, batch_size - k_extra)
+    rng = np.random.default_rng(seed)
+    opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
+    model.train()
+    log = []
+    for _ in range(steps):
+        rows = rng.integers(0, n_main, size=min(k_main, n_main))
+        ce, mse = losses(model, to_batch(main, rows, target_temperature=target_temperature))
+        w = len(rows)
+        if k_extra:
+            xrows = rng.integers(0, n_extra, size=k_extra)
+            ce2, mse2 = losses(model, to_batch(extra, xrows,
+                                               target_temperature=extra_temperature))
+            ce = (ce * w + ce2 * k_extra) / (w + k_extra)
+            mse = (mse * w + mse2 * k_extra) / (w + k_extra)
+        loss = ce + value_coef * mse
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        log.append({"policy_loss": ce.item(), "value_loss": mse.item()})
+    model.eval()
+    return log
+
+
+# ------------------------------------------------------------------ rounds
+def _round(config, r: int) -> list[dict]:
+    """Compute round ``r`` (its predecessors first if missing); returns its rows."""
+    import torch
+
+    from solvers.bots import HeuristicBot
+    from solvers.ismcts import ISMCTSBot
+    from solvers.net.agents import NetworkBot
+    from solvers.net.model import PolicyValueNet, load_model, save_checkpoint
+    from solvers.net.selfplay import concat, evaluate_losses, load_samples, save_samples, size
+
+    if r > 0 and not _valid(config, r - 1):
+        _round(config, r - 1)
+    layout = _layout(config)
+    base = _base_params(config)
+    prev = checkpoint_path(config, r - 1) if r > 0 else None
+    # 1. data
+    t0 = time.perf_counter()
+    parts, searches = [], 0
+    for n in config.players:
+        game = _load(base, n)
+        rng = np.random.default_rng(_seed(config, r, n, 1000))
+        if r == 0:
+            actors = [HeuristicBot(game, q, _seed(config, r, n, q)) for q in range(n)]
+            samples, _, _ = play_labelled(game, layout, actors, ["self"] * n,
+                                          config.bc_hands, rng)
+            parts.append(samples)
+            continue
+        for h in range(config.hands):       # a fresh draw of network seats per hand
+            net = rng.random(n) < config.net_share
+            if not net.any():
+                net[rng.integers(n)] = True
+            actors, teachers = [], []
+            for q in range(n):
+                seed = _seed(config, r, n, q, h)
+                if net[q]:
+                    actors.append(NetworkBot(game, q, seed, checkpoint=str(prev)))
+                    teachers.append(ISMCTSBot(game, q, seed ^ 1,
+                                              iterations=config.teacher_iterations,
+                                              rollout=config.teacher_rollout))
+                else:
+                    actors.append(HeuristicBot(game, q, seed))
+                    teachers.append(None)
+            samples, _, k = play_labelled(game, layout, actors, teachers, 1, rng,
+                                          config.label_fraction)
+            parts.append(samples)
+            searches += k
+    new = concat(parts)
+    save_samples(_data_path(config, r), new)
+    data_s = time.perf_counter() - t0
+    # 2. training
+    t0 = time.perf_counter()
+    old_threads = torch.get_num_threads()
+    torch.set_num_threads(config.threads)
+    try:
+        if prev is None:
+            model = PolicyValueNet(layout.size, layout.num_actions, layout.max_players,
+                                   hidden=config.hidden, blocks=config.blocks,
+                                   seed=_seed(config, 0, 0, 2000))
+            step0 = 0
+        else:
+            model, pcfg = load_model(prev)
+            step0 = int(pcfg["step"])
+        tt = config.target_temperature if r > 0 else 1.0
+        if size(new) == 0:
+            raise RuntimeError(f"distill: round {r} recorded no samples (raise hands or "
+                               f"label_fraction)")
+        before = evaluate_losses(model, new, target_temperature=tt)
+        if r == 0:
+            main, extra, steps = new, None, config.bc_steps
+        else:
+            main = concat([load_samples(_data_path(config, h)) for h in range(1, r)] + [new])
+            extra, steps = load_samples(_data_path(config, 0)), config.steps
+        train_mixed(model, main, extra, steps=steps, extra_share=config.bc_mix,
+                    batch_size=config.batch, lr=config.lr, weight_decay=config.weight_decay,
+                    value_coef=config.value_coef, seed=_seed(config, r, 0, 3000),
+                    target_temperature=tt)
+        after = evaluate_losses(model, new, target_temperature=tt)
+        path = save_checkpoint(checkpoint_path(config, r), model, layout,
+                               step=step0 + steps, generation=r, round=r,
+                               experiment="distill", experiment_hash=_hash(config),
+                               experiment_config=config_to_dict(config),
+                               train_samples=size(main), losses_before=list(before),
+                               losses_after=list(after))
+    finally:
+        torch.set_num_threads(old_threads)
+    train_s = time.perf_counter() - t0
+    # 3. evaluation: the raw network against the heuristic
+    common = {"round": r, "phase": "bc" if r == 0 else "distill", "samples": size(new),
+              "train_samples": size(main), "teacher_searches": searches,
+              "policy_loss_before": before[0], "policy_loss_after": after[0],
+              "value_loss_before": before[1], "value_loss_after": after[1],
+              "data_seconds": data_s, "train_seconds": train_s, "checkpoint": str(path),
+              "checkpoint_sha256": _weights_sha256(path)}
+    rows = []
+    for n in (config.eval_players or config.players[:1]):
+        t0 = time.perf_counter()
+        ev = _evaluate(config, path, base, n)
+        rows.append({**common, **ev, "eval_seconds": time.perf_counter() - t0})
+    return rows
+
+
+def _evaluate(config, path, base, n: int) -> dict:
+    """Raw network (argmax) vs heuristic, ``eval_deals`` duplicate deals at ``n`` players."""
+    from ..tournament import TournamentConfig, run_tournament, summarize as tsum
+    agents = (f"network(checkpoint={str(path)!r})", "heuristic")
+    tc = TournamentConfig(agents=agents, game={**base, "players": n},
+                          deals=config.eval_deals, seed=_seed(config, 0, n, 4000))
+    s = tsum(tc, run_tournament(tc, None, progress=False).records)
+    d = s["pairs"][0]["payoff_difference"]
+    return {"eval_players": n, "eval_deals": config.eval_deals,
+            "net_points_per_hand": s["agents"][0]["points_per_hand"]["mean"],
+            "heuristic_points_per_hand": s["agents"][1]["points_per_hand"]["mean"],
+            "net_minus_heuristic": d["mean"], "net_minus_heuristic_lo": d["lo"],
+            "net_minus_heuristic_hi": d["hi"], "net_minus_heuristic_p": d["p_value"]}
+
+
+# ------------------------------------------------------------------ runner experiment
+def units(config: DistillConfig) -> list[dict]:
+    """One unit per round (0: behaviour cloning); checks the game family first."""
+    try:
+        _layout(config)
+    except ValueError as err:
+        raise ConfigError(f"distill: {err}") from None
+    return [{"round": r} for r in range(config.rounds + 1)]
+
+
+def run_unit(config: DistillConfig, unit: Unit) -> list[dict]:
+    """Round ``unit.params['round']``: its learning-curve rows."""
+    return _round(config, int(unit.params["round"]))
+
+
+CURVE_COLUMNS = ("round", "phase", "eval_players", "samples", "train_samples",
+                 "teacher_searches", "policy_loss_before", "policy_loss_after",
+                 "value_loss_before", "value_loss_after", "net_minus_heuristic",
+                 "net_minus_heuristic_lo", "net_minus_heuristic_hi", "net_minus_heuristic_p",
+                 "data_seconds", "train_seconds", "eval_seconds")
+
+
+def summarize(config: DistillConfig, rows) -> Summary:
+    """The learning curve (table ``curve``) and a text table."""
+    curve = (rows[list(CURVE_COLUMNS)].sort_values(["round", "eval_players"])
+             .reset_index(drop=True))
+    lines = [f"distill: behaviour cloning of the heuristic ({config.bc_hands} hands), then "
+             f"{config.rounds} DAgger rounds labelled by ismcts(iterations="
+             f"{config.teacher_iterations}, rollout={config.teacher_rollout}); self-play at "
+             f"{list(config.players)} players; raw net (argmax) vs heuristic, "
+             f"{config.eval_deals} duplicate deals (zero-sum payoff difference, 95% CI)",
+             "round phase    n  samples  policy CE before->after  value MSE before->after"
+             "  net - heuristic [95% CI]     p  data/train s"]
+    for r in curve.itertuples():
+        lines.append(f"{r.round:>5} {r.phase:<7} {r.eval_players:>2}  {r.samples:>7}  "
+                     f"{r.policy_loss_before:.3f} -> {r.policy_loss_after:.3f}        "
+                     f"{r.value_loss_before:.4f} -> {r.value_loss_after:.4f}        "
+                     f"{r.net_minus_heuristic:+.2f} [{r.net_minus_heuristic_lo:+.2f}, "
+                     f"{r.net_minus_heuristic_hi:+.2f}]  {r.net_minus_heuristic_p:.1g}  "
+                     f"{r.data_seconds:.0f}/{r.train_seconds:.0f}")
+    where = config.checkpoints or f"<run results folder>/checkpoints/{checkpoint_dir(config).name}"
+    lines.append(f"checkpoints: {where} (the rows' checkpoint column)")
+    return Summary(tables={"curve": curve}, text="\n".join(lines))
+
+
+register("distill", DistillConfig, units, run_unit, summarize, profiles=PROFILES,
+         reproduce=False,
+         description="raw network vs heuristic: behaviour cloning + ISMCTS distillation "
+                     "(issue 15)")
