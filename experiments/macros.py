@@ -47,7 +47,8 @@ MISSING = r"\textbf{??}"
 SOURCES = ("experiments.bench.engine", "experiments.bench.sim", "experiments.bench.resample",
            "experiments.studies.rules_stats", "experiments.studies.passing_metagame",
            "experiments.studies.ladder", "experiments.bench.search", "experiments.studies.demo",
-           "experiments.studies.cfr_convergence", "experiments.studies.passing_exact",
+           "experiments.studies.cfr_convergence", "experiments.studies.cce",
+           "experiments.studies.passing_exact",
            "experiments.macros")
 
 #: Player counts as they appear in macro names.

@@ -249,13 +249,26 @@ def test_bad_input_is_refused_with_a_clear_message():
         run_cce(tree, "CFR", 3, [0, 3])
 
 
-def test_cce_study_and_figure_end_to_end(tmp_path):
-    from experiments import registry, runner
-    from experiments.cce_figure import main as figure
+def _figure_main():
+    """``main`` of the paper's figure script ``paper/figures/cce.py``."""
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parent.parent / "paper" / "figures" / "cce.py"
+    spec = importlib.util.spec_from_file_location("cce_figure", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.main
+
+
+def test_cce_study_figure_and_macros_end_to_end(tmp_path):
+    import re
+
+    from experiments import macros, registry, runner
     from experiments.config import ConfigError
     from experiments.studies import cce as study
 
-    assert registry.get("cce").reproduce
+    figure = _figure_main()
+    assert registry.get("cce").reproduce and "experiments.studies.cce" in macros.SOURCES
     with pytest.raises(ConfigError, match="unknown deal 'nope'"):
         study.CCEConfig(deals=("nope",))
     with pytest.raises(ConfigError, match="unknown updates"):
@@ -263,7 +276,8 @@ def test_cce_study_and_figure_end_to_end(tmp_path):
     out = tmp_path / "results"
     res = runner.run("cce", out=out, workers=1, progress=False, verbose=False,
                      overrides={"deals": "kuhn_poker(players=3),micro3", "iterations": 40,
-                                "checkpoints": 5, "solvers": "CFR,CFR+"})
+                                "checkpoints": 5, "solvers": "CFR,CFR+",
+                                "updates": "simultaneous,alternating"})
     rows = res.rows
     assert set(rows.deal) == {"kuhn_poker(players=3)", "micro3"}
     # CFR: 2 update schemes x uniform; CFR+: 2 x (uniform, solver); CFR-Jr of each
@@ -283,6 +297,35 @@ def test_cce_study_and_figure_end_to_end(tmp_path):
     assert (tmp_path / "fig" / "cce.png").stat().st_size > 0
     assert figure([str(tmp_path / "missing"), str(tmp_path / "fig2")]) == 0
     assert not (tmp_path / "fig2").exists()
+    # The paper's macros: computed from these rows, none missing.
+    m = macros.Macros()
+    study.paper_macros(m, out, tmp_path)
+    assert not m.warnings, m.warnings
+    tex = m.tex("test")
+    value = lambda name: re.search(rf"\\newcommand{{\\{name}}}{{(.*?)}}  %", tex,  # noqa: E731
+                                   re.S).group(1)
+    assert value("CceIterations") == "40" and value("CceRuns") == str(len(res.tables["summary"]))
+    last = rows[rows.iteration == 40]
+    simult = last[(last.updates == "simultaneous") & (last.weighting == "uniform")
+                  & (last.play == "iterate")]
+    assert value("CceGapHi") == macros.sci(simult.cce_gap.max())
+    assert value("CceJrGapLo") == macros.sci(last[last.play == "sampled"].cce_gap.min())
+    assert value("CceCertified") == str(len(cert))
+    assert "\\newif\\ifCceAlternating\\CceAlternatingtrue" in tex
+    body = value("CceRows")
+    assert body.count("\\quad ") == 2 * 2 * 2        # deal x solver x updates
+    assert body.count("\\multicolumn") == 2 and body.count("\\\\") == 2 + 2 * 2 * 2
+    # A gap above its bound is not certified: the macro is missing, not a false claim.
+    bad = out / "bad" / "cce"
+    bad.mkdir(parents=True)
+    shutil.copy(out / "cce" / "metadata.json", bad / "metadata.json")
+    broken = rows.copy()
+    i = broken.index[broken.regret_bound.notna()][0]
+    broken.loc[i, "cce_gap"] = broken.loc[i, "regret_bound"] + 1e-3
+    broken.to_csv(bad / "rows.csv", index=False)
+    m = macros.Macros()
+    study.paper_macros(m, out / "bad", tmp_path)
+    assert [w for w in m.warnings if "CceCertified" in w and "above its regret bound" in w]
 
 
 def test_cfr_jr_samples_pure_plans_from_the_iterates():
