@@ -104,3 +104,5 @@ def test_distill_config_errors():
         ds.DistillConfig(net_share=0.0)
     with pytest.raises(ConfigError, match="teacher_iterations"):
         ds.DistillConfig(teacher_iterations=0)
+    with pytest.raises(ConfigError, match="bc_decay"):
+        ds.DistillConfig(bc_decay=0.0)

@@ -23,8 +23,8 @@ runner unit each, every unit one *round* ``r = 0 .. rounds``:
   network's own move is played (DAgger: the states are the ones the network
   reaches). The previous network is trained ``steps`` Adam steps on all the
   distillation samples so far plus the behaviour-cloning samples, which make
-  up a share ``bc_mix`` of every minibatch (the rest is drawn uniformly from
-  the distillation samples).
+  up a share ``bc_mix * bc_decay ** (r - 1)`` of every minibatch (the rest is
+  drawn uniformly from the distillation samples).
 
 Each round saves ``round-XXXX.npz`` (the checkpoint: state_dict + JSON config
 with this experiment's config and hash) and its samples ``data-XXXX.npz`` in
@@ -88,6 +88,8 @@ class DistillConfig:
     target_temperature: float = 0.0          # teacher target = visits ** (1 / T); 0: one-hot
     steps: int = 20                          # training steps per distillation round
     bc_mix: float = 0.25                     # share of each minibatch from the BC samples
+    bc_decay: float = 1.0                    # round r >= 1 uses bc_mix * bc_decay ** (r - 1)
+    bc_lr: float = 0.0                       # learning rate of round 0 (0: lr)
     batch: int = 128
     lr: float = 1e-3
     weight_decay: float = 1e-4
@@ -125,16 +127,21 @@ class DistillConfig:
         if not 0.0 <= self.target_temperature <= 10.0:
             raise ConfigError(f"distill: target_temperature={self.target_temperature} must "
                               f"be in [0, 10] (0: one-hot on the most visited)")
-        if not (self.lr > 0 and self.weight_decay >= 0 and self.value_coef >= 0):
-            raise ConfigError("distill: lr must be > 0, weight_decay and value_coef >= 0")
+        if not 0.0 < self.bc_decay <= 1.0:
+            raise ConfigError(f"distill: bc_decay={self.bc_decay} must be in (0, 1]")
+        if not (self.lr > 0 and self.bc_lr >= 0 and self.weight_decay >= 0
+                and self.value_coef >= 0):
+            raise ConfigError("distill: lr must be > 0, bc_lr, weight_decay and value_coef "
+                              ">= 0")
 
 
 PROFILES = {
     # Seconds: a tiny network, a few hands, short teacher searches.
     "quick": DistillConfig(),
     # The run of docs/distill/ (about an hour on the shared 2-core machine, see there).
-    "paper": DistillConfig(bc_hands=1500, bc_steps=1500, rounds=14, hands=30,
-                           label_fraction=1.0, teacher_iterations=300, steps=600,
+    "paper": DistillConfig(bc_hands=1500, bc_steps=3000, bc_lr=2e-3, rounds=12, hands=50,
+                           label_fraction=1.0, teacher_iterations=300,
+                           target_temperature=0.5, steps=400, bc_mix=0.5, bc_decay=0.85,
                            batch=256, hidden=128, blocks=2, eval_deals=60),
 }
 
@@ -352,11 +359,13 @@ def _round(config, r: int) -> list[dict]:
         before = evaluate_losses(model, new, target_temperature=tt)
         if r == 0:
             main, extra, steps = new, None, config.bc_steps
+            lr, share = config.bc_lr or config.lr, 0.0
         else:
             main = concat([load_samples(_data_path(config, h)) for h in range(1, r)] + [new])
             extra, steps = load_samples(_data_path(config, 0)), config.steps
-        train_mixed(model, main, extra, steps=steps, extra_share=config.bc_mix,
-                    batch_size=config.batch, lr=config.lr, weight_decay=config.weight_decay,
+            lr, share = config.lr, config.bc_mix * config.bc_decay ** (r - 1)
+        train_mixed(model, main, extra, steps=steps, extra_share=share,
+                    batch_size=config.batch, lr=lr, weight_decay=config.weight_decay,
                     value_coef=config.value_coef, seed=_seed(config, r, 0, 3000),
                     target_temperature=tt)
         after = evaluate_losses(model, new, target_temperature=tt)
