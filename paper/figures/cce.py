@@ -10,7 +10,8 @@ One row of panels per deal: (left) simultaneous updates, uniform empirical
 play, one colour per solver: the CCE gap ``max_i gap_i`` (solid), its regret
 bound (dashed) and NashConv of the average strategy (dotted); (right) the
 CCE gap of every (solver, updates, weighting) run, and of CFR-Jr's sampled
-plans (thick, faint). Log-log axes; values below :data:`FLOOR` (a negative
+plans (faint, with dots). CFR's lines are wider than CFR+'s, which are drawn
+over them: where the two coincide, CFR's shows as a grey border. Log-log axes; values below :data:`FLOOR` (a negative
 gap, a NashConv of 0) are drawn at it.
 """
 
@@ -26,7 +27,7 @@ COLOURS = {"CFR": "tab:gray", "CFR+": "tab:blue", "LCFR": "tab:green", "DCFR": "
            "PCFR+": "tab:purple"}
 #: Line widths: CFR's lines wider, so that CFR+'s drawn over them leave them visible
 #: where the two coincide (their uniform gaps do on some deals).
-WIDTH = {"CFR": 2.6}
+WIDTH = {"CFR": 3.2}
 #: Line style of the right panels by (updates, weighting).
 DASHES = {("simultaneous", "uniform"): "-", ("alternating", "uniform"): "--",
           ("simultaneous", "solver"): ":", ("alternating", "solver"): "-."}
@@ -57,8 +58,8 @@ def draw(results: Path) -> dict:
             g = g.sort_values("iteration")
             c = COLOURS.get(solver, "black")
             if play == "sampled":              # CFR-Jr
-                right.plot(g.iteration, _floor(g.cce_gap), "-", color=c, lw=2.2, alpha=0.35,
-                           label=f"{solver}-Jr (sampled plans)")
+                right.plot(g.iteration, _floor(g.cce_gap), ".-", color=c, lw=1.0, ms=3,
+                           alpha=0.5, label=f"{solver}-Jr (sampled plans)")
                 continue
             if (updates, weighting) == ("simultaneous", "uniform"):
                 left.plot(g.iteration, _floor(g.cce_gap), "-", color=c, lw=WIDTH.get(solver, 1.5),
