@@ -65,7 +65,9 @@ class CCEConfig:
     weighting of CFR (weight 1) is the uniform one and is not run twice.
     ``cfr_jr``: also, per deal and solver, the empirical distribution of joint
     pure plans drawn from the iterates (CFR-Jr; simultaneous updates, uniform
-    weights, seeded by the unit)."""
+    weights, seeded by the unit). ``large_deals``: deals too large for that grid,
+    run after the others with simultaneous updates only, no CFR-Jr and
+    ``large_iterations`` iterations (the certified runs and their weightings)."""
 
     seed: int = 0
     deals: tuple[str, ...] = ("kuhn_poker(players=3)", "micro3")
@@ -75,10 +77,17 @@ class CCEConfig:
     iterations: int = 200
     checkpoints: int = 8                                # log-spaced, the last included
     cfr_jr: bool = True
+    large_deals: tuple[str, ...] = ()
+    large_iterations: int = 200
 
     def __post_init__(self):
-        for d in self.deals:
+        for d in self.deals + self.large_deals:
             load_deal(d)
+        both = sorted(set(self.deals) & set(self.large_deals))
+        if both:
+            raise ConfigError(f"deals and large_deals overlap: {both}; a deal is one or the other")
+        if self.large_iterations < 1:
+            raise ValueError(f"large_iterations must be >= 1, got {self.large_iterations}")
         check_names("solver", self.solvers, list(SOLVERS))
         check_names("updates", self.updates, list(UPDATES))
         check_names("weighting", self.weightings, list(WEIGHTINGS))
@@ -86,11 +95,12 @@ class CCEConfig:
             raise ValueError("iterations and checkpoints must be >= 1")
 
 
-#: The paper's run: three 3-player deals, both update schemes, 1000 iterations
-#: (medium3 is left out: 1000 iterations of its 1.5M histories take about an hour
-#: per unit on a loaded 2-core machine; docs/cce.md has 200 of them).
+#: The paper's run: three 3-player deals, both update schemes, 1000 iterations,
+#: and medium3 (1.5M histories) for 200 iterations with simultaneous updates
+#: (1000 would take about an hour per unit on a loaded 2-core machine).
 _PAPER = {"deals": ("kuhn_poker(players=3)", "micro3", "small3"), "updates": UPDATES,
-          "iterations": 1000, "checkpoints": 20}
+          "iterations": 1000, "checkpoints": 20, "large_deals": ("medium3",),
+          "large_iterations": 200}
 PROFILES = {"quick": CCEConfig(), "paper": CCEConfig(**_PAPER)}
 
 
@@ -102,26 +112,31 @@ def _tree(deal: str):
 def units(config: CCEConfig) -> list[dict]:
     """One unit per (deal, solver, updates, weighting) of the iterates' play
     (CFR's ``"solver"`` weighting is its uniform one and is left out), plus
-    one CFR-Jr unit per (deal, solver) with ``cfr_jr``."""
+    one CFR-Jr unit per (deal, solver) with ``cfr_jr``; then, per large deal
+    and solver, the simultaneous-update units of each weighting."""
     out = []
-    for d in config.deals:
+    for d in config.deals + config.large_deals:
+        large = d in config.large_deals
         for s in config.solvers:
             ws = [w for w in config.weightings
                   if not (w == "solver" and s == "CFR" and "uniform" in config.weightings)]
+            ups = ("simultaneous",) if large else config.updates
             out += [{"deal": d, "solver": s, "updates": u, "weighting": w, "play": "iterate"}
-                    for u in config.updates for w in ws]
-            if config.cfr_jr:
+                    for u in ups for w in ws]
+            if config.cfr_jr and not large:
                 out.append({"deal": d, "solver": s, "updates": "simultaneous",
                             "weighting": "uniform", "play": "sampled"})
     return out
 
 
 def run_unit(config: CCEConfig, unit: Unit) -> list[dict]:
-    """The rows of :func:`solvers.cfr.cce.run_cce` for one unit, with ``deal``
-    and ``infosets`` added (CFR-Jr draws with the unit's seed)."""
+    """The rows of :func:`solvers.cfr.cce.run_cce` for one unit (``iterations``,
+    or ``large_iterations`` on a large deal), with ``deal`` and ``infosets``
+    added (CFR-Jr draws with the unit's seed)."""
     p = unit.params
     tree = _tree(p["deal"])
-    rows = run_cce(tree, p["solver"], config.iterations, config.checkpoints,
+    iterations = config.large_iterations if p["deal"] in config.large_deals else config.iterations
+    rows = run_cce(tree, p["solver"], iterations, config.checkpoints,
                    updates=p["updates"], weighting=p["weighting"], play=p["play"],
                    seed=unit.seed if p["play"] == "sampled" else None)
     for r in rows:
