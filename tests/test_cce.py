@@ -328,6 +328,51 @@ def test_cce_study_figure_and_macros_end_to_end(tmp_path):
     assert [w for w in m.warnings if "CceCertified" in w and "above its regret bound" in w]
 
 
+def test_cce_study_large_deals_run_apart(tmp_path):
+    """A large deal: simultaneous updates only, no CFR-Jr, its own iteration count,
+    and macros of its own (the other deals' ranges leave it out)."""
+    import re
+
+    from experiments import macros, runner
+    from experiments.config import ConfigError
+    from experiments.studies import cce as study
+
+    with pytest.raises(ConfigError, match="overlap"):
+        study.CCEConfig(deals=("micro3",), large_deals=("micro3",))
+    with pytest.raises(ValueError, match="large_iterations"):
+        study.CCEConfig(large_deals=("small3",), large_iterations=0)
+    assert study.PROFILES["paper"].large_deals == ("medium3",)
+    assert not study.PROFILES["quick"].large_deals
+    out = tmp_path
+    res = runner.run("cce", out=out, workers=1, progress=False, verbose=False,
+                     overrides={"deals": "kuhn_poker(players=3)", "large_deals": "micro3",
+                                "iterations": 20, "large_iterations": 12, "checkpoints": 3,
+                                "updates": "simultaneous,alternating"})
+    rows = res.rows
+    big = rows[rows.deal == "micro3"]
+    assert set(big.updates) == {"simultaneous"} and set(big.play) == {"iterate"}
+    assert big.iteration.max() == 12 and rows[rows.deal != "micro3"].iteration.max() == 20
+    assert len(big.groupby(["solver", "weighting"])) == 3      # CFR; CFR+ uniform, solver
+    import shutil
+    shutil.move(res.path, out / "cce")
+    m = macros.Macros()
+    study.paper_macros(m, out, out)
+    assert not m.warnings, m.warnings
+    tex = m.tex("test")
+    value = lambda name: re.search(rf"\\newcommand{{\\{name}}}{{(.*?)}}  %", tex,  # noqa: E731
+                                   re.S).group(1)
+    assert "\\newif\\ifCceLarge\\CceLargetrue" in tex
+    assert value("CceLargeIterations") == "12" and "micro3" in value("CceLargeDeal")
+    assert "micro3" not in value("CceDeals")
+    last = big[big.iteration == 12]
+    uni = last[last.weighting == "uniform"]
+    assert value("CceLargeGapHi") == macros.sci(uni.cce_gap.max())
+    small = rows[(rows.deal != "micro3") & (rows.iteration == 20) & (rows.play == "iterate")
+                 & (rows.updates == "simultaneous") & (rows.weighting == "uniform")]
+    assert value("CceGapHi") == macros.sci(small.cce_gap.max())
+    assert "micro3}: 2{,}015 histories, 12 iterations}" in value("CceRows")
+
+
 def test_cfr_jr_samples_pure_plans_from_the_iterates():
     from solvers.cfr.cce import sample_pure_profile
     tree = _tree("kuhn_poker_3p")

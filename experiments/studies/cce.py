@@ -179,12 +179,18 @@ def paper_macros(m, results: Path, bench: Path) -> None:
             rows.sort(key=lambda r: int(r["iteration"]))
         return out
 
+    def large() -> set:
+        """The run's large deals (fewer iterations, simultaneous updates only)."""
+        return set(cfg().get("large_deals", ()))
+
     def finals(column: str, *, solver=None, updates="simultaneous", weighting="uniform",
-               play="iterate") -> list[float]:
-        """``column`` at the last checkpoint of every run that matches (None: any)."""
+               play="iterate", on_large: bool = False) -> list[float]:
+        """``column`` at the last checkpoint of every run that matches (None: any),
+        on the large deals with ``on_large``, else on the others."""
+        big = large()
         vals = [float(rows[-1][column]) for (d, s, u, w, p), rows in runs().items()
                 if (solver is None or s == solver) and (updates is None or u == updates)
-                and w == weighting and p == play]
+                and w == weighting and p == play and (d in big) == on_large]
         if not vals:
             raise ValueError(f"no {solver or 'any'} run with {updates} updates, {weighting} "
                              f"weighting, {play} play")
@@ -225,7 +231,8 @@ def paper_macros(m, results: Path, bench: Path) -> None:
 
     m.add("CceIterations", lambda: cfg()["iterations"], thousands, "iterations per run")
     m.add("CceCheckpoints", lambda: cfg()["checkpoints"], str, "log-spaced checkpoints")
-    m.add("CceDeals", lambda: list(dict.fromkeys(k[0] for k in runs())), names, "the deals")
+    m.add("CceDeals", lambda: [d for d in dict.fromkeys(k[0] for k in runs()) if d not in large()],
+          names, "the deals (large ones apart)")
     m.add("CceSolvers", lambda: " and ".join(tex_text(s) for s in cfg()["solvers"]), str,
           "the solvers")
     m.add("CceRuns", lambda: len(runs()), str, "runs (deal, solver, updates, weighting, play)")
@@ -254,6 +261,37 @@ def paper_macros(m, results: Path, bench: Path) -> None:
               f"smallest final {what}")
         m.add(f"{name}Hi", lambda c=col, kw=kw: max(finals(c, **kw)), sci,
               f"largest final {what}")
+    try:
+        big = [d for d in dict.fromkeys(k[0] for k in runs()) if d in large()]
+    except (OSError, KeyError, ValueError):
+        big = []
+    m.flag("CceLarge", lambda: bool(big), "the run has a large deal")
+    for name, get, fmt, what in (
+            ("CceLargeDeal", lambda: big, names, "the large deal(s)"),
+            ("CceLargeHistories",
+             lambda: max(int(rows[-1]["histories"]) for k, rows in runs().items() if k[0] in big),
+             thousands, "histories of the (largest) large deal"),
+            ("CceLargeIterations", lambda: cfg()["large_iterations"], thousands,
+             "iterations on the large deals"),
+            ("CceLargeGapLo", lambda: min(finals("cce_gap", on_large=True)), sci,
+             "smallest final CCE gap on a large deal, uniform play"),
+            ("CceLargeGapHi", lambda: max(finals("cce_gap", on_large=True)), sci,
+             "largest such gap"),
+            ("CceLargeBoundHi", lambda: max(finals("regret_bound", on_large=True)), sci,
+             "largest final regret bound on a large deal"),
+            ("CceLargeSolverGap",
+             lambda: max(finals("cce_gap", solver="CFR+", weighting="solver", on_large=True)),
+             sci, "final CCE gap of CFR+'s linearly weighted play on a large deal (largest)"),
+            ("CceLargeNashConvCfr",
+             lambda: max(finals("nash_conv_avg", solver="CFR", on_large=True)), sci,
+             "final NashConv of CFR's average on a large deal (largest)"),
+            ("CceLargeNashConvCfrPlus",
+             lambda: max(finals("nash_conv_avg", solver="CFR+", on_large=True)), sci,
+             "final NashConv of CFR+'s average on a large deal (largest)")):
+        if big:
+            m.add(name, get, fmt, what)
+        else:
+            m.not_run(name, what)
     m.add("CceSlopeLo", lambda: min(slopes()), lambda x: f"{x:.2f}".replace("-", "$-$"),
           "steepest log-log slope of the CCE gap between iterations T/10 and T")
     m.add("CceSlopeHi", lambda: max(slopes()), lambda x: f"{x:.2f}".replace("-", "$-$"),
@@ -282,8 +320,9 @@ def paper_macros(m, results: Path, bench: Path) -> None:
         head = ""
         if d not in first:
             first.add(d)
+            its = (f", {thousands(int(r['iteration']))} iterations" if d in large() else "")
             head = (rf"\multicolumn{{7}}{{l}}{{{tt(d)}: {thousands(int(r['histories']))} "
-                    rf"histories}} \\" + "\n")
+                    rf"histories{its}}} \\" + "\n")
         bound = r["regret_bound"]
         cells = [tex_text(s), u[:6] + ".",
                  sci(r["nash_conv_avg"]), sci(r["cce_gap"]),
