@@ -79,14 +79,14 @@ from numba import njit
 
 from spiel_game import engine as E
 from spiel_game.policies import uniform_policy
-from spiel_game.rng import make_rng_state, shuffle_prefix
+from spiel_game.rng import make_rng_state
 from spiel_game.simulator import step_apply, step_legal
 
 from .bots import (Agent, AgentParameterError, HeuristicBot, check_choice, check_int,
                    check_real)
 from .heuristic import heuristic_policy
-from .inference import complete_world
-from .ismcts import Determinizer, _determinize
+from .inference import complete_world, hand_start
+from .ismcts import Determinizer, _determinize, deal_shuffled
 from .passing import CONVENTIONS, ConventionBot, convention_policy
 
 __all__ = ["ABRBot", "convention_agent", "target_code", "mismatches", "tabulate_agent",
@@ -121,24 +121,11 @@ def _act(code, p, s, legal, k, rng):
 
 
 @njit(cache=True)
-def _deal_shuffled(p, s, rng, deck_buf):
-    """Deal the next hand of a match by shuffling the pack."""
-    deck = E.deck(p)
-    m = 0
-    for c in range(K):
-        for _ in range(deck[c]):
-            deck_buf[m] = c
-            m += 1
-    shuffle_prefix(deck_buf, m, rng)
-    E.apply_deal_sequence(p, s, deck_buf)
-
-
-@njit(cache=True)
 def _playout_plain(p, s, me, tcode, rcode, rng, legal, deck_buf):
     """:func:`_playout` for the compiled policy codes (``rcode`` 0 or 1)."""
     while s[E.S_PHASE] != E.PH_OVER:
         if s[E.S_PHASE] == E.PH_DEAL:
-            _deal_shuffled(p, s, rng, deck_buf)
+            deal_shuffled(p, s, rng, deck_buf)
             continue
         k = step_legal(p, s, legal)
         code = rcode if s[E.S_CUR] == me else tcode
@@ -155,7 +142,7 @@ def _playout(p, s, me, tcode, rcode, rng, legal, deck_buf):
         return
     while s[E.S_PHASE] != E.PH_OVER:
         if s[E.S_PHASE] == E.PH_DEAL:
-            _deal_shuffled(p, s, rng, deck_buf)
+            deal_shuffled(p, s, rng, deck_buf)
             continue
         k = step_legal(p, s, legal)
         if s[E.S_CUR] != me:
@@ -210,24 +197,7 @@ def mismatches(p, w, me, tcode, cap, fresh, r, scratch, legal, seats, cards, dea
     if ph != E.PH_PLAY and ph != E.PH_MOON:
         return 0
     n, pc = p[E.P_N], p[E.P_PASS]
-    r[:] = fresh
-    r[E.S_HANDNO] = w[E.S_HANDNO]
-    r[E.S_DEALER] = w[E.S_DEALER]
-    r[E.S_PASSOFF] = w[E.S_PASSOFF]
-    for f in (E.S_VOIDS, E.S_CANCELS, E.S_AARD_TRY, E.S_AARD_WIN, E.S_POT_AT_LAST,
-              E.S_MOONS):
-        r[f] = w[f]
-    E.scores(p, r)[:] = E.scores(p, w)
-    E.hand_points(p, r)[:] = E.hand_points(p, w)
-    for q in range(n):
-        d = E.dealt_hand(p, w, q)
-        for c in range(K):
-            deal[q, c] = d[c]
-    if p[E.P_KITTY] > 0:
-        kit = E.kitty(p, w)
-        for c in range(K):
-            deal[n, c] = kit[c]
-    E.apply_whole_deal(p, r, deal)
+    hand_start(p, w, fresh, r, deal)
     miss = 0
     off = w[E.S_PASSOFF] % n
     giver = (me - off) % n if pc > 0 and off != 0 else -1

@@ -281,6 +281,33 @@ def _received_probability(model, eps, p, r, choices, pc, bufs, legals, work, rng
 
 
 @njit(cache=True)
+def hand_start(p, w, fresh, r, deal):
+    """Write into ``r`` the start of world ``w``'s current hand: ``fresh`` (a new
+    state) carrying the match's position (hand number, dealer, pass offset,
+    scores, R-flags), with every seat's dealt hand (and the kitty) of ``w`` dealt
+    whole. ``deal`` int32[n + 1, K] is work space."""
+    n = p[E.P_N]
+    r[:] = fresh
+    r[E.S_HANDNO] = w[E.S_HANDNO]
+    r[E.S_DEALER] = w[E.S_DEALER]
+    r[E.S_PASSOFF] = w[E.S_PASSOFF]
+    for f in (E.S_VOIDS, E.S_CANCELS, E.S_AARD_TRY, E.S_AARD_WIN, E.S_POT_AT_LAST,
+              E.S_MOONS):
+        r[f] = w[f]
+    E.scores(p, r)[:] = E.scores(p, w)
+    E.hand_points(p, r)[:] = E.hand_points(p, w)
+    for q in range(n):
+        d = E.dealt_hand(p, w, q)
+        for c in range(K):
+            deal[q, c] = d[c]
+    if p[E.P_KITTY] > 0:
+        kit = E.kitty(p, w)
+        for c in range(K):
+            deal[n, c] = kit[c]
+    E.apply_whole_deal(p, r, deal)
+
+
+@njit(cache=True)
 def world_log_likelihood(p, w, me, model, eps, fresh, r, bufs, legals, legal, seats, cards,
                          deal, work, rng):
     """Log-likelihood of the decisions of the other players that ``me`` saw,
@@ -302,25 +329,7 @@ def world_log_likelihood(p, w, me, model, eps, fresh, r, bufs, legals, legal, se
     if model == 0 or (ph != E.PH_PLAY and ph != E.PH_MOON):
         return 0.0
     n, pc = p[E.P_N], p[E.P_PASS]
-    # The current hand's start: a fresh state carrying the match's position.
-    r[:] = fresh
-    r[E.S_HANDNO] = w[E.S_HANDNO]
-    r[E.S_DEALER] = w[E.S_DEALER]
-    r[E.S_PASSOFF] = w[E.S_PASSOFF]
-    for f in (E.S_VOIDS, E.S_CANCELS, E.S_AARD_TRY, E.S_AARD_WIN, E.S_POT_AT_LAST,
-              E.S_MOONS):
-        r[f] = w[f]
-    E.scores(p, r)[:] = E.scores(p, w)
-    E.hand_points(p, r)[:] = E.hand_points(p, w)
-    for q in range(n):
-        d = E.dealt_hand(p, w, q)
-        for c in range(K):
-            deal[q, c] = d[c]
-    if p[E.P_KITTY] > 0:
-        kit = E.kitty(p, w)
-        for c in range(K):
-            deal[n, c] = kit[c]
-    E.apply_whole_deal(p, r, deal)
+    hand_start(p, w, fresh, r, deal)
     ll = 0.0
     off = w[E.S_PASSOFF] % n
     giver = (me - off) % n if pc > 0 and off != 0 else -1

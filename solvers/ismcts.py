@@ -105,18 +105,24 @@ def _policy(code, p, s, legal, k, rng):
 
 
 @njit(cache=True)
+def deal_shuffled(p, s, rng, deck_buf):
+    """Deal the next hand of a match (``s`` at a deal) by shuffling the pack."""
+    deck = E.deck(p)
+    m = 0
+    for c in range(K):
+        for _ in range(deck[c]):
+            deck_buf[m] = c
+            m += 1
+    shuffle_prefix(deck_buf, m, rng)
+    E.apply_deal_sequence(p, s, deck_buf)
+
+
+@njit(cache=True)
 def _rollout(p, s, code, rng, legal, deck_buf):
     """Play ``s`` to the end in place (new hands of a match dealt by shuffling)."""
     while s[E.S_PHASE] != E.PH_OVER:
         if s[E.S_PHASE] == E.PH_DEAL:
-            deck = E.deck(p)
-            m = 0
-            for c in range(K):
-                for _ in range(deck[c]):
-                    deck_buf[m] = c
-                    m += 1
-            shuffle_prefix(deck_buf, m, rng)
-            E.apply_deal_sequence(p, s, deck_buf)
+            deal_shuffled(p, s, rng, deck_buf)
             continue
         if code == 0:
             step_uniform(p, s, rng)

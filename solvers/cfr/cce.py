@@ -72,9 +72,9 @@ import time
 import numpy as np
 from numba import njit
 
-from .best_response import BestResponse, _own_depths, nash_conv
-from .solvers import SOLVERS, _accumulate, _reach_and_values, make_solver
-from .tree import CHANCE, TERMINAL, GameTree
+from .best_response import BestResponse, _decide, _own_depths, nash_conv
+from .solvers import SOLVERS, _accumulate, _reach_and_values, fill_reach, make_solver
+from .tree import TERMINAL, GameTree
 
 __all__ = ["EmpiricalPlay", "CCEGapResult", "simultaneous_iterate", "run_cce",
            "sample_pure_profile", "UPDATES", "WEIGHTINGS", "PLAYS"]
@@ -95,29 +95,8 @@ def _add_play(node_player, node_data, child_start, chance_prob, payoff, seq_star
     """Add ``weight`` times the product profile ``policy`` to the accumulators:
     ``opp_weight[i, k] += weight * chance * prod_{j != i} reach_j`` at terminal
     ``terminals[k]``, ``value_sum[i] += weight * u_i(policy)``."""
-    N = node_player.shape[0]
-    m = reach.shape[0]                 # players, then chance
-    n = m - 1
-    for q in range(m):
-        reach[q, 0] = 1.0
-    for u in range(N):
-        k = node_player[u]
-        if k == TERMINAL:
-            continue
-        c0 = child_start[u]
-        c1 = child_start[u + 1]
-        if k == CHANCE:
-            b = node_data[u] - c0
-            for c in range(c0, c1):
-                for q in range(n):
-                    reach[q, c] = reach[q, u]
-                reach[n, c] = reach[n, u] * chance_prob[b + c]
-        else:
-            b = seq_start[node_data[u]] - c0
-            for c in range(c0, c1):
-                for q in range(m):
-                    reach[q, c] = reach[q, u]
-                reach[k, c] = reach[k, u] * policy[b + c]
+    n = reach.shape[0] - 1             # players, then chance
+    fill_reach(node_player, node_data, child_start, chance_prob, seq_start, policy, reach)
     for t in range(terminals.shape[0]):
         z = terminals[t]
         row = node_data[z]
@@ -164,17 +143,6 @@ def sample_pure_profile(tree: GameTree, profile: np.ndarray,
     out = np.empty(tree.num_sequences)
     _sample_pure(profile, tree.infoset_seq_start, rng.random(tree.num_infosets), out)
     return out
-
-
-@njit(cache=True)
-def _decide(i, seq_start, q, choice):
-    best = 0
-    bv = q[seq_start[i]]
-    for j in range(1, seq_start[i + 1] - seq_start[i]):
-        if q[seq_start[i] + j] > bv:
-            bv = q[seq_start[i] + j]
-            best = j
-    choice[i] = best
 
 
 @njit(cache=True)

@@ -75,10 +75,9 @@ __all__ = ["CFR", "CFRPlus", "LinearCFR", "DCFR", "PCFRPlus", "SOLVERS",
 
 # ================================================================== kernels
 @njit(cache=True)
-def _reach_and_values(p, node_player, node_data, child_start, chance_prob, payoff,
-                      seq_start, policy, reach, value):
-    """Fill ``reach[q, u]`` (players then chance) top down and ``value[u]``,
-    the value to player ``p``, bottom up."""
+def fill_reach(node_player, node_data, child_start, chance_prob, seq_start, policy, reach):
+    """Fill ``reach[q, u]`` top down: each player's own reach probability of node
+    ``u`` under ``policy`` (rows ``0 .. n-1``) and chance's (the last row)."""
     N = node_player.shape[0]
     m = reach.shape[0]
     for q in range(m):
@@ -102,6 +101,15 @@ def _reach_and_values(p, node_player, node_data, child_start, chance_prob, payof
                 for q in range(m):
                     reach[q, c] = reach[q, u]
                 reach[k, c] = reach[k, u] * policy[b + c]
+
+
+@njit(cache=True)
+def _reach_and_values(p, node_player, node_data, child_start, chance_prob, payoff,
+                      seq_start, policy, reach, value):
+    """Fill ``reach[q, u]`` (players then chance) top down and ``value[u]``,
+    the value to player ``p``, bottom up."""
+    N = node_player.shape[0]
+    fill_reach(node_player, node_data, child_start, chance_prob, seq_start, policy, reach)
     for u in range(N - 1, -1, -1):
         k = node_player[u]
         if k == TERMINAL:
