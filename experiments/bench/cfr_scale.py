@@ -29,12 +29,15 @@
   per history.
 * **The largest exactly solvable preset**: bytes per history of tree + CFR
   arrays, and of building the tree, for a memory budget (24 GiB by default);
-  an estimate, no tree of that size is built.
+  the history counts of candidate games estimated without building them
+  (Knuth's estimator, :func:`estimate_histories`), checked on presets whose
+  count is known.
 
 Prints markdown tables and writes the result as JSON::
 
     python -m experiments.bench.cfr_scale [--quick] [--repeats 5] [--out FILE]
         [--threads 2] [--multicore medium3 medium] [--no-liteefg]
+        [--estimate medium3+pass_count=1 ...]
 
 (``results/paper/bench/cfr_scale.json``; ``--quick``: seconds, small presets,
 ``results/quick/bench/``.) On an idle machine, the multi-core figure of the
@@ -68,7 +71,8 @@ from ..metadata import metadata, write_result
 from . import default_out
 
 __all__ = ["BenchScaleConfig", "run", "tables", "bytes_touched", "bandwidth",
-           "simultaneous_average", "liteefg_row", "multicore_row", "capacity"]
+           "simultaneous_average", "liteefg_row", "multicore_row", "capacity",
+           "estimate_histories", "parse_game"]
 
 GIB = 2 ** 30
 
@@ -85,10 +89,53 @@ class BenchScaleConfig:
     threads: int = 2
     bandwidth_mib: int = 512           # size of each STREAM array
     budget_gib: float = 24.0           # memory budget of the capacity estimate
+    #: games whose histories are estimated (``preset`` or ``preset+key=value,...``)
+    estimate: tuple[str, ...] = ("medium3", "medium", "medium3+pass_count=1",
+                                 "medium3+pass_count=2")
+    probes: int = 2000                 # random probes per estimate
+    target_s: float = 1.0              # seconds of each multi-core timing (whole iterations)
+
+
+def parse_game(spec: str) -> dict:
+    """``"preset+key=value,key=value"`` -> the game parameters (values: ints
+    where they parse as ints). Raises ``KeyError`` for an unknown preset."""
+    name, _, rest = spec.partition("+")
+    params = spiel_game.preset(name)
+    for item in filter(None, rest.split(",")):
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise ValueError(f"bad override {item!r} in {spec!r}; expected key=value")
+        params[key] = int(value) if value.lstrip("-").isdigit() else value
+    return params
 
 
 def _load(name: str) -> pyspiel.Game:
-    return spiel_game.load(name) if name in spiel_game.PRESETS else pyspiel.load_game(name)
+    if name.split("+")[0] in spiel_game.PRESETS:
+        return spiel_game.load(parse_game(name))
+    return pyspiel.load_game(name)
+
+
+def estimate_histories(game: pyspiel.Game, probes: int, seed: int) -> tuple[float, float]:
+    """Knuth's (1975) unbiased estimate of the number of histories of ``game``
+    and its standard error: each probe walks from the root to a terminal,
+    choosing children uniformly (chance outcomes included), and counts
+    ``1 + b1 + b1 b2 + ...`` with ``b_d`` the branching factors met; the mean
+    over ``probes`` probes (``numpy`` generator seeded with ``seed``)."""
+    if probes < 2:
+        raise ValueError(f"probes must be at least 2, got {probes}")
+    rng = np.random.default_rng(seed)
+    counts = np.empty(probes)
+    for i in range(probes):
+        st = game.new_initial_state()
+        width, total = 1.0, 1.0
+        while not st.is_terminal():
+            acts = ([a for a, _ in st.chance_outcomes()] if st.is_chance_node()
+                    else st.legal_actions())
+            width *= len(acts)
+            total += width
+            st.apply_action(acts[int(rng.integers(len(acts)))])
+        counts[i] = total
+    return float(counts.mean()), float(counts.std(ddof=1) / np.sqrt(probes))
 
 
 def _clock(fn, number: int = 1) -> tuple[float, float]:
@@ -206,7 +253,7 @@ def liteefg_row(name: str, repeats: int, check_iterations: int) -> dict:
 
 
 # ============================================================ several cores
-def multicore_row(name: str, threads: int, repeats: int) -> dict:
+def multicore_row(name: str, threads: int, repeats: int, target_s: float = 1.0) -> dict:
     """One core against ``threads`` subtree blocks on ``name`` (see the module
     docstring); iterates compared bit for bit."""
     tree = build_tree(_load(name))
@@ -214,7 +261,7 @@ def multicore_row(name: str, threads: int, repeats: int) -> dict:
     par1 = CFR(tree, threads=threads).iterate(1)       # run on one numba thread
     par = CFR(tree, threads=threads).iterate(1)        # run on `threads`
     pool = numba.get_num_threads()
-    runs = max(1, _number(lambda: one.iterate(1), 1.0))
+    runs = max(1, _number(lambda: one.iterate(1), target_s))
     par1.iterate(1)                                    # as many iterations as `one`
     par.iterate(1)
     load_before = os.getloadavg()
@@ -416,11 +463,17 @@ def run(config: BenchScaleConfig) -> dict:
                           for g in config.liteefg]
     res["bandwidth"] = bandwidth(config.bandwidth_mib)
     for name in config.multicore:
-        row = multicore_row(name, config.threads, config.repeats)
+        row = multicore_row(name, config.threads, config.repeats, config.target_s)
         res["floor"].append(floor_row(row, res["bandwidth"]))
         res["capacity"] = capacity(row["tree"], config.budget_gib, config.threads)
         del row["tree"]
         res["multicore"].append(row)
+    res["estimates"] = []
+    for spec in config.estimate:
+        t0 = time.perf_counter()
+        mean, se = estimate_histories(_load(spec), config.probes, config.seed)
+        res["estimates"].append({"game": spec, "histories": mean, "standard_error": se,
+                                 "probes": config.probes, "seconds": time.perf_counter() - t0})
     res["omp_wait_policy"] = os.environ.get("OMP_WAIT_POLICY")
     res["numba_threading_layer"] = numba.threading_layer()
     res["peak_rss_bytes"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
@@ -487,12 +540,22 @@ def tables(res: dict) -> str:
                   f"{c['max_histories_solve'] / 1e6:.0f}M histories; building from pyspiel at "
                   f"~{c['build_peak_bytes_per_history']} bytes per history -> "
                   f"{c['max_histories_build'] / 1e6:.0f}M."]
+    if res.get("estimates"):
+        per = res["capacity"]["bytes_per_history_solve"] if "capacity" in res else None
+        lines += ["", "| game | histories (Knuth estimate +- s.e.) | GiB to solve | GiB to build |",
+                  "|---|---|---|---|"]
+        for e in res["estimates"]:
+            h = e["histories"]
+            solve = f"{h * per / GIB:.1f}" if per else ""
+            lines.append(f"| `{e['game']}` | {h:,.0f} +- {e['standard_error']:,.0f} | {solve} "
+                         f"| {h * BUILD_PEAK_BYTES_PER_HISTORY / GIB:.1f} |")
     return "\n".join(lines)
 
 
 #: ``--quick``: seconds: LiteEFG on leduc and micro3, two cores on small3, 64 MiB arrays.
 QUICK = BenchScaleConfig(repeats=1, liteefg=("leduc_poker", "micro3"), check_iterations=10,
-                         multicore=("small3",), bandwidth_mib=64)
+                         multicore=("small3",), bandwidth_mib=64,
+                         estimate=("small3", "medium3"), probes=200)
 
 
 def main(argv=None) -> int:
@@ -505,6 +568,8 @@ def main(argv=None) -> int:
     ap.add_argument("--liteefg", nargs="*", default=None, metavar="GAME",
                     help="games of the LiteEFG rows (presets or pyspiel names)")
     ap.add_argument("--no-liteefg", action="store_true")
+    ap.add_argument("--estimate", nargs="*", default=None, metavar="GAME",
+                    help="games whose histories are estimated (preset or preset+key=value,...)")
     ap.add_argument("--out", default=None, help="the JSON file (default "
                     "results/paper/bench/cfr_scale.json, results/quick/bench with --quick)")
     args = ap.parse_args(argv)
@@ -524,6 +589,8 @@ def main(argv=None) -> int:
         changes["liteefg"] = tuple(args.liteefg)
     if args.no_liteefg:
         changes["liteefg"] = ()
+    if args.estimate is not None:
+        changes["estimate"] = tuple(args.estimate)
     config = dataclasses.replace(config, **changes)
     if args.out is None:
         args.out = str(default_out("cfr_scale", args.quick))

@@ -41,16 +41,20 @@ Memory: the one-core work arrays (``(n + 2) N`` doubles) plus ``2 N``
 doubles of scratch terms and the plan: ``N + 4 I`` bytes of owners and
 ``8`` bytes per history of a shared information set.
 
-On a machine with more runnable threads than cores, set
-``OMP_WAIT_POLICY=PASSIVE`` before the first parallel call: numba's OpenMP
-workers otherwise spin between parallel regions, and a 2-thread iteration on
-``small3`` measured 10x slower than one core (load 8 on 2 cores); passive,
-the same as one thread.
+Importing this module sets ``OMP_WAIT_POLICY=PASSIVE`` unless it is set
+already (``OMP_WAIT_POLICY=ACTIVE`` in the environment keeps spinning): numba's
+OpenMP workers otherwise spin between parallel regions, and on a machine with
+more runnable threads than cores (load 8 on 2 cores) a 2-thread iteration on
+``small3`` measured 10x slower than one core and a seconds-long test 40x
+slower; passive, the same as one thread. It takes effect only if no OpenMP
+runtime has started in the process yet (numba starts its own at the first
+parallel call, not at import).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
 
 import numba
 import numpy as np
@@ -60,6 +64,8 @@ from .tree import CHANCE, TERMINAL, GameTree
 
 __all__ = ["ParallelPlan", "make_plan", "cfr_pass", "regret_matching_parallel",
            "MIN_SPLIT_NODES_PER_BLOCK", "available_threads"]
+
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")    # see the module docstring
 
 #: The split level is the first depth with at least this many nodes per block.
 MIN_SPLIT_NODES_PER_BLOCK = 16
