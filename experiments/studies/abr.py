@@ -156,7 +156,7 @@ def summarize(config: ABRStudyConfig, rows) -> Summary:
                       "target_points": float(g.target_points.mean()),
                       "abr_points": float(g.abr_points.mean()),
                       "abr_ms_per_decision": float(g.abr_ms_per_decision.mean())})
-        lines.append(f"{target} at {n} players: ABR gain {ci['mean']:+.2f} "
+        lines.append(f"{target} at {int(n)} players: ABR gain {ci['mean']:+.2f} "
                      f"[{ci['lo']:+.2f}, {ci['hi']:+.2f}] points per hand over {len(per)} deals")
     ex = rows[rows.kind == "exact"] if len(rows) else rows.iloc[0:0]
     if "preset" not in ex:
