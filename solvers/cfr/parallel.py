@@ -10,9 +10,10 @@ root's children, one per deal) into ``blocks`` contiguous ranges of about
 equal subtree size; block ``t`` owns, at every depth ``d >= split``, the nodes
 ``bounds[t, d] .. bounds[t + 1, d] - 1``. An information set is *owned* by a
 block when all its histories lie in that block (the levels above the split
-count as one more block); the others (a few percent: an information set of a
-whole-deal preset spans the deals that agree on the player's hand) are
-*shared*.
+count as one more block); the others are *shared* (an information set of a
+whole-deal preset spans the deals that agree on the player's hand: about 10%
+of the decision histories of ``small3`` and ``medium3`` with 2 blocks, none
+in 2-player presets, where one hand determines the other).
 
 One pass for player ``p`` (:func:`cfr_pass`) runs
 
@@ -261,7 +262,8 @@ def _value(u, p, node_player, node_data, child_start, chance_prob, payoff, seq_s
 def _terms(u, p, t, node_data, child_start, seq_start, policy, reach, value, regret, avg,
            avg_weight, owned_node, edge_regret, edge_avg):
     """CFR's terms at ``p``'s history ``u`` (as ``solvers._accumulate``): into the
-    tables if block ``t`` owns its information set, else into the edge scratch."""
+    tables if its information set is owned (``owned_node[u]``), else into the
+    edge scratch. ``t`` is unused (the caller's block, kept for symmetry)."""
     m = reach.shape[0]
     cf = 1.0
     for q in range(m):
