@@ -11,8 +11,9 @@ play, one colour per solver: the CCE gap ``max_i gap_i`` (solid), its regret
 bound (dashed) and NashConv of the average strategy (dotted); (right) the
 CCE gap of every (solver, updates, weighting) run, and of CFR-Jr's sampled
 plans (faint, with dots). CFR's lines are wider than CFR+'s, which are drawn
-over them: where the two coincide, CFR's shows as a grey border. Log-log axes; values below :data:`FLOOR` (a negative
-gap, a NashConv of 0) are drawn at it.
+over them: where the two coincide, CFR's shows as a grey border. Log-log
+axes; values below :data:`FLOOR` (a negative gap, a NashConv of 0) are drawn
+at it.
 """
 
 from __future__ import annotations
