@@ -80,3 +80,19 @@ def test_seconds_long_run_and_tables():
     text = tables(res)
     assert "`micro3` (T=2)" in text and "`micro3`, blocks, all threads" in text
     assert "`micro` |" in text and "Capacity in 24 GiB" in text
+
+
+def test_liteefg_file_lists_every_node_and_information_set(micro3, tmp_path):
+    from experiments.bench.cfr_scale import write_liteefg_file
+    path = tmp_path / "micro3.efg"
+    nbytes = write_liteefg_file(micro3, path)
+    lines = path.read_text().splitlines()
+    assert nbytes == path.stat().st_size and "#     players: 3," in lines
+    nodes = [ln for ln in lines if ln.startswith("node ")]
+    sets = [ln for ln in lines if ln.startswith("infoset ")]
+    assert len(nodes) == micro3.num_nodes and nodes[0].startswith("node n0 ")
+    assert len(sets) == micro3.num_infosets
+    members = sum(len(ln.split(" nodes ")[1].split()) for ln in sets)
+    assert members == micro3.num_decision_nodes
+    leaves = [ln for ln in nodes if " leaf payoffs " in ln]
+    assert len(leaves) == micro3.num_terminals and leaves[0].count("=") == 3

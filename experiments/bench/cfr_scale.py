@@ -12,6 +12,10 @@
   A simultaneous-update CFR made of our kernels (:func:`simultaneous_average`)
   reproduces LiteEFG's average policy after ``check_iterations`` iterations;
   the maximum difference and both NashConvs (ours, exact) are reported.
+  Larger presets (``liteefg_tree``) reach LiteEFG as a game file written
+  from our tree (:func:`write_liteefg_file`): ``OpenSpielEnv`` needs 112 s
+  and a 137 MB file for ``small3`` (75,512 histories), about 40 min for
+  ``medium3``.
 * **Several cores**: our CFR with ``threads=T`` (subtree blocks,
   :mod:`solvers.cfr.parallel`) against one core on trees of >= 1M histories:
   wall time per iteration of the one-core kernels, of the T-block plan on one
@@ -65,7 +69,7 @@ import spiel_game
 from solvers.cfr.best_response import nash_conv
 from solvers.cfr.policy import from_policy
 from solvers.cfr.solvers import CFR, _accumulate, _reach_and_values
-from solvers.cfr.tree import TERMINAL, GameTree, build_tree
+from solvers.cfr.tree import CHANCE, TERMINAL, GameTree, build_tree
 
 from ..metadata import metadata, write_result
 from . import default_out
@@ -85,6 +89,9 @@ class BenchScaleConfig:
     repeats: int = 5                   # interleaved repeats of each side-by-side timing
     liteefg: tuple[str, ...] = ("leduc_poker", "micro3", "small", "small3")
     check_iterations: int = 50         # iterations of the LiteEFG equivalence check
+    #: LiteEFG loading our tree's file (write_liteefg_file) instead of OpenSpielEnv
+    liteefg_tree: tuple[str, ...] = ("small3", "medium3")
+    check_iterations_tree: int = 5
     multicore: tuple[str, ...] = ("medium3",)
     threads: int = 2
     bandwidth_mib: int = 512           # size of each STREAM array
@@ -184,31 +191,91 @@ def simultaneous_average(tree: GameTree, iterations: int) -> np.ndarray:
     return _SimultaneousCFR(tree).iterate(iterations + 1).average_policy()
 
 
-def liteefg_row(name: str, repeats: int, check_iterations: int) -> dict:
+def write_liteefg_file(tree: GameTree, path: str | os.PathLike) -> int:
+    """Write ``tree`` as a LiteEFG game file (the text format its
+    ``OpenSpielEnv`` writes: ``node`` lines in depth-first preorder, then
+    ``infoset`` lines), with short names: node ``u`` is ``n<u>``, information
+    set ``i`` of player ``p`` is ``pl<p+1>_<k>__i<i>``. Children and actions in
+    the tree's order, so LiteEFG's strategy vectors index our sequences. Seconds
+    for a million histories, where ``OpenSpielEnv`` walks the pyspiel game in
+    Python (112 s for ``small3``'s 75,512). Returns the bytes written."""
+    npl, nd, cs = tree.node_player, tree.node_data, tree.child_start
+    pay, cp = tree.payoff_table.tolist(), tree.chance_prob
+    with open(path, "w", encoding="utf-8") as f:
+        # "openspiel": LiteEFG's flag for this dialect (payoffs as player=value)
+        f.write(f"# GameTree\n#\n# Opt {{\n#     openspiel,\n#     players: "
+                f"{tree.num_players},\n# }}\n#\n")
+        stack = [0]
+        while stack:
+            u = stack.pop()
+            k, c0, c1 = int(npl[u]), int(cs[u]), int(cs[u + 1])
+            stack.extend(range(c0, c1))
+            if k == TERMINAL:
+                f.write(f"node n{u} leaf payoffs " + " ".join(
+                    f"{q + 1}={v!r}" for q, v in enumerate(pay[nd[u]])) + "\n")
+            elif k == CHANCE:
+                b = int(nd[u]) - c0
+                f.write(f"node n{u} chance actions " + " ".join(
+                    f"n{c}={float(cp[b + c])!r}" for c in range(c0, c1)) + "\n")
+            else:
+                f.write(f"node n{u} player {k + 1} actions "
+                        + " ".join(f"n{c}" for c in range(c0, c1)) + "\n")
+        dec = np.flatnonzero(npl >= 0)
+        nodes = dec[np.argsort(nd[dec], kind="stable")]
+        starts = np.searchsorted(nd[nodes], np.arange(tree.num_infosets + 1))
+        for i in range(tree.num_infosets):
+            p = int(tree.infoset_player[i])
+            f.write(f"infoset pl{p + 1}_{i - int(tree.player_infoset_start[p])}__i{i} nodes "
+                    + " ".join(f"n{u}" for u in nodes[starts[i]:starts[i + 1]]) + "\n")
+        return f.tell()
+
+
+def _liteefg_average(env, graph, tree: GameTree, loader: str) -> np.ndarray:
+    """LiteEFG's average policy as our ``float64[S]``."""
+    if loader == "openspiel":
+        return from_policy(tree, env.get_strategy(graph.current_strategy(), "avg-iterate")[0])
+    out = np.empty(tree.num_sequences)
+    for p in range(tree.num_players):
+        for name, probs in env.get_strategy(p + 1, graph.current_strategy(), "avg-iterate"):
+            a = int(tree.infoset_seq_start[int(name.rsplit("__i", 1)[1])])
+            out[a:a + len(probs)] = probs
+    return out
+
+
+def liteefg_row(name: str, repeats: int, check_iterations: int,
+                loader: str = "openspiel") -> dict:
     """Our CFR iteration against LiteEFG's on game ``name`` (one thread each),
-    and the check that both compute the same average policy."""
+    and the check that both compute the same average policy. ``loader``:
+    ``"openspiel"`` (LiteEFG's ``OpenSpielEnv`` on the pyspiel game) or
+    ``"tree"`` (:func:`write_liteefg_file` of our tree, for large presets)."""
     import LiteEFG as leg
     from LiteEFG.baselines.CFR import graph as LiteCFR
 
+    if loader not in ("openspiel", "tree"):
+        raise ValueError(f"loader must be 'openspiel' or 'tree', got {loader!r}")
     game = _load(name)
     t0 = time.perf_counter()
     tree = build_tree(game)
     build_s = time.perf_counter() - t0
     leg.set_threads(1)
     with tempfile.TemporaryDirectory(prefix="liteefg-") as home:
-        old = os.environ.get("HOME")
-        os.environ["HOME"] = home              # OpenSpielEnv writes ~/game_instances/
-        try:
-            t0 = time.perf_counter()
-            env = leg.OpenSpielEnv(game)
-            env_s = time.perf_counter() - t0
-            file_bytes = sum(f.stat().st_size for f in os.scandir(
-                os.path.join(home, "game_instances")))
-        finally:
-            if old is None:
-                del os.environ["HOME"]
-            else:
-                os.environ["HOME"] = old
+        t0 = time.perf_counter()
+        if loader == "tree":
+            file_bytes = write_liteefg_file(tree, os.path.join(home, "game.efg"))
+            env = leg.FileEnv(os.path.join(home, "game.efg"))
+        else:
+            old = os.environ.get("HOME")
+            os.environ["HOME"] = home          # OpenSpielEnv writes ~/game_instances/
+            try:
+                env = leg.OpenSpielEnv(game)
+                file_bytes = sum(f.stat().st_size for f in os.scandir(
+                    os.path.join(home, "game_instances")))
+            finally:
+                if old is None:
+                    del os.environ["HOME"]
+                else:
+                    os.environ["HOME"] = old
+        env_s = time.perf_counter() - t0
     graph = LiteCFR()
     env.set_graph(graph)
 
@@ -218,7 +285,7 @@ def liteefg_row(name: str, repeats: int, check_iterations: int) -> dict:
 
     for _ in range(check_iterations):          # the equivalence check, then timing
         theirs()
-    lite_avg = from_policy(tree, env.get_strategy(graph.current_strategy(), "avg-iterate")[0])
+    lite_avg = _liteefg_average(env, graph, tree, loader)
     lite_expl = float(sum(env.exploitability(graph.current_strategy(), "avg-iterate")))
     ref_avg = simultaneous_average(tree, check_iterations)
     ours_solver = CFR(tree).iterate(check_iterations)
@@ -239,7 +306,7 @@ def liteefg_row(name: str, repeats: int, check_iterations: int) -> dict:
         a.append(_clock(lambda: ours.iterate(1), n_ours)[0])
         s.append(_clock(lambda: simul.iterate(1), n_ours)[0])
     N = tree.num_nodes
-    return {"game": name, "players": game.num_players(), "histories": N,
+    return {"game": name, "loader": loader, "players": game.num_players(), "histories": N,
             "infosets": tree.num_infosets, "ours_build_s": build_s,
             "liteefg_env_s": env_s, "liteefg_game_file_bytes": file_bytes,
             "ours_s": statistics.median(a), "ours_simultaneous_s": statistics.median(s),
@@ -458,9 +525,11 @@ def run(config: BenchScaleConfig) -> dict:
         res["liteefg_version"] = importlib.metadata.version("liteefg")
     except importlib.metadata.PackageNotFoundError:
         res["liteefg_version"] = None
-    if config.liteefg and res["liteefg_version"] is not None:
+    if res["liteefg_version"] is not None:
         res["liteefg"] = [liteefg_row(g, config.repeats, config.check_iterations)
                           for g in config.liteefg]
+        res["liteefg"] += [liteefg_row(g, min(config.repeats, 3), config.check_iterations_tree,
+                                       loader="tree") for g in config.liteefg_tree]
     res["bandwidth"] = bandwidth(config.bandwidth_mib)
     for name in config.multicore:
         row = multicore_row(name, config.threads, config.repeats, config.target_s)
@@ -492,12 +561,14 @@ def tables(res: dict) -> str:
         for r in res["liteefg"]:
             c = r["check"]
             lines.append(
-                f"| `{r['game']}` | {r['histories']:,} | {r['ours_s'] * 1e3:.3f} ms "
+                f"| `{r['game']}`{' (tree file)' if r['loader'] == 'tree' else ''} "
+                f"| {r['histories']:,} | {r['ours_s'] * 1e3:.3f} ms "
                 f"| {r['liteefg_s'] * 1e3:.3f} ms | {r['ours_over_liteefg']:.3f} "
                 f"({r['speedup']:.1f}x faster) | {r['ours_ns_per_history']:.0f} / "
                 f"{r['liteefg_ns_per_history']:.0f} "
                 f"| {c['max_abs_diff_avg_policy_vs_simultaneous_ours']:.1e} after "
-                f"{c['iterations']} it. (NashConv {c['nash_conv_liteefg_avg']:.6f}) "
+                f"{c['iterations']} it. (NashConv {c['nash_conv_liteefg_avg']:.6f} / "
+                f"{c['nash_conv_simultaneous_ours']:.6f}) "
                 f"| {r['liteefg_env_s']:.1f} s |")
         lines.append("")
     elif res.get("liteefg_version") is None:
@@ -554,6 +625,7 @@ def tables(res: dict) -> str:
 
 #: ``--quick``: seconds: LiteEFG on leduc and micro3, two cores on small3, 64 MiB arrays.
 QUICK = BenchScaleConfig(repeats=1, liteefg=("leduc_poker", "micro3"), check_iterations=10,
+                         liteefg_tree=("micro3",), check_iterations_tree=10,
                          multicore=("small3",), bandwidth_mib=64,
                          estimate=("small3", "medium3"), probes=200)
 
@@ -567,6 +639,8 @@ def main(argv=None) -> int:
                     help="presets of the multi-core rows (default medium3)")
     ap.add_argument("--liteefg", nargs="*", default=None, metavar="GAME",
                     help="games of the LiteEFG rows (presets or pyspiel names)")
+    ap.add_argument("--liteefg-tree", nargs="*", default=None, metavar="GAME",
+                    help="games of the LiteEFG rows loaded from our tree's file")
     ap.add_argument("--no-liteefg", action="store_true")
     ap.add_argument("--estimate", nargs="*", default=None, metavar="GAME",
                     help="games whose histories are estimated (preset or preset+key=value,...)")
@@ -587,8 +661,11 @@ def main(argv=None) -> int:
         changes["multicore"] = tuple(args.multicore)
     if args.liteefg is not None:
         changes["liteefg"] = tuple(args.liteefg)
+    if args.liteefg_tree is not None:
+        changes["liteefg_tree"] = tuple(args.liteefg_tree)
     if args.no_liteefg:
         changes["liteefg"] = ()
+        changes["liteefg_tree"] = ()
     if args.estimate is not None:
         changes["estimate"] = tuple(args.estimate)
     config = dataclasses.replace(config, **changes)
