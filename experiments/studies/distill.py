@@ -42,7 +42,12 @@ and seconds of play and labelling, training and evaluation.
 distill-<first 12 hex of the config's hash>``, :func:`experiments.runner.run_root`):
 round ``r`` reads round ``r - 1``'s checkpoint and every earlier round's
 samples; a missing or foreign one (another config hash) is recomputed first,
-deterministically. Units are sequential by nature: run with ``--workers 1``.
+deterministically. A round whose own checkpoint is there and valid is not
+recomputed: its row (stored in the checkpoint's config, with the original
+``data_seconds`` and ``train_seconds``) is re-evaluated only. The hash leaves
+out ``rounds``, ``eval_players`` and ``eval_deals``, so a longer run (or
+another evaluation) reuses the rounds already trained. Units are sequential by
+nature: run with ``--workers 1``.
 
 **Reproducibility.** Every random stream is seeded from the config (numpy
 Generators for chance, seat draws, labelling draws and minibatches;
@@ -139,7 +144,7 @@ PROFILES = {
     # Seconds: a tiny network, a few hands, short teacher searches.
     "quick": DistillConfig(),
     # The run of docs/distill/ (about an hour on the shared 2-core machine, see there).
-    "paper": DistillConfig(bc_hands=1500, bc_steps=3000, bc_lr=2e-3, rounds=12, hands=50,
+    "paper": DistillConfig(bc_hands=1500, bc_steps=3000, bc_lr=2e-3, rounds=24, hands=50,
                            label_fraction=1.0, teacher_iterations=300,
                            target_temperature=0.5, steps=400, bc_mix=0.5, bc_decay=0.85,
                            batch=256, hidden=128, blocks=2, eval_deals=60),
@@ -300,10 +305,15 @@ def _round(config, r: int) -> list[dict]:
     from solvers.net.model import PolicyValueNet, load_model, save_checkpoint
     from solvers.net.selfplay import concat, evaluate_losses, load_samples, save_samples, size
 
+    base = _base_params(config)
+    if _valid(config, r):
+        from solvers.net.checkpoint import read_checkpoint
+        cfg, _ = read_checkpoint(checkpoint_path(config, r))
+        if "row" in cfg:               # done before: evaluate only
+            return _evaluate_rows(config, base, cfg["row"], checkpoint_path(config, r))
     if r > 0 and not _valid(config, r - 1):
         _round(config, r - 1)
     layout = _layout(config)
-    base = _base_params(config)
     prev = checkpoint_path(config, r - 1) if r > 0 else None
     # 1. data
     t0 = time.perf_counter()
@@ -369,22 +379,27 @@ def _round(config, r: int) -> list[dict]:
                     value_coef=config.value_coef, seed=_seed(config, r, 0, 3000),
                     target_temperature=tt)
         after = evaluate_losses(model, new, target_temperature=tt)
+        row = {"round": r, "phase": "bc" if r == 0 else "distill", "samples": size(new),
+               "train_samples": size(main), "teacher_searches": searches,
+               "policy_loss_before": before[0], "policy_loss_after": after[0],
+               "value_loss_before": before[1], "value_loss_after": after[1],
+               "data_seconds": data_s, "train_seconds": time.perf_counter() - t0}
         path = save_checkpoint(checkpoint_path(config, r), model, layout,
                                step=step0 + steps, generation=r, round=r,
                                experiment="distill", experiment_hash=_hash(config),
                                experiment_config=config_to_dict(config),
                                train_samples=size(main), losses_before=list(before),
-                               losses_after=list(after))
+                               losses_after=list(after), row=row)
     finally:
         torch.set_num_threads(old_threads)
-    train_s = time.perf_counter() - t0
     # 3. evaluation: the raw network against the heuristic
-    common = {"round": r, "phase": "bc" if r == 0 else "distill", "samples": size(new),
-              "train_samples": size(main), "teacher_searches": searches,
-              "policy_loss_before": before[0], "policy_loss_after": after[0],
-              "value_loss_before": before[1], "value_loss_after": after[1],
-              "data_seconds": data_s, "train_seconds": train_s, "checkpoint": str(path),
-              "checkpoint_sha256": _weights_sha256(path)}
+    return _evaluate_rows(config, base, row, path)
+
+
+def _evaluate_rows(config, base, row: dict, path) -> list[dict]:
+    """The round's rows: ``row`` (what training recorded) with the evaluation at
+    each count of ``eval_players``."""
+    common = {**row, "checkpoint": str(path), "checkpoint_sha256": _weights_sha256(path)}
     rows = []
     for n in (config.eval_players or config.players[:1]):
         t0 = time.perf_counter()
