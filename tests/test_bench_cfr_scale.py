@@ -69,7 +69,8 @@ def test_simultaneous_average_is_the_updated_strategy_after_one(micro3):
 
 
 def test_seconds_long_run_and_tables():
-    res = run(BenchScaleConfig(repeats=1, liteefg=(), multicore=("micro3",), bandwidth_mib=8,
+    res = run(BenchScaleConfig(repeats=1, liteefg=(), liteefg_tree=(), multicore=("micro3",),
+                               bandwidth_mib=8,
                                estimate=("micro",), probes=50, target_s=0.02))
     row = res["multicore"][0]
     assert row["bit_identical"] and row["histories"] == 2015 and "tree" not in row
