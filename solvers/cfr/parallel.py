@@ -28,10 +28,10 @@ One pass for player ``p`` (:func:`cfr_pass`) runs
    decision nodes CFR's regret and average terms (``cf * (v(child) - v)``,
    ``reach_p * policy * weight``). A block adds the terms of the information
    sets it owns straight into the tables, in increasing node order; it writes
-   those of shared sets into per-edge scratch arrays;
+   those of shared sets into scratch arrays, at slots laid out set by set;
 3. the levels above the split bottom up (one thread), then the shared
    information sets, in parallel ranges: each adds its histories' terms from
-   the scratch arrays in increasing node order.
+   the scratch arrays (read in order) in increasing node order.
 
 Every term is the same product as in :mod:`solvers.cfr.solvers`, and every
 sequence receives its terms in the one-core order (increasing node index), so
@@ -39,8 +39,8 @@ the results are bit for bit those of ``threads=1`` for any number of blocks
 and any number of threads running them (the tests compare with ``==``).
 
 Memory: the one-core work arrays (``(n + 2) N`` doubles) plus ``2 N``
-doubles of scratch terms and the plan: ``N + 4 I`` bytes of owners and
-``8`` bytes per history of a shared information set.
+doubles of scratch terms and the plan: ``8 N + 4 I`` bytes of owners and
+slots and ``8`` bytes per history of a shared information set.
 
 Importing this module sets ``OMP_WAIT_POLICY=PASSIVE`` unless it is set
 already (``OMP_WAIT_POLICY=ACTIVE`` in the environment keeps spinning): numba's
@@ -86,9 +86,10 @@ class ParallelPlan:
       of every depth ``d >= split`` (columns above the split are unused);
       ``block_nodes int64[blocks]``: the nodes each block owns;
     * ``owner int32[I]``: the block owning each information set (``blocks``:
-      the levels above the split; -1: shared); ``owned_node int8[N]``: 1 at the
-      decision histories of owned sets (what the kernels read: in node order,
-      where ``owner`` would be one more scattered read per history);
+      the levels above the split; -1: shared); ``owned_node int64[N]``: -1 at
+      the histories of owned sets (and at chance and terminal histories), else
+      the history's first slot in the scratch arrays (what the kernels read, in
+      node order, where ``owner`` would be one more scattered read);
     * the shared information sets, ascending (``shared_infoset int64[K]``), and
       their histories, ascending within each (``shared_nodes int64[...]`` from
       ``shared_start int64[K + 1]``); ``player_shared_start int64[n + 1]``:
@@ -195,8 +196,11 @@ def make_plan(tree: GameTree, blocks: int) -> ParallelPlan:
     shared_infoset, counts = np.unique(sets, return_counts=True)
     shared_start = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     player_shared_start = np.searchsorted(shared_infoset, tree.player_infoset_start)
-    owned_node = np.zeros(tree.num_nodes, np.int8)
-    owned_node[decision] = owner[tree.node_data[decision]] != -1
+    # scratch slots in gather order (set by set, histories ascending): the
+    # gather then reads the scratch arrays sequentially
+    fan = tree.child_start[shared_nodes + 1] - tree.child_start[shared_nodes]
+    owned_node = np.full(tree.num_nodes, -1, np.int64)
+    owned_node[shared_nodes] = np.concatenate([[0], np.cumsum(fan)[:-1]]).astype(np.int64)
     return ParallelPlan(blocks, split, bounds, block_nodes, owner, owned_node, shared_infoset,
                         shared_start, shared_nodes, player_shared_start.astype(np.int64),
                         bool(tree.infosets_level_consistent), int(decision.shape[0]))
@@ -262,8 +266,9 @@ def _value(u, p, node_player, node_data, child_start, chance_prob, payoff, seq_s
 def _terms(u, p, t, node_data, child_start, seq_start, policy, reach, value, regret, avg,
            avg_weight, owned_node, edge_regret, edge_avg):
     """CFR's terms at ``p``'s history ``u`` (as ``solvers._accumulate``): into the
-    tables if its information set is owned (``owned_node[u]``), else into the
-    edge scratch. ``t`` is unused (the caller's block, kept for symmetry)."""
+    tables if its information set is owned (``owned_node[u] < 0``), else into
+    the scratch slots from ``owned_node[u]``. ``t`` is unused (the caller's
+    block, kept for symmetry)."""
     m = reach.shape[0]
     cf = 1.0
     for q in range(m):
@@ -274,14 +279,15 @@ def _terms(u, p, t, node_data, child_start, seq_start, policy, reach, value, reg
     c0 = child_start[u]
     i = node_data[u]
     b = seq_start[i] - c0
-    if owned_node[u] != 0:
+    slot = owned_node[u]
+    if slot < 0:
         for c in range(c0, child_start[u + 1]):
             regret[b + c] += cf * (value[c] - v)
             avg[b + c] += own * policy[b + c] * avg_weight
     else:
         for c in range(c0, child_start[u + 1]):
-            edge_regret[c] = cf * (value[c] - v)
-            edge_avg[c] = own * policy[b + c] * avg_weight
+            edge_regret[slot + c - c0] = cf * (value[c] - v)
+            edge_avg[slot + c - c0] = own * policy[b + c] * avg_weight
 
 
 @njit(cache=True)
@@ -350,14 +356,15 @@ def _block(t, p, stale, split, bounds, fused, node_player, node_data, child_star
                 c1 = child_start[u + 1]
                 i = node_data[u]
                 b = seq_start[i] - c0
-                if owned_node[u] != 0:
+                slot = owned_node[u]
+                if slot < 0:
                     for c in range(c0, c1):
                         regret[b + c] += cf * (value[c] - v)
                         avg[b + c] += own * policy[b + c] * avg_weight
                 else:
                     for c in range(c0, c1):
-                        edge_regret[c] = cf * (value[c] - v)
-                        edge_avg[c] = own * policy[b + c] * avg_weight
+                        edge_regret[slot + c - c0] = cf * (value[c] - v)
+                        edge_avg[slot + c - c0] = own * policy[b + c] * avg_weight
     if fused:
         return
     for d in range(split, n_levels):
@@ -373,14 +380,15 @@ def _block(t, p, stale, split, bounds, fused, node_player, node_data, child_star
                 c1 = child_start[u + 1]
                 i = node_data[u]
                 b = seq_start[i] - c0
-                if owned_node[u] != 0:
+                slot = owned_node[u]
+                if slot < 0:
                     for c in range(c0, c1):
                         regret[b + c] += cf * (value[c] - v)
                         avg[b + c] += own * policy[b + c] * avg_weight
                 else:
                     for c in range(c0, c1):
-                        edge_regret[c] = cf * (value[c] - v)
-                        edge_avg[c] = own * policy[b + c] * avg_weight
+                        edge_regret[slot + c - c0] = cf * (value[c] - v)
+                        edge_avg[slot + c - c0] = own * policy[b + c] * avg_weight
 
 
 @njit(cache=True, parallel=True)
@@ -415,13 +423,15 @@ def cfr_pass(p, stale, split, bounds, fused, node_player, node_data, child_start
     chunk = (k1 - k0 + blocks - 1) // blocks
     for t in prange(blocks):
         for k in range(k0 + t * chunk, min(k1, k0 + (t + 1) * chunk)):
-            s = seq_start[shared_infoset[k]]
-            for j in range(shared_start[k], shared_start[k + 1]):
-                u = shared_nodes[j]
-                c0 = child_start[u]
-                for c in range(c0, child_start[u + 1]):
-                    regret[s + c - c0] += edge_regret[c]
-                    avg[s + c - c0] += edge_avg[c]
+            i = shared_infoset[k]
+            s = seq_start[i]
+            w = seq_start[i + 1] - s
+            pos = owned_node[shared_nodes[shared_start[k]]]   # the set's first slot
+            for _ in range(shared_start[k], shared_start[k + 1]):
+                for a in range(w):
+                    regret[s + a] += edge_regret[pos]
+                    avg[s + a] += edge_avg[pos]
+                    pos += 1
 
 
 @njit(cache=True, parallel=True)
