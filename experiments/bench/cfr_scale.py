@@ -505,10 +505,10 @@ BUILD_PEAK_BYTES_PER_HISTORY = 140
 
 def capacity(tree: GameTree, budget_gib: float, threads: int = 2) -> dict:
     """Histories that fit in ``budget_gib`` at ``tree``'s bytes per history
-    (tree + one-core CFR arrays; with ``threads`` blocks add 16 per history)."""
+    (tree + one-core CFR arrays; and with ``threads`` blocks: scratch and plan)."""
     solver = CFR(tree).nbytes()
     per = (tree.nbytes + solver) / tree.num_nodes
-    per_t = per + 16
+    per_t = (tree.nbytes + CFR(tree, threads=threads).nbytes()) / tree.num_nodes
     budget = budget_gib * GIB
     return {"from_preset_histories": tree.num_nodes, "budget_gib": budget_gib,
             "bytes_per_history_solve": per, "bytes_per_history_solve_threads": per_t,
