@@ -61,7 +61,8 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from .tree import CHANCE, TERMINAL, GameTree
+from .kernels import reach_range, regret_matching_range, terms_range, value_range
+from .tree import GameTree
 
 __all__ = ["ParallelPlan", "make_plan", "cfr_pass", "regret_matching_parallel",
            "MIN_SPLIT_NODES_PER_BLOCK", "available_threads"]
@@ -208,187 +209,30 @@ def make_plan(tree: GameTree, blocks: int) -> ParallelPlan:
 
 # ================================================================== kernels
 @njit(cache=True)
-def _down(u, node_player, node_data, child_start, chance_prob, seq_start, policy, reach,
-          stale):
-    """Node ``u``'s reaches to its children (as ``solvers._reach_and_values``);
-    only row ``stale`` when ``stale >= 0``."""
-    k = node_player[u]
-    if k == TERMINAL:
-        return
-    m = reach.shape[0]
-    c0 = child_start[u]
-    c1 = child_start[u + 1]
-    if stale >= 0:
-        if k == stale:
-            b = seq_start[node_data[u]] - c0
-            for c in range(c0, c1):
-                reach[stale, c] = reach[stale, u] * policy[b + c]
-        else:
-            for c in range(c0, c1):
-                reach[stale, c] = reach[stale, u]
-    elif k == CHANCE:
-        b = node_data[u] - c0
-        for c in range(c0, c1):
-            for q in range(m):
-                reach[q, c] = reach[q, u]
-            reach[m - 1, c] = reach[m - 1, u] * chance_prob[b + c]
-    else:
-        b = seq_start[node_data[u]] - c0
-        for c in range(c0, c1):
-            for q in range(m):
-                reach[q, c] = reach[q, u]
-            reach[k, c] = reach[k, u] * policy[b + c]
-
-
-@njit(cache=True)
-def _value(u, p, node_player, node_data, child_start, chance_prob, payoff, seq_start, policy,
-           value):
-    """Node ``u``'s value to ``p`` from its children's."""
-    k = node_player[u]
-    if k == TERMINAL:
-        value[u] = payoff[node_data[u], p]
-        return
-    c0 = child_start[u]
-    c1 = child_start[u + 1]
-    v = 0.0
-    if k == CHANCE:
-        b = node_data[u] - c0
-        for c in range(c0, c1):
-            v += chance_prob[b + c] * value[c]
-    else:
-        b = seq_start[node_data[u]] - c0
-        for c in range(c0, c1):
-            v += policy[b + c] * value[c]
-    value[u] = v
-
-
-@njit(cache=True)
-def _terms(u, p, t, node_data, child_start, seq_start, policy, reach, value, regret, avg,
-           avg_weight, owned_node, edge_regret, edge_avg):
-    """CFR's terms at ``p``'s history ``u`` (as ``solvers._accumulate``): into the
-    tables if its information set is owned (``owned_node[u] < 0``), else into
-    the scratch slots from ``owned_node[u]``. ``t`` is unused (the caller's
-    block, kept for symmetry)."""
-    m = reach.shape[0]
-    cf = 1.0
-    for q in range(m):
-        if q != p:
-            cf *= reach[q, u]
-    own = reach[p, u]
-    v = value[u]
-    c0 = child_start[u]
-    i = node_data[u]
-    b = seq_start[i] - c0
-    slot = owned_node[u]
-    if slot < 0:
-        for c in range(c0, child_start[u + 1]):
-            regret[b + c] += cf * (value[c] - v)
-            avg[b + c] += own * policy[b + c] * avg_weight
-    else:
-        for c in range(c0, child_start[u + 1]):
-            edge_regret[slot + c - c0] = cf * (value[c] - v)
-            edge_avg[slot + c - c0] = own * policy[b + c] * avg_weight
-
-
-@njit(cache=True)
 def _block(t, p, stale, split, bounds, fused, node_player, node_data, child_start, chance_prob,
            payoff, seq_start, policy, reach, value, regret, avg, avg_weight, owned_node,
            edge_regret, edge_avg):
     """Block ``t``: reaches top down; values bottom up; ``p``'s terms in
-    increasing node order (in the bottom-up sweep when every information set
-    lies at one depth, else in a third, top-down sweep). The code of
-    :func:`_down`, :func:`_value` and :func:`_terms`, written out: numba does
-    not inline those calls, and a call per node costs several times the work."""
+    increasing node order (level by level in the bottom-up sweep when every
+    information set lies at one depth, else in a third, top-down sweep). The
+    sweeps are :mod:`solvers.cfr.kernels`' on the block's range at each depth."""
     n_levels = bounds.shape[1]
-    m = reach.shape[0]
     for d in range(split, n_levels):
-        for u in range(bounds[t, d], bounds[t + 1, d]):
-            k = node_player[u]
-            if k == TERMINAL:
-                continue
-            c0 = child_start[u]
-            c1 = child_start[u + 1]
-            if stale >= 0:                                  # one player's row
-                if k == stale:
-                    b = seq_start[node_data[u]] - c0
-                    for c in range(c0, c1):
-                        reach[stale, c] = reach[stale, u] * policy[b + c]
-                else:
-                    for c in range(c0, c1):
-                        reach[stale, c] = reach[stale, u]
-            elif k == CHANCE:
-                b = node_data[u] - c0
-                for c in range(c0, c1):
-                    for q in range(m):
-                        reach[q, c] = reach[q, u]
-                    reach[m - 1, c] = reach[m - 1, u] * chance_prob[b + c]
-            else:
-                b = seq_start[node_data[u]] - c0
-                for c in range(c0, c1):
-                    for q in range(m):
-                        reach[q, c] = reach[q, u]
-                    reach[k, c] = reach[k, u] * policy[b + c]
+        reach_range(bounds[t, d], bounds[t + 1, d], stale, node_player, node_data, child_start,
+                    chance_prob, seq_start, policy, reach)
     for d in range(n_levels - 1, split - 1, -1):
-        for u in range(bounds[t, d], bounds[t + 1, d]):
-            k = node_player[u]
-            if k == TERMINAL:
-                value[u] = payoff[node_data[u], p]
-                continue
-            c0 = child_start[u]
-            c1 = child_start[u + 1]
-            v = 0.0
-            if k == CHANCE:
-                b = node_data[u] - c0
-                for c in range(c0, c1):
-                    v += chance_prob[b + c] * value[c]
-            else:
-                b = seq_start[node_data[u]] - c0
-                for c in range(c0, c1):
-                    v += policy[b + c] * value[c]
-            value[u] = v
-            if fused and k == p:                            # p's terms at u
-                cf = 1.0
-                for q in range(m):
-                    if q != p:
-                        cf *= reach[q, u]
-                own = reach[p, u]
-                c0 = child_start[u]
-                c1 = child_start[u + 1]
-                i = node_data[u]
-                b = seq_start[i] - c0
-                slot = owned_node[u]
-                if slot < 0:
-                    for c in range(c0, c1):
-                        regret[b + c] += cf * (value[c] - v)
-                        avg[b + c] += own * policy[b + c] * avg_weight
-                else:
-                    for c in range(c0, c1):
-                        edge_regret[slot + c - c0] = cf * (value[c] - v)
-                        edge_avg[slot + c - c0] = own * policy[b + c] * avg_weight
+        value_range(bounds[t, d], bounds[t + 1, d], p, node_player, node_data, child_start,
+                    chance_prob, payoff, seq_start, policy, value)
+        if fused:                                   # p's terms at this depth
+            terms_range(bounds[t, d], bounds[t + 1, d], p, node_player, node_data, child_start,
+                        seq_start, policy, reach, value, regret, avg, avg_weight, owned_node,
+                        edge_regret, edge_avg)
     if fused:
         return
     for d in range(split, n_levels):
-        for u in range(bounds[t, d], bounds[t + 1, d]):
-            if node_player[u] == p:
-                v = value[u]
-                cf = 1.0
-                for q in range(m):
-                    if q != p:
-                        cf *= reach[q, u]
-                own = reach[p, u]
-                c0 = child_start[u]
-                c1 = child_start[u + 1]
-                i = node_data[u]
-                b = seq_start[i] - c0
-                slot = owned_node[u]
-                if slot < 0:
-                    for c in range(c0, c1):
-                        regret[b + c] += cf * (value[c] - v)
-                        avg[b + c] += own * policy[b + c] * avg_weight
-                else:
-                    for c in range(c0, c1):
-                        edge_regret[slot + c - c0] = cf * (value[c] - v)
-                        edge_avg[slot + c - c0] = own * policy[b + c] * avg_weight
+        terms_range(bounds[t, d], bounds[t + 1, d], p, node_player, node_data, child_start,
+                    seq_start, policy, reach, value, regret, avg, avg_weight, owned_node,
+                    edge_regret, edge_avg)
 
 
 @njit(cache=True, parallel=True)
@@ -406,20 +250,16 @@ def cfr_pass(p, stale, split, bounds, fused, node_player, node_data, child_start
     top = level_start[split]
     for q in range(reach.shape[0]):
         reach[q, 0] = 1.0
-    for u in range(top):
-        _down(u, node_player, node_data, child_start, chance_prob, seq_start, policy, reach,
-              stale)
+    reach_range(0, top, stale, node_player, node_data, child_start, chance_prob, seq_start,
+                policy, reach)
     for t in prange(blocks):
         _block(t, p, stale, split, bounds, fused, node_player, node_data, child_start, chance_prob,
                payoff, seq_start, policy, reach, value, regret, avg, avg_weight, owned_node,
                edge_regret, edge_avg)
-    for u in range(top - 1, -1, -1):
-        _value(u, p, node_player, node_data, child_start, chance_prob, payoff, seq_start,
-               policy, value)
-    for u in range(top):
-        if node_player[u] == p:
-            _terms(u, p, blocks, node_data, child_start, seq_start, policy, reach, value,
-                   regret, avg, avg_weight, owned_node, edge_regret, edge_avg)
+    value_range(0, top, p, node_player, node_data, child_start, chance_prob, payoff, seq_start,
+                policy, value)
+    terms_range(0, top, p, node_player, node_data, child_start, seq_start, policy, reach, value,
+                regret, avg, avg_weight, owned_node, edge_regret, edge_avg)
     chunk = (k1 - k0 + blocks - 1) // blocks
     for t in prange(blocks):
         for k in range(k0 + t * chunk, min(k1, k0 + (t + 1) * chunk)):
@@ -441,15 +281,5 @@ def regret_matching_parallel(regret, seq_start, i0, i1, policy, blocks):
     ranges in parallel."""
     chunk = (i1 - i0 + blocks - 1) // blocks
     for t in prange(blocks):
-        for i in range(i0 + t * chunk, min(i1, i0 + (t + 1) * chunk)):
-            a = seq_start[i]
-            b = seq_start[i + 1]
-            total = 0.0
-            for j in range(a, b):
-                if regret[j] > 0:
-                    total += regret[j]
-            for j in range(a, b):
-                if total > 0:
-                    policy[j] = regret[j] / total if regret[j] > 0 else 0.0
-                else:
-                    policy[j] = 1.0 / (b - a)
+        regret_matching_range(regret, seq_start, i0 + t * chunk, min(i1, i0 + (t + 1) * chunk),
+                              policy)

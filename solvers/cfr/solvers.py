@@ -66,8 +66,9 @@ import time
 import numpy as np
 from numba import njit
 
+from .kernels import reach_range, regret_matching_range, terms_range, value_range
 from .parallel import cfr_pass, make_plan, regret_matching_parallel
-from .tree import CHANCE, TERMINAL, GameTree
+from .tree import GameTree
 
 __all__ = ["CFR", "CFRPlus", "LinearCFR", "DCFR", "PCFRPlus", "SOLVERS",
            "make_solver", "average_policy", "regret_matching", "solver_nbytes"]
@@ -78,29 +79,10 @@ __all__ = ["CFR", "CFRPlus", "LinearCFR", "DCFR", "PCFRPlus", "SOLVERS",
 def fill_reach(node_player, node_data, child_start, chance_prob, seq_start, policy, reach):
     """Fill ``reach[q, u]`` top down: each player's own reach probability of node
     ``u`` under ``policy`` (rows ``0 .. n-1``) and chance's (the last row)."""
-    N = node_player.shape[0]
-    m = reach.shape[0]
-    for q in range(m):
+    for q in range(reach.shape[0]):
         reach[q, 0] = 1.0
-    cidx = m - 1
-    for u in range(N):
-        k = node_player[u]
-        if k == TERMINAL:
-            continue
-        c0 = child_start[u]
-        c1 = child_start[u + 1]
-        if k == CHANCE:
-            b = node_data[u] - c0
-            for c in range(c0, c1):
-                for q in range(m):
-                    reach[q, c] = reach[q, u]
-                reach[cidx, c] = reach[cidx, u] * chance_prob[b + c]
-        else:
-            b = seq_start[node_data[u]] - c0
-            for c in range(c0, c1):
-                for q in range(m):
-                    reach[q, c] = reach[q, u]
-                reach[k, c] = reach[k, u] * policy[b + c]
+    reach_range(0, node_player.shape[0], -1, node_player, node_data, child_start, chance_prob,
+                seq_start, policy, reach)
 
 
 @njit(cache=True)
@@ -108,25 +90,9 @@ def _reach_and_values(p, node_player, node_data, child_start, chance_prob, payof
                       seq_start, policy, reach, value):
     """Fill ``reach[q, u]`` (players then chance) top down and ``value[u]``,
     the value to player ``p``, bottom up."""
-    N = node_player.shape[0]
     fill_reach(node_player, node_data, child_start, chance_prob, seq_start, policy, reach)
-    for u in range(N - 1, -1, -1):
-        k = node_player[u]
-        if k == TERMINAL:
-            value[u] = payoff[node_data[u], p]
-            continue
-        c0 = child_start[u]
-        c1 = child_start[u + 1]
-        v = 0.0
-        if k == CHANCE:
-            b = node_data[u] - c0
-            for c in range(c0, c1):
-                v += chance_prob[b + c] * value[c]
-        else:
-            b = seq_start[node_data[u]] - c0
-            for c in range(c0, c1):
-                v += policy[b + c] * value[c]
-        value[u] = v
+    value_range(0, node_player.shape[0], p, node_player, node_data, child_start, chance_prob,
+                payoff, seq_start, policy, value)
 
 
 @njit(cache=True)
@@ -134,40 +100,17 @@ def _accumulate(p, node_player, node_data, child_start, seq_start, policy, reach
                 regret, avg, avg_weight):
     """Over ``p``'s decision nodes in order: ``regret += cf_reach * (v(child) - v)``
     and ``avg += reach_p * policy * avg_weight``."""
-    N = node_player.shape[0]
-    m = reach.shape[0]
-    for u in range(N):
-        if node_player[u] != p:
-            continue
-        cf = 1.0
-        for q in range(m):
-            if q != p:
-                cf *= reach[q, u]
-        own = reach[p, u]
-        v = value[u]
-        c0 = child_start[u]
-        b = seq_start[node_data[u]] - c0
-        for c in range(c0, child_start[u + 1]):
-            regret[b + c] += cf * (value[c] - v)
-            avg[b + c] += own * policy[b + c] * avg_weight
+    no_slots = np.empty(0, np.int64)        # every term straight into the tables
+    no_edges = np.empty(0)
+    terms_range(0, node_player.shape[0], p, node_player, node_data, child_start, seq_start,
+                policy, reach, value, regret, avg, avg_weight, no_slots, no_edges, no_edges)
 
 
 @njit(cache=True)
 def _regret_matching(regret, seq_start, i0, i1, policy):
     """``policy`` of information sets ``i0 .. i1 - 1`` proportional to the
     positive part of ``regret`` (uniform when none is positive)."""
-    for i in range(i0, i1):
-        a = seq_start[i]
-        b = seq_start[i + 1]
-        total = 0.0
-        for j in range(a, b):
-            if regret[j] > 0:
-                total += regret[j]
-        for j in range(a, b):
-            if total > 0:
-                policy[j] = regret[j] / total if regret[j] > 0 else 0.0
-            else:
-                policy[j] = 1.0 / (b - a)
+    regret_matching_range(regret, seq_start, i0, i1, policy)
 
 
 @njit(cache=True)
