@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["BENCHES", "default_out"]
+__all__ = ["BENCHES", "default_out", "run_and_write"]
 
 #: Every benchmark module, in the order ``python -m experiments reproduce`` runs them.
 BENCHES = ("engine", "observers", "resample", "sim", "search", "cfr")
@@ -23,3 +23,19 @@ def default_out(name: str, quick: bool) -> Path:
     (under ``$CH_RESULTS`` instead of ``results`` when it is set)."""
     from ..runner import results_root
     return results_root() / ("quick" if quick else "paper") / "bench" / f"{name}.json"
+
+
+def run_and_write(name: str, quick: bool, out: str | None, run, table, config, seed: int) -> int:
+    """A benchmark's last step: call ``run()``, print ``table(result)``, write the
+    result with its metadata (``config``, ``seed``, the start time) to ``out``
+    (default :func:`default_out`) and say where. Returns 0, the exit status."""
+    import datetime as dt
+
+    from ..metadata import metadata, write_result
+    out = str(default_out(name, quick)) if out is None else out
+    started = dt.datetime.now(dt.UTC)
+    res = run()
+    print(table(res))
+    write_result(out, res, metadata(config, seed, started))
+    print(f"written to {out}")
+    return 0

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import datetime as dt
 import json
 import resource
 import statistics
@@ -50,8 +49,7 @@ from solvers.cfr.policy import to_tabular_policy
 from solvers.cfr.solvers import CFR, SOLVERS, make_solver
 from solvers.cfr.tree import build_tree
 
-from ..metadata import metadata, write_result
-from . import default_out
+from . import run_and_write
 
 __all__ = ["BenchCFRConfig", "run", "tables", "tiny_reference"]
 
@@ -261,14 +259,8 @@ def main(argv=None) -> int:
     config = dataclasses.replace(
         config, repeats=config.repeats if args.repeats is None else args.repeats,
         medium=config.medium and not args.no_medium)
-    if args.out is None:
-        args.out = str(default_out("cfr", args.quick))
-    started = dt.datetime.now(dt.UTC)
-    res = run(config)
-    print(tables(res))
-    write_result(args.out, res, metadata(config, config.seed, started))
-    print(f"written to {args.out}")
-    return 0
+    return run_and_write("cfr", args.quick, args.out, lambda: run(config), tables, config,
+                         config.seed)
 
 
 if __name__ == "__main__":

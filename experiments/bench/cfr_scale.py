@@ -52,7 +52,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import datetime as dt
 import importlib.metadata
 import os
 import resource
@@ -71,8 +70,7 @@ from solvers.cfr.policy import from_policy
 from solvers.cfr.solvers import CFR, _accumulate, _reach_and_values
 from solvers.cfr.tree import CHANCE, TERMINAL, GameTree, build_tree
 
-from ..metadata import metadata, write_result
-from . import default_out
+from . import run_and_write
 
 __all__ = ["BenchScaleConfig", "run", "tables", "bytes_touched", "bandwidth",
            "simultaneous_average", "liteefg_row", "multicore_row", "capacity",
@@ -669,14 +667,8 @@ def main(argv=None) -> int:
     if args.estimate is not None:
         changes["estimate"] = tuple(args.estimate)
     config = dataclasses.replace(config, **changes)
-    if args.out is None:
-        args.out = str(default_out("cfr_scale", args.quick))
-    started = dt.datetime.now(dt.UTC)
-    res = run(config)
-    print(tables(res))
-    write_result(args.out, res, metadata(config, config.seed, started))
-    print(f"written to {args.out}")
-    return 0
+    return run_and_write("cfr_scale", args.quick, args.out, lambda: run(config), tables, config,
+                         config.seed)
 
 
 if __name__ == "__main__":
