@@ -85,7 +85,7 @@ from spiel_game.simulator import step_apply, step_legal
 from .bots import (Agent, AgentParameterError, HeuristicBot, check_choice, check_int,
                    check_real)
 from .heuristic import heuristic_policy
-from .inference import complete_world, hand_start
+from .inference import complete_world, replay_legal, replay_pass, replay_start
 from .ismcts import Determinizer, _determinize, deal_shuffled
 from .passing import CONVENTIONS, ConventionBot, convention_policy
 
@@ -196,11 +196,9 @@ def mismatches(p, w, me, tcode, cap, fresh, r, scratch, legal, seats, cards, dea
     ph = w[E.S_PHASE]
     if ph != E.PH_PLAY and ph != E.PH_MOON:
         return 0
-    n, pc = p[E.P_N], p[E.P_PASS]
-    hand_start(p, w, fresh, r, deal)
+    pc = p[E.P_PASS]
+    giver = replay_start(p, w, me, fresh, r, deal)
     miss = 0
-    off = w[E.S_PASSOFF] % n
-    giver = (me - off) % n if pc > 0 and off != 0 else -1
     want = np.zeros(K, np.int64)
     while r[E.S_PHASE] == E.PH_PASS:
         cur = r[E.S_CUR]
@@ -224,17 +222,15 @@ def mismatches(p, w, me, tcode, cap, fresh, r, scratch, legal, seats, cards, dea
                     miss += 1
             if miss > cap:
                 return miss
-        a = row[j]
-        if a < 0 or E.hand(p, r, cur)[a] <= 0:
+        if not replay_pass(p, r, row, j):
             return -1
-        step_apply(p, r, a)
     m = E.plays(p, w, seats, cards)
     for i in range(m):
         q = seats[i]
         a = cards[i]
-        if r[E.S_PHASE] != E.PH_PLAY or r[E.S_CUR] != q:
+        k = replay_legal(p, r, q, legal)
+        if k < 0:
             return -1
-        k = step_legal(p, r, legal)
         ok = False
         for j in range(k):
             if legal[j] == a:

@@ -308,6 +308,38 @@ def hand_start(p, w, fresh, r, deal):
 
 
 @njit(cache=True)
+def replay_start(p, w, me, fresh, r, deal):
+    """:func:`hand_start` of world ``w`` into ``r``; returns the seat whose pass
+    reaches ``me`` this hand (-1 when none does: no passing, or a hold hand)."""
+    hand_start(p, w, fresh, r, deal)
+    n, pc = p[E.P_N], p[E.P_PASS]
+    off = w[E.S_PASSOFF] % n
+    return (me - off) % n if pc > 0 and off != 0 else -1
+
+
+@njit(cache=True)
+def replay_pass(p, r, row, j):
+    """Pass, in the replay ``r``, the ``j``-th of the cards ``row`` that the
+    seat to move passes in the world. False (nothing applied) when that card
+    is missing or not in the seat's hand: the world is inconsistent."""
+    a = row[j]
+    if a < 0 or E.hand(p, r, r[E.S_CUR])[a] <= 0:
+        return False
+    step_apply(p, r, a)
+    return True
+
+
+@njit(cache=True)
+def replay_legal(p, r, q, legal):
+    """The replay's legal moves into ``legal`` (their count) when it is seat
+    ``q``'s play, the next recorded one; -1 when it is not (a world that
+    contradicts the record)."""
+    if r[E.S_PHASE] != E.PH_PLAY or r[E.S_CUR] != q:
+        return -1
+    return step_legal(p, r, legal)
+
+
+@njit(cache=True)
 def world_log_likelihood(p, w, me, model, eps, fresh, r, bufs, legals, legal, seats, cards,
                          deal, work, rng):
     """Log-likelihood of the decisions of the other players that ``me`` saw,
@@ -328,11 +360,9 @@ def world_log_likelihood(p, w, me, model, eps, fresh, r, bufs, legals, legal, se
     ph = w[E.S_PHASE]
     if model == 0 or (ph != E.PH_PLAY and ph != E.PH_MOON):
         return 0.0
-    n, pc = p[E.P_N], p[E.P_PASS]
-    hand_start(p, w, fresh, r, deal)
+    pc = p[E.P_PASS]
+    giver = replay_start(p, w, me, fresh, r, deal)
     ll = 0.0
-    off = w[E.S_PASSOFF] % n
-    giver = (me - off) % n if pc > 0 and off != 0 else -1
     while r[E.S_PHASE] == E.PH_PASS:
         cur = r[E.S_CUR]
         j = r[E.S_NPASS] % pc
@@ -342,17 +372,15 @@ def world_log_likelihood(p, w, me, model, eps, fresh, r, bufs, legals, legal, se
             if pr <= 0.0:
                 return _NEG_INF
             ll += math.log(pr)
-        a = row[j]
-        if a < 0 or E.hand(p, r, cur)[a] <= 0:
+        if not replay_pass(p, r, row, j):
             return _NEG_INF
-        step_apply(p, r, a)
     m = E.plays(p, w, seats, cards)
     for i in range(m):
         q = seats[i]
         a = cards[i]
-        if r[E.S_PHASE] != E.PH_PLAY or r[E.S_CUR] != q:
+        k = replay_legal(p, r, q, legal)
+        if k < 0:
             return _NEG_INF
-        k = step_legal(p, r, legal)
         if q == me:                             # own play: a constant factor
             pr = action_probability(0, eps, p, r, legal, k, a, rng)
         else:
