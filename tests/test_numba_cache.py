@@ -75,3 +75,20 @@ def test_the_second_location_is_where_numba_writes_under_numba_cache_dir(tmp_pat
     where = Path(proc.stdout.strip().splitlines()[-1])
     assert [p.name.split("-")[0] for p in where.glob("*.nbi")] == ["kern.twice"]
     assert not (pkg / "__pycache__").exists() or not list((pkg / "__pycache__").glob("*.nbi"))
+
+
+def test_every_package_with_cross_module_kernels_is_guarded():
+    """spiel_game, solvers and solvers.cfr each keep a stamp of their sources in
+    their __pycache__ after import (so a changed source drops their kernels)."""
+    import hashlib
+
+    import solvers.cfr  # noqa: F401  (runs the guard)
+    here = ROOT / "solvers" / "cfr"
+    digest = hashlib.sha256()
+    for f in sorted(here.glob("*.py")):
+        digest.update(f.name.encode())
+        digest.update(f.read_bytes())
+    stamp = here / "__pycache__" / "numba.sources.sha256"
+    assert stamp.read_text() == digest.hexdigest()
+    for pkg in ("spiel_game", "solvers"):
+        assert (ROOT / pkg / "__pycache__" / "numba.sources.sha256").is_file(), pkg

@@ -8,9 +8,9 @@ on ``small3``, while one call per range costs nothing measurable. Both kernel
 families run the same code, so every product and every sum is the same, in
 the same order: ``threads=T`` stays bit for bit equal to one core.
 
-Note that numba's on-disk cache does not track imports: after editing this
-file, touch the modules that call it (or clear their ``__pycache__``) so
-their cached machine code is rebuilt.
+numba's on-disk cache does not track imports; the package's guard
+(``solvers/cfr/__init__.py``) drops every cached kernel of ``solvers/cfr``
+when any of its sources changes, so an edit here is always recompiled.
 """
 
 from __future__ import annotations
