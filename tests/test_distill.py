@@ -61,6 +61,21 @@ def test_distill_runs_and_resumes_with_identical_rows(tmp_path, monkeypatch):
     assert "curve" in b.tables and len(b.tables["curve"]) == 2
     cfg, _ = read_checkpoint(tmp_path / "cb" / "round-0001.npz")
     assert cfg["round"] == 1 and cfg["step"] == 8 and cfg["experiment"] == "distill"
+    # A longer run on the same checkpoints trains only the new round.
+    played = []
+    real_play = ds.play_labelled
+
+    def counting_play(game, layout, actors, teachers, hands, rng, label_fraction=1.0):
+        played.append(teachers[0] != "self")
+        return real_play(game, layout, actors, teachers, hands, rng, label_fraction)
+
+    monkeypatch.setattr(ds, "play_labelled", counting_play)
+    c = runner.run("distill", overrides={**over, "rounds": 2}, out=tmp_path / "rc", workers=1,
+                   progress=False, verbose=False)
+    assert list(c.rows["round"]) == [0, 1, 2]
+    assert len(played) == _TINY["hands"] and all(played)      # round 2's hands only
+    x, y = c.rows.drop(columns=drop).iloc[:2], b.rows.drop(columns=drop)
+    assert x.equals(y)
 
 
 def test_behaviour_cloning_labels_are_the_heuristic_moves():

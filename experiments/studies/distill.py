@@ -399,7 +399,11 @@ def _round(config, r: int) -> list[dict]:
 def _evaluate_rows(config, base, row: dict, path) -> list[dict]:
     """The round's rows: ``row`` (what training recorded) with the evaluation at
     each count of ``eval_players``."""
-    common = {**row, "checkpoint": str(path), "checkpoint_sha256": _weights_sha256(path)}
+    keys = ("round", "phase", "samples", "train_samples", "teacher_searches",
+            "policy_loss_before", "policy_loss_after", "value_loss_before", "value_loss_after",
+            "data_seconds", "train_seconds")     # one column order, fresh or stored
+    common = {**{k: row[k] for k in keys}, "checkpoint": str(path),
+              "checkpoint_sha256": _weights_sha256(path)}
     rows = []
     for n in (config.eval_players or config.players[:1]):
         t0 = time.perf_counter()
