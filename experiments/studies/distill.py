@@ -65,9 +65,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ..config import ConfigError, config_to_dict, fingerprint
+from ..config import ConfigError, config_to_dict
 from ..registry import Summary, Unit, register
-from .expert_iteration import _base_params, _load, _seed, _weights_sha256
+from .expert_iteration import (_base_params, _folder, _layout, _load, _seed, _valid_files,
+                               _weights_sha256)
+from .expert_iteration import _hash as _ei_hash
 
 __all__ = ["DistillConfig", "PROFILES", "units", "run_unit", "summarize", "checkpoint_dir",
            "checkpoint_path", "play_labelled", "train_mixed", "CURVE_COLUMNS"]
@@ -151,21 +153,19 @@ PROFILES = {
 }
 
 
+#: Config fields the checkpoints do not depend on (a longer run reuses them).
+_NOT_HASHED = ("checkpoints", "rounds", "eval_players", "eval_deals")
+
+
 def _hash(config) -> str:
     """The hash of what the checkpoints and samples depend on: not where they go,
     how many rounds follow, nor the evaluation (a longer run reuses them)."""
-    d = config_to_dict(config)
-    for k in ("checkpoints", "rounds", "eval_players", "eval_deals"):
-        d.pop(k, None)
-    return fingerprint(d)
+    return _ei_hash(config, _NOT_HASHED)
 
 
 def checkpoint_dir(config) -> Path:
     """The folder of the checkpoints and samples (module docstring)."""
-    if config.checkpoints:
-        return Path(config.checkpoints)
-    from ..runner import run_root
-    return run_root() / "checkpoints" / f"distill-{_hash(config)[:12]}"
+    return _folder(config, "distill", _NOT_HASHED)
 
 
 def checkpoint_path(config, r: int) -> Path:
@@ -177,21 +177,10 @@ def _data_path(config, r: int) -> Path:
     return checkpoint_dir(config) / f"data-{r:04d}.npz"
 
 
-def _layout(config):
-    from solvers.net.features import FeatureLayout
-    return FeatureLayout(_base_params(config), config.cover)
-
-
 def _valid(config, r: int) -> bool:
     """Round ``r``'s checkpoint and samples exist and are this config's."""
-    from solvers.net.checkpoint import CheckpointError, read_checkpoint
-    if not _data_path(config, r).is_file():
-        return False
-    try:
-        cfg, _ = read_checkpoint(checkpoint_path(config, r))
-    except CheckpointError:
-        return False
-    return cfg.get("experiment_hash") == _hash(config) and cfg.get("round") == r
+    return _valid_files(checkpoint_path(config, r), _data_path(config, r), _hash(config),
+                        "round", r)
 
 
 # ------------------------------------------------------------------ data

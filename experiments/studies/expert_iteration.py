@@ -148,18 +148,39 @@ def _base_params(config) -> dict:
             .items() if k != "players"}
 
 
-def _hash(config) -> str:
+def _hash(config, ignore=("checkpoints",)) -> str:
+    """The hash of what the checkpoints depend on: the config without the fields
+    in ``ignore`` (where the files go does not change them)."""
     d = config_to_dict(config)
-    d.pop("checkpoints", None)     # where the files go does not change them
+    for k in ignore:
+        d.pop(k, None)
     return fingerprint(d)
+
+
+def _folder(config, prefix: str, ignore=("checkpoints",)) -> Path:
+    """``config.checkpoints``, else ``<run root>/checkpoints/<prefix>-<hash>``."""
+    if config.checkpoints:
+        return Path(config.checkpoints)
+    from ..runner import run_root
+    return run_root() / "checkpoints" / f"{prefix}-{_hash(config, ignore)[:12]}"
+
+
+def _valid_files(checkpoint: Path, data: Path, expected_hash: str, key: str, value) -> bool:
+    """A checkpoint and its samples exist, and the checkpoint's config has
+    ``experiment_hash == expected_hash`` and ``key == value``."""
+    from solvers.net.checkpoint import CheckpointError, read_checkpoint
+    if not data.is_file():
+        return False
+    try:
+        cfg, _ = read_checkpoint(checkpoint)
+    except CheckpointError:
+        return False
+    return cfg.get("experiment_hash") == expected_hash and cfg.get(key) == value
 
 
 def checkpoint_dir(config) -> Path:
     """The folder of the checkpoints and samples (module docstring)."""
-    if config.checkpoints:
-        return Path(config.checkpoints)
-    from ..runner import run_root
-    return run_root() / "checkpoints" / f"expert_iteration-{_hash(config)[:12]}"
+    return _folder(config, "expert_iteration")
 
 
 def checkpoint_path(config, generation: int) -> Path:
@@ -178,14 +199,8 @@ def _layout(config):
 
 def _valid(config, generation: int) -> bool:
     """Generation ``generation``'s checkpoint and samples exist and are this config's."""
-    from solvers.net.checkpoint import CheckpointError, read_checkpoint
-    if not _data_path(config, generation).is_file():
-        return False
-    try:
-        cfg, _ = read_checkpoint(checkpoint_path(config, generation))
-    except CheckpointError:
-        return False
-    return cfg.get("experiment_hash") == _hash(config) and cfg.get("generation") == generation
+    return _valid_files(checkpoint_path(config, generation), _data_path(config, generation),
+                        _hash(config), "generation", generation)
 
 
 def _seed(config, *words) -> int:
