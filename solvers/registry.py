@@ -459,7 +459,8 @@ def _lookup(name: str) -> Factory:
     if name not in fs:
         close = difflib.get_close_matches(name, list(fs), n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise AgentSpecError(f"unknown agent {name!r}{hint}; known agents: {', '.join(fs)}; "
+        raise AgentSpecError(f"unknown agent {_short(name)}{hint}; known agents: "
+                             f"{', '.join(fs)}; "
                              f"packages add agents through the entry-point group "
                              f"{ENTRY_POINT_GROUP!r}")
     return fs[name]
