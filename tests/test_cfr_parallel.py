@@ -71,6 +71,13 @@ def test_shared_and_top_information_sets_are_exercised(trees):
     plan = make_plan(trees["small3"], 2)
     assert plan.split == 1 and 0 < plan.shared_fraction < 1 and plan.imbalance < 1.05
     assert plan.block_nodes.sum() == trees["small3"].num_nodes - 1
+    # a shared set's histories in its first block go straight into the tables,
+    # the others are deferred to the scratch slots (written in node order)
+    deferred = np.flatnonzero(plan.owned_node >= 0)
+    assert 0 < deferred.size < plan.shared_nodes.size
+    assert np.all(np.diff(plan.owned_node[deferred]) > 0)
+    micro = build_tree(spiel_game.load("micro"))       # 2 players, whole deals: none shared
+    assert make_plan(micro, 2).owned_node.size == 0
     kuhn = make_plan(trees["kuhn3"], 8)
     assert np.any(kuhn.owner == 8) and np.any(kuhn.owner == -1)
     serial = make_solver("CFR", trees["kuhn3"]).iterate(20)
@@ -85,6 +92,7 @@ def test_unfused_sweep_for_trees_with_sets_across_depths(trees):
         serial = make_solver("CFR+", tree).iterate(10)
         par = make_solver("CFR+", tree, threads=2)
         assert not par._plan.level_consistent
+        assert np.count_nonzero(par._plan.owned_node >= 0) == par._plan.shared_nodes.size
         assert _same(serial, par.iterate(10))
 
 
@@ -110,3 +118,19 @@ def test_nbytes_counts_the_scratch(trees):
     tree = trees["micro3"]
     one, two = make_solver("CFR", tree), make_solver("CFR", tree, threads=2)
     assert two.nbytes() >= one.nbytes() + 16 * tree.num_nodes
+
+
+def test_reach_rows_carried_across_iterate_calls(trees):
+    """The parallel passes recompute one reach row per pass, across iterate
+    calls; a policy changed between calls is noticed (every row recomputed),
+    so both cases stay bit for bit the one-core solver."""
+    tree = trees["small3"]
+    serial = make_solver("CFR+", tree).iterate(7)
+    par = make_solver("CFR+", tree, threads=2)
+    for _ in range(7):
+        par.iterate(1)
+    assert _same(serial, par)
+    for s in (serial, par):                      # a warm start written by hand
+        s.policy[:] = make_solver("CFR", tree).iterate(3).average_policy()
+        s.iterate(2)
+    assert _same(serial, par)

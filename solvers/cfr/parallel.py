@@ -18,20 +18,24 @@ in 2-player presets, where one hand determines the other).
 One pass for player ``p`` (:func:`cfr_pass`) runs
 
 1. top down over the levels above the split (one thread), the reach of every
-   node for every player and chance, exactly as the one-core kernel; within
-   one ``iterate`` call only the row of the player updated since the previous
-   pass is recomputed (the other rows hold the same numbers already: a pass
-   changes one player's strategy, chance never changes), which cuts the bytes
-   written top down from ``8 (n + 1)`` to 8 per history;
+   node for every player and chance, exactly as the one-core kernel; only the
+   row of the player updated since the previous pass is recomputed (the other
+   rows hold the same numbers already: a pass changes one player's strategy,
+   chance never changes; the solver carries this across ``iterate`` calls and
+   recomputes every row when its policy was changed in between), which cuts
+   the bytes written top down from ``8 (n + 1)`` to 8 per history;
 2. on every block at once (numba ``prange``; compiled code, no GIL): the
    block's reaches top down, its values to ``p`` bottom up, and at ``p``'s
    decision nodes CFR's regret and average terms (``cf * (v(child) - v)``,
    ``reach_p * policy * weight``). A block adds the terms of the information
-   sets it owns straight into the tables, in increasing node order; it writes
-   those of shared sets into scratch arrays, at slots laid out set by set;
+   sets it owns straight into the tables, in increasing node order, and so
+   does the *first* block of a shared set when every set lies at one depth
+   (its histories there precede all the set's others in node order); it
+   writes the terms of the other (*deferred*) histories of shared sets into
+   scratch arrays, at slots laid out in node order (sequential writes);
 3. the levels above the split bottom up (one thread), then the shared
-   information sets, in parallel ranges: each adds its histories' terms from
-   the scratch arrays (read in order) in increasing node order.
+   information sets, in parallel ranges: each adds its deferred histories'
+   terms from the scratch arrays in increasing node order.
 
 Every term is the same product as in :mod:`solvers.cfr.solvers`, and every
 sequence receives its terms in the one-core order (increasing node index), so
@@ -88,9 +92,12 @@ class ParallelPlan:
       ``block_nodes int64[blocks]``: the nodes each block owns;
     * ``owner int32[I]``: the block owning each information set (``blocks``:
       the levels above the split; -1: shared); ``owned_node int64[N]``: -1 at
-      the histories of owned sets (and at chance and terminal histories), else
-      the history's first slot in the scratch arrays (what the kernels read, in
-      node order, where ``owner`` would be one more scattered read);
+      histories whose terms go straight into the tables (owned sets, a shared
+      set's first block when ``level_consistent``, chance and terminal
+      histories), else the deferred history's first slot in the scratch arrays
+      (what the kernels read, in node order, where ``owner`` would be one more
+      scattered read); empty when no history is deferred (2-player whole-deal
+      presets), so the kernels skip the lookups;
     * the shared information sets, ascending (``shared_infoset int64[K]``), and
       their histories, ascending within each (``shared_nodes int64[...]`` from
       ``shared_start int64[K + 1]``); ``player_shared_start int64[n + 1]``:
@@ -197,11 +204,29 @@ def make_plan(tree: GameTree, blocks: int) -> ParallelPlan:
     shared_infoset, counts = np.unique(sets, return_counts=True)
     shared_start = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     player_shared_start = np.searchsorted(shared_infoset, tree.player_infoset_start)
-    # scratch slots in gather order (set by set, histories ascending): the
-    # gather then reads the scratch arrays sequentially
-    fan = tree.child_start[shared_nodes + 1] - tree.child_start[shared_nodes]
+    # Deferred histories: those a block cannot add straight into the tables.
+    # When every set lies at one depth, the blocks' ranges at that depth are in
+    # node order, so the set's histories in its *first* block precede all the
+    # others in the one-core order: that block adds them directly, and only the
+    # later blocks' histories are deferred (about half of the shared ones with
+    # 2 blocks). Otherwise (sets spanning depths, whose top-level histories the
+    # pass adds after the blocks) every shared history is deferred.
+    if tree.infosets_level_consistent and shared_nodes.shape[0]:
+        depth = np.searchsorted(ls, shared_nodes, side="right") - 1
+        block = np.zeros(shared_nodes.shape[0], np.int64)
+        for t in range(1, blocks):
+            block += shared_nodes >= bounds[t, depth]
+        first = np.repeat(block[shared_start[:-1]], counts)
+        deferred = np.sort(shared_nodes[block != first])
+    else:
+        deferred = np.sort(shared_nodes)
+    # scratch slots in node order: the blocks write them sequentially, the
+    # gather reads each deferred history's slot
+    fan = tree.child_start[deferred + 1] - tree.child_start[deferred]
     owned_node = np.full(tree.num_nodes, -1, np.int64)
-    owned_node[shared_nodes] = np.concatenate([[0], np.cumsum(fan)[:-1]]).astype(np.int64)
+    owned_node[deferred] = np.concatenate([[0], np.cumsum(fan)[:-1]]).astype(np.int64)
+    if deferred.shape[0] == 0:
+        owned_node = np.empty(0, np.int64)    # no slots: the kernels skip the lookups
     return ParallelPlan(blocks, split, bounds, block_nodes, owner, owned_node, shared_infoset,
                         shared_start, shared_nodes, player_shared_start.astype(np.int64),
                         bool(tree.infosets_level_consistent), int(decision.shape[0]))
@@ -266,12 +291,13 @@ def cfr_pass(p, stale, split, bounds, fused, node_player, node_data, child_start
             i = shared_infoset[k]
             s = seq_start[i]
             w = seq_start[i + 1] - s
-            pos = owned_node[shared_nodes[shared_start[k]]]   # the set's first slot
-            for _ in range(shared_start[k], shared_start[k + 1]):
+            for j in range(shared_start[k], shared_start[k + 1]):
+                pos = owned_node[shared_nodes[j]] if owned_node.shape[0] > 0 else -1
+                if pos < 0:                           # added by its block already
+                    continue
                 for a in range(w):
-                    regret[s + a] += edge_regret[pos]
-                    avg[s + a] += edge_avg[pos]
-                    pos += 1
+                    regret[s + a] += edge_regret[pos + a]
+                    avg[s + a] += edge_avg[pos + a]
 
 
 @njit(cache=True, parallel=True)

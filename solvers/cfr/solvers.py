@@ -182,6 +182,11 @@ class CFR:
             self._plan = None
         else:
             self._edge_terms = np.empty((2, N))     # regret and average terms per edge
+            # Parallel passes recompute only the reach row of the player updated
+            # since the previous pass, across iterate calls too; a policy changed
+            # in between (compared with this copy) recomputes every row.
+            self._stale_row = -1
+            self._policy_seen = np.full(S, np.nan)
         self._reach = np.empty((n + 1, N))
         self._value = np.empty(N)
 
@@ -204,7 +209,8 @@ class CFR:
         """Run ``iterations`` more iterations; returns ``self``."""
         t0 = time.perf_counter()
         tr = self.tree
-        self._stale_row = -1          # parallel passes: first one recomputes every reach row
+        if self._plan is not None and not np.array_equal(self.policy, self._policy_seen):
+            self._stale_row = -1      # the policy changed outside iterate: every reach row
         for _ in range(iterations):
             self.iteration += 1
             t = self.iteration
@@ -220,6 +226,8 @@ class CFR:
                 else:
                     self._parallel_pass(p, w)
                 self._update_player(p, t)
+        if self._plan is not None:    # the reach rows of the next call's first pass
+            self._policy_seen[:] = self.policy
         self.seconds += time.perf_counter() - t0
         return self
 
@@ -251,6 +259,7 @@ class CFR:
         if self._plan is None:
             return solver_nbytes(self.tree, 3 + self._extra_tables)
         return (solver_nbytes(self.tree, 3 + self._extra_tables) + self._edge_terms.nbytes
+                + self._policy_seen.nbytes
                 + self._plan.nbytes)
 
 
