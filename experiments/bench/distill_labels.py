@@ -31,7 +31,7 @@ def measure(players: int, iterations: int, hands: int, seed: int,
     """The agreement shares (module docstring) as a dict."""
     from solvers.bots import HeuristicBot
     from solvers.ismcts import ISMCTSBot
-    from solvers.net.selfplay import _chance
+    from solvers.net.selfplay import play_hand
     g = pyspiel.load_game(spiel_game.GAME_NAME, {"players": players})
     rng = np.random.default_rng(seed)
     heur = [HeuristicBot(g, q, q) for q in range(players)]
@@ -43,39 +43,34 @@ def measure(players: int, iterations: int, hands: int, seed: int,
           for q in range(players)]
     t2 = [ISMCTSBot(g, q, 2000 + q, iterations=iterations, rollout="heuristic")
           for q in range(players)]
-    n = tt = th = nh = nt = 0
+    c = {"n": 0, "tt": 0, "th": 0, "nh": 0, "nt": 0}
     ent, logk = [], []
+
+    def decide(st, p):
+        a1, v1, _ = t1[p].search(st)
+        a2, v2, _ = t2[p].search(st)
+        b1, b2 = int(a1[np.argmax(v1)]), int(a2[np.argmax(v2)])
+        ah = int(heur[p].step(st))
+        pv = v1[v1 > 0] / v1.sum()
+        ent.append(float(-(pv * np.log(pv)).sum()))
+        logk.append(float(np.log(len(st.legal_actions()))))
+        c["n"] += 1
+        c["tt"] += b1 == b2
+        c["th"] += b1 == ah
+        if net is not None:
+            an = int(net[p].step(st))
+            c["nh"] += an == ah
+            c["nt"] += an == b1
+        return ah
+
     for _ in range(hands):
-        st = g.new_initial_state()
-        while not st.is_terminal():
-            if st.is_chance_node():
-                st.apply_action(_chance(st, rng))
-                continue
-            p = st.current_player()
-            legal = st.legal_actions()
-            if len(legal) == 1:
-                st.apply_action(legal[0])
-                continue
-            a1, v1, _ = t1[p].search(st)
-            a2, v2, _ = t2[p].search(st)
-            b1, b2 = int(a1[np.argmax(v1)]), int(a2[np.argmax(v2)])
-            ah = int(heur[p].step(st))
-            pv = v1[v1 > 0] / v1.sum()
-            ent.append(float(-(pv * np.log(pv)).sum()))
-            logk.append(float(np.log(len(legal))))
-            n += 1
-            tt += b1 == b2
-            th += b1 == ah
-            if net is not None:
-                an = int(net[p].step(st))
-                nh += an == ah
-                nt += an == b1
-            st.apply_action(ah)
+        play_hand(g, rng, decide)
+    n = c["n"]
     out = {"players": players, "iterations": iterations, "hands": hands, "states": n,
-           "teacher_vs_teacher": tt / n, "teacher_vs_heuristic": th / n,
+           "teacher_vs_teacher": c["tt"] / n, "teacher_vs_heuristic": c["th"] / n,
            "visit_entropy": float(np.mean(ent)), "log_legal": float(np.mean(logk))}
     if net is not None:
-        out.update(net_vs_heuristic=nh / n, net_vs_teacher=nt / n)
+        out.update(net_vs_heuristic=c["nh"] / n, net_vs_teacher=c["nt"] / n)
     return out
 
 

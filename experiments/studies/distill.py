@@ -67,7 +67,8 @@ import numpy as np
 
 from ..config import ConfigError, config_to_dict
 from ..registry import Summary, Unit, register
-from .expert_iteration import (_base_params, _folder, _layout, _load, _seed, _valid_files,
+from .expert_iteration import (_base_params, _folder, _layout, _load, _seed, _start_model,
+                               _torch_threads, _valid_files,
                                _weights_sha256)
 from .expert_iteration import _hash as _ei_hash
 
@@ -196,52 +197,27 @@ def play_labelled(game, layout, actors, teachers, hands: int, rng: np.random.Gen
     ``label_fraction`` from ``rng``). Decisions with one legal action are not
     recorded. Chance draws from ``rng``. Returns ``(samples, returns
     float[hands, n], searches)`` (``searches``: the teacher searches run)."""
-    from solvers.net.selfplay import _chance, _pack
-    n = game.num_players()
-    lo, hi = game.min_utility(), game.max_utility()
-    A, V = layout.num_actions, layout.max_players
-    rows, rets, searches = [], [], 0
-    for _ in range(hands):
-        st = game.new_initial_state()
-        hand_rows = []
-        while not st.is_terminal():
-            if st.is_chance_node():
-                st.apply_action(_chance(st, rng))
-                continue
-            me = st.current_player()
-            legal = st.legal_actions()
-            if len(legal) == 1:
-                st.apply_action(legal[0])
-                continue
-            teacher = teachers[me]
-            pol = None
-            if teacher is not None and teacher != "self" and rng.random() < label_fraction:
-                acts, vis = teacher.search(st)[:2]
-                searches += 1
-                pol = np.zeros(A, np.float32)
-                pol[acts] = vis / vis.sum()
-            if pol is not None or teacher == "self":
-                s = np.asarray(st.engine_state)
-                idx, val, _ = layout.sparse(game, s, [me])
-                mask = layout.mask(game, s)[0]
-            action = int(actors[me].step(st))
-            if teacher == "self":
-                pol = np.zeros(A, np.float32)
-                pol[action] = 1.0
-            if pol is not None:
-                hand_rows.append((idx, val, mask, pol, me))
-            st.apply_action(action)
-        ret = np.asarray(st.returns(), np.float64)
-        rets.append(ret)
-        scaled = (ret - lo) / (hi - lo)
-        for idx, val, mask, pol, me in hand_rows:
-            value = np.zeros(V, np.float32)
-            vmask = np.zeros(V, np.float32)
-            for r in range(n):
-                value[r] = scaled[(me + r) % n]
-                vmask[r] = 1.0
-            rows.append((idx, val, mask, pol, value, vmask, n, me))
-    return _pack(rows, A, V), np.array(rets).reshape(hands, n), searches
+    from solvers.net.selfplay import record_hands
+    A = layout.num_actions
+    searches = 0
+
+    def decide(st, me):
+        nonlocal searches
+        teacher = teachers[me]
+        pol = None
+        if teacher is not None and teacher != "self" and rng.random() < label_fraction:
+            acts, vis = teacher.search(st)[:2]
+            searches += 1
+            pol = np.zeros(A, np.float32)
+            pol[acts] = vis / vis.sum()
+        action = int(actors[me].step(st))
+        if teacher == "self":
+            pol = np.zeros(A, np.float32)
+            pol[action] = 1.0
+        return action, pol
+
+    samples, rets = record_hands(game, layout, hands, rng, decide)
+    return samples, rets, searches
 
 
 def train_mixed(model, main: dict, extra: dict | None, *, steps: int, extra_share: float,
@@ -286,12 +262,11 @@ def train_mixed(model, main: dict, extra: dict | None, *, steps: int, extra_shar
 # ------------------------------------------------------------------ rounds
 def _round(config, r: int) -> list[dict]:
     """Compute round ``r`` (its predecessors first if missing); returns its rows."""
-    import torch
 
     from solvers.bots import HeuristicBot
     from solvers.ismcts import ISMCTSBot
     from solvers.net.agents import NetworkBot
-    from solvers.net.model import PolicyValueNet, load_model, save_checkpoint
+    from solvers.net.model import save_checkpoint
     from solvers.net.selfplay import concat, evaluate_losses, load_samples, save_samples, size
 
     base = _base_params(config)
@@ -340,17 +315,8 @@ def _round(config, r: int) -> list[dict]:
     data_s = time.perf_counter() - t0
     # 2. training
     t0 = time.perf_counter()
-    old_threads = torch.get_num_threads()
-    torch.set_num_threads(config.threads)
-    try:
-        if prev is None:
-            model = PolicyValueNet(layout.size, layout.num_actions, layout.max_players,
-                                   hidden=config.hidden, blocks=config.blocks,
-                                   seed=_seed(config, 0, 0, 2000))
-            step0 = 0
-        else:
-            model, pcfg = load_model(prev)
-            step0 = int(pcfg["step"])
+    with _torch_threads(config.threads):
+        model, step0 = _start_model(config, layout, prev)
         tt = config.target_temperature if r > 0 else 1.0
         if size(new) == 0:
             raise RuntimeError(f"distill: round {r} recorded no samples (raise hands or "
@@ -379,8 +345,6 @@ def _round(config, r: int) -> list[dict]:
                                experiment_config=config_to_dict(config),
                                train_samples=size(main), losses_before=list(before),
                                losses_after=list(after), row=row)
-    finally:
-        torch.set_num_threads(old_threads)
     # 3. evaluation: the raw network against the heuristic
     return _evaluate_rows(config, base, row, path)
 

@@ -56,6 +56,7 @@ then not bit-identical.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import time
@@ -208,12 +209,37 @@ def _seed(config, *words) -> int:
     return int(ss.generate_state(1, np.uint64)[0] >> np.uint64(2))
 
 
+def _start_model(config, layout, prev):
+    """The network to train next and its step count: a fresh
+    :class:`~solvers.net.model.PolicyValueNet` (``config.hidden``,
+    ``config.blocks``, seeded) when ``prev`` is None, else the checkpoint
+    ``prev``'s network (shared by expert iteration and distillation)."""
+    from solvers.net.model import PolicyValueNet, load_model
+    if prev is None:
+        return PolicyValueNet(layout.size, layout.num_actions, layout.max_players,
+                              hidden=config.hidden, blocks=config.blocks,
+                              seed=_seed(config, 0, 0, 2000)), 0
+    model, pcfg = load_model(prev)
+    return model, int(pcfg["step"])
+
+
+@contextlib.contextmanager
+def _torch_threads(n: int):
+    """Run the block with torch on ``n`` threads, restoring the count after."""
+    import torch
+    old = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(old)
+
+
 def _generation(config, g: int) -> dict:
     """Compute generation ``g`` (its predecessors first if missing); returns its row."""
-    import torch
 
     from solvers.ismcts import ISMCTSBot
-    from solvers.net.model import PolicyValueNet, load_model, save_checkpoint
+    from solvers.net.model import save_checkpoint
     from solvers.net.search import NetISMCTSBot
     from solvers.net.selfplay import (concat, evaluate_losses, load_samples, play_hands,
                                       save_samples, size, train)
@@ -247,17 +273,8 @@ def _generation(config, g: int) -> dict:
     selfplay_s = time.perf_counter() - t0
     # 2. training
     t0 = time.perf_counter()
-    old_threads = torch.get_num_threads()
-    torch.set_num_threads(config.threads)
-    try:
-        if prev is None:
-            model = PolicyValueNet(layout.size, layout.num_actions, layout.max_players,
-                                   hidden=config.hidden, blocks=config.blocks,
-                                   seed=_seed(config, 0, 0, 2000))
-            step0 = 0
-        else:
-            model, pcfg = load_model(prev)
-            step0 = int(pcfg["step"])
+    with _torch_threads(config.threads):
+        model, step0 = _start_model(config, layout, prev)
         data = concat([load_samples(_data_path(config, h))
                        for h in range(max(0, g - config.replay + 1), g)] + [new])
         tt = config.target_temperature
@@ -272,8 +289,6 @@ def _generation(config, g: int) -> dict:
                                experiment_config=config_to_dict(config),
                                train_samples=size(data), losses_before=list(before),
                                losses_after=list(after))
-    finally:
-        torch.set_num_threads(old_threads)
     train_s = time.perf_counter() - t0
     # 3. evaluation: the raw network against the heuristic
     t0 = time.perf_counter()

@@ -28,7 +28,8 @@ import numpy as np
 
 from .features import FeatureLayout
 
-__all__ = ["play_hands", "concat", "save_samples", "load_samples", "train", "evaluate_losses"]
+__all__ = ["play_hand", "record_hands", "play_hands", "concat", "save_samples", "load_samples",
+           "train", "evaluate_losses"]
 
 _KEYS = ("indices", "values", "offsets", "mask", "policy", "value", "value_mask", "players",
          "seat")
@@ -39,39 +40,48 @@ def _chance(state, rng) -> int:
     return int(outcomes[rng.choice(len(outcomes), p=np.asarray(probs) / np.sum(probs))])
 
 
-def play_hands(game, layout: FeatureLayout, bots, hands: int, rng: np.random.Generator):
-    """Play ``hands`` hands of ``game`` with ``bots[seat]`` (search agents with a
-    ``search(state)`` method); returns ``(samples, returns float[hands, n])``."""
+def play_hand(game, rng: np.random.Generator, decide) -> np.ndarray:
+    """Play one hand of ``game``: chance draws from ``rng``, a decision with one
+    legal action is taken, and at every other decision ``decide(state, player)``
+    returns the action to play (it must not change ``state``). Returns the
+    hand's returns ``float64[n]``. The one hand loop of self-play, of
+    :func:`experiments.studies.distill.play_labelled` and of the label benchmark."""
+    st = game.new_initial_state()
+    while not st.is_terminal():
+        if st.is_chance_node():
+            st.apply_action(_chance(st, rng))
+            continue
+        legal = st.legal_actions()
+        if len(legal) == 1:
+            st.apply_action(legal[0])
+            continue
+        st.apply_action(int(decide(st, st.current_player())))
+    return np.asarray(st.returns(), np.float64)
+
+
+def record_hands(game, layout: FeatureLayout, hands: int, rng: np.random.Generator, decide):
+    """Play ``hands`` hands (:func:`play_hand`) with ``decide(state, player) ->
+    (action, policy)``: where ``policy`` (``float32[num_actions]``) is not None
+    a sample is recorded with it as the policy target (the player's features
+    and legal mask at ``state``, and once the hand is over every seat's scaled
+    return relative to the player as the value target). Returns ``(samples,
+    returns float[hands, n])``."""
     n = game.num_players()
     lo, hi = game.min_utility(), game.max_utility()
     A, V = layout.num_actions, layout.max_players
-    rows, rets = [], []
-    for _ in range(hands):
-        st = game.new_initial_state()
-        hand_rows = []
-        while not st.is_terminal():
-            if st.is_chance_node():
-                st.apply_action(_chance(st, rng))
-                continue
-            me = st.current_player()
-            legal = st.legal_actions()
-            if len(legal) == 1:
-                st.apply_action(legal[0])
-                continue
-            out = bots[me].search(st)
-            acts, vis = out[0], out[1]
-            pol = np.zeros(A, np.float32)
-            if vis.sum() > 0:
-                pol[acts] = vis / vis.sum()
-            else:                                   # no visit yet: the prior
-                pol[acts] = out[3] / out[3].sum()
+    rows, rets, hand_rows = [], [], []
+
+    def pick(st, me):
+        action, pol = decide(st, me)
+        if pol is not None:
             s = np.asarray(st.engine_state)
             idx, val, _ = layout.sparse(game, s, [me])
-            mask = layout.mask(game, s)[0]
-            hand_rows.append((idx, val, mask, pol, me))
-            best = np.flatnonzero(pol == pol.max())
-            st.apply_action(int(best[rng.integers(len(best))]))
-        ret = np.asarray(st.returns(), np.float64)
+            hand_rows.append((idx, val, layout.mask(game, s)[0], pol, me))
+        return action
+
+    for _ in range(hands):
+        hand_rows.clear()
+        ret = play_hand(game, rng, pick)
         rets.append(ret)
         scaled = (ret - lo) / (hi - lo)
         for idx, val, mask, pol, me in hand_rows:
@@ -82,6 +92,25 @@ def play_hands(game, layout: FeatureLayout, bots, hands: int, rng: np.random.Gen
                 vmask[r] = 1.0
             rows.append((idx, val, mask, pol, value, vmask, n, me))
     return _pack(rows, A, V), np.array(rets).reshape(hands, n)
+
+
+def play_hands(game, layout: FeatureLayout, bots, hands: int, rng: np.random.Generator):
+    """Play ``hands`` hands of ``game`` with ``bots[seat]`` (search agents with a
+    ``search(state)`` method); returns ``(samples, returns float[hands, n])``."""
+    A = layout.num_actions
+
+    def decide(st, me):
+        out = bots[me].search(st)
+        acts, vis = out[0], out[1]
+        pol = np.zeros(A, np.float32)
+        if vis.sum() > 0:
+            pol[acts] = vis / vis.sum()
+        else:                                   # no visit yet: the prior
+            pol[acts] = out[3] / out[3].sum()
+        best = np.flatnonzero(pol == pol.max())
+        return int(best[rng.integers(len(best))]), pol
+
+    return record_hands(game, layout, hands, rng, decide)
 
 
 def _pack(rows, A: int, V: int) -> dict:
