@@ -435,8 +435,9 @@ def main(argv=None) -> int:
                                                 "(default results/paper)")
     sp.add_argument("--dst", default=None, help="default paper/results")
     sp.add_argument("--only", nargs="+", metavar="STUDY", default=None,
-                    help="add (or replace) only these studies' results in the existing "
-                         "shipped folder, keeping the others byte for byte")
+                    help="add (or replace) only these studies' results (or bench/NAME: "
+                         "SRC/bench/NAME.json) in the existing shipped folder, keeping the "
+                         "others byte for byte")
     ck = sub.add_parser("check", help="compare the quick profile's estimates with the shipped "
                                       "paper results (exit 1 on disagreement)")
     ck.add_argument("--quick", default=None, help="quick results (default results/quick; run "

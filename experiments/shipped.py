@@ -195,13 +195,24 @@ def _finish(tmp: Path, dst: Path, info: dict) -> dict:
 
 def add(src: Path, studies, dst: Path = SHIPPED) -> dict:
     """Ship the finished paper-profile results of ``studies`` (names of folders of
-    ``src``) into the existing shipped folder ``dst``, replacing those studies
-    and keeping every other one byte for byte (``dst`` is verified first);
+    ``src``, or ``bench/NAME`` for the benchmark result ``src/bench/NAME.json``)
+    into the existing shipped folder ``dst``, replacing those and keeping every
+    other one byte for byte (``dst`` is verified first);
     ``shipped.json`` records each addition (studies, source, time, commit).
     Returns the new ``shipped.json`` record."""
     src, dst = Path(src), Path(dst)
     studies = list(studies)
     verify(dst)
+    benches = [s for s in studies if s.startswith("bench/")]
+    studies = [s for s in studies if not s.startswith("bench/")]
+    bad = [b for b in benches if not _bench_ok(src, b)]
+    if bad:
+        have = sorted(f"bench/{p.stem}" for p in (src / "bench").glob("*.json"))
+        raise FileNotFoundError(
+            f"no benchmark result to add for {bad} in {src / 'bench'} (a JSON file written by "
+            f"python -m experiments.bench.NAME --out, with its metadata; there: {have})")
+    if benches and not studies:
+        return _add_benches(src, benches, dst)
     missing = [s for s in studies if "@" in s or "/" in s
                or not (src / s / "metadata.json").is_file()]
     if missing or not studies:
@@ -230,6 +241,44 @@ def add(src: Path, studies, dst: Path = SHIPPED) -> dict:
     info["packed"] = now
     info.setdefault("added", []).append({"studies": studies, "source": _display(src),
                                          "packed": now, "packed_at_commit": git_commit()})
+    _finish(tmp, dst, info)
+    return _add_benches(src, benches, dst) if benches else info
+
+
+def _bench_ok(src: Path, name: str) -> bool:
+    """``bench/NAME``: ``src/bench/NAME.json`` exists and carries its metadata."""
+    stem = name[len("bench/"):]
+    f = src / "bench" / f"{stem}.json"
+    if not stem or "/" in stem or not f.is_file():
+        return False
+    try:
+        return "metadata" in json.loads(f.read_text())
+    except (OSError, ValueError):
+        return False
+
+
+def _bench_record(f: Path) -> dict:
+    meta = json.loads(f.read_text())["metadata"]
+    return {"git_commit": meta.get("git_commit"), "machine": meta.get("machine"),
+            "started": meta.get("started"), "finished": meta.get("finished")}
+
+
+def _add_benches(src: Path, benches: list[str], dst: Path) -> dict:
+    """Copy the benchmark results ``bench/NAME`` of ``src`` into ``dst/bench/``,
+    replacing those and keeping every other file byte for byte."""
+    tmp = dst.with_name(dst.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    shutil.copytree(dst, tmp)
+    info = json.loads((tmp / "shipped.json").read_text())
+    (tmp / "bench").mkdir(exist_ok=True)
+    for b in benches:
+        f = src / f"{b}.json"
+        shutil.copyfile(f, tmp / f"{b}.json")
+        info["results"][b] = _bench_record(f)
+    info["results"] = dict(sorted(info["results"].items()))
+    now = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
+    info.setdefault("added", []).append({"studies": benches, "source": _display(src),
+                                         "packed": now, "packed_at_commit": git_commit()})
     return _finish(tmp, dst, info)
 
 
@@ -252,11 +301,7 @@ def pack(src: Path, dst: Path = SHIPPED) -> dict:
     for f in sorted(bench.glob("*.json")) if bench.is_dir() else ():
         (tmp / "bench").mkdir(exist_ok=True)
         shutil.copyfile(f, tmp / "bench" / f.name)
-        meta = json.loads(f.read_text())["metadata"]
-        info["results"][f"bench/{f.stem}"] = {"git_commit": meta.get("git_commit"),
-                                              "machine": meta.get("machine"),
-                                              "started": meta.get("started"),
-                                              "finished": meta.get("finished")}
+        info["results"][f"bench/{f.stem}"] = _bench_record(f)
     return _finish(tmp, dst, info)
 
 

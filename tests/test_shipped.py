@@ -124,3 +124,30 @@ def test_add_replaces_only_the_named_studies(packed, tmp_path):
     (dst / "ladder" / "steps.csv").write_text("edited\n")
     with pytest.raises(shipped.ShippedResultsError, match="steps.csv"):
         shipped.add(new, ["rules_stats"], dst)      # a damaged destination is refused first
+
+
+def test_add_a_benchmark_result(packed, tmp_path):
+    """``ship --only bench/NAME``: one benchmark JSON goes in (new or replacing),
+    every other shipped file stays byte for byte; a file without metadata or a
+    missing one is refused, naming what is there."""
+    import json
+    _, dst, _ = packed
+    before = {p.relative_to(dst).as_posix(): p.read_bytes() for p in dst.rglob("*")
+              if p.is_file()}
+    new = tmp_path / "new"
+    (new / "bench").mkdir(parents=True)
+    doc = {"metadata": {"git_commit": "abc", "started": "t0"}, "result": {"x": 1}}
+    (new / "bench" / "cfr_large.json").write_text(json.dumps(doc))
+    (new / "bench" / "bare.json").write_text(json.dumps({"result": 1}))
+    with pytest.raises(FileNotFoundError, match=r"bench/bare.*bench/cfr_large"):
+        shipped.add(new, ["bench/bare"], dst)
+    with pytest.raises(FileNotFoundError, match=r"bench/nothing"):
+        shipped.add(new, ["bench/nothing"], dst)
+    info = shipped.add(new, ["bench/cfr_large"], dst)
+    after = {p.relative_to(dst).as_posix(): p.read_bytes() for p in dst.rglob("*")
+             if p.is_file()}
+    changed = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
+    assert changed - {"shipped.json", "README.md", shipped.MANIFEST} == {"bench/cfr_large.json"}
+    assert info["results"]["bench/cfr_large"]["git_commit"] == "abc"
+    assert info["added"][-1]["studies"] == ["bench/cfr_large"]
+    assert shipped.verify(dst) == len(after) - 1
