@@ -48,3 +48,43 @@ def test_command_line_writes_the_result(tmp_path, capsys):
     assert doc["result"]["checkpoints"][-1]["iteration"] == 4
     assert doc["metadata"]["config"]["game"] == "micro"
     assert "| 4 |" in capsys.readouterr().out
+
+
+def test_paper_macros_from_the_three_bench_files(tmp_path):
+    """Every CFR-at-scale macro is defined from the three benchmark files (the
+    flag on); with none of them, the flag is off and the macros are ``??``."""
+    from experiments.bench.cfr_large import paper_macros
+    from experiments.macros import MISSING, Macros
+    res = run(LargeSolveConfig(game="micro3", checkpoints=(2, 4), threads=1))
+    res.pop("tree", None)
+    bench = tmp_path / "bench"
+    bench.mkdir()
+    lite = [{"game": g, "ours_s": 1e-3, "liteefg_s": 9e-3, "speedup": s}
+            for g, s in (("leduc_poker", 8.3), ("micro3", 7.4), ("small", 45.1))]
+    timing = {"one_core": [[0.2, 0.2], [0.3, 0.3]], "blocks_on_T_threads": [[0.1, 0.2],
+                                                                           [0.2, 0.4]]}
+    multi = {"multicore": [{"preset": p, "histories": h, "speedup_vs_one_core": 1.9,
+                            "shared_fraction": 0.097, "all": timing}
+                           for p, h in (("medium3", 1499592), ("medium", 12728020))],
+             "floor": [{"preset": p, "one_core_over_floor": 2.6, "bytes_per_history": 496}
+                       for p in ("medium3", "medium")],
+             "bandwidth": {"triad_1_gbs": 11.7},
+             "capacity": {"bytes_per_history_solve": 97.0},
+             "estimates": [{"game": "micro3+pass_count=2", "histories": 1.0e9}]}
+    res["game"] = "micro3+pass_count=1"
+    for name, doc in (("cfr_scale", {"liteefg": lite, "liteefg_version": "1.0"}),
+                      ("cfr_scale_multicore", multi), ("cfr_large", res)):
+        (bench / f"{name}.json").write_text(json.dumps({"metadata": {}, "result": doc}))
+    m = Macros()
+    paper_macros(m, tmp_path, bench)
+    text = "\n".join(m.lines)
+    assert m.warnings == [] and MISSING not in text
+    assert r"\newif\ifCfrScale\CfrScaletrue" in text
+    assert r"\newcommand{\CfrScaleMediumThreeSpeedupLo}{1.50}" in text      # min(0.2/0.1, 0.3/0.2)
+    assert r"\newcommand{\CfrScalePresetSpeedupHi}{45}" in text
+    assert r"\newcommand{\CfrLargeIterations}{4}" in text
+    assert r"\newcommand{\CfrScaleNextGiB}{90}" in text                      # 1e9 * 97 / 2**30
+    empty = Macros()
+    paper_macros(empty, tmp_path, tmp_path / "nothing")
+    assert r"\newif\ifCfrScale  %" in "\n".join(empty.lines)
+    assert len(empty.warnings) > 20

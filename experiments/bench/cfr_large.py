@@ -42,7 +42,7 @@ import numpy as np
 
 from . import run_and_write
 
-__all__ = ["LargeSolveConfig", "QUICK", "run", "table", "main"]
+__all__ = ["LargeSolveConfig", "QUICK", "run", "table", "main", "paper_macros"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -155,6 +155,96 @@ def table(res: dict) -> str:
         lines.append(f"| {r['iteration']} | {r['solve_s']:.0f} | {r['nash_conv']:.4g} | "
                      f"{r['nash_conv_s']:.0f} | {r['peak_gib']:.1f} |")
     return "\n".join(lines)
+
+
+def paper_macros(m, results: Path, bench: Path) -> None:
+    """The paper's numbers of CFR at larger scale (:mod:`experiments.macros`), from
+    three benchmark files of ``bench``: ``cfr_scale.json`` (LiteEFG side by side,
+    :mod:`experiments.bench.cfr_scale`), ``cfr_scale_multicore.json`` (the
+    multi-core rows and the bandwidth floor, measured on an idle machine) and
+    ``cfr_large.json`` (this module). ``\\ifCfrScale`` is true when all three
+    are there (the quick profile runs none of them)."""
+    from ..macros import fixed, read_json, seconds, sci, thousands, tt
+    scale = lambda: read_json(bench / "cfr_scale.json")["result"]              # noqa: E731
+    multi = lambda: read_json(bench / "cfr_scale_multicore.json")["result"]    # noqa: E731
+    large = lambda: read_json(bench / "cfr_large.json")["result"]              # noqa: E731
+
+    def lite(game: str) -> dict:
+        return next(r for r in scale()["liteefg"] if r["game"] == game)
+
+    def core(preset: str) -> dict:
+        return next(r for r in multi()["multicore"] if r["preset"] == preset)
+
+    def floor(preset: str) -> dict:
+        return next(r for r in multi()["floor"] if r["preset"] == preset)
+
+    m.flag("CfrScale", lambda: scale() and multi() and large(),
+           "the CFR-at-scale benchmark results are there")
+    one = fixed(1)
+    m.add("CfrScaleLeducOursMs", lambda: 1e3 * lite("leduc_poker")["ours_s"], fixed(2),
+          "our CFR iteration on leduc_poker, ms")
+    m.add("CfrScaleLeducLiteMs", lambda: 1e3 * lite("leduc_poker")["liteefg_s"], fixed(2),
+          "LiteEFG's CFR iteration on leduc_poker, ms")
+    m.add("CfrScaleLeducSpeedup", lambda: lite("leduc_poker")["speedup"], one,
+          "LiteEFG time over ours, leduc_poker")
+    presets = lambda: [r["speedup"] for r in scale()["liteefg"]                # noqa: E731
+                       if r["game"] != "leduc_poker"]
+    m.add("CfrScalePresetSpeedupLo", lambda: min(presets()), fixed(0),
+          "smallest LiteEFG/ours ratio on our presets")
+    m.add("CfrScalePresetSpeedupHi", lambda: max(presets()), fixed(0),
+          "largest LiteEFG/ours ratio on our presets")
+    m.add("CfrScaleLiteVersion", lambda: scale()["liteefg_version"], str, "LiteEFG version")
+    for key, preset in (("MediumThree", "medium3"), ("Medium", "medium")):
+        m.add(f"CfrScale{key}Histories", lambda p=preset: core(p)["histories"], thousands,
+              f"histories of {preset}")
+        m.add(f"CfrScale{key}Speedup", lambda p=preset: core(p)["speedup_vs_one_core"],
+              fixed(2), f"2 threads over one core, {preset} (median of paired repeats)")
+        m.add(f"CfrScale{key}SpeedupLo", lambda p=preset: min(
+            o[0] / t[0] for o, t in zip(core(p)["all"]["one_core"],
+                                        core(p)["all"]["blocks_on_T_threads"])),
+            fixed(2), f"smallest paired speed-up, {preset}")
+        m.add(f"CfrScale{key}Repeats", lambda p=preset: len(core(p)["all"]["one_core"]), str,
+              f"paired repeats, {preset}")
+        m.add(f"CfrScale{key}OverFloor", lambda p=preset: floor(p)["one_core_over_floor"], one,
+              f"one-core ns per history over the bandwidth floor, {preset}")
+        m.add(f"CfrScale{key}Bytes", lambda p=preset: floor(p)["bytes_per_history"], fixed(0),
+              f"bytes touched per history and iteration, one core, {preset}")
+    m.add("CfrScaleSharedPct", lambda: 100 * core("medium3")["shared_fraction"], fixed(0),
+          "percent of medium3's decision histories in information sets spanning blocks")
+    m.add("CfrScaleTriadGBs", lambda: multi()["bandwidth"]["triad_1_gbs"], one,
+          "STREAM triad bandwidth, one thread, GB/s")
+    nxt = lambda: next(r for r in multi()["estimates"]                        # noqa: E731
+                       if r["game"] == large()["game"].replace("pass_count=1", "pass_count=2"))
+    m.add("CfrScaleNextHistories", lambda: nxt()["histories"], lambda x: sci(x, 1),
+          "Knuth estimate of the histories with two cards passed")
+    m.add("CfrScaleNextGiB", lambda: nxt()["histories"]
+          * multi()["capacity"]["bytes_per_history_solve"] / 2**30, fixed(0),
+          "GiB to solve it at the measured bytes per history")
+    m.add("CfrLargeGame", lambda: large()["game"], tt, "the largest solved game")
+    m.add("CfrLargeHistories", lambda: large()["histories"], thousands, "its histories")
+    m.add("CfrLargeHistoriesSci", lambda: large()["histories"], lambda x: sci(x, 2),
+          "its histories, scientific")
+    m.add("CfrLargeInfosets", lambda: large()["infosets"], thousands, "its information sets")
+    m.add("CfrLargeBuildS", lambda: large()["build_s"], seconds, "tree build seconds")
+    m.add("CfrLargeTreeGiB", lambda: large()["tree_gib"], one, "tree GiB")
+    m.add("CfrLargePeakGiB", lambda: large()["peak_gib"], one, "peak resident GiB of the run")
+    m.add("CfrLargeSolver", lambda: large()["solver"], tt, "solver")
+    m.add("CfrLargeThreads", lambda: large()["threads"], str, "threads")
+    m.add("CfrLargeIterS", lambda: large()["s_per_iteration"], seconds, "seconds per iteration")
+    m.add("CfrLargeIterations", lambda: large()["checkpoints"][-1]["iteration"], thousands,
+          "iterations run")
+    m.add("CfrLargeSolveMin", lambda: large()["checkpoints"][-1]["solve_s"] / 60, fixed(0),
+          "solve minutes (without the NashConv checkpoints)")
+    m.add("CfrLargeNashConv", lambda: large()["checkpoints"][-1]["nash_conv"],
+          lambda x: sci(x, 2), "NashConv of the average after the last iteration")
+    m.add("CfrLargeNashConvFirst", lambda: large()["checkpoints"][0]["nash_conv"],
+          lambda x: sci(x, 2), "NashConv at the first checkpoint")
+    m.add("CfrLargeNashConvFirstIt", lambda: large()["checkpoints"][0]["iteration"], str,
+          "iteration of the first checkpoint")
+    m.add("CfrLargeNashConvS", lambda: large()["checkpoints"][-1]["nash_conv_s"], seconds,
+          "seconds of one exact NashConv")
+    m.add("CfrLargeOverMedium", lambda: large()["histories"] / core("medium")["histories"],
+          one, "the largest solved tree over medium")
 
 
 def main(argv=None) -> int:
