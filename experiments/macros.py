@@ -48,7 +48,8 @@ SOURCES = ("experiments.bench.engine", "experiments.bench.sim", "experiments.ben
            "experiments.studies.rules_stats", "experiments.studies.passing_metagame",
            "experiments.studies.ladder", "experiments.bench.search", "experiments.studies.demo",
            "experiments.studies.cfr_convergence", "experiments.studies.cce",
-           "experiments.studies.passing_exact",
+           "experiments.studies.passing_exact", "experiments.studies.agent_exploitability",
+           "experiments.studies.abr",
            "experiments.macros")
 
 #: Player counts as they appear in macro names.

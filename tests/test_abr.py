@@ -122,3 +122,87 @@ def test_exact_gains_refuses_bad_input():
         exact_gains(game, "heuristic", "abr(target='heuristic')")
     with pytest.raises(ValueError, match="seat 7"):
         exact_gains(game, "heuristic", "abr", seats=[7])
+
+
+# ------------------------------------------------------------ the study in the paper
+def _abr_folder(root, gains: list[dict], exact: list[dict], config: dict) -> None:
+    """A hand-made ``abr`` result folder (``gains.csv``, ``exact.csv``, metadata)."""
+    import csv
+    import json
+    folder = root / "abr"
+    folder.mkdir(parents=True)
+    (folder / "metadata.json").write_text(json.dumps({"config": config}))
+    for name, rows in (("gains", gains), ("exact", exact)):
+        with open(folder / f"{name}.csv", "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(rows[0]))
+            w.writeheader()
+            w.writerows(rows)
+
+
+def _macro(tex: str, name: str) -> str:
+    import re
+    return re.search(rf"\\newcommand{{\\{name}}}{{(.*?)}}  %", tex, re.S).group(1)
+
+
+def test_abr_study_is_in_the_paper_with_a_small_quick_profile():
+    from experiments import macros, registry
+    from experiments.studies import abr as study
+    exp = registry.get("abr")
+    assert exp.reproduce and "experiments.studies.abr" in macros.SOURCES
+    quick = exp.config("quick")
+    # make reproduce: compiled targets only (no ISMCTS: the Python path takes minutes)
+    assert all(t == "heuristic" or t.startswith("convention(") for t in quick.targets)
+    assert quick.deals <= 2 and quick.players == (6,) and len(study.units(quick)) <= 3
+    assert exp.config("paper").targets == study.PAPER_TARGETS
+
+
+def test_abr_paper_macros_on_known_tables(tmp_path):
+    from experiments import macros
+    from experiments.studies import abr as study
+
+    def g(target, n, gain, lo, hi):
+        return {"target": target, "players": n, "deals": 30, "seats_per_deal": 2, "gain": gain,
+                "gain_lo": lo, "gain_hi": hi, "target_points": 6.0, "abr_points": 4.0,
+                "abr_ms_per_decision": 700.0}
+
+    def e(preset, target, br, abr, gap_lo=""):
+        return {"preset": preset, "target": target, "seeds": 3, "br_gain": br,
+                "abr_gain": abr, "abr_gain_lo": "", "abr_gain_hi": "", "gap": br - abr,
+                "gap_lo": gap_lo, "gap_hi": gap_lo}
+    conv = "convention(passing='{}')".format
+    gains = [g("heuristic", 6, 2.1, 0.07, 4.13), g("heuristic", 11, 1.98, -0.06, 4.03),
+             g(conv("low"), 6, 3.0, 1.0, 5.0), g(conv("expert"), 6, 0.5, -1.0, 2.0),
+             g(conv("low"), 11, 1.0, 0.2, 1.8), g(conv("expert"), 11, -0.3, -1.0, 0.4)]
+    exact = [e("micro_pass", "heuristic", 14.0, 12.6, 1.05), e("micro3", "heuristic", 6.0, 5.7),
+             e("micro3", conv("low"), 2.0, 1.0)]
+    cfg = {"deals": 30, "abr_params": "worlds=8", "exact_abr_params": "worlds=16",
+           "exact_seeds": 3}
+    _abr_folder(tmp_path, gains, exact, cfg)
+    m = macros.Macros()
+    study.paper_macros(m, tmp_path, tmp_path)
+    assert not m.warnings, m.warnings
+    tex = m.tex("test")
+    assert _macro(tex, "AbrSixHeuristicGain") == "2.10" and _macro(tex, "AbrWorlds") == "8"
+    assert _macro(tex, "AbrSixConvMax") == "\\texttt{low}"
+    assert _macro(tex, "AbrElevenConvMin") == "\\texttt{expert}"
+    assert _macro(tex, "AbrSixConvAbove") == "1" and _macro(tex, "AbrElevenConvAbove") == "1"
+    assert _macro(tex, "AbrConventionCount") == "2"
+    assert _macro(tex, "AbrExactShareMin") == "50"             # 1.0 of 2.0 against low
+    assert _macro(tex, "AbrExactGapMax") == "1.40"
+    assert _macro(tex, "AbrExactThreeGap") == "0.30"
+    for flag in ("Abr", "AbrEleven", "AbrConventions", "AbrExactTwo", "AbrExactThree",
+                 "AbrSixHeuristicSignificant"):
+        assert f"\\newif\\if{flag}\\{flag}true" in tex, flag
+    assert "\\newif\\ifAbrElevenHeuristicSignificant  %" in tex
+    rows = _macro(tex, "AbrRows")
+    assert rows.count("\\\\") == 6 and "convention \\texttt{low} & 6 & 3.00 & [1.00, 5.00]" in rows
+    ex = _macro(tex, "AbrExactRows")
+    assert "[1.05, 1.05]" in ex and ex.count("--") == 2       # no interval for one seed's gap
+
+    # No results: the flag is off and every macro is "not run", so the paper
+    # (under \ifAbr) builds without a ??.
+    m = macros.Macros()
+    study.paper_macros(m, tmp_path / "none", tmp_path)
+    tex = m.tex("test")
+    assert "\\newif\\ifAbr  %" in tex and "??" not in tex
+    assert _macro(tex, "AbrSixHeuristicGain") == "--"

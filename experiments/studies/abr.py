@@ -32,6 +32,7 @@ with its interval over seeds). Not part of ``make reproduce``:
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import spiel_game
 
@@ -39,7 +40,8 @@ from ..config import check_names
 from ..registry import Summary, Unit, register
 from ..stats import mean_ci
 
-__all__ = ["ABRStudyConfig", "PROFILES", "abr_spec", "units", "run_unit", "summarize"]
+__all__ = ["ABRStudyConfig", "PROFILES", "abr_spec", "units", "run_unit", "summarize",
+           "paper_macros"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -71,10 +73,26 @@ class ABRStudyConfig:
         check_names("preset", self.exact_presets, sorted(spiel_game.PRESETS))
 
 
+#: The paper's targets: the heuristic and the passing conventions of the
+#: 11-player metagame (:data:`experiments.studies.passing_metagame.QUICK_11_CONVENTIONS`).
+PAPER_TARGETS = ("heuristic",) + tuple(f"convention(passing={c!r})"
+                                       for c in ("dump_points", "void_short", "low", "expert"))
+
 PROFILES = {
-    # heuristic and ISMCTS(100) at 6 and 11 players, 20 deals; the four reduced decks.
-    "quick": ABRStudyConfig(),
-    "paper": ABRStudyConfig(deals=100, exact_seeds=10),
+    # Seconds, for make reproduce: the heuristic at 6 players, 2 duplicate deals x
+    # 1 ABR seat with 2 worlds; the exact check on micro_pass, one seed. (The
+    # dataclass defaults, with ISMCTS(100) as a target, take many minutes.)
+    "quick": ABRStudyConfig(targets=("heuristic",), players=(6,), deals=2, deals_per_unit=2,
+                            rotations=1, abr_params="worlds=2", exact_presets=("micro_pass",),
+                            exact_seeds=1),
+    # The paper: the heuristic and four passing conventions (compiled targets,
+    # one-step lookahead playouts), 30 duplicate deals x 2 ABR seats at 6 and 11
+    # players; exact validation on the two reduced decks with passing.
+    # ISMCTS as a target (the Python path, minutes per deal) is measured
+    # separately (README).
+    "paper": ABRStudyConfig(targets=PAPER_TARGETS, deals=30, rotations=2,
+                            abr_params="worlds=8", exact_presets=("micro_pass", "micro3"),
+                            exact_targets=PAPER_TARGETS, exact_seeds=3),
 }
 
 
@@ -178,4 +196,188 @@ def summarize(config: ABRStudyConfig, rows) -> Summary:
 
 register("abr", ABRStudyConfig, units, run_unit, summarize, profiles=PROFILES,
          description="approximate best response: lower bounds on the agents' exploitability "
-                     "(issue 17)", reproduce=False)
+                     "(issue 17)", reproduce=True)
+
+
+def _target_name(target: str) -> str:
+    """``heuristic`` -> ``heuristic``; ``convention(passing='low')`` -> ``low``; other
+    specs as they are."""
+    import re
+    hit = re.fullmatch(r"convention\(passing=['\"](\w+)['\"]\)", target)
+    return hit.group(1) if hit else target
+
+
+def paper_macros(m, results: Path, bench: Path) -> None:
+    """The paper's numbers from ``abr/`` (:mod:`experiments.macros`): the run's size
+    (deals, ABR seats per deal, worlds, exact seeds), per player count the ABR's
+    gain over the heuristic with its 95% interval, points and time per decision;
+    over the passing conventions (under ``\\ifAbrConventions``) the largest and
+    smallest gain and how many intervals lie above zero; the exact validation
+    (per reduced deal, named by its player count, under ``\\ifAbrExact<Count>``:
+    the heuristic's exact best-response gain, the ABR's and the gap; over every
+    preset and target the largest gap and the smallest share of the exact gain the
+    ABR reaches); and the rows of the two tables. Everything is under
+    ``\\ifAbr`` (results present), ``\\ifAbrEleven`` (11 players run)."""
+    import re
+
+    from ..macros import (WORDS, fixed, interval, names, read_csv, read_json, signed,
+                          tex_text, thousands, tt)
+    folder = results / "abr"
+    cache: dict = {}
+
+    def cfg() -> dict:
+        return read_json(folder / "metadata.json")["config"]
+
+    def table(name: str) -> list[dict]:
+        if name not in cache:
+            cache[name] = read_csv(folder / f"{name}.csv")
+        return cache[name]
+
+    def gains(n: int | None = None, conventions: bool | None = None) -> list[dict]:
+        """Rows of ``gains.csv`` at ``n`` players (None: any); ``conventions``: only
+        the passing conventions (True) or only the others (False)."""
+        return [r for r in table("gains")
+                if (n is None or int(r["players"]) == n)
+                and (conventions is None
+                     or r["target"].startswith("convention(") == conventions)]
+
+    def one(n: int, target: str) -> dict:
+        out = [r for r in gains(n) if r["target"] == target]
+        if len(out) != 1:
+            raise ValueError(f"{len(out)} rows for {target} at {n} players")
+        return out[0]
+
+    def worlds(params: str) -> int:
+        hit = re.search(r"worlds\s*=\s*(\d+)", params)
+        if not hit:
+            raise ValueError(f"no worlds= in {params!r}")
+        return int(hit.group(1))
+
+    def exact(n: int | None = None) -> list[dict]:
+        """Rows of ``exact.csv`` of presets with ``n`` players (None: any)."""
+        return [r for r in table("exact")
+                if n is None or spiel_game.PRESETS[r["preset"]]["players"] == n]
+
+    def present(get) -> bool:
+        try:
+            return bool(get())
+        except (OSError, KeyError, ValueError):
+            return False
+
+    two = fixed(2)
+    f = lambda r, c: float(r[c])                                      # noqa: E731
+    m.flag("Abr", lambda: bool(gains()), "the ABR study's results are present")
+    m.flag("AbrEleven", lambda: bool(gains(11)), "the ABR ran at 11 players")
+    conv = present(lambda: gains(conventions=True))
+    m.flag("AbrConventions", lambda: conv, "the ABR ran against passing conventions")
+    on = present(gains)
+    for name, get, fmt, what in (
+            ("AbrDeals", lambda: cfg()["deals"], thousands, "duplicate deals per target"),
+            ("AbrSeats", lambda: max(int(r["seats_per_deal"]) for r in gains()), str,
+             "ABR seats per deal"),
+            ("AbrWorlds", lambda: worlds(cfg()["abr_params"]), str, "worlds per decision"),
+            ("AbrExactWorlds", lambda: worlds(cfg()["exact_abr_params"]), str,
+             "worlds per decision in the exact check"),
+            ("AbrExactSeeds", lambda: cfg()["exact_seeds"], str, "seeds of the exact check"),
+            ("AbrExactDeals", lambda: list(dict.fromkeys(r["preset"] for r in exact())), names,
+             "the reduced deals of the exact check"),
+            ("AbrExactGapMax", lambda: max(f(r, "gap") for r in exact()), two,
+             "largest gap between the exact BR gain and the ABR's (presets x targets)"),
+            ("AbrExactShareMin", lambda: min(100 * f(r, "abr_gain") / f(r, "br_gain")
+                                             for r in exact() if f(r, "br_gain") > 0),
+             lambda x: f"{x:.0f}", "smallest ABR gain as a percentage of the exact one")):
+        if on:
+            m.add(name, get, fmt, what)
+        else:
+            m.not_run(name, what)
+    for n in (6, 11):
+        w = f"Abr{WORDS[n]}"
+        ran = present(lambda n=n: gains(n))
+        for name, col, fmt, what in (
+                ("HeuristicGain", "gain", signed, "ABR gain over the heuristic"),
+                ("HeuristicLo", "gain_lo", signed, "its 95% lo"),
+                ("HeuristicHi", "gain_hi", signed, "its 95% hi"),
+                ("HeuristicTarget", "target_points", two, "the heuristic's points in the seat"),
+                ("HeuristicAbr", "abr_points", two, "the ABR's points in the seat"),
+                ("HeuristicMs", "abr_ms_per_decision", lambda x: f"{float(x):.0f}",
+                 "ABR ms per decision")):
+            if ran:
+                m.add(w + name, lambda c=col, n=n: one(n, "heuristic")[c], fmt,
+                      f"{what} ({n} players)")
+            else:
+                m.not_run(w + name, f"{what} ({n} players)")
+        m.flag(f"{w}HeuristicSignificant",
+               lambda n=n: float(one(n, "heuristic")["gain_lo"]) > 0,
+               f"the ABR's gain over the heuristic at {n} players has its interval above 0")
+        hit = conv and present(lambda n=n: gains(n, True))
+
+        def ext(n, pick):
+            return pick(gains(n, True), key=lambda r: f(r, "gain"))
+        for name, get, fmt, what in (
+                ("ConvMax", lambda n: _target_name(ext(n, max)["target"]), tt,
+                 "the convention with the largest ABR gain"),
+                ("ConvMaxGain", lambda n: ext(n, max)["gain"], signed, "its gain"),
+                ("ConvMaxLo", lambda n: ext(n, max)["gain_lo"], signed, "its 95% lo"),
+                ("ConvMaxHi", lambda n: ext(n, max)["gain_hi"], signed, "its 95% hi"),
+                ("ConvMin", lambda n: _target_name(ext(n, min)["target"]), tt,
+                 "the convention with the smallest ABR gain"),
+                ("ConvMinGain", lambda n: ext(n, min)["gain"], signed, "its gain"),
+                ("ConvMinLo", lambda n: ext(n, min)["gain_lo"], signed, "its 95% lo"),
+                ("ConvMinHi", lambda n: ext(n, min)["gain_hi"], signed, "its 95% hi"),
+                ("ConvAbove", lambda n: sum(f(r, "gain_lo") > 0 for r in gains(n, True)), str,
+                 "conventions whose interval lies above zero")):
+            if hit:
+                m.add(w + name, lambda g=get, n=n: g(n), fmt, f"{what} ({n} players)")
+            else:
+                m.not_run(w + name, f"{what} ({n} players)")
+    for name, get, fmt, what in (
+            ("AbrConventionCount", lambda: len({r["target"] for r in gains(conventions=True)}),
+             str, "passing conventions as targets"),
+            ("AbrConventionNames",
+             lambda: [_target_name(t) for t in dict.fromkeys(r["target"]
+                                                              for r in gains(conventions=True))],
+             names, "the conventions")):
+        if conv:
+            m.add(name, get, fmt, what)
+        else:
+            m.not_run(name, what)
+    for n in (2, 3):
+        w = f"AbrExact{WORDS[n]}"
+        ran = present(lambda n=n: [r for r in exact(n) if r["target"] == "heuristic"])
+        m.flag(w, lambda r=ran: r, f"the exact check ran against the heuristic with {n} players")
+
+        def heur(n):
+            rows = [r for r in exact(n) if r["target"] == "heuristic"]
+            if len(rows) != 1:
+                raise ValueError(f"{len(rows)} exact rows of the heuristic with {n} players")
+            return rows[0]
+        for name, get, fmt, what in (
+                ("Deal", lambda n: heur(n)["preset"], tt, "the reduced deal"),
+                ("Br", lambda n: heur(n)["br_gain"], two, "exact BR gain against the heuristic"),
+                ("Abr", lambda n: heur(n)["abr_gain"], two, "the ABR's exact gain"),
+                ("Gap", lambda n: heur(n)["gap"], two, "their gap")):
+            if ran:
+                m.add(w + name, lambda g=get, n=n: g(n), fmt, f"{what} ({n} players)")
+            else:
+                m.not_run(w + name, f"{what} ({n} players)")
+
+    def gain_line(r: dict) -> str:
+        t = _target_name(r["target"])
+        label = "heuristic" if t == "heuristic" else f"convention {tt(t)}"
+        return " & ".join([label, r["players"], signed(r["gain"]),
+                           interval(r["gain_lo"], r["gain_hi"]), two(r["target_points"]),
+                           two(r["abr_points"]), f"{float(r['abr_ms_per_decision']):.0f}"])
+
+    def exact_line(r: dict) -> str:
+        t = _target_name(r["target"])
+        ci = "--" if r["gap_lo"] in ("", "nan") else interval(r["gap_lo"], r["gap_hi"])
+        return " & ".join([tt(r["preset"]), tex_text(t) if t == "heuristic" else tt(t),
+                           two(r["br_gain"]), two(r["abr_gain"]), two(r["gap"]), ci])
+    if on:
+        m.add_rows("AbrRows", lambda: gains(), gain_line,
+                   "table rows: ABR gain per target and player count")
+        m.add_rows("AbrExactRows", lambda: exact(), exact_line,
+                   "table rows: exact BR gain, ABR gain and gap per preset and target")
+    else:
+        m.not_run("AbrRows", "table rows of the ABR gains")
+        m.not_run("AbrExactRows", "table rows of the exact check")
