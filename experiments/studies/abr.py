@@ -226,7 +226,7 @@ def paper_macros(m, results: Path, bench: Path) -> None:
     import re
 
     from ..macros import (WORDS, fixed, interval, names, read_csv, read_json, signed,
-                          tex_text, thousands, tt)
+                          thousands, tt)
     folder = results / "abr"
     cache: dict = {}
 
@@ -366,17 +366,21 @@ def paper_macros(m, results: Path, bench: Path) -> None:
             else:
                 m.not_run(w + name, f"{what} ({n} players)")
 
+    def label(target: str) -> str:
+        """``heuristic``, ``convention \\texttt{low}``, or the spec in typewriter."""
+        t = _target_name(target)
+        if t == "heuristic":
+            return t
+        return f"convention {tt(t)}" if t != target else tt(t)
+
     def gain_line(r: dict) -> str:
-        t = _target_name(r["target"])
-        label = "heuristic" if t == "heuristic" else f"convention {tt(t)}"
-        return " & ".join([label, r["players"], signed(r["gain"]),
+        return " & ".join([label(r["target"]), r["players"], signed(r["gain"]),
                            interval(r["gain_lo"], r["gain_hi"]), two(r["target_points"]),
                            two(r["abr_points"]), f"{float(r['abr_ms_per_decision']):.0f}"])
 
     def exact_line(r: dict) -> str:
-        t = _target_name(r["target"])
         ci = "--" if r["gap_lo"] in ("", "nan") else interval(r["gap_lo"], r["gap_hi"])
-        return " & ".join([tt(r["preset"]), tex_text(t) if t == "heuristic" else tt(t),
+        return " & ".join([tt(r["preset"]), label(r["target"]),
                            two(r["br_gain"]), two(r["abr_gain"]), two(r["gap"]), ci])
     if on:
         m.add_rows("AbrRows", lambda: gains(), gain_line,
