@@ -241,6 +241,15 @@ def paper_macros(m, results: Path, bench: Path) -> None:
           lambda x: sci(x, 2), "NashConv at the first checkpoint")
     m.add("CfrLargeNashConvFirstIt", lambda: large()["checkpoints"][0]["iteration"], str,
           "iteration of the first checkpoint")
+    low = lambda: min(large()["checkpoints"], key=lambda r: r["nash_conv"])   # noqa: E731
+    m.add("CfrLargeNashConvMin", lambda: low()["nash_conv"], lambda x: sci(x, 2),
+          "the lowest NashConv at a checkpoint")
+    m.add("CfrLargeNashConvMinIt", lambda: low()["iteration"], thousands,
+          "the iteration of the lowest NashConv")
+    m.flag("CfrLargeMonotone", lambda: all(
+        a["nash_conv"] >= b["nash_conv"] for a, b in zip(large()["checkpoints"],
+                                                         large()["checkpoints"][1:])),
+           "NashConv fell at every checkpoint of the large solve")
     m.add("CfrLargeNashConvS", lambda: large()["checkpoints"][-1]["nash_conv_s"], seconds,
           "seconds of one exact NashConv")
     m.add("CfrLargeOverMedium", lambda: large()["histories"] / core("medium")["histories"],
