@@ -71,7 +71,7 @@ def test_paper_macros_from_the_three_bench_files(tmp_path):
              "bandwidth": {"triad_1_gbs": 11.7},
              "capacity": {"bytes_per_history_solve": 97.0},
              "estimates": [{"game": "micro3+pass_count=2", "histories": 1.0e9}]}
-    res["game"] = "micro3+pass_count=1"
+    res["game"] = "micro3+pass_count=1"       # the rules of the preset micro3
     for name, doc in (("cfr_scale", {"liteefg": lite, "liteefg_version": "1.0"}),
                       ("cfr_scale_multicore", multi), ("cfr_large", res)):
         (bench / f"{name}.json").write_text(json.dumps({"metadata": {}, "result": doc}))
@@ -83,6 +83,7 @@ def test_paper_macros_from_the_three_bench_files(tmp_path):
     assert r"\newcommand{\CfrScaleMediumThreeSpeedupLo}{1.50}" in text      # min(0.2/0.1, 0.3/0.2)
     assert r"\newcommand{\CfrScalePresetSpeedupHi}{45}" in text
     assert r"\newcommand{\CfrLargeIterations}{4}" in text
+    assert r"\CfrLargeGame}{\texttt{micro3 (micro3+pass" in text     # named by its preset
     assert r"\newcommand{\CfrScaleNextGiB}{90}" in text                      # 1e9 * 97 / 2**30
     empty = Macros()
     paper_macros(empty, tmp_path, tmp_path / "nothing")

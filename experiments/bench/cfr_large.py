@@ -2,8 +2,9 @@
 flat tree, run a CFR variant on it, and compute its exact NashConv at
 checkpoints, with the time and the peak memory of every step.
 
-Default game: ``medium3+pass_count=1`` (three players, hidden hands, one card
-passed; about 5.6e7 histories by :func:`experiments.bench.cfr_scale.estimate_histories`).
+Default game: the preset ``large3`` (``medium3+pass_count=1``: three players,
+hidden hands, one card passed; 52,732,526 histories, 5.6e7 by
+:func:`experiments.bench.cfr_scale.estimate_histories`).
 Measured and written (JSON, with the config, seed, versions and commit):
 
 * the tree: histories, information sets, sequences, build seconds, the
@@ -22,7 +23,7 @@ Heavy (tens of minutes, several GiB): never part of ``make test`` or
 ``make reproduce``; ``--quick`` runs the same steps on ``small3`` in seconds
 (what the tests run)::
 
-    python -m experiments.bench.cfr_large [--game medium3+pass_count=1]
+    python -m experiments.bench.cfr_large [--game large3]
         [--solver CFR+] [--checkpoints 10 25 50 100 200] [--threads 2]
         [--state DIR] [--out FILE] [--quick]
 """
@@ -47,7 +48,7 @@ __all__ = ["LargeSolveConfig", "QUICK", "run", "table", "main", "paper_macros"]
 
 @dataclasses.dataclass(frozen=True)
 class LargeSolveConfig:
-    game: str = "medium3+pass_count=1"
+    game: str = "large3"           # = medium3+pass_count=1
     solver: str = "CFR+"
     checkpoints: tuple[int, ...] = (10, 25, 50, 100, 200)
     threads: int = 2
@@ -220,7 +221,17 @@ def paper_macros(m, results: Path, bench: Path) -> None:
     m.add("CfrScaleNextGiB", lambda: nxt()["histories"]
           * multi()["capacity"]["bytes_per_history_solve"] / 2**30, fixed(0),
           "GiB to solve it at the measured bytes per history")
-    m.add("CfrLargeGame", lambda: large()["game"], tt, "the largest solved game")
+    def game_name() -> str:
+        """The solved game as a preset's name when one has its rules, else as given."""
+        import spiel_game
+
+        from .cfr_scale import _load
+        params = _load(large()["game"]).get_parameters()
+        same = [k for k in spiel_game.PRESETS
+                if spiel_game.load(k).get_parameters() == params and k != large()["game"]]
+        return f"{same[0]} ({large()['game']})" if same else large()["game"]
+
+    m.add("CfrLargeGame", game_name, tt, "the largest solved game")
     m.add("CfrLargeHistories", lambda: large()["histories"], thousands, "its histories")
     m.add("CfrLargeHistoriesSci", lambda: large()["histories"], lambda x: sci(x, 2),
           "its histories, scientific")
