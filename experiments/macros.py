@@ -49,7 +49,7 @@ SOURCES = ("experiments.bench.engine", "experiments.bench.sim", "experiments.ben
            "experiments.studies.ladder", "experiments.bench.search", "experiments.studies.demo",
            "experiments.studies.cfr_convergence", "experiments.studies.cce",
            "experiments.studies.passing_exact", "experiments.studies.agent_exploitability",
-           "experiments.studies.abr",
+           "experiments.studies.abr", "experiments.bench.cfr_large",
            "experiments.macros")
 
 #: Player counts as they appear in macro names.
