@@ -230,17 +230,6 @@ def _global_rngs(seed: int | None):
         torch.set_rng_state(torch_state)
 
 
-@contextlib.contextmanager
-def _torch_threads(n: int):
-    import torch
-    old = torch.get_num_threads()
-    torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(old)
-
-
 def _device(name: str) -> str:
     import torch
     if name == "auto":
@@ -415,7 +404,8 @@ def train(config: TrainConfig, *, progress=None) -> TrainResult:
     t0 = time.perf_counter()
     curve: list[dict] = []
     eval_seed = _sub_seed(config.seed, 1)
-    with _torch_threads(config.threads), _global_rngs(_sub_seed(config.seed, 2)):
+    from .net.model import torch_threads
+    with torch_threads(config.threads), _global_rngs(_sub_seed(config.seed, 2)):
         agents = _make_agents(config, n, input_size, num_actions, device)
         nets = [_policy_net(a, config.algorithm) for a in agents]
         # OpenSpiel reseeds the global generators when it builds a network: seed them

@@ -68,7 +68,7 @@ import numpy as np
 from ..config import ConfigError, config_to_dict
 from ..registry import Summary, Unit, register
 from .expert_iteration import (_base_params, _folder, _layout, _load, _seed, _start_model,
-                               _torch_threads, _valid_files,
+                               _valid_files,
                                _weights_sha256)
 from .expert_iteration import _hash as _ei_hash
 
@@ -315,7 +315,8 @@ def _round(config, r: int) -> list[dict]:
     data_s = time.perf_counter() - t0
     # 2. training
     t0 = time.perf_counter()
-    with _torch_threads(config.threads):
+    from solvers.net.model import torch_threads
+    with torch_threads(config.threads):
         model, step0 = _start_model(config, layout, prev)
         tt = config.target_temperature if r > 0 else 1.0
         if size(new) == 0:

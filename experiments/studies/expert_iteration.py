@@ -56,7 +56,6 @@ then not bit-identical.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import hashlib
 import time
@@ -223,18 +222,6 @@ def _start_model(config, layout, prev):
     return model, int(pcfg["step"])
 
 
-@contextlib.contextmanager
-def _torch_threads(n: int):
-    """Run the block with torch on ``n`` threads, restoring the count after."""
-    import torch
-    old = torch.get_num_threads()
-    torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(old)
-
-
 def _generation(config, g: int) -> dict:
     """Compute generation ``g`` (its predecessors first if missing); returns its row."""
 
@@ -273,7 +260,8 @@ def _generation(config, g: int) -> dict:
     selfplay_s = time.perf_counter() - t0
     # 2. training
     t0 = time.perf_counter()
-    with _torch_threads(config.threads):
+    from solvers.net.model import torch_threads
+    with torch_threads(config.threads):
         model, step0 = _start_model(config, layout, prev)
         data = concat([load_samples(_data_path(config, h))
                        for h in range(max(0, g - config.replay + 1), g)] + [new])

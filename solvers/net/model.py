@@ -23,6 +23,7 @@ RNG). Checkpoints: :func:`save_checkpoint` / :func:`load_model`
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import numpy as np
@@ -33,7 +34,7 @@ from .checkpoint import git_commit, read_checkpoint, versions, write_checkpoint
 from .features import FeatureLayout
 
 __all__ = ["PolicyValueNet", "losses", "to_batch", "sharpen", "save_checkpoint", "load_model",
-           "pick_device"]
+           "pick_device", "torch_threads"]
 
 
 def pick_device(device: str = "cpu") -> torch.device:
@@ -155,3 +156,15 @@ def load_model(path, device="cpu") -> tuple[PolicyValueNet, dict]:
 
 def model_sizes() -> tuple[str, ...]:
     return ("input_size", "num_actions", "max_players", "hidden", "blocks")
+
+
+@contextlib.contextmanager
+def torch_threads(n: int):
+    """Run the block with torch on ``n`` threads, restoring the count after (the
+    training steps of expert iteration, distillation and OpenSpiel's RL baselines)."""
+    old = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(old)
