@@ -98,7 +98,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from .config import config_to_dict, fingerprint, load_config_file
-from .metadata import metadata
+from .metadata import git_commit, metadata
 from .registry import Experiment, Summary, Unit, UnitOutput, get
 
 __all__ = ["run", "load", "resolve", "RunResult", "RunError", "RunInterrupted",
@@ -900,7 +900,8 @@ def _run_steps(exp, profile, config, units, run_dir, manifest, fresh, backend, a
     now = dt.datetime.now(dt.UTC)
     sessions = list(old.get("sessions", []))
     sessions.append({"started": now.isoformat(), "backend": backend,
-                     "workers": workers, "address": address})
+                     "workers": workers, "address": address, "git_commit": git_commit(),
+                     "units_to_run": len(units) - len(done)})
     manifest["started"] = old.get("started", now.isoformat())
     manifest["sessions"] = sessions
     _atomic_write(run_dir / "run.json", _sealed(manifest))
@@ -983,6 +984,10 @@ def _run_steps(exp, profile, config, units, run_dir, manifest, fresh, backend, a
                  "address": address, "workers": workers, "units": len(units),
                  "units_run_this_session": len(todo), "seconds_this_session": round(elapsed, 3),
                  "sessions": len(sessions), "fingerprint": manifest["fingerprint"],
+                 # git_commit above is the code that wrote this summary; the units
+                 # were computed by the sessions that ran them, at these commits
+                 "session_commits": [x.get("git_commit") for x in sessions
+                                     if x.get("units_to_run", 1)],
                  "rows": len(table), "files": written, "sha256": digests,
                  "host": socket.gethostname()})
     _atomic_write(run_dir / "metadata.json", _sealed(meta))

@@ -166,6 +166,12 @@ def test_resume_recomputes_only_missing_shards(tmp_path):
     assert again.metadata["units_run_this_session"] == len(shards[::3])
     assert files(again.path) == before
     assert again.metadata["sessions"] == 2
+    # each session that computed units records the commit it ran at
+    from experiments.metadata import git_commit
+    assert again.metadata["session_commits"] == [git_commit(), git_commit()]
+    manifest = json.loads((again.path / "run.json").read_text())
+    assert [x["units_to_run"] for x in manifest["sessions"]] == [len(shards),
+                                                                 len(shards[::3])]
 
 
 def test_attachments_and_the_run_root_reach_worker_processes(tmp_path, monkeypatch):
