@@ -203,6 +203,14 @@ class Macros:
         self.count += 1
         self.lines.append(f"\\newcommand{{\\{name}}}{{--}}  % not run: {what}")
 
+    def add_if(self, ran: bool, name: str, getter: Callable[[], object], fmt: Callable = str,
+               what: str = "") -> None:
+        """:meth:`add` when the configuration ``ran``, else :meth:`not_run`."""
+        if ran:
+            self.add(name, getter, fmt, what)
+        else:
+            self.not_run(name, what)
+
     def flag(self, name: str, getter: Callable[[], bool], what: str) -> None:
         """``\\newif\\if<name>``, true when ``getter()`` is (false when it fails)."""
         try:

@@ -9,3 +9,30 @@ if str(ROOT) not in sys.path:
 import spiel_game  # noqa: E402,F401  (registers the game)
 
 IN_CI = os.environ.get("CI") == "true"
+
+
+def paper_figure(name: str):
+    """``main`` of the paper's figure script ``paper/figures/<name>.py``."""
+    import importlib.util
+    path = ROOT / "paper" / "figures" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"{name}_figure", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.main
+
+
+def check_figure_and_macros(name: str, study, results: Path, tmp_path: Path) -> str:
+    """A study's paper figure and macros from ``results`` (a folder holding the
+    study's profile folder ``name``): the figure is drawn, a folder without the
+    results draws nothing and still exits 0, and every macro is defined.
+    Returns the macros' TeX."""
+    from experiments import macros
+    figure = paper_figure(name)
+    assert figure([str(results), str(tmp_path / "fig")]) == 0
+    assert (tmp_path / "fig" / f"{name}.png").stat().st_size > 0
+    assert figure([str(tmp_path / "missing"), str(tmp_path / "fig2")]) == 0
+    assert not (tmp_path / "fig2").exists()
+    m = macros.Macros()
+    study.paper_macros(m, results, tmp_path)
+    assert not m.warnings, m.warnings
+    return m.tex("test")

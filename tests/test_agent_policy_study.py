@@ -5,28 +5,19 @@ rows whose answers are known, and missing results."""
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
 import re
 import shutil
 from pathlib import Path
 
 import pytest
+from conftest import check_figure_and_macros
 
 from experiments import macros, registry, runner
 from experiments.config import ConfigError
 from experiments.studies import agent_exploitability as study
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def _figure_main():
-    """``main`` of the paper's figure script ``paper/figures/agent_exploitability.py``."""
-    path = ROOT / "paper" / "figures" / "agent_exploitability.py"
-    spec = importlib.util.spec_from_file_location("agent_exploitability_figure", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod.main
 
 
 def _value(tex: str, name: str) -> str:
@@ -55,16 +46,7 @@ def test_small_run_figure_and_macros_end_to_end(tmp_path):
     rows = res.rows
     assert set(rows.kind) == {"cfr", "ismcts", "reference"}
     shutil.move(res.path, out / "agent_exploitability")     # the profile's folder name
-    figure = _figure_main()
-    assert figure([str(out), str(tmp_path / "fig")]) == 0
-    assert (tmp_path / "fig" / "agent_exploitability.png").stat().st_size > 0
-    assert figure([str(tmp_path / "missing"), str(tmp_path / "fig2")]) == 0
-    assert not (tmp_path / "fig2").exists()
-
-    m = macros.Macros()
-    study.paper_macros(m, out, tmp_path)
-    assert not m.warnings, m.warnings
-    tex = m.tex("test")
+    tex = check_figure_and_macros("agent_exploitability", study, out, tmp_path)
     ref = rows[rows.kind == "reference"].set_index("agent").nash_conv
     ism = rows[rows.kind == "ismcts"].sort_values("budget")
     cfr = rows[rows.kind == "cfr"].sort_values("budget")

@@ -9,6 +9,7 @@ import itertools
 import numpy as np
 import pyspiel
 import pytest
+from conftest import check_figure_and_macros
 
 import spiel_game
 from solvers.cfr.best_response import best_response, nash_conv, policy_values
@@ -249,17 +250,6 @@ def test_bad_input_is_refused_with_a_clear_message():
         run_cce(tree, "CFR", 3, [0, 3])
 
 
-def _figure_main():
-    """``main`` of the paper's figure script ``paper/figures/cce.py``."""
-    import importlib.util
-    from pathlib import Path
-    path = Path(__file__).resolve().parent.parent / "paper" / "figures" / "cce.py"
-    spec = importlib.util.spec_from_file_location("cce_figure", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod.main
-
-
 def test_cce_study_figure_and_macros_end_to_end(tmp_path):
     import re
 
@@ -267,7 +257,6 @@ def test_cce_study_figure_and_macros_end_to_end(tmp_path):
     from experiments.config import ConfigError
     from experiments.studies import cce as study
 
-    figure = _figure_main()
     assert registry.get("cce").reproduce and "experiments.studies.cce" in macros.SOURCES
     with pytest.raises(ConfigError, match="unknown deal 'nope'"):
         study.CCEConfig(deals=("nope",))
@@ -293,15 +282,8 @@ def test_cce_study_figure_and_macros_end_to_end(tmp_path):
     # The figure script reads the profile's folder (a run with overrides has its own).
     import shutil
     shutil.move(res.path, out / "cce")
-    assert figure([str(out), str(tmp_path / "fig")]) == 0
-    assert (tmp_path / "fig" / "cce.png").stat().st_size > 0
-    assert figure([str(tmp_path / "missing"), str(tmp_path / "fig2")]) == 0
-    assert not (tmp_path / "fig2").exists()
-    # The paper's macros: computed from these rows, none missing.
-    m = macros.Macros()
-    study.paper_macros(m, out, tmp_path)
-    assert not m.warnings, m.warnings
-    tex = m.tex("test")
+    # The figure, and the paper's macros computed from these rows, none missing.
+    tex = check_figure_and_macros("cce", study, out, tmp_path)
     value = lambda name: re.search(rf"\\newcommand{{\\{name}}}{{(.*?)}}  %", tex,  # noqa: E731
                                    re.S).group(1)
     assert value("CceIterations") == "40" and value("CceRuns") == str(len(res.tables["summary"]))

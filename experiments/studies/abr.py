@@ -291,10 +291,7 @@ def paper_macros(m, results: Path, bench: Path) -> None:
             ("AbrExactShareMin", lambda: min(100 * f(r, "abr_gain") / f(r, "br_gain")
                                              for r in exact() if f(r, "br_gain") > 0),
              lambda x: f"{x:.0f}", "smallest ABR gain as a percentage of the exact one")):
-        if on:
-            m.add(name, get, fmt, what)
-        else:
-            m.not_run(name, what)
+        m.add_if(on, name, get, fmt, what)
     for n in (6, 11):
         w = f"Abr{WORDS[n]}"
         ran = present(lambda n=n: gains(n))
@@ -306,11 +303,8 @@ def paper_macros(m, results: Path, bench: Path) -> None:
                 ("HeuristicAbr", "abr_points", two, "the ABR's points in the seat"),
                 ("HeuristicMs", "abr_ms_per_decision", lambda x: f"{float(x):.0f}",
                  "ABR ms per decision")):
-            if ran:
-                m.add(w + name, lambda c=col, n=n: one(n, "heuristic")[c], fmt,
-                      f"{what} ({n} players)")
-            else:
-                m.not_run(w + name, f"{what} ({n} players)")
+            m.add_if(ran, w + name, lambda c=col, n=n: one(n, "heuristic")[c], fmt,
+                     f"{what} ({n} players)")
         m.flag(f"{w}HeuristicSignificant",
                lambda n=n: float(one(n, "heuristic")["gain_lo"]) > 0,
                f"the ABR's gain over the heuristic at {n} players has its interval above 0")
@@ -331,10 +325,7 @@ def paper_macros(m, results: Path, bench: Path) -> None:
                 ("ConvMinHi", lambda n: ext(n, min)["gain_hi"], signed, "its 95% hi"),
                 ("ConvAbove", lambda n: sum(f(r, "gain_lo") > 0 for r in gains(n, True)), str,
                  "conventions whose interval lies above zero")):
-            if hit:
-                m.add(w + name, lambda g=get, n=n: g(n), fmt, f"{what} ({n} players)")
-            else:
-                m.not_run(w + name, f"{what} ({n} players)")
+            m.add_if(hit, w + name, lambda g=get, n=n: g(n), fmt, f"{what} ({n} players)")
     for name, get, fmt, what in (
             ("AbrConventionCount", lambda: len({r["target"] for r in gains(conventions=True)}),
              str, "passing conventions as targets"),
@@ -342,10 +333,7 @@ def paper_macros(m, results: Path, bench: Path) -> None:
              lambda: [_target_name(t) for t in dict.fromkeys(r["target"]
                                                               for r in gains(conventions=True))],
              names, "the conventions")):
-        if conv:
-            m.add(name, get, fmt, what)
-        else:
-            m.not_run(name, what)
+        m.add_if(conv, name, get, fmt, what)
     for n in (2, 3):
         w = f"AbrExact{WORDS[n]}"
         ran = present(lambda n=n: [r for r in exact(n) if r["target"] == "heuristic"])
@@ -361,10 +349,7 @@ def paper_macros(m, results: Path, bench: Path) -> None:
                 ("Br", lambda n: heur(n)["br_gain"], two, "exact BR gain against the heuristic"),
                 ("Abr", lambda n: heur(n)["abr_gain"], two, "the ABR's exact gain"),
                 ("Gap", lambda n: heur(n)["gap"], two, "their gap")):
-            if ran:
-                m.add(w + name, lambda g=get, n=n: g(n), fmt, f"{what} ({n} players)")
-            else:
-                m.not_run(w + name, f"{what} ({n} players)")
+            m.add_if(ran, w + name, lambda g=get, n=n: g(n), fmt, f"{what} ({n} players)")
 
     def label(target: str) -> str:
         """``heuristic``, ``convention \\texttt{low}``, or the spec in typewriter."""

@@ -288,10 +288,7 @@ def paper_macros(m, results: Path, bench: Path) -> None:
             ("CceLargeNashConvCfrPlus",
              lambda: max(finals("nash_conv_avg", solver="CFR+", on_large=True)), sci,
              "final NashConv of CFR+'s average on a large deal (largest)")):
-        if big:
-            m.add(name, get, fmt, what)
-        else:
-            m.not_run(name, what)
+        m.add_if(big, name, get, fmt, what)
     m.add("CceSlopeLo", lambda: min(slopes()), lambda x: f"{x:.2f}".replace("-", "$-$"),
           "steepest log-log slope of the CCE gap between iterations T/10 and T")
     m.add("CceSlopeHi", lambda: max(slopes()), lambda x: f"{x:.2f}".replace("-", "$-$"),
