@@ -183,54 +183,50 @@ def paper_macros(m, results: Path, bench: Path) -> None:
     files = [bench / f"{n}.json" for n in ("cfr_scale", "cfr_scale_multicore", "cfr_large")]
     there = all(f.is_file() for f in files)
     m.flag("CfrScale", lambda: there, "the CFR-at-scale benchmark results are there")
-    if not there:               # the quick profile: defined as not run, used only under the flag
-        real = m
 
-        class _NotRun:
-            def add(self, name, getter, fmt=str, what=""):
-                real.not_run(name, what)
+    def add(name, getter, fmt=str, what=""):
+        """Without the files (the quick profile): defined as not run, used only under
+        the flag; a flag whose getter fails is false."""
+        m.add_if(there, name, getter, fmt, what)
 
-            def flag(self, name, getter, what):
-                real.flag(name, lambda: False, what)
-        m = _NotRun()
     one = fixed(1)
-    m.add("CfrScaleLeducOursMs", lambda: 1e3 * lite("leduc_poker")["ours_s"], fixed(2),
+    add("CfrScaleLeducOursMs", lambda: 1e3 * lite("leduc_poker")["ours_s"], fixed(2),
           "our CFR iteration on leduc_poker, ms")
-    m.add("CfrScaleLeducLiteMs", lambda: 1e3 * lite("leduc_poker")["liteefg_s"], fixed(2),
+    add("CfrScaleLeducLiteMs", lambda: 1e3 * lite("leduc_poker")["liteefg_s"], fixed(2),
           "LiteEFG's CFR iteration on leduc_poker, ms")
-    m.add("CfrScaleLeducSpeedup", lambda: lite("leduc_poker")["speedup"], one,
+    add("CfrScaleLeducSpeedup", lambda: lite("leduc_poker")["speedup"], one,
           "LiteEFG time over ours, leduc_poker")
     presets = lambda: [r["speedup"] for r in scale()["liteefg"]                # noqa: E731
                        if r["game"] != "leduc_poker"]
-    m.add("CfrScalePresetSpeedupLo", lambda: min(presets()), fixed(0),
+    add("CfrScalePresetSpeedupLo", lambda: min(presets()), fixed(0),
           "smallest LiteEFG/ours ratio on our presets")
-    m.add("CfrScalePresetSpeedupHi", lambda: max(presets()), fixed(0),
+    add("CfrScalePresetSpeedupHi", lambda: max(presets()), fixed(0),
           "largest LiteEFG/ours ratio on our presets")
-    m.add("CfrScaleLiteVersion", lambda: scale()["liteefg_version"], str, "LiteEFG version")
+    add("CfrScaleLiteVersion", lambda: scale()["liteefg_version"], str, "LiteEFG version")
     for key, preset in (("MediumThree", "medium3"), ("Medium", "medium")):
-        m.add(f"CfrScale{key}Histories", lambda p=preset: core(p)["histories"], thousands,
+        add(f"CfrScale{key}Histories", lambda p=preset: core(p)["histories"], thousands,
               f"histories of {preset}")
-        m.add(f"CfrScale{key}Speedup", lambda p=preset: core(p)["speedup_vs_one_core"],
+        add(f"CfrScale{key}Speedup", lambda p=preset: core(p)["speedup_vs_one_core"],
               fixed(2), f"2 threads over one core, {preset} (median of paired repeats)")
-        m.add(f"CfrScale{key}SpeedupLo", lambda p=preset: min(
+        add(f"CfrScale{key}SpeedupLo", lambda p=preset: min(
             o[0] / t[0] for o, t in zip(core(p)["all"]["one_core"],
                                         core(p)["all"]["blocks_on_T_threads"])),
             fixed(2), f"smallest paired speed-up, {preset}")
-        m.add(f"CfrScale{key}Repeats", lambda p=preset: len(core(p)["all"]["one_core"]), str,
+        add(f"CfrScale{key}Repeats", lambda p=preset: len(core(p)["all"]["one_core"]), str,
               f"paired repeats, {preset}")
-        m.add(f"CfrScale{key}OverFloor", lambda p=preset: floor(p)["one_core_over_floor"], one,
+        add(f"CfrScale{key}OverFloor", lambda p=preset: floor(p)["one_core_over_floor"], one,
               f"one-core ns per history over the bandwidth floor, {preset}")
-        m.add(f"CfrScale{key}Bytes", lambda p=preset: floor(p)["bytes_per_history"], fixed(0),
+        add(f"CfrScale{key}Bytes", lambda p=preset: floor(p)["bytes_per_history"], fixed(0),
               f"bytes touched per history and iteration, one core, {preset}")
-    m.add("CfrScaleSharedPct", lambda: 100 * core("medium3")["shared_fraction"], fixed(0),
+    add("CfrScaleSharedPct", lambda: 100 * core("medium3")["shared_fraction"], fixed(0),
           "percent of medium3's decision histories in information sets spanning blocks")
-    m.add("CfrScaleTriadGBs", lambda: multi()["bandwidth"]["triad_1_gbs"], one,
+    add("CfrScaleTriadGBs", lambda: multi()["bandwidth"]["triad_1_gbs"], one,
           "STREAM triad bandwidth, one thread, GB/s")
     nxt = lambda: next(r for r in multi()["estimates"]                        # noqa: E731
                        if r["game"] == large()["game"].replace("pass_count=1", "pass_count=2"))
-    m.add("CfrScaleNextHistories", lambda: nxt()["histories"], lambda x: sci(x, 1),
+    add("CfrScaleNextHistories", lambda: nxt()["histories"], lambda x: sci(x, 1),
           "Knuth estimate of the histories with two cards passed")
-    m.add("CfrScaleNextGiB", lambda: nxt()["histories"]
+    add("CfrScaleNextGiB", lambda: nxt()["histories"]
           * multi()["capacity"]["bytes_per_history_solve"] / 2**30, fixed(0),
           "GiB to solve it at the measured bytes per history")
     def game_name() -> str:
@@ -243,39 +239,39 @@ def paper_macros(m, results: Path, bench: Path) -> None:
                 if spiel_game.load(k).get_parameters() == params and k != large()["game"]]
         return f"{same[0]} ({large()['game']})" if same else large()["game"]
 
-    m.add("CfrLargeGame", game_name, tt, "the largest solved game")
-    m.add("CfrLargeHistories", lambda: large()["histories"], thousands, "its histories")
-    m.add("CfrLargeHistoriesSci", lambda: large()["histories"], lambda x: sci(x, 2),
+    add("CfrLargeGame", game_name, tt, "the largest solved game")
+    add("CfrLargeHistories", lambda: large()["histories"], thousands, "its histories")
+    add("CfrLargeHistoriesSci", lambda: large()["histories"], lambda x: sci(x, 2),
           "its histories, scientific")
-    m.add("CfrLargeInfosets", lambda: large()["infosets"], thousands, "its information sets")
-    m.add("CfrLargeBuildS", lambda: large()["build_s"], seconds, "tree build seconds")
-    m.add("CfrLargeTreeGiB", lambda: large()["tree_gib"], one, "tree GiB")
-    m.add("CfrLargePeakGiB", lambda: large()["peak_gib"], one, "peak resident GiB of the run")
-    m.add("CfrLargeSolver", lambda: large()["solver"], tt, "solver")
-    m.add("CfrLargeThreads", lambda: large()["threads"], str, "threads")
-    m.add("CfrLargeIterS", lambda: large()["s_per_iteration"], seconds, "seconds per iteration")
-    m.add("CfrLargeIterations", lambda: large()["checkpoints"][-1]["iteration"], thousands,
+    add("CfrLargeInfosets", lambda: large()["infosets"], thousands, "its information sets")
+    add("CfrLargeBuildS", lambda: large()["build_s"], seconds, "tree build seconds")
+    add("CfrLargeTreeGiB", lambda: large()["tree_gib"], one, "tree GiB")
+    add("CfrLargePeakGiB", lambda: large()["peak_gib"], one, "peak resident GiB of the run")
+    add("CfrLargeSolver", lambda: large()["solver"], tt, "solver")
+    add("CfrLargeThreads", lambda: large()["threads"], str, "threads")
+    add("CfrLargeIterS", lambda: large()["s_per_iteration"], seconds, "seconds per iteration")
+    add("CfrLargeIterations", lambda: large()["checkpoints"][-1]["iteration"], thousands,
           "iterations run")
-    m.add("CfrLargeSolveMin", lambda: large()["checkpoints"][-1]["solve_s"] / 60, fixed(0),
+    add("CfrLargeSolveMin", lambda: large()["checkpoints"][-1]["solve_s"] / 60, fixed(0),
           "solve minutes (without the NashConv checkpoints)")
-    m.add("CfrLargeNashConv", lambda: large()["checkpoints"][-1]["nash_conv"],
+    add("CfrLargeNashConv", lambda: large()["checkpoints"][-1]["nash_conv"],
           lambda x: sci(x, 2), "NashConv of the average after the last iteration")
-    m.add("CfrLargeNashConvFirst", lambda: large()["checkpoints"][0]["nash_conv"],
+    add("CfrLargeNashConvFirst", lambda: large()["checkpoints"][0]["nash_conv"],
           lambda x: sci(x, 2), "NashConv at the first checkpoint")
-    m.add("CfrLargeNashConvFirstIt", lambda: large()["checkpoints"][0]["iteration"], str,
+    add("CfrLargeNashConvFirstIt", lambda: large()["checkpoints"][0]["iteration"], str,
           "iteration of the first checkpoint")
     low = lambda: min(large()["checkpoints"], key=lambda r: r["nash_conv"])   # noqa: E731
-    m.add("CfrLargeNashConvMin", lambda: low()["nash_conv"], lambda x: sci(x, 2),
+    add("CfrLargeNashConvMin", lambda: low()["nash_conv"], lambda x: sci(x, 2),
           "the lowest NashConv at a checkpoint")
-    m.add("CfrLargeNashConvMinIt", lambda: low()["iteration"], thousands,
+    add("CfrLargeNashConvMinIt", lambda: low()["iteration"], thousands,
           "the iteration of the lowest NashConv")
     m.flag("CfrLargeMonotone", lambda: all(
         a["nash_conv"] >= b["nash_conv"] for a, b in zip(large()["checkpoints"],
                                                          large()["checkpoints"][1:])),
            "NashConv fell at every checkpoint of the large solve")
-    m.add("CfrLargeNashConvS", lambda: large()["checkpoints"][-1]["nash_conv_s"], seconds,
+    add("CfrLargeNashConvS", lambda: large()["checkpoints"][-1]["nash_conv_s"], seconds,
           "seconds of one exact NashConv")
-    m.add("CfrLargeOverMedium", lambda: large()["histories"] / core("medium")["histories"],
+    add("CfrLargeOverMedium", lambda: large()["histories"] / core("medium")["histories"],
           one, "the largest solved tree over medium")
 
 
