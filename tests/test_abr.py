@@ -206,3 +206,70 @@ def test_abr_paper_macros_on_known_tables(tmp_path):
     tex = m.tex("test")
     assert "\\newif\\ifAbr  %" in tex and "??" not in tex
     assert _macro(tex, "AbrSixHeuristicGain") == "--"
+
+
+# ------------------------------------------------- a larger search as the responder
+def test_abr_search_study_puts_the_responder_in_the_seat():
+    """``abr_search``: the deviating seat runs ``responder`` (not the ABR); the
+    gain is the target's points minus the responder's in the same seat on the
+    same deal, and the baseline is every seat playing the target."""
+    from experiments import registry
+    from experiments.registry import Unit
+    from experiments.studies import abr as study
+    exp = registry.get("abr_search")
+    assert exp.reproduce
+    paper = exp.config("paper")
+    assert paper.targets == (study.ISMCTS_TARGET,) and paper.responder == study.ISMCTS_RESPONDER
+    assert paper.players == (6, 11) and not paper.exact_presets
+    quick = exp.config("quick")
+    assert study.abr_spec(quick, quick.targets[0]) == quick.responder
+    assert study.abr_spec(registry.get("abr").config("quick"), "heuristic").startswith("abr(")
+    units = study.units(quick)
+    assert len(units) == 1 and units[0]["deals"] == quick.deals
+    one = dict(units[0], deals=1)
+    rows = study.run_unit(quick, Unit(0, 0, one))
+    assert len(rows) == quick.rotations
+    for r in rows:
+        assert r["responder"] == quick.responder
+        assert r["gain"] == r["target_points"] - r["abr_points"]
+    again = study.run_unit(quick, Unit(0, 0, one))
+    assert [r["gain"] for r in again] == [r["gain"] for r in rows]      # seeded
+
+
+def test_abr_search_rejects_a_responder_that_is_not_a_spec():
+    from experiments.studies import abr as study
+    with pytest.raises(ValueError, match="responder must be an agent spec"):
+        study.ABRStudyConfig(responder=3)
+
+
+def test_abr_search_paper_macros_on_a_known_table(tmp_path):
+    import csv
+    import json
+
+    from experiments import macros
+    from experiments.studies import abr as study
+    folder = tmp_path / "abr_search"
+    folder.mkdir()
+    (folder / "metadata.json").write_text(json.dumps({"config": {"deals": 80}}))
+    rows = [{"target": study.ISMCTS_TARGET, "players": n, "deals": 80, "seats_per_deal": 2,
+             "gain": g, "gain_lo": lo, "gain_hi": hi, "target_points": 7.0,
+             "abr_points": 5.0, "abr_ms_per_decision": 31.4,
+             "responder": study.ISMCTS_RESPONDER}
+            for n, g, lo, hi in ((6, 2.5, 0.75, 4.25), (11, 1.0, -0.5, 2.5))]
+    with open(folder / "gains.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    m = macros.Macros()
+    study._search_macros(m, tmp_path)
+    assert not m.warnings, m.warnings
+    tex = m.tex("test")
+    assert _macro(tex, "AbrSearchResponderIterations") == "3{,}000"
+    assert _macro(tex, "AbrSearchTargetIterations") == "100"
+    assert _macro(tex, "AbrSearchSixLo") == "0.75" and _macro(tex, "AbrSearchElevenGain") == "1.00"
+    assert _macro(tex, "AbrSearchSixMs") == "31"
+    assert "\\newif\\ifAbrSearchSixSignificant\\AbrSearchSixSignificanttrue" in tex
+    assert "\\newif\\ifAbrSearchElevenSignificant  %" in tex
+    empty = macros.Macros()
+    study._search_macros(empty, tmp_path / "absent")
+    assert "\\newif\\ifAbrSearch  %" in empty.tex("test")

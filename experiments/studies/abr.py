@@ -32,6 +32,18 @@ agents?": :func:`paper_macros`, every number and both tables under
 ``\\ifAbr``, so the paper builds while the paper profile's results are
 absent). ISMCTS as a target is in the dataclass defaults but in neither
 profile: its Python path takes minutes per deal.
+
+**Any responder gives a lower bound.** ``responder`` (an agent spec; empty:
+the ABR) replaces the ABR in the deviating seat. The bound stays valid
+whatever plays there, since a best response does at least as well as any
+strategy. The study ``abr_search`` (same units, rows and tables, its own
+profiles) uses it against ISMCTS, where the Python-path ABR is weaker than
+the target itself (README): the responder is ISMCTS with a much larger budget
+(the paper profile: 3,000 iterations against ISMCTS with 100), compiled, so
+that a deal takes seconds. Such a responder does not use the target's policy:
+its gain is a lower bound on ISMCTS's exploitability that comes from the
+target's limited search, not from knowing it. The ``responder`` column of
+``gains`` names what played.
 """
 
 from __future__ import annotations
@@ -67,6 +79,7 @@ class ABRStudyConfig:
     exact_targets: tuple[str, ...] = ("heuristic",)
     exact_abr_params: str = "worlds=16"
     exact_seeds: int = 3
+    responder: str = ""
 
     def __post_init__(self):
         for name in ("deals", "deals_per_unit", "exact_seeds"):
@@ -76,6 +89,9 @@ class ABRStudyConfig:
             if not isinstance(n, int) or not 5 <= n <= 11:
                 raise ValueError(f"abr: players {n!r} is not allowed; allowed: ints 5..11")
         check_names("preset", self.exact_presets, sorted(spiel_game.PRESETS))
+        if not isinstance(self.responder, str):
+            raise ValueError(f"abr: responder must be an agent spec (a str), got "
+                             f"{self.responder!r}")
 
 
 #: The paper's targets: the heuristic and the passing conventions of the
@@ -102,8 +118,11 @@ PROFILES = {
 
 
 def abr_spec(config: ABRStudyConfig, target: str) -> str:
-    """The ABR's agent spec against ``target``."""
+    """The deviating seat's agent spec against ``target``: ``config.responder`` when
+    set, else the ABR with the parameters for ``target``'s path."""
     from solvers.abr import target_code
+    if config.responder.strip():
+        return config.responder.strip()
     params = config.abr_params if target_code(target) is not None else config.abr_params_python
     params = params.strip()
     return f"abr(target={target!r}{', ' + params if params else ''})"
@@ -159,7 +178,8 @@ def run_unit(config: ABRStudyConfig, unit: Unit) -> list[dict]:
             q = list(assign).index(1)
             rows.append({"kind": "deal", "target": target, "players": n, "deal": d, "seat": q,
                          "abr_points": pts[q], "target_points": b["points"][0][q],
-                         "gain": b["points"][0][q] - pts[q], "abr_ms_per_decision": ms})
+                         "gain": b["points"][0][q] - pts[q], "abr_ms_per_decision": ms,
+                         "responder": abr_spec(config, target)})
     return rows
 
 
@@ -178,8 +198,11 @@ def summarize(config: ABRStudyConfig, rows) -> Summary:
                       "gain": ci["mean"], "gain_lo": ci["lo"], "gain_hi": ci["hi"],
                       "target_points": float(g.target_points.mean()),
                       "abr_points": float(g.abr_points.mean()),
-                      "abr_ms_per_decision": float(g.abr_ms_per_decision.mean())})
-        lines.append(f"{target} at {int(n)} players: ABR gain {ci['mean']:+.2f} "
+                      "abr_ms_per_decision": float(g.abr_ms_per_decision.mean()),
+                      "responder": (g.responder.iloc[0] if "responder" in g
+                                    else abr_spec(config, target))})
+        who = "responder" if config.responder.strip() else "ABR"
+        lines.append(f"{target} at {int(n)} players: {who} gain {ci['mean']:+.2f} "
                      f"[{ci['lo']:+.2f}, {ci['hi']:+.2f}] points per hand over {len(per)} deals")
     ex = rows[rows.kind == "exact"] if len(rows) else rows.iloc[0:0]
     if "preset" not in ex:
@@ -202,6 +225,24 @@ def summarize(config: ABRStudyConfig, rows) -> Summary:
 register("abr", ABRStudyConfig, units, run_unit, summarize, profiles=PROFILES,
          description="approximate best response: lower bounds on the agents' exploitability "
                      "(issue 17)", reproduce=True)
+
+#: ISMCTS as the target, whose Python-path ABR is too slow and too weak to bound
+#: its exploitability: the responder is a larger ISMCTS (module docstring).
+ISMCTS_TARGET = "ismcts(iterations=100, rollout='heuristic')"
+ISMCTS_RESPONDER = "ismcts(iterations=3000, rollout='heuristic')"
+SEARCH_PROFILES = {
+    # Seconds: ISMCTS(30) against ISMCTS(300) at 6 players, 2 deals x 1 seat.
+    "quick": ABRStudyConfig(targets=("ismcts(iterations=30, rollout='heuristic')",),
+                            responder="ismcts(iterations=300, rollout='heuristic')",
+                            players=(6,), deals=2, deals_per_unit=2, rotations=1,
+                            exact_presets=()),
+    # The paper: ISMCTS(100) against ISMCTS(3000), 6 and 11 players, 2 seats per deal.
+    "paper": ABRStudyConfig(targets=(ISMCTS_TARGET,), responder=ISMCTS_RESPONDER,
+                            deals=120, deals_per_unit=10, rotations=2, exact_presets=()),
+}
+register("abr_search", ABRStudyConfig, units, run_unit, summarize, profiles=SEARCH_PROFILES,
+         description="a lower bound on ISMCTS's exploitability from a larger search in one "
+                     "seat (issue 17)", reproduce=True)
 
 
 def _target_name(target: str) -> str:
@@ -367,6 +408,7 @@ def paper_macros(m, results: Path, bench: Path) -> None:
         ci = "--" if r["gap_lo"] in ("", "nan") else interval(r["gap_lo"], r["gap_hi"])
         return " & ".join([tt(r["preset"]), label(r["target"]),
                            two(r["br_gain"]), two(r["abr_gain"]), two(r["gap"]), ci])
+    _search_macros(m, results)
     if on:
         m.add_rows("AbrRows", lambda: gains(), gain_line,
                    "table rows: ABR gain per target and player count")
@@ -375,3 +417,62 @@ def paper_macros(m, results: Path, bench: Path) -> None:
     else:
         m.not_run("AbrRows", "table rows of the ABR gains")
         m.not_run("AbrExactRows", "table rows of the exact check")
+
+
+def _search_macros(m, results: Path) -> None:
+    """The numbers of ``abr_search/`` (ISMCTS against a larger ISMCTS): the two
+    budgets, deals and seats per deal, per player count the gain with its 95%
+    interval and the responder's ms per decision; under ``\\ifAbrSearch``
+    (results present), ``\\ifAbrSearch<Count>`` (that count ran) and
+    ``\\ifAbrSearch<Count>Significant`` (interval above zero)."""
+    import re
+
+    from ..macros import WORDS, read_csv, read_json, signed, thousands
+    folder = results / "abr_search"
+
+    def rows(n: int | None = None) -> list[dict]:
+        return [r for r in read_csv(folder / "gains.csv")
+                if n is None or int(r["players"]) == n]
+
+    def one(n: int) -> dict:
+        out = rows(n)
+        if len(out) != 1:
+            raise ValueError(f"{len(out)} abr_search rows at {n} players")
+        return out[0]
+
+    def iterations(spec: str) -> int:
+        hit = re.search(r"iterations\s*=\s*(\d+)", spec)
+        if not hit:
+            raise ValueError(f"no iterations= in {spec!r}")
+        return int(hit.group(1))
+
+    def present(get) -> bool:
+        try:
+            return bool(get())
+        except (OSError, KeyError, ValueError):
+            return False
+
+    on = present(rows)
+    m.flag("AbrSearch", lambda: on, "the ISMCTS-against-ISMCTS bound ran")
+    cfg = lambda: read_json(folder / "metadata.json")["config"]           # noqa: E731
+    for name, get, fmt, what in (
+            ("AbrSearchTargetIterations", lambda: iterations(rows()[0]["target"]), thousands,
+             "the target ISMCTS's iterations per move"),
+            ("AbrSearchResponderIterations", lambda: iterations(rows()[0]["responder"]),
+             thousands, "the responder ISMCTS's iterations per move"),
+            ("AbrSearchDeals", lambda: cfg()["deals"], thousands, "duplicate deals"),
+            ("AbrSearchSeats", lambda: max(int(r["seats_per_deal"]) for r in rows()), str,
+             "responder seats per deal")):
+        m.add_if(on, name, get, fmt, what)
+    for n in (6, 11):
+        w = f"AbrSearch{WORDS[n]}"
+        ran = present(lambda n=n: one(n))
+        m.flag(w, lambda r=ran: r, f"the ISMCTS bound ran at {n} players")
+        for name, col, fmt, what in (
+                ("Gain", "gain", signed, "the responder's gain over ISMCTS"),
+                ("Lo", "gain_lo", signed, "its 95% lo"), ("Hi", "gain_hi", signed, "its 95% hi"),
+                ("Ms", "abr_ms_per_decision", lambda x: f"{float(x):.0f}",
+                 "the responder's ms per decision")):
+            m.add_if(ran, w + name, lambda c=col, n=n: one(n)[c], fmt, f"{what} ({n} players)")
+        m.flag(f"{w}Significant", lambda n=n: float(one(n)["gain_lo"]) > 0,
+               f"the bound on ISMCTS's exploitability at {n} players is above zero")
