@@ -82,7 +82,8 @@ from .ismcts import Determinizer, _determinize, _iteration
 
 __all__ = ["MODELS", "DEFAULT_EPSILON", "MAX_BELIEF_WORLDS", "MAX_WEIGHED_PASS", "Belief",
            "make_belief", "check_belief", "action_probability", "complete_world",
-           "world_log_likelihood", "sir_world", "search_weighted", "WeightedDeterminizer"]
+           "world_log_likelihood", "sir_world", "search_weighted", "WeightedDeterminizer",
+           "WorldPool", "weighted_pool", "search_pooled", "MAX_BELIEF_POOL"]
 
 K = E.K
 #: Opponent models: name -> compiled code (see the module docstring).
@@ -90,6 +91,8 @@ MODELS = {"uniform": 0, "random": 1, "heuristic": 2}
 DEFAULT_EPSILON = 0.1
 #: Most candidate worlds per SIR draw.
 MAX_BELIEF_WORLDS = 1_000_000
+#: Most worlds in a root-level pool (:class:`WorldPool`; each a full engine state).
+MAX_BELIEF_POOL = 65_536
 #: The pass to the observer is weighed when at most this many cards are passed.
 MAX_WEIGHED_PASS = 6
 
@@ -481,6 +484,88 @@ def search_weighted(p, root, me, n_iter, uct_c, lo, scale, code, rng, t, s, lega
             return False
         _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, n)
     return True
+
+
+@njit(cache=True)
+def weighted_pool(p, root, rng, det, bel, pool, logw):
+    """Draw ``pool.shape[0]`` candidate worlds of ``root`` (the determinizer
+    ``det``, each completed by :func:`complete_world`) into ``pool`` with their
+    log-weights (:func:`world_log_likelihood`) in ``logw``; candidates of weight
+    0 are dropped. Returns how many were kept (``pool[:m]``, ``logw[:m]``), or -1
+    when the sampler fails. The root-level form of SIR (:class:`WorldPool`)."""
+    m = 0
+    for _ in range(pool.shape[0]):
+        cand = pool[m]
+        cand[:] = root
+        if not _determinize(p, cand, rng, det):
+            return -1
+        if not complete_world(p, cand, bel.me, rng, bel.seats, bel.cards, bel.tmp):
+            bel.stats[2] += 1.0
+            continue
+        lw = world_log_likelihood(p, cand, bel.me, bel.model, bel.eps, bel.fresh, bel.replay,
+                                  bel.bufs, bel.legals, bel.legal, bel.seats, bel.cards,
+                                  bel.deal, bel.work, rng)
+        if lw == _NEG_INF:
+            bel.stats[2] += 1.0
+            continue
+        logw[m] = lw
+        m += 1
+    return m
+
+
+@njit(cache=True)
+def pool_pick(cum, m, rng):
+    """An index in ``[0, m)`` with probability ``cum[i] - cum[i - 1]`` (``cum``
+    the normalised cumulative weights, ``cum[m - 1] == 1``): binary search."""
+    u = rand_uniform(rng)
+    lo, hi = 0, m - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if cum[mid] > u:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+@njit(cache=True)
+def search_pooled(p, root, me, n_iter, uct_c, lo, scale, code, rng, t, s, legal, deck_buf,
+                  path, pool, cum, m):
+    """:func:`solvers.ismcts._search` with every iteration's world drawn from
+    the weighted pool ``pool[:m]`` (:class:`WorldPool`), with replacement."""
+    n = p[E.P_N]
+    for _ in range(n_iter):
+        s[:] = pool[pool_pick(cum, m, rng)]
+        _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, n)
+    return True
+
+
+class WorldPool:
+    """Root-level inference: ``size`` candidate worlds drawn once per decision,
+    weighted once by the opponent model, then every world the search plays is
+    drawn from them by weight (with replacement). Each draw has the
+    distribution of SIR with ``M = size`` candidates (:func:`sir_world`), but
+    the likelihoods are computed ``size`` times per decision instead of ``M``
+    times per iteration, so the search keeps nearly all of its iterations; the
+    price is that the iterations share ``size`` worlds (``ess``: the effective
+    number of distinct worlds, ``(sum w)^2 / sum w^2``).
+
+    ``cum``: the normalised cumulative weights of ``pool[:m]``."""
+
+    def __init__(self, P, root: np.ndarray, det_record, belief: Belief, size: int,
+                 rng: np.ndarray):
+        self.pool = np.empty((size, root.shape[0]), root.dtype)
+        logw = np.empty(size)
+        m = int(weighted_pool(P, root, rng, det_record, belief, self.pool, logw))
+        if m <= 0:
+            raise RuntimeError("world pool: the sampler failed or every candidate world had "
+                               "weight 0")
+        w = np.exp(logw[:m] - logw[:m].max())
+        self.m = m
+        self.weights = w / w.sum()
+        self.cum = np.cumsum(self.weights)
+        self.cum[-1] = 1.0
+        self.ess = float(1.0 / np.sum(self.weights ** 2))
 
 
 # ================================================================ Python side

@@ -10,7 +10,9 @@ seen from the player to move (the *observer*). Each iteration:
    world is instead drawn by sampling-importance-resampling from
    ``belief_worlds`` such draws, weighted by the likelihood of the other
    players' observed decisions under that opponent model
-   (:mod:`solvers.inference`);
+   (:mod:`solvers.inference`), or, with ``belief_pool > 0``, drawn by weight
+   from a pool of ``belief_pool`` candidate worlds weighted once per move
+   (:class:`solvers.inference.WorldPool`: root-level inference);
 2. **select**: from the root, follow the edges compatible with the
    determinization; at each decision the player to move picks the child
    maximising the subset-armed UCB1 of Cowling et al.,
@@ -489,6 +491,10 @@ class ISMCTSBot(Agent):
         ``uniform`` (sampling-importance-resampling), an int in [1, 10**6].
       belief_epsilon: softening of the ``heuristic`` model, a number in (0, 1].
         ``belief`` other than ``uniform`` needs ``determinization='compiled'``.
+      belief_pool: 0 (default) weighs ``belief_worlds`` candidates at every
+        iteration; an int in [1, 65536] weighs that many candidates once per
+        move and draws every iteration's world from them by weight
+        (:class:`solvers.inference.WorldPool`; ``belief_worlds`` is then unused).
     """
 
     def __init__(self, game, player: int, seed: int = 0, *, iterations: int = 1000,
@@ -496,7 +502,7 @@ class ISMCTSBot(Agent):
                  final_policy: str = "max_visit_count", rollout: str = "random",
                  determinization: str = "compiled", max_nodes: int | None = None,
                  belief: str = "uniform", belief_worlds: int = 8,
-                 belief_epsilon: float = 0.1):
+                 belief_epsilon: float = 0.1, belief_pool: int = 0):
         super().__init__(game, player, seed)
         a = "ismcts"
         self.iterations = check_int(a, "iterations", iterations, 1, MAX_ITERATIONS)
@@ -510,9 +516,10 @@ class ISMCTSBot(Agent):
                                             DETERMINIZATIONS)
         self.max_nodes = (None if max_nodes is None else
                           check_int(a, "max_nodes", max_nodes, MIN_NODES, MAX_NODES_LIMIT))
-        from .inference import check_belief     # inference imports this module
+        from .inference import MAX_BELIEF_POOL, check_belief  # inference imports this module
         self.belief, self.belief_worlds, self.belief_epsilon = check_belief(
             a, belief, belief_worlds, belief_epsilon)
+        self.belief_pool = check_int(a, "belief_pool", belief_pool, 0, MAX_BELIEF_POOL)
         if self.belief != "uniform" and self.determinization != "compiled":
             raise AgentParameterError(
                 f"{a}: belief={self.belief!r} with determinization="
@@ -534,11 +541,15 @@ class ISMCTSBot(Agent):
         me = state.current_player()
         P = np.asarray(state.engine_params)
         det = Determinizer(state, me) if self.determinization == "compiled" else None
-        bel = None
-        if self.belief != "uniform":
-            from .inference import make_belief, search_weighted
-            bel = make_belief(P, me, self.belief, self.belief_worlds, self.belief_epsilon)
+        bel = pool = None
         root = np.array(state.engine_state)
+        t0 = time.perf_counter()
+        if self.belief != "uniform":
+            from .inference import WorldPool, make_belief, search_pooled, search_weighted
+            bel = make_belief(P, me, self.belief, self.belief_worlds, self.belief_epsilon)
+            if self.belief_pool and root[E.S_PHASE] in (E.PH_PLAY, E.PH_MOON):
+                pool = WorldPool(P, root, det.record, bel, self.belief_pool, self._rng)
+                bel = None
         budget = self.iterations if self.time_limit is None else None
         limit = self.max_nodes or DEFAULT_MAX_NODES
         # Start small; grow (doubling) before each chunk to what it may add, up to ``limit``.
@@ -549,7 +560,6 @@ class ISMCTSBot(Agent):
         deck_buf = np.empty(int(P[E.P_NCARDS]), np.int32)
         path = np.empty(4 * int(P[E.P_N]) * int(P[E.P_HAND]) + 8, np.int64)
         code = ROLLOUT_POLICIES[self.rollout]
-        t0 = time.perf_counter()
         done = 0
         gen = None
         while True:
@@ -565,7 +575,11 @@ class ISMCTSBot(Agent):
             need = min(limit, int(tree.size[0]) + 2 * chunk + 2)
             if need > tree.child.shape[0]:
                 tree = _grown(tree, min(limit, max(need, 2 * tree.child.shape[0])))
-            if bel is not None:
+            if pool is not None:
+                search_pooled(P, root, me, chunk, self.uct_c, self._lo, self._scale, code,
+                              self._rng, tree, s, legal, deck_buf, path, pool.pool, pool.cum,
+                              pool.m)
+            elif bel is not None:
                 if not search_weighted(P, root, me, chunk, self.uct_c, self._lo, self._scale,
                                        code, self._rng, tree, s, legal, deck_buf, path,
                                        det.record, bel):
@@ -587,6 +601,9 @@ class ISMCTSBot(Agent):
                             "nodes": int(tree.size[0]), "capacity": int(tree.child.shape[0])}
         if bel is not None and bel.stats[0] > 0:
             self.last_search["belief_mean_ess"] = float(bel.stats[1] / bel.stats[0])
+        if pool is not None:
+            self.last_search["belief_pool_ess"] = pool.ess
+            self.last_search["belief_pool_kept"] = pool.m
         acts, vis, val = [], [], []
         c = int(tree.child[0])
         while c >= 0:

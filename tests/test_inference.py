@@ -361,8 +361,64 @@ def test_weighted_agents_play_legal_moves_and_repeat_with_their_seed():
     assert bot.step(sp) in sp.legal_actions()
 
 
+@pytest.mark.parametrize("seed,played", SMALL_STATES[:2])
+def test_2_world_pool_matches_the_brute_force_posterior(seed, played):
+    """Root-level inference (:class:`WorldPool`): the pool's weighted distribution of
+    the hidden hands is the exact posterior (total variation < 0.03 with 20,000
+    candidates, where the unweighted pool is the prior, > 0.05 away), and the
+    search's draws from the pool follow its weights (chi-square)."""
+    from solvers.inference import WorldPool, pool_pick
+    game = spiel_game.load(SMALL)
+    st = heuristic_game_state(game, seed, lambda s: int(s.engine_state[E.S_PHASE]) ==
+                              E.PH_PLAY and int(s.engine_state[E.S_NPLAYED]) >= played)
+    me = st.current_player()
+    n = game.num_players()
+    exact = brute_force(game, st, me, "heuristic", 0.5)
+    post = {k: v[1] for k, v in exact.items()}
+    prior = {k: v[0] for k, v in exact.items()}
+    wd = WeightedDeterminizer(st, me, model="heuristic", epsilon=0.5)
+    pool = WorldPool(wd.P, wd.root, wd.det.record, wd.belief, 20_000, make_rng_state(seed, 2))
+    assert pool.m == 20_000 and 1.0 <= pool.ess <= pool.m
+    keys = [hidden_key(wd.P, pool.pool[i], me, n) for i in range(pool.m)]
+    assert set(keys) <= set(exact)
+    weighted = collections.Counter()
+    for k, w in zip(keys, pool.weights):
+        weighted[k] += w
+    tv = 0.5 * sum(abs(weighted[k] - post[k]) for k in exact)
+    assert tv < 0.03, (tv, weighted, post)
+    assert 0.5 * sum(abs(post[k] - prior[k]) for k in exact) > 0.05    # the test has power
+    rng = make_rng_state(seed, 3)
+    picks = collections.Counter(keys[pool_pick(pool.cum, pool.m, rng)] for _ in range(4000))
+    assert chisquare(dict(weighted), picks) > ALPHA
+
+
+def test_ismcts_with_a_world_pool_plays_legal_moves_and_repeats_with_its_seed():
+    game = spiel_game.load({"players": 6})
+    st = heuristic_game_state(game, 12, lambda s: int(s.engine_state[E.S_NPLAYED]) >= 25)
+    me = st.current_player()
+    before = str(st)
+    spec = "ismcts(iterations=200, belief='heuristic', belief_pool=64, rollout='heuristic')"
+    acts = []
+    for _ in range(2):
+        bot = make_agent(spec, game, me, 9)
+        acts.append(bot.step(st))
+        ls = bot.last_search
+        assert ls["iterations"] == 200 and 1.0 <= ls["belief_pool_ess"] <= ls["belief_pool_kept"]
+        assert ls["belief_pool_kept"] <= 64 and "belief_mean_ess" not in ls
+    assert acts[0] == acts[1] and acts[0] in st.legal_actions()
+    assert str(st) == before
+    # The same searches with the uniform model are the plain ones, pool or not.
+    a = ISMCTSBot(game, me, 5, iterations=300).search(st)
+    b = ISMCTSBot(game, me, 5, iterations=300, belief_pool=64).search(st)
+    for x, y in zip(a, b):
+        assert np.array_equal(x, y)
+
+
 # ---------------------------------------------------------------- (4)
 BAD = [
+    ("ismcts(belief='heuristic', belief_pool=-1)", "belief_pool=-1", "[0, 65536]"),
+    ("ismcts(belief_pool=2.5)", "belief_pool=2.5", "an int"),
+    ("ismcts(belief_pool=70000)", "belief_pool=70000", "[0, 65536]"),
     ("ismcts(belief='heuristics')", "belief='heuristics'", "'uniform', 'random', 'heuristic'"),
     ("ismcts(belief=None)", "belief=None", "allowed"),
     ("ismcts(belief='heuristic', belief_worlds=0)", "belief_worlds=0", "[1, 1000000]"),
