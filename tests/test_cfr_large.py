@@ -73,6 +73,8 @@ def test_paper_macros_from_the_three_bench_files(tmp_path):
              "capacity": {"bytes_per_history_solve": 97.0},
              "estimates": [{"game": "micro3+pass_count=2", "histories": 1.0e9}]}
     res["game"] = "micro3+pass_count=1"       # the rules of the preset micro3
+    res["next"] = {"game": "micro3+pass_count=2", "histories": 1.0e9,
+                   "gib": 1.0e9 * 97.0 / 2**30}
     for name, doc in (("cfr_scale", {"liteefg": lite, "liteefg_version": "1.0"}),
                       ("cfr_scale_multicore", multi), ("cfr_large", res)):
         (bench / f"{name}.json").write_text(json.dumps({"metadata": {}, "result": doc}))
@@ -92,3 +94,19 @@ def test_paper_macros_from_the_three_bench_files(tmp_path):
     assert r"\newif\ifCfrScale  %" in lines and MISSING not in lines
     assert empty.warnings == [] and r"\newcommand{\CfrLargeNashConv}{--}" in lines
     assert len(re.findall(r"\\newcommand", lines)) == len(re.findall(r"\\newcommand", text))
+
+
+def test_next_size_is_the_game_with_one_more_card_passed():
+    """``micro`` with one card passed has the rules of ``micro_pass`` (10,910
+    histories): the estimate is within 4 standard errors of it, seeded, and its
+    memory is histories x bytes per history."""
+    from experiments.bench.cfr_large import next_size
+    nxt = next_size("micro", 2000, 0, 100.0)
+    assert nxt["game"] == "micro+pass_count=1" and nxt["probes"] == 2000
+    assert abs(nxt["histories"] - 10910) < 4 * nxt["histories_se"], nxt
+    assert nxt["gib"] == nxt["histories"] * 100.0 / 2**30
+    assert next_size("micro", 2000, 0, 100.0)["histories"] == nxt["histories"]
+    assert next_size("micro+pass_count=1", 50, 0, 1.0)["game"] == "micro+pass_count=2"
+    assert next_size("micro", 0, 0, 1.0) is None
+    with pytest.raises(ValueError, match="next_probes"):
+        LargeSolveConfig(next_probes=1)

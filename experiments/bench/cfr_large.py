@@ -2,9 +2,11 @@
 flat tree, run a CFR variant on it, and compute its exact NashConv at
 checkpoints, with the time and the peak memory of every step.
 
-Default game: the preset ``large3`` (``medium3+pass_count=1``: three players,
-hidden hands, one card passed; 52,732,526 histories, 5.6e7 by
-:func:`experiments.bench.cfr_scale.estimate_histories`).
+Default game: the preset ``xlarge3`` (three players, two copies of the K and
+A of three suits, one card passed, the moon shooter's choice; 73,269,900
+histories, 8.1e7 +- 0.7e7 by
+:func:`experiments.bench.cfr_scale.estimate_histories`). Before it:
+``large3`` (``medium3+pass_count=1``, 52,732,526 histories).
 Measured and written (JSON, with the config, seed, versions and commit):
 
 * the tree: histories, information sets, sequences, build seconds, the
@@ -14,7 +16,11 @@ Measured and written (JSON, with the config, seed, versions and commit):
   the checkpoints' segments), the threads it ran on;
 * at each checkpoint: the iteration, the solve's cumulative seconds, exact
   NashConv of the average policy (:func:`solvers.cfr.nash_conv`) and the
-  seconds it took, and the peak resident memory so far.
+  seconds it took, and the peak resident memory so far;
+* ``next``: the next size of the same family, the game with one more card
+  passed: Knuth's estimate of its histories (``next_probes`` probes, with its
+  standard error) and the memory it would need at this run's peak bytes per
+  history (None when ``next_probes`` is 0 or no more cards can be passed).
 
 Resumable: with ``--state DIR`` the solver's tables (regret, policy, average
 numerator, iteration) are saved at every checkpoint and a rerun with the same
@@ -23,7 +29,7 @@ Heavy (tens of minutes, several GiB): never part of ``make test`` or
 ``make reproduce``; ``--quick`` runs the same steps on ``small3`` in seconds
 (what the tests run)::
 
-    python -m experiments.bench.cfr_large [--game large3]
+    python -m experiments.bench.cfr_large [--game xlarge3]
         [--solver CFR+] [--checkpoints 10 25 50 100 200] [--threads 2]
         [--state DIR] [--out FILE] [--quick]
 """
@@ -48,11 +54,12 @@ __all__ = ["LargeSolveConfig", "QUICK", "run", "table", "main", "paper_macros"]
 
 @dataclasses.dataclass(frozen=True)
 class LargeSolveConfig:
-    game: str = "large3"           # = medium3+pass_count=1
+    game: str = "xlarge3"
     solver: str = "CFR+"
     checkpoints: tuple[int, ...] = (10, 25, 50, 100, 200)
     threads: int = 2
-    seed: int = 0          # nothing is random; kept for the metadata
+    seed: int = 0          # seeds the next-size estimate's probes; nothing else is random
+    next_probes: int = 2000
 
     def __post_init__(self):
         cps = self.checkpoints
@@ -61,9 +68,12 @@ class LargeSolveConfig:
             raise ValueError(f"checkpoints must be increasing positive ints, got {cps!r}")
         if not isinstance(self.threads, int) or self.threads < 1:
             raise ValueError(f"threads must be a positive int, got {self.threads!r}")
+        if not isinstance(self.next_probes, int) or self.next_probes == 1 or \
+                self.next_probes < 0:
+            raise ValueError(f"next_probes must be 0 or an int >= 2, got {self.next_probes!r}")
 
 
-QUICK = LargeSolveConfig(game="small3", checkpoints=(5, 10, 20), threads=2)
+QUICK = LargeSolveConfig(game="small3", checkpoints=(5, 10, 20), threads=2, next_probes=200)
 
 _TABLES = ("regret", "policy", "avg_numerator")
 
@@ -98,6 +108,31 @@ def _restore(solver, state: Path) -> list[dict]:
     solver.iteration = int(prog["iteration"])
     solver.seconds = float(prog["seconds"])
     return list(prog["rows"])
+
+
+def next_size(game: str, probes: int, seed: int, bytes_per_history: float) -> dict | None:
+    """The game ``game`` (a preset or ``preset+key=value,...``) with one more card
+    passed: its spec, Knuth's estimate of its histories with the standard error
+    and the GiB it would take at ``bytes_per_history``; None when ``probes`` is 0
+    or the rules allow no more cards passed."""
+    import spiel_game
+
+    from .cfr_scale import estimate_histories, parse_game
+    if probes == 0:
+        return None
+    params = parse_game(game)
+    pc = spiel_game.load(params).rules.pass_count + 1
+    name, _, rest = game.partition("+")
+    items = [i for i in rest.split(",") if i and not i.startswith("pass_count=")]
+    spec = f"{name}+" + ",".join(items + [f"pass_count={pc}"])
+    try:
+        nxt = spiel_game.load(parse_game(spec))
+    except ValueError:                      # more cards than the rules allow
+        return None
+    t0 = time.perf_counter()
+    mean, se = estimate_histories(nxt, probes, seed)
+    return {"game": spec, "histories": mean, "histories_se": se, "probes": probes,
+            "gib": mean * bytes_per_history / 2**30, "estimate_s": time.perf_counter() - t0}
 
 
 def run(config: LargeSolveConfig, state: str | None = None) -> dict:
@@ -139,10 +174,13 @@ def run(config: LargeSolveConfig, state: str | None = None) -> dict:
         print(json.dumps(row), flush=True)
         if sdir:
             _save(solver, sdir, rows)
+    peak = _peak_gib()
     return {**tree_row, "solver": config.solver, "threads": solver.threads,
             "solver_gib": solver.nbytes() / 2**30, "checkpoints": rows,
             "s_per_iteration": statistics.median(r["s_per_iteration"] for r in rows),
-            "peak_gib": _peak_gib()}
+            "peak_gib": peak,
+            "next": next_size(config.game, config.next_probes, config.seed,
+                              peak * 2**30 / tree.num_nodes)}
 
 
 def table(res: dict) -> str:
@@ -155,6 +193,11 @@ def table(res: dict) -> str:
     for r in res["checkpoints"]:
         lines.append(f"| {r['iteration']} | {r['solve_s']:.0f} | {r['nash_conv']:.4g} | "
                      f"{r['nash_conv_s']:.0f} | {r['peak_gib']:.1f} |")
+    nxt = res.get("next")
+    if nxt:
+        lines += ["", f"Next size, `{nxt['game']}`: about {nxt['histories']:.2e} +- "
+                      f"{nxt['histories_se']:.1e} histories (Knuth, {nxt['probes']} probes), "
+                      f"{nxt['gib']:.0f} GiB at this run's peak bytes per history."]
     return "\n".join(lines)
 
 
@@ -222,13 +265,10 @@ def paper_macros(m, results: Path, bench: Path) -> None:
           "percent of medium3's decision histories in information sets spanning blocks")
     add("CfrScaleTriadGBs", lambda: multi()["bandwidth"]["triad_1_gbs"], one,
           "STREAM triad bandwidth, one thread, GB/s")
-    nxt = lambda: next(r for r in multi()["estimates"]                        # noqa: E731
-                       if r["game"] == large()["game"].replace("pass_count=1", "pass_count=2"))
-    add("CfrScaleNextHistories", lambda: nxt()["histories"], lambda x: sci(x, 1),
-          "Knuth estimate of the histories with two cards passed")
-    add("CfrScaleNextGiB", lambda: nxt()["histories"]
-          * multi()["capacity"]["bytes_per_history_solve"] / 2**30, fixed(0),
-          "GiB to solve it at the measured bytes per history")
+    add("CfrScaleNextHistories", lambda: large()["next"]["histories"], lambda x: sci(x, 1),
+          "Knuth estimate of the histories with one more card passed")
+    add("CfrScaleNextGiB", lambda: large()["next"]["gib"], fixed(0),
+          "GiB to solve it at the large solve's peak bytes per history")
     def game_name() -> str:
         """The solved game as a preset's name when one has its rules, else as given."""
         import spiel_game
@@ -240,6 +280,15 @@ def paper_macros(m, results: Path, bench: Path) -> None:
         return f"{same[0]} ({large()['game']})" if same else large()["game"]
 
     add("CfrLargeGame", game_name, tt, "the largest solved game")
+
+    def rules():
+        import spiel_game
+
+        from .cfr_scale import _load
+        return spiel_game.RuleSet.from_params(_load(large()["game"]).get_parameters())
+    add("CfrLargeDeck", lambda: rules().deck_description, str, "its deck")
+    m.flag("CfrLargeMoonChoice", lambda: rules().moon == "choose",
+           "the solved game lets the shooter choose how the moon scores")
     add("CfrLargeHistories", lambda: large()["histories"], thousands, "its histories")
     add("CfrLargeHistoriesSci", lambda: large()["histories"], lambda x: sci(x, 2),
           "its histories, scientific")
