@@ -97,6 +97,7 @@ MAX_BELIEF_POOL = 65_536
 MAX_WEIGHED_PASS = 6
 
 _NEG_INF = -np.inf
+_FAILED = np.inf          # the sampler failed (a log-weight is never +inf)
 
 
 # ================================================================ compiled kernels
@@ -425,6 +426,25 @@ class Belief(NamedTuple):
 
 
 @njit(cache=True)
+def _candidate(p, root, cand, rng, det, bel):
+    """One candidate world of ``root`` into ``cand`` (a determinization by ``det``,
+    completed by :func:`complete_world`) and its log-weight; ``-inf`` (counted in
+    ``bel.stats[2]``) for weight 0, :data:`_FAILED` when the sampler fails."""
+    cand[:] = root
+    if not _determinize(p, cand, rng, det):
+        return _FAILED
+    if not complete_world(p, cand, bel.me, rng, bel.seats, bel.cards, bel.tmp):
+        bel.stats[2] += 1.0
+        return _NEG_INF
+    lw = world_log_likelihood(p, cand, bel.me, bel.model, bel.eps, bel.fresh, bel.replay,
+                              bel.bufs, bel.legals, bel.legal, bel.seats, bel.cards,
+                              bel.deal, bel.work, rng)
+    if lw == _NEG_INF:
+        bel.stats[2] += 1.0
+    return lw
+
+
+@njit(cache=True)
 def sir_world(p, root, s, rng, det, bel):
     """Draw one world into ``s`` by sampling-importance-resampling: ``bel.worlds``
     candidates from the determinizer ``det`` (a
@@ -442,17 +462,10 @@ def sir_world(p, root, s, rng, det, bel):
     log_w = _NEG_INF                           # log of the sum of weights so far
     log_w2 = _NEG_INF                          # log of the sum of squared weights
     for _ in range(bel.worlds):
-        cand[:] = root
-        if not _determinize(p, cand, rng, det):
+        lw = _candidate(p, root, cand, rng, det, bel)
+        if lw == _FAILED:
             return False
-        if not complete_world(p, cand, bel.me, rng, bel.seats, bel.cards, bel.tmp):
-            bel.stats[2] += 1.0
-            continue
-        lw = world_log_likelihood(p, cand, bel.me, bel.model, bel.eps, bel.fresh, bel.replay,
-                                  bel.bufs, bel.legals, bel.legal, bel.seats, bel.cards,
-                                  bel.deal, bel.work, rng)
         if lw == _NEG_INF:
-            bel.stats[2] += 1.0
             continue
         if log_w == _NEG_INF:
             log_w = lw
@@ -495,18 +508,10 @@ def weighted_pool(p, root, rng, det, bel, pool, logw):
     when the sampler fails. The root-level form of SIR (:class:`WorldPool`)."""
     m = 0
     for _ in range(pool.shape[0]):
-        cand = pool[m]
-        cand[:] = root
-        if not _determinize(p, cand, rng, det):
+        lw = _candidate(p, root, pool[m], rng, det, bel)
+        if lw == _FAILED:
             return -1
-        if not complete_world(p, cand, bel.me, rng, bel.seats, bel.cards, bel.tmp):
-            bel.stats[2] += 1.0
-            continue
-        lw = world_log_likelihood(p, cand, bel.me, bel.model, bel.eps, bel.fresh, bel.replay,
-                                  bel.bufs, bel.legals, bel.legal, bel.seats, bel.cards,
-                                  bel.deal, bel.work, rng)
         if lw == _NEG_INF:
-            bel.stats[2] += 1.0
             continue
         logw[m] = lw
         m += 1
