@@ -1,0 +1,144 @@
+"""Fit the softened-heuristic opponent model of :mod:`solvers.inference` to an agent.
+
+The ``heuristic`` opponent model gives the heuristic player's card
+probability ``1 - eps + eps / k`` and every other legal card ``eps / k``
+(``k`` legal cards). How much the weights of inference should move depends on
+how often the players being modelled really play the heuristic's card: the
+maximum-likelihood ``eps`` for an agent is the one that maximises the summed
+log-probability of that agent's own card plays. This script plays ``hands``
+hands with the agent in every seat (chance seeded by ``seed``, the agents by
+``seed`` and their seat), records for every card play with a choice whether it
+is the heuristic's card and how many cards were legal, and reports the
+agreement rate, the maximum-likelihood ``eps`` (bounded scalar maximisation on
+[1e-6, 1]) and the mean log-likelihood per decision on a grid of ``eps``.
+
+``python -m experiments.bench.fit_epsilon [--agent SPEC] [--players 6]
+[--hands 8] [--seed 0] [--out FILE] [--quick]`` prints a markdown table and
+writes ``results/<profile>/bench/fit_epsilon.json``. It measures; it is not
+part of ``make reproduce``. The README's inference runs used the fit of
+``ismcts(time_limit=0.05, rollout='heuristic')`` at 6 players.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+
+import numpy as np
+
+from . import run_and_write
+
+__all__ = ["FitConfig", "plays", "fit", "run", "table", "main"]
+
+GRID = (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+
+@dataclasses.dataclass(frozen=True)
+class FitConfig:
+    agent: str = "ismcts(time_limit=0.05, rollout='heuristic')"
+    players: int = 6
+    hands: int = 8
+    seed: int = 0
+
+    def __post_init__(self):
+        if not isinstance(self.hands, int) or self.hands < 1:
+            raise ValueError(f"hands must be an int >= 1, got {self.hands!r}")
+        if not isinstance(self.players, int) or not 5 <= self.players <= 11:
+            raise ValueError(f"players must be an int in 5..11, got {self.players!r}")
+
+
+def plays(config: FitConfig) -> tuple[np.ndarray, np.ndarray]:
+    """``(agrees, legal_counts)`` over every card play with a choice: whether the
+    agent played the heuristic's card, and how many cards were legal."""
+    import spiel_game
+    from solvers.heuristic import heuristic_policy
+    from solvers.registry import make_agent
+    from spiel_game import engine as E
+    game = spiel_game.load(players=config.players)
+    chance = np.random.default_rng(config.seed)
+    hrng = np.zeros(1, np.uint64)
+    legal_buf = np.empty(E.K + 2, np.int32)
+    agrees, counts = [], []
+    for h in range(config.hands):
+        bots = [make_agent(config.agent, game, q, config.seed * 1_000_003 + 100 * h + q)
+                for q in range(config.players)]
+        st = game.new_initial_state()
+        while not st.is_terminal():
+            if st.is_chance_node():
+                acts, probs = zip(*st.chance_outcomes())
+                st.apply_action(int(acts[chance.choice(len(acts), p=np.asarray(probs))]))
+                continue
+            s = np.array(st.engine_state)
+            act = bots[st.current_player()].step(st)
+            legal = st.legal_actions()
+            if s[E.S_PHASE] == E.PH_PLAY and len(legal) > 1:
+                k = len(legal)
+                legal_buf[:k] = legal
+                h_act = heuristic_policy(np.asarray(st.engine_params), s, legal_buf, k, hrng)
+                agrees.append(int(act) == int(h_act))
+                counts.append(k)
+            st.apply_action(act)
+    return np.array(agrees, bool), np.array(counts, np.int64)
+
+
+def log_likelihood(eps: float, agrees: np.ndarray, counts: np.ndarray) -> float:
+    """Mean log-probability of the plays under the model with ``eps``."""
+    return float(np.mean(np.where(agrees, np.log(1.0 - eps + eps / counts),
+                                  np.log(eps / counts))))
+
+
+def fit(agrees: np.ndarray, counts: np.ndarray) -> float:
+    """The maximum-likelihood ``eps`` in [1e-6, 1] (the log-likelihood is concave
+    in ``eps``: a bounded scalar maximisation finds it)."""
+    from scipy.optimize import minimize_scalar
+    if len(agrees) == 0:
+        raise ValueError("no card play with a choice was recorded; play more hands")
+    res = minimize_scalar(lambda e: -log_likelihood(e, agrees, counts), bounds=(1e-6, 1.0),
+                          method="bounded", options={"xatol": 1e-6})
+    return float(res.x)
+
+
+def run(config: FitConfig) -> dict:
+    agrees, counts = plays(config)
+    eps = fit(agrees, counts)
+    return {"agent": config.agent, "players": config.players, "hands": config.hands,
+            "decisions": int(len(agrees)), "agreement": float(agrees.mean()),
+            "mean_legal": float(counts.mean()), "epsilon": eps,
+            "log_likelihood": log_likelihood(eps, agrees, counts),
+            "grid": [{"epsilon": e, "log_likelihood": log_likelihood(e, agrees, counts)}
+                     for e in GRID]}
+
+
+def table(res: dict) -> str:
+    lines = [f"`{res['agent']}` at {res['players']} players, {res['hands']} hands: "
+             f"{res['decisions']} card plays with a choice (mean {res['mean_legal']:.2f} legal), "
+             f"the heuristic's card in {100 * res['agreement']:.1f}%; maximum-likelihood "
+             f"epsilon {res['epsilon']:.3f} (mean log-likelihood {res['log_likelihood']:.4f}).",
+             "", "| epsilon | mean log-likelihood |", "|---|---|"]
+    lines += [f"| {g['epsilon']:g} | {g['log_likelihood']:.4f} |" for g in res["grid"]]
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m experiments.bench.fit_epsilon")
+    ap.add_argument("--quick", action="store_true", help="two hands of a 100-iteration ISMCTS")
+    ap.add_argument("--agent", default=None)
+    ap.add_argument("--players", type=int, default=None)
+    ap.add_argument("--hands", type=int, default=None)
+    ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args(argv)
+    config = (FitConfig(agent="ismcts(iterations=100, rollout='heuristic')", hands=2)
+              if args.quick else FitConfig())
+    changes = {k: v for k, v in vars(args).items()
+               if k in ("agent", "players", "hands", "seed") and v is not None}
+    try:
+        config = dataclasses.replace(config, **changes)
+    except ValueError as e:
+        ap.error(str(e))
+    return run_and_write("fit_epsilon", args.quick, args.out, lambda: run(config), table,
+                         config, config.seed)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
