@@ -507,9 +507,9 @@ PRESETS: dict[str, dict[str, Any]] = {
     # deals, two copies of each card (small3: three). Histories: micro 1,346;
     # micro3 2,015; micro4 5,023; micro_pass 10,910; small 61,694; small3 75,512;
     # (tiny 683,150); medium3 1,499,592; medium 12,728,020; large3 52,732,526;
-    # xlarge3 (Knuth's estimate 8.1e7) (see the README; large3 is medium3 with one
-    # card passed, 5.4 GiB to solve; xlarge3 has three suits of K A, one card
-    # passed and the moon shooter's choice of R5).
+    # xlarge3 73,269,900 (see the README; large3 is medium3 with one card passed,
+    # 5.4 GiB to solve; xlarge3 has three suits of K A, one card passed and the
+    # moon shooter's choice of R10, 7.4 GiB to solve).
     "micro": {"deck": "custom", "players": 2, "suits": "HS", "ranks": "QA",
               "pass_count": 0, "deal": "whole"},
     "micro3": {"deck": "custom", "players": 3, "suits": "S", "ranks": "JQK",
