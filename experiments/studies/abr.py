@@ -253,6 +253,23 @@ def _target_name(target: str) -> str:
     return hit.group(1) if hit else target
 
 
+def _int_param(spec: str, name: str) -> int:
+    """The int keyword ``name`` of an agent spec or parameter string."""
+    import re
+    hit = re.search(rf"{name}\s*=\s*(\d+)", spec)
+    if not hit:
+        raise ValueError(f"no {name}= in {spec!r}")
+    return int(hit.group(1))
+
+
+def _present(get) -> bool:
+    """Whether ``get()`` returns something (False when the results are missing)."""
+    try:
+        return bool(get())
+    except (OSError, KeyError, ValueError):
+        return False
+
+
 def paper_macros(m, results: Path, bench: Path) -> None:
     """The paper's numbers from ``abr/`` (:mod:`experiments.macros`): the run's size
     (deals, ABR seats per deal, worlds, exact seeds), per player count the ABR's
@@ -264,7 +281,6 @@ def paper_macros(m, results: Path, bench: Path) -> None:
     preset and target the largest gap and the smallest share of the exact gain the
     ABR reaches); and the rows of the two tables. Everything is under
     ``\\ifAbr`` (results present), ``\\ifAbrEleven`` (11 players run)."""
-    import re
 
     from ..macros import (WORDS, fixed, interval, names, read_csv, read_json, signed,
                           thousands, tt)
@@ -293,36 +309,25 @@ def paper_macros(m, results: Path, bench: Path) -> None:
             raise ValueError(f"{len(out)} rows for {target} at {n} players")
         return out[0]
 
-    def worlds(params: str) -> int:
-        hit = re.search(r"worlds\s*=\s*(\d+)", params)
-        if not hit:
-            raise ValueError(f"no worlds= in {params!r}")
-        return int(hit.group(1))
-
     def exact(n: int | None = None) -> list[dict]:
         """Rows of ``exact.csv`` of presets with ``n`` players (None: any)."""
         return [r for r in table("exact")
                 if n is None or spiel_game.PRESETS[r["preset"]]["players"] == n]
 
-    def present(get) -> bool:
-        try:
-            return bool(get())
-        except (OSError, KeyError, ValueError):
-            return False
-
     two = fixed(2)
     f = lambda r, c: float(r[c])                                      # noqa: E731
     m.flag("Abr", lambda: bool(gains()), "the ABR study's results are present")
     m.flag("AbrEleven", lambda: bool(gains(11)), "the ABR ran at 11 players")
-    conv = present(lambda: gains(conventions=True))
+    conv = _present(lambda: gains(conventions=True))
     m.flag("AbrConventions", lambda: conv, "the ABR ran against passing conventions")
-    on = present(gains)
+    on = _present(gains)
     for name, get, fmt, what in (
             ("AbrDeals", lambda: cfg()["deals"], thousands, "duplicate deals per target"),
             ("AbrSeats", lambda: max(int(r["seats_per_deal"]) for r in gains()), str,
              "ABR seats per deal"),
-            ("AbrWorlds", lambda: worlds(cfg()["abr_params"]), str, "worlds per decision"),
-            ("AbrExactWorlds", lambda: worlds(cfg()["exact_abr_params"]), str,
+            ("AbrWorlds", lambda: _int_param(cfg()["abr_params"], "worlds"), str,
+             "worlds per decision"),
+            ("AbrExactWorlds", lambda: _int_param(cfg()["exact_abr_params"], "worlds"), str,
              "worlds per decision in the exact check"),
             ("AbrExactSeeds", lambda: cfg()["exact_seeds"], str, "seeds of the exact check"),
             ("AbrExactDeals", lambda: list(dict.fromkeys(r["preset"] for r in exact())), names,
@@ -335,7 +340,7 @@ def paper_macros(m, results: Path, bench: Path) -> None:
         m.add_if(on, name, get, fmt, what)
     for n in (6, 11):
         w = f"Abr{WORDS[n]}"
-        ran = present(lambda n=n: gains(n))
+        ran = _present(lambda n=n: gains(n))
         for name, col, fmt, what in (
                 ("HeuristicGain", "gain", signed, "ABR gain over the heuristic"),
                 ("HeuristicLo", "gain_lo", signed, "its 95% lo"),
@@ -349,7 +354,7 @@ def paper_macros(m, results: Path, bench: Path) -> None:
         m.flag(f"{w}HeuristicSignificant",
                lambda n=n: float(one(n, "heuristic")["gain_lo"]) > 0,
                f"the ABR's gain over the heuristic at {n} players has its interval above 0")
-        hit = conv and present(lambda n=n: gains(n, True))
+        hit = conv and _present(lambda n=n: gains(n, True))
 
         def ext(n, pick):
             return pick(gains(n, True), key=lambda r: f(r, "gain"))
@@ -377,7 +382,7 @@ def paper_macros(m, results: Path, bench: Path) -> None:
         m.add_if(conv, name, get, fmt, what)
     for n in (2, 3):
         w = f"AbrExact{WORDS[n]}"
-        ran = present(lambda n=n: [r for r in exact(n) if r["target"] == "heuristic"])
+        ran = _present(lambda n=n: [r for r in exact(n) if r["target"] == "heuristic"])
         m.flag(w, lambda r=ran: r, f"the exact check ran against the heuristic with {n} players")
 
         def heur(n):
@@ -425,7 +430,6 @@ def _search_macros(m, results: Path) -> None:
     interval and the responder's ms per decision; under ``\\ifAbrSearch``
     (results present), ``\\ifAbrSearch<Count>`` (that count ran) and
     ``\\ifAbrSearch<Count>Significant`` (interval above zero)."""
-    import re
 
     from ..macros import WORDS, read_csv, read_json, signed, thousands
     folder = results / "abr_search"
@@ -440,33 +444,23 @@ def _search_macros(m, results: Path) -> None:
             raise ValueError(f"{len(out)} abr_search rows at {n} players")
         return out[0]
 
-    def iterations(spec: str) -> int:
-        hit = re.search(r"iterations\s*=\s*(\d+)", spec)
-        if not hit:
-            raise ValueError(f"no iterations= in {spec!r}")
-        return int(hit.group(1))
-
-    def present(get) -> bool:
-        try:
-            return bool(get())
-        except (OSError, KeyError, ValueError):
-            return False
-
-    on = present(rows)
+    on = _present(rows)
     m.flag("AbrSearch", lambda: on, "the ISMCTS-against-ISMCTS bound ran")
     cfg = lambda: read_json(folder / "metadata.json")["config"]           # noqa: E731
     for name, get, fmt, what in (
-            ("AbrSearchTargetIterations", lambda: iterations(rows()[0]["target"]), thousands,
+            ("AbrSearchTargetIterations",
+             lambda: _int_param(rows()[0]["target"], "iterations"), thousands,
              "the target ISMCTS's iterations per move"),
-            ("AbrSearchResponderIterations", lambda: iterations(rows()[0]["responder"]),
-             thousands, "the responder ISMCTS's iterations per move"),
+            ("AbrSearchResponderIterations",
+             lambda: _int_param(rows()[0]["responder"], "iterations"), thousands,
+             "the responder ISMCTS's iterations per move"),
             ("AbrSearchDeals", lambda: cfg()["deals"], thousands, "duplicate deals"),
             ("AbrSearchSeats", lambda: max(int(r["seats_per_deal"]) for r in rows()), str,
              "responder seats per deal")):
         m.add_if(on, name, get, fmt, what)
     for n in (6, 11):
         w = f"AbrSearch{WORDS[n]}"
-        ran = present(lambda n=n: one(n))
+        ran = _present(lambda n=n: one(n))
         m.flag(w, lambda r=ran: r, f"the ISMCTS bound ran at {n} players")
         for name, col, fmt, what in (
                 ("Gain", "gain", signed, "the responder's gain over ISMCTS"),
