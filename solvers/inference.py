@@ -542,7 +542,6 @@ def search_pooled(p, root, me, n_iter, uct_c, lo, scale, code, rng, t, s, legal,
     for _ in range(n_iter):
         s[:] = pool[pool_pick(cum, m, rng)]
         _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, n)
-    return True
 
 
 class WorldPool:

@@ -108,5 +108,6 @@ def test_next_size_is_the_game_with_one_more_card_passed():
     assert next_size("micro", 2000, 0, 100.0)["histories"] == nxt["histories"]
     assert next_size("micro+pass_count=1", 50, 0, 1.0)["game"] == "micro+pass_count=2"
     assert next_size("micro", 0, 0, 1.0) is None
+    assert next_size("leduc_poker", 50, 0, 1.0) is None       # not one of our presets
     with pytest.raises(ValueError, match="next_probes"):
         LargeSolveConfig(next_probes=1)

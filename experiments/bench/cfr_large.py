@@ -113,12 +113,13 @@ def _restore(solver, state: Path) -> list[dict]:
 def next_size(game: str, probes: int, seed: int, bytes_per_history: float) -> dict | None:
     """The game ``game`` (a preset or ``preset+key=value,...``) with one more card
     passed: its spec, Knuth's estimate of its histories with the standard error
-    and the GiB it would take at ``bytes_per_history``; None when ``probes`` is 0
-    or the rules allow no more cards passed."""
+    and the GiB it would take at ``bytes_per_history``; None when ``probes`` is 0,
+    ``game`` is not one of our presets (a pyspiel game such as ``leduc_poker``) or
+    the rules allow no more cards passed."""
     import spiel_game
 
     from .cfr_scale import estimate_histories, parse_game
-    if probes == 0:
+    if probes == 0 or game.partition("+")[0] not in spiel_game.PRESETS:
         return None
     params = parse_game(game)
     pc = spiel_game.load(params).rules.pass_count + 1
