@@ -49,9 +49,12 @@ class FitConfig:
 
 def plays(config: FitConfig) -> tuple[np.ndarray, np.ndarray]:
     """``(agrees, legal_counts)`` over every card play with a choice: whether the
-    agent played the heuristic's card, and how many cards were legal."""
+    agent played the heuristic's card, and how many cards were legal (hands
+    played by :func:`solvers.net.selfplay.play_hand`, which takes forced moves
+    itself)."""
     import spiel_game
     from solvers.heuristic import heuristic_policy
+    from solvers.net.selfplay import play_hand
     from solvers.registry import make_agent
     from spiel_game import engine as E
     game = spiel_game.load(players=config.players)
@@ -62,22 +65,19 @@ def plays(config: FitConfig) -> tuple[np.ndarray, np.ndarray]:
     for h in range(config.hands):
         bots = [make_agent(config.agent, game, q, config.seed * 1_000_003 + 100 * h + q)
                 for q in range(config.players)]
-        st = game.new_initial_state()
-        while not st.is_terminal():
-            if st.is_chance_node():
-                acts, probs = zip(*st.chance_outcomes())
-                st.apply_action(int(acts[chance.choice(len(acts), p=np.asarray(probs))]))
-                continue
+
+        def decide(st, q, bots=bots):
             s = np.array(st.engine_state)
-            act = bots[st.current_player()].step(st)
-            legal = st.legal_actions()
-            if s[E.S_PHASE] == E.PH_PLAY and len(legal) > 1:
+            act = bots[q].step(st)
+            if s[E.S_PHASE] == E.PH_PLAY:
+                legal = st.legal_actions()
                 k = len(legal)
                 legal_buf[:k] = legal
                 h_act = heuristic_policy(np.asarray(st.engine_params), s, legal_buf, k, hrng)
                 agrees.append(int(act) == int(h_act))
                 counts.append(k)
-            st.apply_action(act)
+            return act
+        play_hand(game, chance, decide)
     return np.array(agrees, bool), np.array(counts, np.int64)
 
 
