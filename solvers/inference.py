@@ -83,7 +83,7 @@ from .ismcts import Determinizer, _determinize, _iteration
 __all__ = ["MODELS", "DEFAULT_EPSILON", "MAX_BELIEF_WORLDS", "MAX_WEIGHED_PASS", "Belief",
            "make_belief", "check_belief", "action_probability", "complete_world",
            "world_log_likelihood", "sir_world", "search_weighted", "WeightedDeterminizer",
-           "WorldPool", "weighted_pool", "search_pooled", "MAX_BELIEF_POOL"]
+           "WorldPool", "tempered_weights", "weighted_pool", "search_pooled", "MAX_BELIEF_POOL"]
 
 K = E.K
 #: Opponent models: name -> compiled code (see the module docstring).
@@ -544,6 +544,47 @@ def search_pooled(p, root, me, n_iter, uct_c, lo, scale, code, rng, t, s, legal,
         _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, n)
 
 
+def tempered_weights(logw: np.ndarray, min_ess: float = 0.0) -> tuple[np.ndarray, float]:
+    """Normalised weights ``w_i ~ exp(beta * logw_i)`` and the exponent ``beta``.
+
+    ``beta = 1`` (the posterior weights) when their effective sample size
+    ``(sum w)^2 / sum w^2`` is at least ``min_ess`` (capped at ``len(logw)``);
+    otherwise the largest ``beta`` in [0, 1) found by bisection (40 halvings)
+    whose weights have that effective size (0, equal weights, when ``min_ess``
+    is the whole pool): a tempered posterior, between the
+    prior (``beta = 0``: equal weights) and the posterior. With few candidates
+    and a sharp opponent model the posterior weights put nearly all mass on one
+    candidate, which is not a sample of the posterior but the best of a few
+    prior draws; tempering keeps ``min_ess`` distinct worlds in play (the
+    adaptive tempering of sequential Monte Carlo)."""
+    lw = np.asarray(logw, np.float64)
+    if lw.ndim != 1 or lw.size == 0 or not np.all(np.isfinite(lw)):
+        raise ValueError("tempered_weights: logw must be a non-empty vector of finite numbers")
+    lw = lw - lw.max()
+
+    def weights(beta):
+        w = np.exp(beta * lw)
+        return w / w.sum()
+
+    def ess(w):
+        return 1.0 / float(np.sum(w * w))
+
+    target = min(float(min_ess), float(lw.size))
+    w = weights(1.0)
+    if ess(w) >= target:
+        return w, 1.0
+    if target >= lw.size:        # only equal weights have the pool's full size
+        return np.full(lw.size, 1.0 / lw.size), 0.0
+    lo, hi = 0.0, 1.0            # ess(weights(lo)) >= target > ess(weights(hi))
+    for _ in range(40):
+        mid = 0.5 * (lo + hi)
+        if ess(weights(mid)) >= target:
+            lo = mid
+        else:
+            hi = mid
+    return weights(lo), lo
+
+
 class WorldPool:
     """Root-level inference: ``size`` candidate worlds drawn once per decision,
     weighted once by the opponent model, then every world the search plays is
@@ -554,19 +595,22 @@ class WorldPool:
     price is that the iterations share ``size`` worlds (``ess``: the effective
     number of distinct worlds, ``(sum w)^2 / sum w^2``).
 
+    ``min_ess`` > 0 tempers the weights (:func:`tempered_weights`) so that at
+    least that many worlds are in play (``beta``: the exponent used, 1 when no
+    tempering was needed).
+
     ``cum``: the normalised cumulative weights of ``pool[:m]``."""
 
     def __init__(self, P, root: np.ndarray, det_record, belief: Belief, size: int,
-                 rng: np.ndarray):
+                 rng: np.ndarray, min_ess: float = 0.0):
         self.pool = np.empty((size, root.shape[0]), root.dtype)
         logw = np.empty(size)
         m = int(weighted_pool(P, root, rng, det_record, belief, self.pool, logw))
         if m <= 0:
             raise RuntimeError("world pool: the sampler failed or every candidate world had "
                                "weight 0")
-        w = np.exp(logw[:m] - logw[:m].max())
         self.m = m
-        self.weights = w / w.sum()
+        self.weights, self.beta = tempered_weights(logw[:m], min_ess)
         self.cum = np.cumsum(self.weights)
         self.cum[-1] = 1.0
         self.ess = float(1.0 / np.sum(self.weights ** 2))

@@ -495,6 +495,10 @@ class ISMCTSBot(Agent):
         iteration; an int in [1, 65536] weighs that many candidates once per
         move and draws every iteration's world from them by weight
         (:class:`solvers.inference.WorldPool`; ``belief_worlds`` is then unused).
+      belief_min_ess: with ``belief_pool``, temper the pool's weights so that
+        their effective sample size is at least this many worlds
+        (:func:`solvers.inference.tempered_weights`), a number in [0, 65536];
+        0 (default) keeps the posterior weights untempered.
     """
 
     def __init__(self, game, player: int, seed: int = 0, *, iterations: int = 1000,
@@ -502,7 +506,8 @@ class ISMCTSBot(Agent):
                  final_policy: str = "max_visit_count", rollout: str = "random",
                  determinization: str = "compiled", max_nodes: int | None = None,
                  belief: str = "uniform", belief_worlds: int = 8,
-                 belief_epsilon: float = 0.1, belief_pool: int = 0):
+                 belief_epsilon: float = 0.1, belief_pool: int = 0,
+                 belief_min_ess: float = 0.0):
         super().__init__(game, player, seed)
         a = "ismcts"
         self.iterations = check_int(a, "iterations", iterations, 1, MAX_ITERATIONS)
@@ -520,6 +525,8 @@ class ISMCTSBot(Agent):
         self.belief, self.belief_worlds, self.belief_epsilon = check_belief(
             a, belief, belief_worlds, belief_epsilon)
         self.belief_pool = check_int(a, "belief_pool", belief_pool, 0, MAX_BELIEF_POOL)
+        self.belief_min_ess = check_real(a, "belief_min_ess", belief_min_ess, 0.0,
+                                         float(MAX_BELIEF_POOL))
         if self.belief != "uniform" and self.determinization != "compiled":
             raise AgentParameterError(
                 f"{a}: belief={self.belief!r} with determinization="
@@ -548,7 +555,8 @@ class ISMCTSBot(Agent):
             from .inference import WorldPool, make_belief, search_pooled, search_weighted
             bel = make_belief(P, me, self.belief, self.belief_worlds, self.belief_epsilon)
             if self.belief_pool and root[E.S_PHASE] in (E.PH_PLAY, E.PH_MOON):
-                pool = WorldPool(P, root, det.record, bel, self.belief_pool, self._rng)
+                pool = WorldPool(P, root, det.record, bel, self.belief_pool, self._rng,
+                                 self.belief_min_ess)
                 bel = None
         budget = self.iterations if self.time_limit is None else None
         limit = self.max_nodes or DEFAULT_MAX_NODES
@@ -604,6 +612,7 @@ class ISMCTSBot(Agent):
         if pool is not None:
             self.last_search["belief_pool_ess"] = pool.ess
             self.last_search["belief_pool_kept"] = pool.m
+            self.last_search["belief_pool_beta"] = pool.beta
         acts, vis, val = [], [], []
         c = int(tree.child[0])
         while c >= 0:

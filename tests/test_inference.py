@@ -414,11 +414,52 @@ def test_ismcts_with_a_world_pool_plays_legal_moves_and_repeats_with_its_seed():
         assert np.array_equal(x, y)
 
 
+def test_tempered_weights_keep_the_asked_effective_size_and_no_more_tempering():
+    from solvers.inference import tempered_weights
+    rng = np.random.default_rng(3)
+    logw = rng.normal(0.0, 6.0, 200)               # a sharp posterior: one world dominates
+    w1, b1 = tempered_weights(logw, 0.0)
+    ess = lambda w: 1.0 / float(np.sum(w * w))     # noqa: E731
+    assert b1 == 1.0 and ess(w1) < 5.0
+    np.testing.assert_allclose(w1, np.exp(logw - logw.max()) / np.exp(logw - logw.max()).sum())
+    for target in (10.0, 50.0, 150.0):
+        w, beta = tempered_weights(logw, target)
+        assert 0.0 < beta < 1.0 and abs(w.sum() - 1.0) < 1e-12
+        assert target - 1e-6 <= ess(w) < target * 1.001       # the largest beta that reaches it
+        # the same order as the posterior: tempering flattens, never reorders
+        assert np.array_equal(np.argsort(w, kind="stable"), np.argsort(logw, kind="stable"))
+    w, beta = tempered_weights(logw, 1e9)                     # capped at the pool size: prior
+    assert beta == 0.0 and np.allclose(w, 1 / 200)
+    flat, beta = tempered_weights(np.zeros(7), 7.0)           # already that wide: untouched
+    assert beta == 1.0 and np.allclose(flat, 1 / 7)
+    for bad in ([], [0.0, np.inf], [[0.0]]):
+        with pytest.raises(ValueError, match="logw"):
+            tempered_weights(np.asarray(bad, float), 1.0)
+
+
+def test_a_tempered_pool_keeps_its_worlds_and_reports_the_exponent():
+    game = spiel_game.load({"players": 6})
+    st = heuristic_game_state(game, 12, lambda s: int(s.engine_state[E.S_NPLAYED]) >= 40)
+    me = st.current_player()
+    spec = ("ismcts(iterations=100, belief='heuristic', belief_epsilon=0.05, belief_pool=128, "
+            "rollout='heuristic'{})")
+    sharp = make_agent(spec.format(""), game, me, 4)
+    sharp.step(st)
+    wide = make_agent(spec.format(", belief_min_ess=24"), game, me, 4)
+    act = wide.step(st)
+    assert act in st.legal_actions()
+    s1, s2 = sharp.last_search, wide.last_search
+    assert s1["belief_pool_beta"] == 1.0 and s1["belief_pool_ess"] < 24   # the test has power
+    assert 0.0 < s2["belief_pool_beta"] < 1.0 and s2["belief_pool_ess"] >= 24 - 1e-6
+
+
 # ---------------------------------------------------------------- (4)
 BAD = [
     ("ismcts(belief='heuristic', belief_pool=-1)", "belief_pool=-1", "[0, 65536]"),
     ("ismcts(belief_pool=2.5)", "belief_pool=2.5", "an int"),
     ("ismcts(belief_pool=70000)", "belief_pool=70000", "[0, 65536]"),
+    ("ismcts(belief_min_ess=-1)", "belief_min_ess=-1", "[0, 65536]"),
+    ("ismcts(belief_min_ess='x')", "belief_min_ess='x'", "a number"),
     ("ismcts(belief='heuristics')", "belief='heuristics'", "'uniform', 'random', 'heuristic'"),
     ("ismcts(belief=None)", "belief=None", "allowed"),
     ("ismcts(belief='heuristic', belief_worlds=0)", "belief_worlds=0", "[1, 1000000]"),
