@@ -493,3 +493,38 @@ def test_4_make_belief_checks_its_arguments():
     with pytest.raises(AgentParameterError, match="belief_epsilon=-0.1"):
         make_belief(P, 0, epsilon=-0.1)
     assert set(MODELS) == {"uniform", "random", "heuristic"}
+
+
+@pytest.mark.parametrize("params", [{"players": 6, "pass_count": 0}, {"players": 5}])
+def test_the_true_world_of_heuristic_players_is_as_likely_as_the_model_allows(params):
+    """Every seat plays the heuristic, so in the world that really happened each
+    of the others' plays is the model's own card: its likelihood is the product
+    of ``1 - eps + eps / k`` over those plays (``k`` legal cards), counted here
+    on the pyspiel history, with no passing; with passing it is at least that
+    (the pass to the observer is the heuristic's too). The proposal-gap
+    benchmark reads this number against the sampler's candidates."""
+    from experiments.bench.inference import heuristic_state, proposal_gap
+    from solvers.inference import WeightedDeterminizer
+    eps = 0.1
+    game = spiel_game.load(params)
+    st = heuristic_state(game, 4, 37)
+    me = st.current_player()
+    want = 0.0
+    replay = game.new_initial_state()
+    for a in st.history():
+        if (not replay.is_chance_node() and replay.current_player() != me
+                and int(replay.engine_state[E.S_PHASE]) == E.PH_PLAY):
+            k = len(replay.legal_actions())
+            want += math.log(1 - eps + eps / k)
+        replay.apply_action(a)
+    wd = WeightedDeterminizer(st, me, model="heuristic", epsilon=eps)
+    got = wd.log_likelihood(np.array(st.engine_state))
+    if params.get("pass_count") == 0:
+        assert got == pytest.approx(want, abs=1e-9)
+    else:
+        assert got <= want + 1e-9 and math.isfinite(got)
+    res = proposal_gap(players=(params["players"],), played=(37,), candidates=20, seeds=(4,),
+                       rules={k: v for k, v in params.items() if k != "players"})
+    (row,) = res["rows"]
+    assert row["true"] == pytest.approx(got, abs=1e-9) and row["best"] <= 0.0
+    assert 0 <= row["reach_true"] <= row["consistent"] <= 20
