@@ -83,7 +83,8 @@ from .ismcts import Determinizer, _determinize, _iteration
 __all__ = ["MODELS", "DEFAULT_EPSILON", "MAX_BELIEF_WORLDS", "MAX_WEIGHED_PASS", "Belief",
            "make_belief", "check_belief", "action_probability", "complete_world",
            "world_log_likelihood", "sir_world", "search_weighted", "WeightedDeterminizer",
-           "WorldPool", "tempered_weights", "weighted_pool", "search_pooled", "MAX_BELIEF_POOL"]
+           "WorldPool", "tempered_weights", "mh_step", "move_pool", "move_constraints",
+           "weighted_pool", "search_pooled", "MAX_BELIEF_POOL"]
 
 K = E.K
 #: Opponent models: name -> compiled code (see the module docstring).
@@ -415,8 +416,8 @@ class Belief(NamedTuple):
     deal: np.ndarray        # int32[n + 1, K]
     work: np.ndarray        # int64[7, max(pc, 1)] pass-order walk
     tmp: np.ndarray         # int64[number of cards + K]
-    stats: np.ndarray       # float64[3]: SIR draws, sum of effective sample sizes,
-                            # candidates with weight 0
+    stats: np.ndarray       # float64[5]: SIR draws, sum of effective sample sizes,
+                            # candidates with weight 0, MCMC steps, accepted steps
 
     def __repr__(self) -> str:
         """One line (the default printed every work array)."""
@@ -544,6 +545,141 @@ def search_pooled(p, root, me, n_iter, uct_c, lo, scale, code, rng, t, s, legal,
         _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, n)
 
 
+@njit(cache=True)
+def move_constraints(p, root, me):
+    """What a card swap between two other players must respect, from the
+    observer's root state: ``(played, known)``, int64[n, K] each: the copies of
+    each card every seat played this hand, and the copies the observer knows a
+    seat holds (the cards ``me`` passed that the receiver has not played yet:
+    ``max(0, passed - played)``). Both are the same in every world of the
+    information set."""
+    n, pc = p[E.P_N], p[E.P_PASS]
+    played = np.zeros((n, K), np.int64)
+    known = np.zeros((n, K), np.int64)
+    seats = np.empty(n * p[E.P_HAND], np.int64)
+    cards = np.empty(n * p[E.P_HAND], np.int64)
+    m = E.plays(p, root, seats, cards)
+    for i in range(m):
+        played[seats[i], cards[i]] += 1
+    off = root[E.S_PASSOFF] % n
+    if pc > 0 and off != 0:
+        rcv = (me + off) % n
+        mine = E.passed(p, root, me)
+        for c in range(K):
+            known[rcv, c] = max(0, mine[c] - played[rcv, c])
+    return played, known
+
+
+@njit(cache=True)
+def _log_holdings(k, pl):
+    """log C(k + pl, k): a holder of ``k`` unseen and ``pl`` played copies of a
+    card type is drawn with weight ``1 / C(k + pl, k)`` (the determinizer's
+    number-of-physical-deals factor)."""
+    return math.lgamma(k + pl + 1.0) - math.lgamma(k + 1.0) - math.lgamma(pl + 1.0)
+
+
+@njit(cache=True)
+def _pick_card(h, size, rng):
+    """A card type drawn with probability ``h[c] / size`` (a uniform physical card
+    of the hand ``h``)."""
+    r = rand_below(rng, size)
+    for c in range(K):
+        if r < h[c]:
+            return c
+        r -= h[c]
+    return -1
+
+
+@njit(cache=True)
+def mh_step(p, w, ll, me, played, known, cand, rng, bel):
+    """One Metropolis-Hastings step on the complete world ``w`` (log-likelihood
+    ``ll``) targeting the posterior prior x likelihood: two other seats and a
+    uniform physical card of each are drawn and swapped (a symmetric proposal
+    on physical assignments), the unseen passes are drawn again from their
+    prior (:func:`complete_world`), and the result is accepted with
+    probability ``min(1, prior ratio x likelihood ratio)``; the prior ratio is
+    the product of the determinizer's factors ``C(k + pl, k)`` of the changed
+    holdings. Swaps that would touch a card the observer knows a seat holds
+    (``known``), leave a play illegal or a pass impossible are rejected (their
+    target is 0 or they are excluded in both directions). On acceptance ``w``
+    becomes the new world. Returns the world's log-likelihood after the step
+    (``ll`` when rejected) and counts the step in ``bel.stats[3:5]`` (steps,
+    accepted)."""
+    n = p[E.P_N]
+    bel.stats[3] += 1.0
+    k = 0
+    for q in range(n):
+        if q != me and E.hand(p, w, q).sum() > 0:
+            k += 1
+    if k < 2:
+        return ll
+    i1 = rand_below(rng, k)
+    i2 = rand_below(rng, k - 1)
+    if i2 >= i1:
+        i2 += 1
+    q1 = q2 = -1
+    j = 0
+    for q in range(n):
+        if q != me and E.hand(p, w, q).sum() > 0:
+            if j == i1:
+                q1 = q
+            if j == i2:
+                q2 = q
+            j += 1
+    h1 = E.hand(p, w, q1)
+    h2 = E.hand(p, w, q2)
+    c1 = _pick_card(h1, h1.sum(), rng)
+    c2 = _pick_card(h2, h2.sum(), rng)
+    if c1 == c2:
+        bel.stats[4] += 1.0                    # the same type: the world is unchanged
+        return ll
+    if known[q1, c1] + known[q1, c2] + known[q2, c1] + known[q2, c2] > 0:
+        return ll
+    log_prior = (_log_holdings(h1[c1], played[q1, c1]) + _log_holdings(h1[c2], played[q1, c2])
+                 + _log_holdings(h2[c1], played[q2, c1]) + _log_holdings(h2[c2], played[q2, c2])
+                 - _log_holdings(h1[c1] - 1, played[q1, c1])
+                 - _log_holdings(h1[c2] + 1, played[q1, c2])
+                 - _log_holdings(h2[c1] + 1, played[q2, c1])
+                 - _log_holdings(h2[c2] - 1, played[q2, c2]))
+    cand[:] = w
+    g1 = E.hand(p, cand, q1)
+    g2 = E.hand(p, cand, q2)
+    g1[c1] -= 1
+    g1[c2] += 1
+    g2[c2] -= 1
+    g2[c1] += 1
+    sc = p[E.L_SUITCNT]
+    cand[sc + q1 * 4 + E.SUIT_OF[c1]] -= 1
+    cand[sc + q1 * 4 + E.SUIT_OF[c2]] += 1
+    cand[sc + q2 * 4 + E.SUIT_OF[c2]] -= 1
+    cand[sc + q2 * 4 + E.SUIT_OF[c1]] += 1
+    if not complete_world(p, cand, me, rng, bel.seats, bel.cards, bel.tmp):
+        return ll
+    new = world_log_likelihood(p, cand, me, bel.model, bel.eps, bel.fresh, bel.replay,
+                               bel.bufs, bel.legals, bel.legal, bel.seats, bel.cards,
+                               bel.deal, bel.work, rng)
+    if new == _NEG_INF:
+        return ll
+    if rand_uniform(rng) < math.exp(min(0.0, log_prior + new - ll)):
+        w[:] = cand
+        bel.stats[4] += 1.0
+        return new
+    return ll
+
+
+@njit(cache=True)
+def move_pool(p, pool, logw, m, me, steps, rng, bel):
+    """``steps`` :func:`mh_step` moves of each world ``pool[:m]`` (log-likelihoods
+    ``logw[:m]``, updated in place)."""
+    played, known = move_constraints(p, pool[0], me)
+    cand = bel.cand
+    for i in range(m):
+        ll = logw[i]
+        for _ in range(steps):
+            ll = mh_step(p, pool[i], ll, me, played, known, cand, rng, bel)
+        logw[i] = ll
+
+
 def tempered_weights(logw: np.ndarray, min_ess: float = 0.0) -> tuple[np.ndarray, float]:
     """Normalised weights ``w_i ~ exp(beta * logw_i)`` and the exponent ``beta``.
 
@@ -599,10 +735,19 @@ class WorldPool:
     least that many worlds are in play (``beta``: the exponent used, 1 when no
     tempering was needed).
 
+    ``mcmc`` > 0 (resample-move): the pool is first resampled by those weights
+    (``size`` draws), then every world takes ``mcmc`` Metropolis-Hastings
+    steps towards the untempered posterior (:func:`mh_step`: two other
+    players swap a card), and the worlds are weighted equally. Weighting
+    alone cannot help when no candidate is close to the worlds the plays
+    point to (``python -m experiments.bench.inference --gap``); the moves
+    bring them closer. ``accept``: the share of steps accepted; ``ess`` is
+    then the effective size of the resampling weights.
+
     ``cum``: the normalised cumulative weights of ``pool[:m]``."""
 
     def __init__(self, P, root: np.ndarray, det_record, belief: Belief, size: int,
-                 rng: np.ndarray, min_ess: float = 0.0):
+                 rng: np.ndarray, min_ess: float = 0.0, mcmc: int = 0):
         self.pool = np.empty((size, root.shape[0]), root.dtype)
         logw = np.empty(size)
         m = int(weighted_pool(P, root, rng, det_record, belief, self.pool, logw))
@@ -614,6 +759,21 @@ class WorldPool:
         self.cum = np.cumsum(self.weights)
         self.cum[-1] = 1.0
         self.ess = float(1.0 / np.sum(self.weights ** 2))
+        self.accept = float("nan")
+        self.logw = logw[:m].copy()
+        if mcmc > 0:
+            idx = np.array([pool_pick(self.cum, m, rng) for _ in range(size)], np.int64)
+            self.pool = np.ascontiguousarray(self.pool[idx])
+            self.logw = np.ascontiguousarray(self.logw[idx])
+            self.m = m = size
+            before = belief.stats[3:5].copy()
+            move_pool(np.asarray(P), self.pool, self.logw, m, belief.me, int(mcmc), rng,
+                      belief)
+            steps, acc = belief.stats[3:5] - before
+            self.accept = float(acc / steps) if steps else float("nan")
+            self.weights = np.full(m, 1.0 / m)
+            self.cum = np.cumsum(self.weights)
+            self.cum[-1] = 1.0
 
 
 # ================================================================ Python side
@@ -646,7 +806,7 @@ def make_belief(P, me: int, model: str = "heuristic", worlds: int = 8,
                   np.empty(K + 2, np.int32), np.empty(n * t, np.int64),
                   np.empty(n * t, np.int64), np.zeros((n + 1, K), np.int32),
                   np.zeros((7, max(pc, 1)), np.int64),
-                  np.empty(int(E.deck(P).sum()) + K, np.int64), np.zeros(3))
+                  np.empty(int(E.deck(P).sum()) + K, np.int64), np.zeros(5))
 
 
 class WeightedDeterminizer:

@@ -499,6 +499,10 @@ class ISMCTSBot(Agent):
         their effective sample size is at least this many worlds
         (:func:`solvers.inference.tempered_weights`), a number in [0, 65536];
         0 (default) keeps the posterior weights untempered.
+      belief_mcmc: with ``belief_pool``, resample the pool by its weights and
+        move every world this many Metropolis-Hastings steps towards the
+        posterior (two other players swap a card; ``WorldPool``'s ``mcmc``),
+        an int in [0, 10000]; 0 (default): no moves.
     """
 
     def __init__(self, game, player: int, seed: int = 0, *, iterations: int = 1000,
@@ -507,7 +511,7 @@ class ISMCTSBot(Agent):
                  determinization: str = "compiled", max_nodes: int | None = None,
                  belief: str = "uniform", belief_worlds: int = 8,
                  belief_epsilon: float = 0.1, belief_pool: int = 0,
-                 belief_min_ess: float = 0.0):
+                 belief_min_ess: float = 0.0, belief_mcmc: int = 0):
         super().__init__(game, player, seed)
         a = "ismcts"
         self.iterations = check_int(a, "iterations", iterations, 1, MAX_ITERATIONS)
@@ -527,6 +531,7 @@ class ISMCTSBot(Agent):
         self.belief_pool = check_int(a, "belief_pool", belief_pool, 0, MAX_BELIEF_POOL)
         self.belief_min_ess = check_real(a, "belief_min_ess", belief_min_ess, 0.0,
                                          float(MAX_BELIEF_POOL))
+        self.belief_mcmc = check_int(a, "belief_mcmc", belief_mcmc, 0, 10_000)
         if self.belief != "uniform" and self.determinization != "compiled":
             raise AgentParameterError(
                 f"{a}: belief={self.belief!r} with determinization="
@@ -556,7 +561,7 @@ class ISMCTSBot(Agent):
             bel = make_belief(P, me, self.belief, self.belief_worlds, self.belief_epsilon)
             if self.belief_pool and root[E.S_PHASE] in (E.PH_PLAY, E.PH_MOON):
                 pool = WorldPool(P, root, det.record, bel, self.belief_pool, self._rng,
-                                 self.belief_min_ess)
+                                 self.belief_min_ess, self.belief_mcmc)
                 bel = None
         budget = self.iterations if self.time_limit is None else None
         limit = self.max_nodes or DEFAULT_MAX_NODES
@@ -613,6 +618,9 @@ class ISMCTSBot(Agent):
             self.last_search["belief_pool_ess"] = pool.ess
             self.last_search["belief_pool_kept"] = pool.m
             self.last_search["belief_pool_beta"] = pool.beta
+            if self.belief_mcmc:
+                self.last_search["belief_mcmc_accept"] = pool.accept
+                self.last_search["belief_pool_loglik"] = float(np.mean(pool.logw))
         acts, vis, val = [], [], []
         c = int(tree.child[0])
         while c >= 0:
