@@ -392,6 +392,70 @@ def test_2_world_pool_matches_the_brute_force_posterior(seed, played):
     assert chisquare(dict(weighted), picks) > ALPHA
 
 
+@pytest.mark.parametrize("seed,played", SMALL_STATES[:2])
+def test_2_mcmc_moves_reach_the_brute_force_posterior(seed, played):
+    """The Metropolis-Hastings moves of the resample-move pool leave the exact
+    posterior invariant and mix: independent chains started from the *prior*
+    (no resampling: ``min_ess`` = the pool) end distributed as the brute-force
+    posterior (chi-square), for the heuristic and the random model; the prior
+    itself is rejected by the same test (power)."""
+    from solvers.inference import WorldPool
+    game = spiel_game.load(SMALL)
+    st = heuristic_game_state(game, seed, lambda s: int(s.engine_state[E.S_PHASE]) ==
+                              E.PH_PLAY and int(s.engine_state[E.S_NPLAYED]) >= played)
+    me = st.current_player()
+    n = game.num_players()
+    for model, eps in (("heuristic", 0.5), ("random", 0.1)):
+        exact = brute_force(game, st, me, model, eps)
+        post = {k: v[1] for k, v in exact.items()}
+        prior = {k: v[0] for k, v in exact.items()}
+        wd = WeightedDeterminizer(st, me, model=model, epsilon=eps)
+        rng = make_rng_state(seed, 11)
+        start = WorldPool(wd.P, wd.root, wd.det.record, wd.belief, 3000, rng, min_ess=3000)
+        keys0 = collections.Counter(hidden_key(wd.P, start.pool[i], me, n)
+                                    for i in range(start.m))
+        assert chisquare(prior, keys0) > ALPHA                # the start is the prior ...
+        assert chisquare(post, keys0) < ALPHA                 # ... which is not the posterior
+        moved = WorldPool(wd.P, wd.root, wd.det.record, wd.belief, 3000, rng, min_ess=3000,
+                          mcmc=40)
+        assert 0.0 < moved.accept <= 1.0 and np.allclose(moved.weights, 1 / 3000)
+        keys = collections.Counter(hidden_key(wd.P, moved.pool[i], me, n)
+                                   for i in range(moved.m))
+        assert chisquare(post, keys) > ALPHA, (model, keys, post)
+        for i in range(0, moved.m, 97):                       # their log-weights are current
+            assert moved.logw[i] == pytest.approx(wd.log_likelihood(moved.pool[i]), abs=1e-9)
+
+
+def test_mcmc_moves_keep_the_observers_knowledge_with_passing():
+    """With passing, the cards the observer passed stay with their receiver until
+    played, hand sizes and the observer's hand never change, every moved world
+    is consistent with the plays (finite log-likelihood), and the moves raise
+    the mean log-likelihood of a prior pool (6 players, heuristic model)."""
+    from solvers.inference import WorldPool, move_constraints
+    game = spiel_game.load({"players": 6})
+    st = heuristic_game_state(game, 3, lambda s: int(s.engine_state[E.S_NPLAYED]) >= 30)
+    me = st.current_player()
+    wd = WeightedDeterminizer(st, me, model="heuristic", epsilon=0.1)
+    played, known = move_constraints(wd.P, wd.root, me)
+    assert known.sum() > 0                                     # the test has power
+    base = WorldPool(wd.P, wd.root, wd.det.record, wd.belief, 64, make_rng_state(2, 0),
+                     min_ess=64)
+    pool = WorldPool(wd.P, wd.root, wd.det.record, wd.belief, 64, make_rng_state(2, 0),
+                     min_ess=64, mcmc=60)
+    assert pool.accept > 0.05
+    assert np.mean(pool.logw) > np.mean(base.logw) + 5.0
+    n = game.num_players()
+    for w in pool.pool:
+        assert np.array_equal(E.hand(wd.P, w, me), E.hand(wd.P, wd.root, me))
+        for q in range(n):
+            h = E.hand(wd.P, w, q)
+            assert h.sum() == E.hand(wd.P, wd.root, q).sum()
+            assert np.all(h >= known[q])
+            suits = [int(sum(h[c] for c in range(K) if C.SUIT_OF[c] == u)) for u in range(4)]
+            assert suits == list(E.suit_counts(wd.P, w, q))
+        assert math.isfinite(wd.log_likelihood(w))
+
+
 def test_ismcts_with_a_world_pool_plays_legal_moves_and_repeats_with_its_seed():
     game = spiel_game.load({"players": 6})
     st = heuristic_game_state(game, 12, lambda s: int(s.engine_state[E.S_NPLAYED]) >= 25)
@@ -407,6 +471,13 @@ def test_ismcts_with_a_world_pool_plays_legal_moves_and_repeats_with_its_seed():
         assert ls["belief_pool_kept"] <= 64 and "belief_mean_ess" not in ls
     assert acts[0] == acts[1] and acts[0] in st.legal_actions()
     assert str(st) == before
+    spec = ("ismcts(iterations=200, belief='heuristic', belief_pool=16, belief_mcmc=20, "
+            "rollout='heuristic')")
+    moved = [make_agent(spec, game, me, 9) for _ in range(2)]
+    assert moved[0].step(st) == moved[1].step(st) and str(st) == before
+    ls = moved[0].last_search
+    assert 0.0 < ls["belief_mcmc_accept"] <= 1.0 and ls["belief_pool_kept"] == 16
+    assert ls["belief_pool_loglik"] == moved[1].last_search["belief_pool_loglik"]
     # The same searches with the uniform model are the plain ones, pool or not.
     a = ISMCTSBot(game, me, 5, iterations=300).search(st)
     b = ISMCTSBot(game, me, 5, iterations=300, belief_pool=64).search(st)
@@ -460,6 +531,8 @@ BAD = [
     ("ismcts(belief_pool=70000)", "belief_pool=70000", "[0, 65536]"),
     ("ismcts(belief_min_ess=-1)", "belief_min_ess=-1", "[0, 65536]"),
     ("ismcts(belief_min_ess='x')", "belief_min_ess='x'", "a number"),
+    ("ismcts(belief_mcmc=-1)", "belief_mcmc=-1", "[0, 10000]"),
+    ("ismcts(belief_mcmc=1.5)", "belief_mcmc=1.5", "an int"),
     ("ismcts(belief='heuristics')", "belief='heuristics'", "'uniform', 'random', 'heuristic'"),
     ("ismcts(belief=None)", "belief=None", "allowed"),
     ("ismcts(belief='heuristic', belief_worlds=0)", "belief_worlds=0", "[1, 1000000]"),
