@@ -601,3 +601,8 @@ def test_the_true_world_of_heuristic_players_is_as_likely_as_the_model_allows(pa
     (row,) = res["rows"]
     assert row["true"] == pytest.approx(got, abs=1e-9) and row["best"] <= 0.0
     assert 0 <= row["reach_true"] <= row["consistent"] <= 20
+    moved = proposal_gap(players=(params["players"],), played=(37,), candidates=20,
+                         seeds=(4,), rules={k: v for k, v in params.items() if k != "players"},
+                         mcmc=30)["rows"][0]
+    assert moved["median"] == row["median"] and moved["moved_median"] > row["median"]
+    assert 0.0 < moved["accept"] <= 1.0

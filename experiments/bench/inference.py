@@ -155,7 +155,8 @@ def run(players=(6, 11), played=(10, 40, 80), repeats: int = 5, number: int = 30
 
 
 def proposal_gap(players=(6, 11), played=(10, 40, 80), candidates: int = 300,
-                 epsilon: float = 0.1, seeds=(0, 1, 2), rules: dict | None = None) -> dict:
+                 epsilon: float = 0.1, seeds=(0, 1, 2), rules: dict | None = None,
+                 mcmc: int = 0) -> dict:
     """How far the sampler's candidate worlds are from the world that produced
     the observed plays, under the ``heuristic`` model, when every seat really
     plays the heuristic (so the model is exact up to its softening).
@@ -168,8 +169,11 @@ def proposal_gap(players=(6, 11), played=(10, 40, 80), candidates: int = 300,
     reach the true world's value. A pool whose best candidate is far below
     the true world is the best of a few prior draws, not a sample of the
     posterior: weighting it cannot recover what the plays reveal. ``rules``:
-    other game parameters (default: the default rules)."""
-    from solvers.inference import WeightedDeterminizer
+    other game parameters (default: the default rules). ``mcmc`` > 0: the
+    candidates then take that many Metropolis-Hastings steps
+    (:func:`solvers.inference.move_pool`) and the same numbers are reported
+    after the moves (``moved_best``, ``moved_median``, ``accept``)."""
+    from solvers.inference import WeightedDeterminizer, move_pool
     rows = []
     for n in players:
         game = spiel_game.load({**(rules or {}), "players": n})
@@ -180,10 +184,18 @@ def proposal_gap(players=(6, 11), played=(10, 40, 80), candidates: int = 300,
                 wd = WeightedDeterminizer(st, me, model="heuristic", epsilon=epsilon)
                 true = wd.log_likelihood(np.array(st.engine_state))
                 rng = make_rng_state(seed, 7)
-                lls = np.array([wd.log_likelihood(wd.candidate(rng), rng)
-                                for _ in range(candidates)])
+                worlds = np.array([wd.candidate(rng) for _ in range(candidates)])
+                lls = np.array([wd.log_likelihood(w, rng) for w in worlds])
                 ok = lls[np.isfinite(lls)]
-                rows.append({"players": n, "played": int(st.engine_state[E.S_NPLAYED]),
+                extra = {}
+                if mcmc > 0:
+                    keep = np.isfinite(lls)
+                    mw, ml = np.ascontiguousarray(worlds[keep]), lls[keep].copy()
+                    wd.belief.stats[3:5] = 0
+                    move_pool(wd.P, mw, ml, len(ml), me, mcmc, rng, wd.belief)
+                    extra = {"moved_best": float(ml.max()), "moved_median": float(np.median(ml)),
+                             "accept": float(wd.belief.stats[4] / max(1.0, wd.belief.stats[3]))}
+                rows.append({**extra, "players": n, "played": int(st.engine_state[E.S_NPLAYED]),
                              "seed": seed, "true": true,
                              "best": float(ok.max()) if ok.size else float("-inf"),
                              "median": float(np.median(ok)) if ok.size else float("-inf"),
@@ -191,18 +203,22 @@ def proposal_gap(players=(6, 11), played=(10, 40, 80), candidates: int = 300,
                              "reach_true": int(np.sum(ok >= true - 1e-9))})
     return {"config": {"players": list(players), "played": list(played),
                        "candidates": candidates, "epsilon": epsilon, "seeds": list(seeds),
-                       "rules": dict(rules or {})},
+                       "rules": dict(rules or {}), "mcmc": mcmc},
             "rows": rows}
 
 
 def gap_table(res: dict) -> str:
     """Markdown table of :func:`proposal_gap`."""
-    m = res["config"]["candidates"]
+    m, steps = res["config"]["candidates"], res["config"].get("mcmc", 0)
+    moved = (f" best after {steps} MH steps | median after | accepted |" if steps else "")
     lines = [f"| players | cards played | seed | log-lik. of the true world | best of {m} "
-             f"candidates | median | candidates >= true |", "|---|---|---|---|---|---|---|"]
+             f"candidates | median | candidates >= true |" + moved,
+             "|---|---|---|---|---|---|---|" + ("---|---|---|" if steps else "")]
     for r in res["rows"]:
         lines.append(f"| {r['players']} | {r['played']} | {r['seed']} | {r['true']:.2f} | "
-                     f"{r['best']:.2f} | {r['median']:.2f} | {r['reach_true']} |")
+                     f"{r['best']:.2f} | {r['median']:.2f} | {r['reach_true']} |"
+                     + (f" {r['moved_best']:.2f} | {r['moved_median']:.2f} | "
+                        f"{r['accept']:.2f} |" if steps else ""))
     return "\n".join(lines)
 
 
@@ -237,13 +253,15 @@ def main(argv=None) -> int:
     ap.add_argument("--gap", action="store_true",
                     help="instead of costs: the proposal gap (proposal_gap), --number "
                          "candidates per state (default 300), seeds 0..2 from --seed")
+    ap.add_argument("--mcmc", type=int, default=0,
+                    help="with --gap: also move the candidates this many MH steps")
     ap.add_argument("--out", default=None, help="the JSON file (default "
                     "results/<profile>/bench/inference.json, or inference_gap.json)")
     a = ap.parse_args(argv)
     if a.gap:
         seeds = tuple(range(a.seed, a.seed + (1 if a.quick else 3)))
         res = proposal_gap(tuple(a.players), tuple(a.played), a.number or 300, a.epsilon,
-                           seeds)
+                           seeds, mcmc=a.mcmc)
         print(gap_table(res))
         out = a.out or default_out("inference_gap", a.quick)
         write_result(out, res, metadata(res["config"], a.seed))
