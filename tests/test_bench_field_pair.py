@@ -40,7 +40,12 @@ def test_the_same_agent_on_the_same_deals_differs_by_exactly_zero(tmp_path):
     out = tmp_path / "cmp.json"
     assert main([str(_run(tmp_path, "random")), str(_run(tmp_path, "heuristic")),
                  "--json", str(out)]) == 0
-    assert json.loads(out.read_text())["x_minus_y"]["mean"] == pytest.approx(want)
+    saved = json.loads(out.read_text())
+    (c,) = saved["result"]["comparisons"]
+    assert c["x_minus_y"]["mean"] == pytest.approx(want) and c["players"] == 5
+    assert saved["metadata"]["git_commit"] and c["runs"][0]["config"]["agents"][1] == "random"
+    assert c["runs"][0]["seconds_per_decision"] > 0
+    assert main([str(_run(tmp_path, "random"))]) == 2              # not a pair
 
 
 def test_runs_that_do_not_share_deals_or_shape_are_refused(tmp_path, capsys):
@@ -55,3 +60,31 @@ def test_runs_that_do_not_share_deals_or_shape_are_refused(tmp_path, capsys):
         load_run(tmp_path)
     assert main([str(tmp_path), str(tmp_path)]) == 2
     assert "not a finished tournament run folder" in capsys.readouterr().err
+
+
+def test_paper_macros_read_the_saved_comparisons(tmp_path):
+    """The paper's numbers: points saved by inference (Y - X) with its interval
+    flipped accordingly, from a saved comparison file; without the file every
+    macro is defined as not run and the flag is false."""
+    from experiments import macros
+    from experiments.bench.field_pair import paper_macros
+    comp = {"players": 6, "deals": 60, "p_value": 0.004,
+            "x": "ismcts(time_limit=0.2, belief='heuristic', belief_pool=16, belief_mcmc=100)",
+            "y": "ismcts(time_limit=0.2)",
+            "x_minus_y": {"mean": -0.5, "lo": -0.8, "hi": -0.2},
+            "runs": [{"seconds_per_decision": 0.2034}, {"seconds_per_decision": 0.201}]}
+    (tmp_path / "inference_field.json").write_text(json.dumps(
+        {"metadata": {}, "result": {"comparisons": [comp]}}))
+    m = macros.Macros()
+    paper_macros(m, tmp_path, tmp_path)
+    tex = m.tex("test")
+    assert "\\InferenceFieldtrue" in tex
+    assert "\\newcommand{\\InfFieldSixMcmcSaved}{0.50}" in tex
+    assert "\\newcommand{\\InfFieldSixMcmcLo}{0.20}" in tex
+    assert "\\newcommand{\\InfFieldSixMcmcHi}{0.80}" in tex
+    assert "\\newcommand{\\InfFieldSixMcmcBudget}{0.20}" in tex
+    assert "\\newcommand{\\InfFieldSixMcmcMs}{203}" in tex
+    assert "InfFieldElevenMcmcSaved}{--}" in tex and not m.warnings
+    empty = macros.Macros()
+    paper_macros(empty, tmp_path / "none", tmp_path / "none")
+    assert "InferenceFieldtrue" not in empty.tex("t") and "{--}" in empty.tex("t")

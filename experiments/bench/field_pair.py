@@ -15,12 +15,15 @@ studied (an opponent model, for example): in a tournament where X and Y sit at
 the same table each is also an opponent of the other, and an opponent model
 built for the field is wrong for that seat.
 
-    python -m experiments.bench.field_pair RUN_X RUN_Y [--json OUT]
+    python -m experiments.bench.field_pair RUN_X RUN_Y [RUN_X2 RUN_Y2 ...] [--json OUT]
 
 ``RUN_X``, ``RUN_Y``: tournament run folders (``.../tournament@<hex>``, with
 ``run.json`` and ``rows.csv``). Both must have the same seed, game, player
 count, field agent and lineup shape (one tested seat); only the deals both
-played are paired.
+played are paired. Several pairs may be given; ``--json`` writes every
+comparison (``{"metadata", "result": {"comparisons": [...]}}``, each with
+both runs' configurations, commits and package versions). The paper quotes
+``paper/results/bench/inference_field.json`` (:func:`paper_macros`).
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ import numpy as np
 
 from experiments.stats import mean_ci
 
-__all__ = ["FieldPairError", "load_run", "pair_runs", "main"]
+__all__ = ["FieldPairError", "load_run", "pair_runs", "main", "paper_macros"]
 
 
 class FieldPairError(ValueError):
@@ -56,6 +59,10 @@ def load_run(folder) -> dict:
         raise FieldPairError(f"{folder} is not a finished tournament run folder: {e.filename} "
                              f"is missing (run.json and rows.csv are needed)") from None
     cfg = run.get("config", {})
+    try:
+        meta = json.loads((folder / "metadata.json").read_text())
+    except FileNotFoundError:
+        meta = {}
     if run.get("experiment") != "tournament":
         raise FieldPairError(f"{folder} is a {run.get('experiment')!r} run; allowed: "
                              f"'tournament'")
@@ -69,7 +76,13 @@ def load_run(folder) -> dict:
             by_deal.setdefault(int(r["deal"]), []).append(float(r["points"]) / int(r["hands"]))
     if not by_deal:
         raise FieldPairError(f"{folder}: rows.csv has no hand of the tested agent")
-    return {"config": cfg, "tested": cfg["agents"][1],
+    timing = [(float(r["seconds"]), int(r["decisions"])) for r in rows
+              if r["kind"] == "agent" and int(r["agent"]) == 1 and r["seconds"]]
+    decisions = sum(d for _, d in timing)
+    return {"config": cfg, "tested": cfg["agents"][1], "folder": folder.name,
+            "git_commit": meta.get("git_commit"), "versions": meta.get("versions"),
+            "seconds_per_decision": (sum(t for t, _ in timing) / decisions
+                                     if decisions > 0 else None),
             "points": {d: float(np.mean(v)) for d, v in by_deal.items()}}
 
 
@@ -95,7 +108,10 @@ def pair_runs(x: dict, y: dict) -> dict:
     t = diff["mean"] / (sd / math.sqrt(len(deals))) if sd > 0 else float("nan")
     import scipy.stats
     p = float(2 * scipy.stats.t.sf(abs(t), len(deals) - 1)) if math.isfinite(t) else float("nan")
+    runs = [{k: r[k] for k in ("folder", "config", "git_commit", "versions",
+                                "seconds_per_decision")} for r in (x, y)]
     return {"field": x["config"]["agents"][0], "x": x["tested"], "y": y["tested"],
+            "runs": runs,
             "players": x["config"].get("players"), "game": x["config"].get("game"),
             "seed": x["config"].get("seed"), "deals": len(deals),
             "points_x": mean_ci(px), "points_y": mean_ci(py), "x_minus_y": diff,
@@ -107,25 +123,82 @@ def _fmt(c: dict) -> str:
 
 
 def main(argv=None) -> int:
+    from experiments.metadata import metadata, write_result
     ap = argparse.ArgumentParser(prog="python -m experiments.bench.field_pair",
                                  description=__doc__.split("\n\n")[0])
-    ap.add_argument("run_x")
-    ap.add_argument("run_y")
-    ap.add_argument("--json", metavar="FILE", help="also write the comparison as JSON")
+    ap.add_argument("runs", nargs="+", metavar="RUN", help="RUN_X RUN_Y [RUN_X2 RUN_Y2 ...]")
+    ap.add_argument("--json", metavar="FILE", help="also write the comparisons as JSON")
     args = ap.parse_args(argv)
+    if len(args.runs) % 2:
+        print(f"field_pair: {len(args.runs)} run folders given; allowed: pairs (RUN_X RUN_Y "
+              f"...)", file=sys.stderr)
+        return 2
+    out = []
     try:
-        res = pair_runs(load_run(args.run_x), load_run(args.run_y))
+        for i in range(0, len(args.runs), 2):
+            out.append(pair_runs(load_run(args.runs[i]), load_run(args.runs[i + 1])))
     except FieldPairError as e:
         print(f"field_pair: {e}", file=sys.stderr)
         return 2
-    print(f"field {res['field']}, {res['players']} players, {res['deals']} deals, seed "
-          f"{res['seed']}; points per hand of the tested seat (lower is better)")
-    print(f"  X {res['x']}: {_fmt(res['points_x'])}")
-    print(f"  Y {res['y']}: {_fmt(res['points_y'])}")
-    print(f"  X - Y: {_fmt(res['x_minus_y'])}  (p = {res['p_value']:.2g})")
+    for res in out:
+        print(f"field {res['field']}, {res['players']} players, {res['deals']} deals, seed "
+              f"{res['seed']}; points per hand of the tested seat (lower is better)")
+        print(f"  X {res['x']}: {_fmt(res['points_x'])}")
+        print(f"  Y {res['y']}: {_fmt(res['points_y'])}")
+        print(f"  X - Y: {_fmt(res['x_minus_y'])}  (p = {res['p_value']:.2g})")
     if args.json:
-        Path(args.json).write_text(json.dumps(res, indent=1) + "\n")
+        cfg = {"runs": [str(r) for r in args.runs]}
+        write_result(args.json, {"comparisons": out}, metadata(cfg, out[0]["seed"]))
     return 0
+
+
+def paper_macros(m, results: Path, bench: Path) -> None:
+    """The paper's numbers of inference against a heuristic field
+    (:mod:`experiments.macros`), from ``bench/inference_field.json``: for each
+    comparison of an agent with belief inference (X) and the same search without
+    it (Y) at 6 and 11 players, ``\\InfField<Six|Eleven><Mcmc|Pool>`` +
+    ``Saved`` (Y - X: points per hand inference saves; > 0 is a gain), ``Lo``,
+    ``Hi``, ``P``, ``Deals``, ``Ms`` (X's mean time per decision, ms) and ``Budget``
+    (its time limit per move, s). ``\\ifInferenceField``: the file is there (the
+    quick profile runs none of it; every macro is then not run)."""
+    from ..macros import WORDS, fixed, pvalue, read_json, signed
+    path = bench / "inference_field.json"
+    there = path.is_file()
+    m.flag("InferenceField", lambda: there, "the inference-field comparisons are there")
+
+    def comp(n: int, kind: str) -> dict:
+        for c in read_json(path)["result"]["comparisons"]:
+            mc = "belief_mcmc" in c["x"]
+            if c["players"] == n and (kind == "Mcmc") == mc:
+                return c
+        raise KeyError(f"no {kind} comparison at {n} players")
+
+    def budget(c) -> float:
+        import re
+        return float(re.search(r"time_limit=([0-9.]+)", c["x"]).group(1))
+
+    for n in (6, 11):
+        for kind in ("Mcmc", "Pool"):
+            name = f"InfField{WORDS[n]}{kind}"
+            get = lambda n=n, kind=kind: comp(n, kind)                  # noqa: E731
+            ok = there and _has(path, n, kind)
+            m.add_if(ok, f"{name}Saved", lambda g=get: -g()["x_minus_y"]["mean"], signed,
+                     f"points per hand inference saves, {n} players ({kind})")
+            m.add_if(ok, f"{name}Lo", lambda g=get: -g()["x_minus_y"]["hi"], signed, "")
+            m.add_if(ok, f"{name}Hi", lambda g=get: -g()["x_minus_y"]["lo"], signed, "")
+            m.add_if(ok, f"{name}P", lambda g=get: g()["p_value"], pvalue, "")
+            m.add_if(ok, f"{name}Deals", lambda g=get: g()["deals"], str, "")
+            m.add_if(ok, f"{name}Budget", lambda g=get: budget(g()), fixed(2), "")
+            m.add_if(ok, f"{name}Ms", lambda g=get: 1e3 * g()["runs"][0]["seconds_per_decision"],
+                     fixed(0), "")
+
+
+def _has(path: Path, n: int, kind: str) -> bool:
+    try:
+        cs = json.loads(path.read_text())["result"]["comparisons"]
+    except (OSError, ValueError, KeyError):
+        return False
+    return any(c["players"] == n and (kind == "Mcmc") == ("belief_mcmc" in c["x"]) for c in cs)
 
 
 if __name__ == "__main__":
