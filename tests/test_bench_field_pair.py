@@ -85,6 +85,9 @@ def test_paper_macros_read_the_saved_comparisons(tmp_path):
     assert "\\newcommand{\\InfFieldSixMcmcBudget}{0.20}" in tex
     assert "\\newcommand{\\InfFieldSixMcmcMs}{203}" in tex
     assert "InfFieldElevenMcmcSaved}{--}" in tex and not m.warnings
+    assert "\\newif\\ifInfFieldSixMcmcGain\\InfFieldSixMcmcGaintrue" in tex
+    assert "\\newif\\ifInfFieldSixMcmcLoss " in tex
+    assert "\\newif\\ifInfFieldElevenMcmcGain " in tex
     empty = macros.Macros()
     paper_macros(empty, tmp_path / "none", tmp_path / "none")
     assert "InferenceFieldtrue" not in empty.tex("t") and "{--}" in empty.tex("t")

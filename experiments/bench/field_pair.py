@@ -159,7 +159,8 @@ def paper_macros(m, results: Path, bench: Path) -> None:
     it (Y) at 6 and 11 players, ``\\InfField<Six|Eleven><Mcmc|Pool>`` +
     ``Saved`` (Y - X: points per hand inference saves; > 0 is a gain), ``Lo``,
     ``Hi``, ``P``, ``Deals``, ``Ms`` (X's mean time per decision, ms) and ``Budget``
-    (its time limit per move, s). ``\\ifInferenceField``: the file is there (the
+    (its time limit per move, s); flags ``\\if<name>Gain`` / ``Loss``: the
+    interval lies on the side of a gain / of a loss. ``\\ifInferenceField``: the file is there (the
     quick profile runs none of it; every macro is then not run)."""
     from ..macros import WORDS, fixed, pvalue, read_json, signed
     path = bench / "inference_field.json"
@@ -189,6 +190,10 @@ def paper_macros(m, results: Path, bench: Path) -> None:
             m.add_if(ok, f"{name}P", lambda g=get: g()["p_value"], pvalue, "")
             m.add_if(ok, f"{name}Deals", lambda g=get: g()["deals"], str, "")
             m.add_if(ok, f"{name}Budget", lambda g=get: budget(g()), fixed(2), "")
+            m.flag(f"{name}Gain", lambda g=get, ok=ok: ok and g()["x_minus_y"]["hi"] < 0,
+                   f"inference significantly better, {n} players ({kind})")
+            m.flag(f"{name}Loss", lambda g=get, ok=ok: ok and g()["x_minus_y"]["lo"] > 0,
+                   f"inference significantly worse, {n} players ({kind})")
             m.add_if(ok, f"{name}Ms", lambda g=get: 1e3 * g()["runs"][0]["seconds_per_decision"],
                      fixed(0), "")
 
