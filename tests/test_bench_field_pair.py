@@ -58,6 +58,16 @@ def test_runs_that_do_not_share_deals_or_shape_are_refused(tmp_path, capsys):
         load_run(_run(tmp_path, "random", lineup=[1, 1, 0, 0, 0]))
     with pytest.raises(FieldPairError, match="rows.csv is missing|run.json is missing"):
         load_run(tmp_path)
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "run.json").write_text("{not json")
+    (bad / "rows.csv").write_text("kind,deal\nseat,0\n")
+    with pytest.raises(FieldPairError, match="run.json is not valid JSON"):
+        load_run(bad)
+    folder = _run(tmp_path, "heuristic")
+    (bad / "run.json").write_text((folder / "run.json").read_text())
+    with pytest.raises(FieldPairError, match="not a tournament's rows table"):
+        load_run(bad)
     assert main([str(tmp_path), str(tmp_path)]) == 2
     assert "not a finished tournament run folder" in capsys.readouterr().err
 

@@ -31,7 +31,6 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import math
 import sys
 from pathlib import Path
 
@@ -54,10 +53,14 @@ def load_run(folder) -> dict:
     folder = Path(folder)
     try:
         run = json.loads((folder / "run.json").read_text())
-        rows = list(csv.DictReader((folder / "rows.csv").open()))
+        with open(folder / "rows.csv", newline="") as f:
+            rows = list(csv.DictReader(f))
     except FileNotFoundError as e:
         raise FieldPairError(f"{folder} is not a finished tournament run folder: {e.filename} "
                              f"is missing (run.json and rows.csv are needed)") from None
+    except ValueError as e:                    # JSONDecodeError, a bad byte
+        raise FieldPairError(f"{folder}/run.json is not valid JSON ({e}); it must be the "
+                             f"tournament's own run.json") from None
     cfg = run.get("config", {})
     try:
         meta = json.loads((folder / "metadata.json").read_text())
@@ -71,13 +74,19 @@ def load_run(folder) -> dict:
         raise FieldPairError(f"{folder}: lineup {lineup} is not one tested seat among a "
                              f"field; allowed: --agents FIELD X --lineup 1 0 ... 0")
     by_deal: dict[int, list[float]] = {}
-    for r in rows:
-        if r["kind"] == "seat" and int(r["agent"]) == 1:
-            by_deal.setdefault(int(r["deal"]), []).append(float(r["points"]) / int(r["hands"]))
+    try:
+        for r in rows:
+            if r["kind"] == "seat" and int(r["agent"]) == 1:
+                by_deal.setdefault(int(r["deal"]), []).append(float(r["points"]) /
+                                                              int(r["hands"]))
+        timing = [(float(r["seconds"]), int(r["decisions"])) for r in rows
+                  if r["kind"] == "agent" and int(r["agent"]) == 1 and r["seconds"]]
+    except (KeyError, ValueError, TypeError, ZeroDivisionError) as e:
+        raise FieldPairError(f"{folder}/rows.csv is not a tournament's rows table "
+                             f"({type(e).__name__}: {e}); expected the columns kind, deal, "
+                             f"agent, points, hands, seconds, decisions") from None
     if not by_deal:
         raise FieldPairError(f"{folder}: rows.csv has no hand of the tested agent")
-    timing = [(float(r["seconds"]), int(r["decisions"])) for r in rows
-              if r["kind"] == "agent" and int(r["agent"]) == 1 and r["seconds"]]
     decisions = sum(d for _, d in timing)
     return {"config": cfg, "tested": cfg["agents"][1], "folder": folder.name,
             "git_commit": meta.get("git_commit"), "versions": meta.get("versions"),
@@ -103,11 +112,9 @@ def pair_runs(x: dict, y: dict) -> dict:
         raise FieldPairError(f"the runs share {len(deals)} deal(s); at least 2 are needed")
     px = np.array([x["points"][d] for d in deals])
     py = np.array([y["points"][d] for d in deals])
-    diff = mean_ci(px - py)
-    sd = diff["sd"]
-    t = diff["mean"] / (sd / math.sqrt(len(deals))) if sd > 0 else float("nan")
-    import scipy.stats
-    p = float(2 * scipy.stats.t.sf(abs(t), len(deals) - 1)) if math.isfinite(t) else float("nan")
+    from experiments.tournament import paired_test
+    diff = paired_test(px, py)
+    p = diff.pop("p_value")
     runs = [{k: r[k] for k in ("folder", "config", "git_commit", "versions",
                                 "seconds_per_decision")} for r in (x, y)]
     return {"field": x["config"]["agents"][0], "x": x["tested"], "y": y["tested"],
