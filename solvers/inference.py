@@ -73,6 +73,7 @@ import numpy as np
 from numba import njit
 
 from spiel_game import engine as E
+from spiel_game.hidden import played_counts
 from spiel_game.rng import rand_below, rand_uniform
 from spiel_game.simulator import step_apply, step_legal
 
@@ -549,18 +550,15 @@ def search_pooled(p, root, me, n_iter, uct_c, lo, scale, code, rng, t, s, legal,
 def move_constraints(p, root, me):
     """What a card swap between two other players must respect, from the
     observer's root state: ``(played, known)``, int64[n, K] each: the copies of
-    each card every seat played this hand, and the copies the observer knows a
-    seat holds (the cards ``me`` passed that the receiver has not played yet:
-    ``max(0, passed - played)``). Both are the same in every world of the
-    information set."""
+    each card every seat played this hand
+    (:func:`spiel_game.hidden.played_counts`), and the copies the observer
+    knows a seat holds (the cards ``me`` passed that the receiver has not
+    played yet: ``max(0, passed - played)``, the determinizer's forced cards).
+    Both are the same in every world of the information set."""
     n, pc = p[E.P_N], p[E.P_PASS]
     played = np.zeros((n, K), np.int64)
+    played_counts(p, root, played)
     known = np.zeros((n, K), np.int64)
-    seats = np.empty(n * p[E.P_HAND], np.int64)
-    cards = np.empty(n * p[E.P_HAND], np.int64)
-    m = E.plays(p, root, seats, cards)
-    for i in range(m):
-        played[seats[i], cards[i]] += 1
     off = root[E.S_PASSOFF] % n
     if pc > 0 and off != 0:
         rcv = (me + off) % n
@@ -568,6 +566,27 @@ def move_constraints(p, root, me):
         for c in range(K):
             known[rcv, c] = max(0, mine[c] - played[rcv, c])
     return played, known
+
+
+@njit(cache=True)
+def _movers(p, w, me):
+    """The other seats that still hold cards (``live``, int64) and every seat's
+    hand size (``sizes``, int64[n]): what :func:`mh_step` draws from. Swaps
+    keep both, so :func:`move_pool` computes them once per pool."""
+    n = p[E.P_N]
+    sizes = np.zeros(n, np.int64)
+    k = 0
+    for q in range(n):
+        sizes[q] = E.hand(p, w, q).sum()
+        if q != me and sizes[q] > 0:
+            k += 1
+    live = np.empty(k, np.int64)
+    j = 0
+    for q in range(n):
+        if q != me and sizes[q] > 0:
+            live[j] = q
+            j += 1
+    return live, sizes
 
 
 @njit(cache=True)
@@ -591,7 +610,7 @@ def _pick_card(h, size, rng):
 
 
 @njit(cache=True)
-def mh_step(p, w, ll, me, played, known, cand, rng, bel):
+def mh_step(p, w, ll, me, played, known, live, sizes, cand, rng, bel):
     """One Metropolis-Hastings step on the complete world ``w`` (log-likelihood
     ``ll``) targeting the posterior prior x likelihood: two other seats and a
     uniform physical card of each are drawn and swapped (a symmetric proposal
@@ -602,34 +621,25 @@ def mh_step(p, w, ll, me, played, known, cand, rng, bel):
     holdings. Swaps that would touch a card the observer knows a seat holds
     (``known``), leave a play illegal or a pass impossible are rejected (their
     target is 0 or they are excluded in both directions). On acceptance ``w``
-    becomes the new world. Returns the world's log-likelihood after the step
+    becomes the new world. ``live`` and ``sizes``: the other seats holding cards
+    and every seat's hand size (:func:`_movers`; swaps keep them). Returns the
+    world's log-likelihood after the step
     (``ll`` when rejected) and counts the step in ``bel.stats[3:5]`` (steps,
     accepted)."""
-    n = p[E.P_N]
     bel.stats[3] += 1.0
-    k = 0
-    for q in range(n):
-        if q != me and E.hand(p, w, q).sum() > 0:
-            k += 1
+    k = live.shape[0]
     if k < 2:
         return ll
     i1 = rand_below(rng, k)
     i2 = rand_below(rng, k - 1)
     if i2 >= i1:
         i2 += 1
-    q1 = q2 = -1
-    j = 0
-    for q in range(n):
-        if q != me and E.hand(p, w, q).sum() > 0:
-            if j == i1:
-                q1 = q
-            if j == i2:
-                q2 = q
-            j += 1
+    q1 = live[int(i1)]
+    q2 = live[int(i2)]
     h1 = E.hand(p, w, q1)
     h2 = E.hand(p, w, q2)
-    c1 = _pick_card(h1, h1.sum(), rng)
-    c2 = _pick_card(h2, h2.sum(), rng)
+    c1 = _pick_card(h1, sizes[q1], rng)
+    c2 = _pick_card(h2, sizes[q2], rng)
     if c1 == c2:
         bel.stats[4] += 1.0                    # the same type: the world is unchanged
         return ll
@@ -672,11 +682,12 @@ def move_pool(p, pool, logw, m, me, steps, rng, bel):
     """``steps`` :func:`mh_step` moves of each world ``pool[:m]`` (log-likelihoods
     ``logw[:m]``, updated in place)."""
     played, known = move_constraints(p, pool[0], me)
+    live, sizes = _movers(p, pool[0], me)
     cand = bel.cand
     for i in range(m):
         ll = logw[i]
         for _ in range(steps):
-            ll = mh_step(p, pool[i], ll, me, played, known, cand, rng, bel)
+            ll = mh_step(p, pool[i], ll, me, played, known, live, sizes, cand, rng, bel)
         logw[i] = ll
 
 
