@@ -490,14 +490,14 @@ def sir_world(p, root, s, rng, det, bel):
 
 @njit(cache=True)
 def search_weighted(p, root, me, n_iter, uct_c, lo, scale, code, rng, t, s, legal, deck_buf,
-                    path, det, bel):
+                    path, det, bel, opp=0):
     """:func:`solvers.ismcts._search` with every iteration's world drawn by
     :func:`sir_world` (the ISMCTS agent's ``belief`` other than ``uniform``)."""
     n = p[E.P_N]
     for _ in range(n_iter):
         if not sir_world(p, root, s, rng, det, bel):
             return False
-        _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, n)
+        _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, n, opp)
     return True
 
 
@@ -537,13 +537,13 @@ def pool_pick(cum, m, rng):
 
 @njit(cache=True)
 def search_pooled(p, root, me, n_iter, uct_c, lo, scale, code, rng, t, s, legal, deck_buf,
-                  path, pool, cum, m):
+                  path, pool, cum, m, opp=0):
     """:func:`solvers.ismcts._search` with every iteration's world drawn from
     the weighted pool ``pool[:m]`` (:class:`WorldPool`), with replacement."""
     n = p[E.P_N]
     for _ in range(n_iter):
         s[:] = pool[pool_pick(cum, m, rng)]
-        _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, n)
+        _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, n, opp)
 
 
 @njit(cache=True)

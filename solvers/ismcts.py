@@ -20,6 +20,11 @@ seen from the player to move (the *observer*). Each iteration:
    the *acting* player scaled to [0, 1] by the game's utility range
    (``(u - min_utility) / (max_utility - min_utility)``), so one ``uct_c``
    serves every player count and scoring variant;
+   with ``opponents='policy'`` only the observer chooses by UCB: the other
+   players play the rollout policy in the tree too (their edges are added as
+   they occur, without ending the descent), so the search is a best response
+   to that policy in the sampled worlds instead of a game against players
+   who optimise their own rewards in each world;
 3. **expand** one untried legal action (uniformly at random);
 4. **roll out** to the end of the game with the compiled engine and a compiled
    policy (``rollout="random"`` or ``"heuristic"``, see :mod:`spiel_game.policies`
@@ -41,7 +46,8 @@ chunk). Final move choice as in OpenSpiel's ``ISMCTSBot``: ``max_visit_count``
 (default), ``normalized_visit_count`` (sample proportionally to visits) or
 ``max_value``.
 
-Memory: an iteration adds at most two nodes (64 bytes each). The tree starts
+Memory: an iteration adds at most two nodes (64 bytes each; n + 1 with
+``opponents="policy"``). The tree starts
 small and grows (doubling) as the search adds nodes, so memory follows the
 work done, not the budget asked for; it stops growing at ``max_nodes``
 (default :data:`DEFAULT_MAX_NODES` = 2**24 nodes, 1.1 GB; at most
@@ -85,6 +91,9 @@ ROLLOUT_POLICIES = {"random": 0, "heuristic": 1}
 FINAL_POLICIES = ("max_visit_count", "normalized_visit_count", "max_value")
 
 DETERMINIZATIONS = ("compiled", "resample")
+#: How the other players move inside the tree (``ISMCTSBot(opponents=...)``): by UCB
+#: (SO-ISMCTS) or by the rollout policy (a best response to it).
+OPPONENTS = ("search", "policy")
 #: Allowed ranges of the budgets (checked when an ISMCTSBot is built).
 MAX_ITERATIONS = 10**9            # iterations per move
 MAX_TIME_LIMIT = 3600.0           # seconds per move
@@ -349,7 +358,7 @@ def _new_node(t, parent, key, mover):
 
 @njit(cache=True)
 def _search(p, root, me, n_iter, uct_c, lo, scale, code, rng, t, s, legal, deck_buf, path,
-            det):
+            det, opp=0):
     """Run ``n_iter`` SO-ISMCTS iterations on the tree ``t``, each on a fresh
     determinization drawn by ``det`` (a :class:`Determinization`)."""
     n = p[E.P_N]
@@ -357,12 +366,12 @@ def _search(p, root, me, n_iter, uct_c, lo, scale, code, rng, t, s, legal, deck_
         s[:] = root
         if not _determinize(p, s, rng, det):
             return False
-        _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, n)
+        _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, n, opp)
     return True
 
 
 @njit(cache=True)
-def _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, n):
+def _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, n, opp=0):
     # The tree's arrays as locals: the hot loops index them without going
     # through the record each time.
     first_child, sibling, keys, mover = t.child, t.sibling, t.key, t.mover
@@ -386,6 +395,24 @@ def _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, 
                     break
                 depth += 1
                 path[depth] = node
+            continue
+        if opp == 1 and cur != me:
+            # ``opponents='policy'``: another player's move is the rollout
+            # policy's, not a UCB choice; its edge is followed (added if new)
+            # without ending the descent.
+            a = _policy(code, p, s, legal, k, rng)
+            child = first_child[node]
+            while child >= 0 and keys[child] != a:
+                child = sibling[child]
+            if child < 0:
+                child = _new_node(t, node, a, cur)
+                if child < 0:
+                    break
+            avail[child] += 1.0
+            step_apply(p, s, a)
+            depth += 1
+            path[depth] = child
+            node = child
             continue
         lmask = np.int64(0)
         for i in range(k):
@@ -503,6 +530,13 @@ class ISMCTSBot(Agent):
         move every world this many Metropolis-Hastings steps towards the
         posterior (two other players swap a card; ``WorldPool``'s ``mcmc``),
         an int in [0, 10000]; 0 (default): no moves.
+      opponents: how the other players move inside the tree: ``search``
+        (default, SO-ISMCTS: each picks by UCB on its own rewards, over what
+        the observer knows) or ``policy`` (each plays the rollout policy in
+        the tree as well, so only the observer's own decisions are searched:
+        a best response to that policy under the sampled worlds, e.g.
+        against a field of ``heuristic`` players with
+        ``rollout='heuristic'``).
     """
 
     def __init__(self, game, player: int, seed: int = 0, *, iterations: int = 1000,
@@ -511,7 +545,8 @@ class ISMCTSBot(Agent):
                  determinization: str = "compiled", max_nodes: int | None = None,
                  belief: str = "uniform", belief_worlds: int = 8,
                  belief_epsilon: float = 0.1, belief_pool: int = 0,
-                 belief_min_ess: float = 0.0, belief_mcmc: int = 0):
+                 belief_min_ess: float = 0.0, belief_mcmc: int = 0,
+                 opponents: str = "search"):
         super().__init__(game, player, seed)
         a = "ismcts"
         self.iterations = check_int(a, "iterations", iterations, 1, MAX_ITERATIONS)
@@ -532,6 +567,8 @@ class ISMCTSBot(Agent):
         self.belief_min_ess = check_real(a, "belief_min_ess", belief_min_ess, 0.0,
                                          float(MAX_BELIEF_POOL))
         self.belief_mcmc = check_int(a, "belief_mcmc", belief_mcmc, 0, 10_000)
+        self.opponents = check_choice(a, "opponents", opponents, OPPONENTS)
+        self._opp = OPPONENTS.index(self.opponents)
         if self.belief != "uniform" and self.determinization != "compiled":
             raise AgentParameterError(
                 f"{a}: belief={self.belief!r} with determinization="
@@ -565,8 +602,13 @@ class ISMCTSBot(Agent):
                 bel = None
         budget = self.iterations if self.time_limit is None else None
         limit = self.max_nodes or DEFAULT_MAX_NODES
+        # Nodes an iteration may add: its expansion and a received-cards
+        # observation; with ``opponents='policy'`` also the other players'
+        # new edges before it (at most n - 1 in a row: the observer's next
+        # decision under a new edge is an expansion).
+        per = 2 if self._opp == 0 else int(P[E.P_N]) + 1
         # Start small; grow (doubling) before each chunk to what it may add, up to ``limit``.
-        cap = min(limit, 2 * budget + 64 if budget is not None else _FIRST_NODES, _FIRST_NODES)
+        cap = min(limit, per * budget + 64 if budget is not None else _FIRST_NODES, _FIRST_NODES)
         tree = _new_tree(cap)
         s = np.empty_like(root)
         legal = np.empty(K + 2, np.int32)
@@ -585,21 +627,22 @@ class ISMCTSBot(Agent):
                 if done > 0 and time.perf_counter() - t0 >= self.time_limit:
                     break
                 chunk = min(512, max(1, done))
-            need = min(limit, int(tree.size[0]) + 2 * chunk + 2)
+            need = min(limit, int(tree.size[0]) + per * chunk + 2)
             if need > tree.child.shape[0]:
                 tree = _grown(tree, min(limit, max(need, 2 * tree.child.shape[0])))
             if pool is not None:
                 search_pooled(P, root, me, chunk, self.uct_c, self._lo, self._scale, code,
                               self._rng, tree, s, legal, deck_buf, path, pool.pool, pool.cum,
-                              pool.m)
+                              pool.m, self._opp)
             elif bel is not None:
                 if not search_weighted(P, root, me, chunk, self.uct_c, self._lo, self._scale,
                                        code, self._rng, tree, s, legal, deck_buf, path,
-                                       det.record, bel):
+                                       det.record, bel, self._opp):
                     raise RuntimeError("ISMCTS: weighted determinization failed")
             elif det is not None:
                 if not _search(P, root, me, chunk, self.uct_c, self._lo, self._scale, code,
-                               self._rng, tree, s, legal, deck_buf, path, det.record):
+                               self._rng, tree, s, legal, deck_buf, path, det.record,
+                               self._opp):
                     raise RuntimeError("ISMCTS: determinization failed")
             else:
                 if gen is None:
@@ -608,7 +651,7 @@ class ISMCTSBot(Agent):
                     d = state.resample_from_infostate(me, gen)
                     s[:] = d.engine_state
                     _iteration(P, s, me, self.uct_c, self._lo, self._scale, code, self._rng,
-                               tree, legal, deck_buf, path, int(P[E.P_N]))
+                               tree, legal, deck_buf, path, int(P[E.P_N]), self._opp)
             done += chunk
         self.last_search = {"iterations": done, "seconds": time.perf_counter() - t0,
                             "nodes": int(tree.size[0]), "capacity": int(tree.child.shape[0])}

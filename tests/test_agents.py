@@ -293,3 +293,52 @@ def test_determinizations_are_consistent_states(variant):
             for q in range(n):      # hand sizes are public
                 assert E.hand(P, x, q).sum() == E.hand(P, s0, q).sum()
             assert (E.card_locations(P, x)[n + 2:] == E.card_locations(P, s0)[n + 2:]).all()
+
+
+def _opponent_fanout(game, st, opp):
+    """Search 2,000 iterations on one world (the true state) and return the
+    largest number of children of a node where another player moves."""
+    from solvers.inference import search_pooled
+    from solvers.ismcts import ROLLOUT_POLICIES, OPPONENTS, _new_tree
+    from spiel_game.rng import make_rng_state
+    P = np.asarray(game.engine_params)
+    root = np.array(st.engine_state)
+    me = st.current_player()
+    n, T = int(P[E.P_N]), int(P[E.P_HAND])
+    tree = _new_tree(200_000)
+    pool = root[None, :].copy()
+    search_pooled(P, root, me, 2000, 0.4, float(game.min_utility()),
+                  1.0 / float(game.max_utility() - game.min_utility()),
+                  ROLLOUT_POLICIES["heuristic"], make_rng_state(3, 0), tree,
+                  np.empty_like(root), np.empty(E.K + 2, np.int32),
+                  np.empty(int(P[E.P_NCARDS]), np.int32), np.empty(4 * n * T + 8, np.int64),
+                  pool, np.ones(1), 1, OPPONENTS.index(opp))
+    widest = 0
+    for node in range(int(tree.size[0])):
+        kids, c = 0, int(tree.child[node])
+        while c >= 0:
+            if tree.mover[c] >= 0 and tree.mover[c] != me:
+                kids += 1
+            c = int(tree.sibling[c])
+        widest = max(widest, kids)
+    return widest
+
+
+def test_ismcts_opponents_policy_plays_the_rollout_policy_for_the_others():
+    """``opponents='policy'``: the other players' moves in the tree are the
+    (deterministic) heuristic's, so on a single world every node where another
+    player moves has one child; SO-ISMCTS (``'search'``) branches there. The
+    agent plays legal moves, repeats with its seed and rejects other values."""
+    game = spiel_game.load(players=6)
+    st = mid_hand_state(game, 5, 20)
+    assert _opponent_fanout(game, st, "search") > 1          # the test has power
+    assert _opponent_fanout(game, st, "policy") == 1
+    p = st.current_player()
+    spec = "ismcts(iterations=300, rollout='heuristic', opponents='policy')"
+    acts = [make_agent(spec, game, p, seed=2).step(st) for _ in range(2)]
+    assert acts[0] == acts[1] and acts[0] in st.legal_actions()
+    bot = ISMCTSBot(game, p, 1, iterations=500, rollout="heuristic", opponents="policy")
+    _, visits, _ = bot.search(st)
+    assert visits.sum() == 500 and bot.last_search["nodes"] <= bot.last_search["capacity"]
+    with pytest.raises(ValueError, match="opponents='heuristic'.*'search', 'policy'"):
+        ISMCTSBot(game, p, 0, opponents="heuristic")
