@@ -594,11 +594,10 @@ class ISMCTSBot(Agent):
         root = np.array(state.engine_state)
         t0 = time.perf_counter()
         if self.belief != "uniform":
-            from .inference import WorldPool, make_belief, search_pooled, search_weighted
+            from .inference import make_belief, search_pooled, search_weighted
             bel = make_belief(P, me, self.belief, self.belief_worlds, self.belief_epsilon)
             if self.belief_pool and root[E.S_PHASE] in (E.PH_PLAY, E.PH_MOON):
-                pool = WorldPool(P, root, det.record, bel, self.belief_pool, self._rng,
-                                 self.belief_min_ess, self.belief_mcmc)
+                pool = self._world_pool(state, P, root, det, bel)
                 bel = None
         budget = self.iterations if self.time_limit is None else None
         limit = self.max_nodes or DEFAULT_MAX_NODES
@@ -674,6 +673,17 @@ class ISMCTSBot(Agent):
             c = int(tree.sibling[c])
         order = np.argsort(acts)
         return (np.array(acts, np.int64)[order], np.array(vis)[order], np.array(val)[order])
+
+    def _world_pool(self, state, P, root, det, bel):
+        """The root-level world pool of one search (``belief_pool > 0``, play
+        and moon phases): a :class:`solvers.inference.WorldPool`, or any object
+        with its ``pool``, ``cum``, ``m``, ``ess``, ``beta`` and ``accept``.
+        Called once per search, inside the time budget. Subclasses may override
+        it (e.g. ``experiments.bench.oracle_worlds`` gives the search the true
+        world, an upper bound on what inference can buy)."""
+        from .inference import WorldPool
+        return WorldPool(P, root, det.record, bel, self.belief_pool, self._rng,
+                         self.belief_min_ess, self.belief_mcmc)
 
     def _policy_and_action(self, state):
         legal = state.legal_actions()
