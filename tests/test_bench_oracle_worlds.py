@@ -74,3 +74,26 @@ def test_main_plays_a_pairable_tournament(tmp_path, capsys):
     (folder,) = tmp_path.glob("tournament@*")
     assert (folder / "rows.csv").exists()
     assert main(args + ["--workers", "2"]) == 2
+
+
+def test_the_free_posterior_source_moves_prior_worlds_without_the_truth():
+    """``source='posterior'``: ``worlds`` MH chains from the prior, built before
+    the clock; they are not the truth, and more steps put more cards in the
+    right hands than the prior does (on average over a few states)."""
+    game = spiel_game.load({"players": 6})
+    gain = []
+    for seed in (1, 2, 3):
+        st = heuristic_state(game, seed, 40)
+        me = st.current_player()
+        acc = {}
+        for steps in (0, 300):
+            bot = OracleISMCTS(game, me, 1, iterations=50, rollout="heuristic",
+                               source="posterior", worlds=24, steps=steps)
+            assert bot.step(st) in st.legal_actions()
+            assert bot.last_search["belief_pool_kept"] == 24 and len(bot.accuracy) == 1
+            acc[steps] = bot.accuracy[0]
+        assert acc[300] < 1.0
+        gain.append(acc[300] - acc[0])
+    assert np.mean(gain) > 0.02, gain
+    with pytest.raises(AgentParameterError, match="source='x'"):
+        OracleISMCTS(game, 0, 1, source="x")

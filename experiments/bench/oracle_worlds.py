@@ -19,11 +19,21 @@ by ``python -m experiments.bench.field_pair``::
         "ismcts_oracle(time_limit=0.05, rollout='heuristic', opponents='policy')" \\
         --lineup 1 0 0 0 0 0 --game '{"players": 6}' --deals 100 --seed 0 --out RUNS
 
-Agent parameters: ``noise`` (swaps per world, an int in [0, 1000], default 0:
-the true world itself), ``worlds`` (pool size with noise, an int in [1, 4096],
-default 16) and every :class:`~solvers.ismcts.ISMCTSBot` parameter except the
-``belief*`` ones. At the end the script prints the worlds' mean accuracy: the
-share of the other players' cards that each world puts in the right hand.
+With ``source='posterior'`` no truth is used: the pool is ``worlds`` chains
+from the determinizer's prior moved ``steps`` Metropolis-Hastings steps each
+under the heuristic model (:class:`solvers.inference.WorldPool`), a far better
+approximation of the posterior than a move's budget allows. Every pool is
+built before the move's clock starts (not charged to ``time_limit``): these
+runs measure what the worlds are worth, not what they cost.
+
+Agent parameters: ``source`` (``truth``, default, or ``posterior``),
+``noise`` (swaps per world, an int in [0, 1000], default 0: the true world
+itself), ``worlds`` (pool size with noise or the posterior, an int in
+[1, 4096], default 16), ``steps`` (MH steps per chain with the posterior, an
+int in [0, 100000], default 200) and every :class:`~solvers.ismcts.ISMCTSBot`
+parameter except the ``belief*`` ones. At the end the script prints the
+worlds' mean accuracy: the share of the other players' cards that each world
+puts in the right hand.
 """
 
 from __future__ import annotations
@@ -33,7 +43,7 @@ import sys
 import numpy as np
 from numba import njit
 
-from solvers.bots import AgentParameterError, check_int
+from solvers.bots import AgentParameterError, check_choice, check_int
 from solvers.ismcts import ISMCTSBot
 from spiel_game import engine as E
 from spiel_game.hidden import hidden_cards
@@ -122,34 +132,64 @@ class _Pool:
 
 
 class OracleISMCTS(ISMCTSBot):
-    """ISMCTS searching the true world (``noise=0``) or ``worlds`` noisy copies
-    of it. A cheating upper bound, not an agent for play: see the module
-    docstring. ``accuracy``: the mean world accuracy of each search."""
+    """ISMCTS whose worlds are given, built before the move's clock starts.
 
-    def __init__(self, game, player: int, seed: int = 0, *, noise: int = 0, worlds: int = 16,
-                 **kw):
+    ``source='truth'``: the true world (``noise=0``) or ``worlds`` copies of it
+    perturbed by ``noise`` swaps each: a cheating upper bound, not an agent
+    for play. ``source='posterior'``: no truth is used; ``worlds`` chains
+    start from the determinizer's prior and take ``steps`` Metropolis-Hastings
+    moves (:class:`solvers.inference.WorldPool`, heuristic model, epsilon
+    0.1): the posterior approximated far better than a move's budget allows,
+    at no cost to the search (what inference would buy if it were free).
+    ``accuracy``: the mean world accuracy of each search."""
+
+    def __init__(self, game, player: int, seed: int = 0, *, source: str = "truth",
+                 noise: int = 0, worlds: int = 16, steps: int = 200, **kw):
         bad = sorted(k for k in kw if k.startswith("belief"))
         if bad:
             raise AgentParameterError(f"ismcts_oracle: {bad[0]} is not allowed (the oracle sets "
-                                      f"the worlds); allowed: noise, worlds and ismcts's other "
-                                      f"parameters")
+                                      f"the worlds); allowed: source, noise, worlds, steps and "
+                                      f"ismcts's other parameters")
         super().__init__(game, player, seed, belief="heuristic", belief_pool=1, **kw)
+        self.source = check_choice("ismcts_oracle", "source", source, ("truth", "posterior"))
         self.noise = check_int("ismcts_oracle", "noise", noise, 0, 1000)
         self.worlds = check_int("ismcts_oracle", "worlds", worlds, 1, 4096)
+        self.steps = check_int("ismcts_oracle", "steps", steps, 0, 100_000)
         self._noise_rng = make_rng_state(np.uint64(self.seed), 7)
+        self._given = None
         self.accuracy: list[float] = []
 
-    def _world_pool(self, state, P, root, det, bel):
+    def _build(self, state) -> np.ndarray:
+        P = np.asarray(state.engine_params)
         truth = np.array(state.engine_state)
-        if self.noise == 0:
-            return _Pool(truth[None, :].copy())
         me = state.current_player()
-        hc = hidden_cards(P, truth, me)
-        pool = np.ascontiguousarray(np.repeat(truth[None, :], self.worlds, axis=0))
-        for i in range(self.worlds):
-            perturb(P, pool[i], hc.seats, hc.forbid, hc.forced, self._noise_rng, self.noise)
+        if self.source == "posterior":
+            from solvers.inference import WeightedDeterminizer, WorldPool
+            wd = WeightedDeterminizer(state, me, model="heuristic", epsilon=0.1)
+            pool = WorldPool(wd.P, wd.root, wd.det.record, wd.belief, self.worlds,
+                             self._noise_rng, min_ess=self.worlds, mcmc=self.steps).pool
+        elif self.noise == 0:
+            return truth[None, :].copy()
+        else:
+            hc = hidden_cards(P, truth, me)
+            pool = np.ascontiguousarray(np.repeat(truth[None, :], self.worlds, axis=0))
+            for i in range(self.worlds):
+                perturb(P, pool[i], hc.seats, hc.forbid, hc.forced, self._noise_rng,
+                        self.noise)
         self.accuracy.append(float(np.mean([world_accuracy(P, w, truth, me)
                                             for w in pool[:16]])))
+        return pool
+
+    def search(self, state):
+        s = state.engine_state
+        self._given = (self._build(state) if s[E.S_PHASE] in (E.PH_PLAY, E.PH_MOON)
+                       else None)
+        return super().search(state)
+
+    def _world_pool(self, state, P, root, det, bel):
+        if self._given is None:           # called outside search(): build it now
+            self._given = self._build(state)
+        pool, self._given = self._given, None
         return _Pool(pool)
 
 
