@@ -73,7 +73,7 @@ import numpy as np
 from numba import njit
 
 from spiel_game import engine as E
-from spiel_game.hidden import played_counts
+from spiel_game.hidden import played_counts, proven_absent
 from spiel_game.rng import rand_below, rand_uniform
 from spiel_game.simulator import step_apply, step_legal
 
@@ -85,6 +85,7 @@ __all__ = ["MODELS", "DEFAULT_EPSILON", "MAX_BELIEF_WORLDS", "MAX_WEIGHED_PASS",
            "make_belief", "check_belief", "action_probability", "complete_world",
            "world_log_likelihood", "sir_world", "search_weighted", "WeightedDeterminizer",
            "WorldPool", "tempered_weights", "mh_step", "move_pool", "move_constraints",
+           "advance_world", "advance_pool",
            "weighted_pool", "search_pooled", "MAX_BELIEF_POOL"]
 
 K = E.K
@@ -691,6 +692,197 @@ def move_pool(p, pool, logw, m, me, steps, rng, bel):
         logw[i] = ll
 
 
+@njit(cache=True)
+def _movable(target, known, forbid, q, to, avoid):
+    """A card type ``q`` can hand to seat ``to``: held beyond what the observer
+    knows ``q`` holds, not proven absent from ``to``, not ``avoid``; drawn
+    uniformly over such physical cards by the caller's ``k``. Returns the
+    number of such cards (the caller draws among them with :func:`_nth_movable`)."""
+    cnt = 0
+    for d in range(K):
+        if d != avoid and not forbid[to, d]:
+            v = target[q, d] - known[q, d]
+            if v > 0:
+                cnt += v
+    return cnt
+
+
+@njit(cache=True)
+def _nth_movable(target, known, forbid, q, to, avoid, k):
+    for d in range(K):
+        if d != avoid and not forbid[to, d]:
+            v = target[q, d] - known[q, d]
+            if v > 0:
+                if k < v:
+                    return d
+                k -= v
+    return -1
+
+
+@njit(cache=True)
+def _swap_out(target, known, forbid, q, c, me, n, rng):
+    """Give one copy of ``c`` away from ``q`` to another seat ``r`` (not the
+    observer, ``c`` not proven absent from ``r``) in exchange for a card ``r``
+    can give ``q``; the partner is drawn uniformly among those that can.
+    Returns False when no seat can."""
+    start = np.int64(rand_below(rng, n))
+    for j in range(n):
+        r = (start + j) % n
+        if r == me or r == q or forbid[r, c]:
+            continue
+        cnt = _movable(target, known, forbid, r, q, c)
+        if cnt == 0:
+            continue
+        d = _nth_movable(target, known, forbid, r, q, c, np.int64(rand_below(rng, cnt)))
+        target[q, c] -= 1
+        target[r, c] += 1
+        target[r, d] -= 1
+        target[q, d] += 1
+        return True
+    return False
+
+
+@njit(cache=True)
+def advance_world(p, old, root, me, out, rng, det, bel, seats, cards, forbid, known):
+    """Carry the complete world ``old`` (a world of an earlier decision of the
+    same hand) forward to the observer's current ``root``, into ``out``: every
+    other seat keeps its cards in ``old`` minus what it has played since. A
+    play of a card ``old`` put in another seat's hand is repaired by a swap
+    (the player had that copy after all: the seat that had it in ``old`` takes
+    one of the player's cards instead), and a card a seat has since been
+    proven not to hold (``forbid``, :func:`spiel_game.hidden.proven_absent`
+    at ``root``) is swapped with a seat that may hold it; no swap moves a
+    card the observer knows a seat holds (``known``, :func:`move_constraints`).
+    The result is completed (:func:`complete_world`) and weighed; if a repair
+    is impossible or the world still contradicts the plays, ``out`` is a
+    fresh determinization of ``root`` instead (a fresh chain). Returns
+    ``(log-likelihood, carried)``; the log-likelihood is :data:`_FAILED` when
+    even the fresh draw failed. Work arrays ``seats``, ``cards``: int64[n * t]."""
+    n = p[E.P_N]
+    out[:] = root
+    if not _determinize(p, out, rng, det):
+        return _FAILED, False
+    target = np.zeros((n, K), np.int64)
+    for q in range(n):
+        if q != me:
+            h = E.hand(p, old, q)
+            for c in range(K):
+                target[q, c] = h[c]
+    m0 = E.plays(p, old, seats, cards)
+    m1 = E.plays(p, root, seats, cards)
+    ok = m1 >= m0
+    for i in range(m0, m1):
+        if not ok:
+            break
+        q = seats[i]
+        c = cards[i]
+        if q == me:
+            continue
+        if target[q, c] == 0:
+            # q held that copy: the seat that had it in ``old`` gets one of q's.
+            r = -1
+            start = np.int64(rand_below(rng, n))
+            for j in range(n):
+                x = (start + j) % n
+                if x != me and x != q and target[x, c] > known[x, c]:
+                    r = x
+                    break
+            if r < 0:
+                ok = False
+                break
+            cnt = _movable(target, known, forbid, q, r, c)
+            if cnt == 0:
+                ok = False
+                break
+            d = _nth_movable(target, known, forbid, q, r, c, np.int64(rand_below(rng, cnt)))
+            target[q, d] -= 1
+            target[r, d] += 1
+            target[r, c] -= 1
+            target[q, c] += 1
+        target[q, c] -= 1
+    for q in range(n):
+        if not ok:
+            break
+        if q == me:
+            continue
+        for c in range(K):
+            while ok and forbid[q, c] and target[q, c] > 0:
+                ok = _swap_out(target, known, forbid, q, c, me, n, rng)
+    if ok:                                       # the same unseen cards, the same sizes
+        for q in range(n):
+            if q == me:
+                continue
+            h = E.hand(p, out, q)
+            tot = 0
+            for c in range(K):
+                tot += h[c] - target[q, c]
+            if tot != 0:
+                ok = False
+        for c in range(K):
+            if not ok:
+                break
+            v = 0
+            for q in range(n):
+                if q != me:
+                    v += E.hand(p, out, q)[c] - target[q, c]
+            if v != 0:
+                ok = False
+    if ok:
+        bel.cand[:] = out
+        sc = p[E.L_SUITCNT]
+        for q in range(n):
+            if q == me:
+                continue
+            h = E.hand(p, bel.cand, q)
+            for u in range(4):
+                bel.cand[sc + q * 4 + u] = 0
+            for c in range(K):
+                h[c] = target[q, c]
+                bel.cand[sc + q * 4 + E.SUIT_OF[c]] += target[q, c]
+        if complete_world(p, bel.cand, me, rng, bel.seats, bel.cards, bel.tmp):
+            ll = world_log_likelihood(p, bel.cand, me, bel.model, bel.eps, bel.fresh,
+                                      bel.replay, bel.bufs, bel.legals, bel.legal, bel.seats,
+                                      bel.cards, bel.deal, bel.work, rng)
+            if ll != _NEG_INF:
+                out[:] = bel.cand
+                return ll, True
+    if not complete_world(p, out, me, rng, bel.seats, bel.cards, bel.tmp):
+        return _NEG_INF, False
+    ll = world_log_likelihood(p, out, me, bel.model, bel.eps, bel.fresh, bel.replay,
+                              bel.bufs, bel.legals, bel.legal, bel.seats, bel.cards,
+                              bel.deal, bel.work, rng)
+    return ll, False
+
+
+@njit(cache=True)
+def advance_pool(p, old, root, me, new, logw, rng, det, bel):
+    """:func:`advance_world` for every world of ``old`` into ``new`` (same
+    shape), log-likelihoods into ``logw``. A world whose carried and fresh
+    versions both have weight 0 is replaced by further fresh draws (up to
+    100). Returns how many worlds were carried (not redrawn), or -1 when the
+    sampler failed."""
+    n, t = p[E.P_N], p[E.P_HAND]
+    seats = np.empty(n * t, np.int64)
+    cards = np.empty(n * t, np.int64)
+    forbid = np.zeros((n, K), np.bool_)
+    proven_absent(p, root, forbid)
+    _, known = move_constraints(p, root, me)
+    carried = 0
+    for i in range(old.shape[0]):
+        ll, kept = advance_world(p, old[i], root, me, new[i], rng, det, bel, seats, cards,
+                                 forbid, known)
+        tries = 0
+        while ll == _NEG_INF and tries < 100:
+            ll = _candidate(p, root, new[i], rng, det, bel)
+            tries += 1
+        if ll == _FAILED or ll == _NEG_INF:
+            return -1
+        logw[i] = ll
+        if kept:
+            carried += 1
+    return carried
+
+
 def tempered_weights(logw: np.ndarray, min_ess: float = 0.0) -> tuple[np.ndarray, float]:
     """Normalised weights ``w_i ~ exp(beta * logw_i)`` and the exponent ``beta``.
 
@@ -758,7 +950,12 @@ class WorldPool:
     ``cum``: the normalised cumulative weights of ``pool[:m]``."""
 
     def __init__(self, P, root: np.ndarray, det_record, belief: Belief, size: int,
-                 rng: np.ndarray, min_ess: float = 0.0, mcmc: int = 0):
+                 rng: np.ndarray, min_ess: float = 0.0, mcmc: int = 0,
+                 previous: np.ndarray | None = None):
+        self.carried = 0
+        if previous is not None:
+            self._carry(P, root, det_record, belief, previous, rng, mcmc)
+            return
         self.pool = np.empty((size, root.shape[0]), root.dtype)
         logw = np.empty(size)
         m = int(weighted_pool(P, root, rng, det_record, belief, self.pool, logw))
@@ -785,6 +982,34 @@ class WorldPool:
             self.weights = np.full(m, 1.0 / m)
             self.cum = np.cumsum(self.weights)
             self.cum[-1] = 1.0
+
+    def _carry(self, P, root, det_record, belief, previous, rng, mcmc):
+        """Persistent chains: the worlds ``previous`` (this pool's worlds at an
+        earlier decision of the same hand) carried forward to ``root``
+        (:func:`advance_pool`), then moved ``mcmc`` steps each; equal weights.
+        ``carried``: how many were carried rather than redrawn."""
+        m = previous.shape[0]
+        self.pool = np.empty((m, root.shape[0]), root.dtype)
+        self.logw = np.empty(m)
+        carried = int(advance_pool(np.asarray(P), previous, root, belief.me, self.pool,
+                                   self.logw, rng, det_record, belief))
+        if carried < 0:
+            raise RuntimeError("world pool: the sampler failed while carrying the chains "
+                               "forward")
+        self.carried = carried
+        self.m = m
+        self.beta = 1.0
+        self.ess = float(m)
+        self.accept = float("nan")
+        if mcmc > 0:
+            before = belief.stats[3:5].copy()
+            move_pool(np.asarray(P), self.pool, self.logw, m, belief.me, int(mcmc), rng,
+                      belief)
+            steps, acc = belief.stats[3:5] - before
+            self.accept = float(acc / steps) if steps else float("nan")
+        self.weights = np.full(m, 1.0 / m)
+        self.cum = np.cumsum(self.weights)
+        self.cum[-1] = 1.0
 
 
 # ================================================================ Python side

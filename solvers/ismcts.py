@@ -530,6 +530,13 @@ class ISMCTSBot(Agent):
         move every world this many Metropolis-Hastings steps towards the
         posterior (two other players swap a card; ``WorldPool``'s ``mcmc``),
         an int in [0, 10000]; 0 (default): no moves.
+      belief_persist: with ``belief_pool``, keep the pool's worlds from one
+        decision to the next within a hand (persistent chains): each world is
+        carried forward to the new position (the cards played since removed,
+        a play the world did not predict repaired by a swap, a world the new
+        plays contradict redrawn) and moved ``belief_mcmc`` more steps, so
+        the chains mix over the whole hand at a fraction of the cost per
+        move; the first decision of a hand builds the pool as usual.
       opponents: how the other players move inside the tree: ``search``
         (default, SO-ISMCTS: each picks by UCB on its own rewards, over what
         the observer knows) or ``policy`` (each plays the rollout policy in
@@ -546,7 +553,7 @@ class ISMCTSBot(Agent):
                  belief: str = "uniform", belief_worlds: int = 8,
                  belief_epsilon: float = 0.1, belief_pool: int = 0,
                  belief_min_ess: float = 0.0, belief_mcmc: int = 0,
-                 opponents: str = "search"):
+                 belief_persist: bool = False, opponents: str = "search"):
         super().__init__(game, player, seed)
         a = "ismcts"
         self.iterations = check_int(a, "iterations", iterations, 1, MAX_ITERATIONS)
@@ -567,6 +574,11 @@ class ISMCTSBot(Agent):
         self.belief_min_ess = check_real(a, "belief_min_ess", belief_min_ess, 0.0,
                                          float(MAX_BELIEF_POOL))
         self.belief_mcmc = check_int(a, "belief_mcmc", belief_mcmc, 0, 10_000)
+        if not isinstance(belief_persist, (bool, np.bool_)):
+            raise AgentParameterError(f"{a}: belief_persist={belief_persist!r} is not "
+                                      f"allowed; allowed: True or False")
+        self.belief_persist = bool(belief_persist)
+        self._chains = None             # (hand key, worlds) of the last search
         self.opponents = check_choice(a, "opponents", opponents, OPPONENTS)
         self._opp = OPPONENTS.index(self.opponents)
         if self.belief != "uniform" and self.determinization != "compiled":
@@ -660,6 +672,8 @@ class ISMCTSBot(Agent):
             self.last_search["belief_pool_ess"] = pool.ess
             self.last_search["belief_pool_kept"] = pool.m
             self.last_search["belief_pool_beta"] = pool.beta
+            if self.belief_persist:
+                self.last_search["belief_carried"] = getattr(pool, "carried", 0)
             if self.belief_mcmc:
                 self.last_search["belief_mcmc_accept"] = pool.accept
                 self.last_search["belief_pool_loglik"] = float(np.mean(pool.logw))
@@ -682,8 +696,20 @@ class ISMCTSBot(Agent):
         it (e.g. ``experiments.bench.oracle_worlds`` gives the search the true
         world, an upper bound on what inference can buy)."""
         from .inference import WorldPool
-        return WorldPool(P, root, det.record, bel, self.belief_pool, self._rng,
-                         self.belief_min_ess, self.belief_mcmc)
+        if not self.belief_persist:
+            return WorldPool(P, root, det.record, bel, self.belief_pool, self._rng,
+                             self.belief_min_ess, self.belief_mcmc)
+        # The same hand: the observer's dealt hand and the hand number match.
+        key = (int(root[E.S_HANDNO]), E.dealt_hand(P, root, bel.me).tobytes())
+        prev = self._chains[1] if self._chains and self._chains[0] == key else None
+        if prev is None:
+            pool = WorldPool(P, root, det.record, bel, self.belief_pool, self._rng,
+                             self.belief_min_ess, self.belief_mcmc)
+        else:
+            pool = WorldPool(P, root, det.record, bel, self.belief_pool, self._rng,
+                             mcmc=self.belief_mcmc, previous=prev)
+        self._chains = (key, pool.pool[:pool.m].copy())
+        return pool
 
     def _policy_and_action(self, state):
         legal = state.legal_actions()

@@ -606,3 +606,50 @@ def test_the_true_world_of_heuristic_players_is_as_likely_as_the_model_allows(pa
                          mcmc=30)["rows"][0]
     assert moved["median"] == row["median"] and moved["moved_median"] > row["median"]
     assert 0.0 < moved["accept"] <= 1.0
+
+
+def test_persistent_chains_carry_worlds_forward_consistently():
+    """``belief_persist``: a pool's worlds carried to a later position of the
+    same hand keep every hand's size and the observer's knowledge, are
+    consistent with every play since (finite log-likelihood, the one
+    recorded), and most are carried rather than redrawn; the agent carries
+    its chains within a hand and starts afresh in a new hand."""
+    from solvers.inference import WorldPool, move_constraints
+    game = spiel_game.load({"players": 6})
+    first = heuristic_game_state(game, 21, lambda s: int(s.engine_state[E.S_NPLAYED]) >= 20)
+    me = first.current_player()
+    later = first.clone()
+    while not (later.current_player() == me and int(later.engine_state[E.S_NPLAYED]) > 20
+               and len(later.legal_actions()) > 1):
+        legal = np.array(later.legal_actions(), np.int32)
+        later.apply_action(int(heuristic_policy(later.engine_params,
+                                                np.array(later.engine_state), legal,
+                                                len(legal), np.zeros(1, np.uint64))))
+    w0 = WeightedDeterminizer(first, me, model="heuristic", epsilon=0.1)
+    old = WorldPool(w0.P, w0.root, w0.det.record, w0.belief, 48, make_rng_state(4, 0),
+                    min_ess=48, mcmc=30)
+    w1 = WeightedDeterminizer(later, me, model="heuristic", epsilon=0.1)
+    new = WorldPool(w1.P, w1.root, w1.det.record, w1.belief, 48, make_rng_state(4, 1),
+                    mcmc=5, previous=old.pool)
+    assert new.m == 48 and new.carried >= 36, new.carried
+    _, known = move_constraints(w1.P, w1.root, me)
+    for w, ll in zip(new.pool, new.logw):
+        assert ll == pytest.approx(w1.log_likelihood(w), abs=1e-9) and math.isfinite(ll)
+        assert np.array_equal(E.hand(w1.P, w, me), E.hand(w1.P, w1.root, me))
+        for q in range(6):
+            h = E.hand(w1.P, w, q)
+            assert h.sum() == E.hand(w1.P, w1.root, q).sum() and np.all(h >= known[q])
+    # The agent: chains carried at its second decision of the hand, not across hands.
+    bot = make_agent("ismcts(iterations=50, rollout='heuristic', belief='heuristic', "
+                     "belief_pool=16, belief_min_ess=16, belief_mcmc=5, belief_persist=True)",
+                     game, me, 3)
+    bot.step(first)
+    assert bot.last_search["belief_carried"] == 0
+    bot.step(later)
+    assert bot.last_search["belief_carried"] > 0
+    other = heuristic_game_state(game, 22, lambda s: int(s.engine_state[E.S_NPLAYED]) >= 20
+                                 and s.current_player() == me)
+    bot.step(other)
+    assert bot.last_search["belief_carried"] == 0
+    with pytest.raises(AgentSpecError, match="belief_persist=1.*True or False"):
+        make_agent("ismcts(belief_persist=1)", game, 0, 1)
