@@ -653,3 +653,18 @@ def test_persistent_chains_carry_worlds_forward_consistently():
     assert bot.last_search["belief_carried"] == 0
     with pytest.raises(AgentSpecError, match="belief_persist=1.*True or False"):
         make_agent("ismcts(belief_persist=1)", game, 0, 1)
+
+
+def test_calibration_tells_a_calibrated_pool_from_an_over_confident_one():
+    """``experiments.bench.inference.calibration``: the plain determinizer's
+    beliefs (2048 prior worlds) lie near the diagonal, a pool of 16 worlds
+    resampled from an effective size of 4 does not (the test has power)."""
+    from experiments.bench.inference import CALIBRATION_DESIGNS, calibration
+    designs = (CALIBRATION_DESIGNS[0], CALIBRATION_DESIGNS[3])
+    res = calibration(6, played=(16, 32), seeds=range(3), designs=designs)
+    prior, resampled = res["rows"]
+    assert sum(b["count"] for b in prior["bins"]) > 300
+    for b in prior["bins"]:
+        assert 0.0 <= b["predicted"] <= 1.0 and 0.0 <= b["observed"] <= 1.0
+    assert prior["ece"] < 0.05, prior
+    assert resampled["ece"] > prior["ece"] + 0.03, (prior["ece"], resampled["ece"])

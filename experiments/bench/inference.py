@@ -207,6 +207,86 @@ def proposal_gap(players=(6, 11), played=(10, 40, 80), candidates: int = 300,
             "rows": rows}
 
 
+#: The pool designs :func:`calibration` compares by default: (label, pool size,
+#: belief_min_ess, belief_mcmc), the agents' designs and a slow reference.
+CALIBRATION_DESIGNS = (("prior, 2048 worlds (plain ISMCTS)", 2048, 2048, 0),
+                       ("prior, 16 worlds", 16, 16, 0),
+                       ("128 tempered to ESS 16", 128, 16, 0),
+                       ("16 resampled from ESS 4, 30 MH steps", 16, 4, 30),
+                       ("64 chains x 150 MH steps", 64, 64, 150))
+
+
+def calibration(players: int = 6, played=(8, 16, 24, 32), seeds=range(15),
+                designs=CALIBRATION_DESIGNS, epsilon: float = 0.1, bins: int = 10) -> dict:
+    """Are a world pool's beliefs calibrated? For heuristic self-play states
+    (:func:`heuristic_state`: every seat the heuristic, so the model is exact up
+    to ``epsilon``), each pool design (:class:`solvers.inference.WorldPool` with
+    ``(size, min_ess, mcmc)``) predicts, for every other seat and card type, the
+    probability that the seat holds at least one copy (its weighted share of
+    worlds); predictions strictly between 0 and 1 are binned and compared with
+    how often the seat really holds it. A calibrated pool's bins lie on the
+    diagonal; an over-confident one's are flatter (what it calls 0.8 happens
+    far less often). ``ece``: the expected calibration error (the bins'
+    ``|predicted - observed|`` weighted by their counts); ``brier``: the mean
+    squared error; ``sharpness``: the mean squared distance of the
+    predictions from the base rate."""
+    from solvers.inference import WeightedDeterminizer, WorldPool
+    game = spiel_game.load({"players": players})
+    n = players
+    edges = np.linspace(0.0, 1.0, bins + 1)
+    acc = {d[0]: np.zeros((3, bins)) for d in designs}
+    err = {d[0]: [0.0, 0.0, 0] for d in designs}
+    for seed in seeds:
+        for k in played:
+            st = heuristic_state(game, 500 + seed, k)
+            me = st.current_player()
+            truth = np.array(st.engine_state)
+            wd = WeightedDeterminizer(st, me, model="heuristic", epsilon=epsilon)
+            y = np.stack([E.hand(wd.P, truth, q) for q in range(n)]) > 0
+            for label, size, min_ess, mcmc in designs:
+                pool = WorldPool(wd.P, wd.root, wd.det.record, wd.belief, size,
+                                 make_rng_state(seed, k), min_ess=min_ess, mcmc=mcmc)
+                held = np.stack([np.stack([E.hand(wd.P, w, q) for q in range(n)])
+                                 for w in pool.pool[:pool.m]]) > 0
+                pr = np.einsum("m,mqk->qk", pool.weights, held.astype(float))
+                mask = np.ones_like(pr, bool)
+                mask[me] = False
+                mask &= (pr > 1e-9) & (pr < 1 - 1e-9)
+                i = np.clip(np.digitize(pr[mask], edges) - 1, 0, bins - 1)
+                np.add.at(acc[label][0], i, pr[mask])
+                np.add.at(acc[label][1], i, y[mask])
+                np.add.at(acc[label][2], i, 1)
+                e = err[label]
+                e[0] += float(np.sum((pr[mask] - y[mask]) ** 2))
+                e[1] += float(np.sum((pr[mask] - y[mask].mean()) ** 2))
+                e[2] += int(mask.sum())
+    rows = []
+    for label, size, min_ess, mcmc in designs:
+        a = acc[label]
+        e = err[label]
+        rows.append({"design": label, "size": size, "min_ess": min_ess, "mcmc": mcmc,
+                     "bins": [{"predicted": float(a[0, b] / a[2, b]),
+                               "observed": float(a[1, b] / a[2, b]), "count": int(a[2, b])}
+                              for b in range(bins) if a[2, b]],
+                     "ece": float(np.sum(np.abs(a[0] - a[1])) / max(1.0, a[2].sum())),
+                     "brier": e[0] / max(1, e[2]), "sharpness": e[1] / max(1, e[2])})
+    return {"config": {"players": players, "played": list(played), "seeds": list(seeds),
+                       "epsilon": epsilon, "bins": bins,
+                       "designs": [list(d) for d in designs]},
+            "rows": rows}
+
+
+def calibration_table(res: dict) -> str:
+    """Markdown table of :func:`calibration`: predicted -> observed (count) per bin."""
+    lines = ["| pool | predicted -> observed (predictions) | ECE | Brier |",
+             "|---|---|---|---|"]
+    for r in res["rows"]:
+        cells = " ".join(f"{b['predicted']:.2f}->{b['observed']:.2f} ({b['count']})"
+                         for b in r["bins"])
+        lines.append(f"| {r['design']} | {cells} | {r['ece']:.3f} | {r['brier']:.4f} |")
+    return "\n".join(lines)
+
+
 def gap_table(res: dict) -> str:
     """Markdown table of :func:`proposal_gap`."""
     m, steps = res["config"]["candidates"], res["config"].get("mcmc", 0)
@@ -257,7 +337,21 @@ def main(argv=None) -> int:
                     help="with --gap: also move the candidates this many MH steps")
     ap.add_argument("--out", default=None, help="the JSON file (default "
                     "results/<profile>/bench/inference.json, or inference_gap.json)")
+    ap.add_argument("--calibration", action="store_true",
+                    help="instead of costs: are the pools' beliefs calibrated (calibration); "
+                         "--players (first), --number seeds (default 15; quick 2)")
     a = ap.parse_args(argv)
+    if a.calibration:
+        nseeds = a.number or (2 if a.quick else 15)
+        designs = CALIBRATION_DESIGNS[:4] + ((("64 chains x 20 MH steps", 64, 64, 20),)
+                                             if a.quick else CALIBRATION_DESIGNS[4:])
+        res = calibration(a.players[0], seeds=range(a.seed, a.seed + nseeds),
+                          designs=designs, epsilon=a.epsilon)
+        print(calibration_table(res))
+        out = a.out or default_out("inference_calibration", a.quick)
+        write_result(out, res, metadata(res["config"], a.seed))
+        print(f"wrote {out}")
+        return 0
     if a.gap:
         seeds = tuple(range(a.seed, a.seed + (1 if a.quick else 3)))
         res = proposal_gap(tuple(a.players), tuple(a.played), a.number or 300, a.epsilon,
