@@ -38,7 +38,8 @@ import numpy as np
 
 from experiments.stats import mean_ci
 
-__all__ = ["FieldPairError", "load_run", "pair_runs", "main", "paper_macros"]
+__all__ = ["FieldPairError", "load_run", "pair_runs", "main", "paper_macros", "why_macros",
+           "WHY"]
 
 
 class FieldPairError(ValueError):
@@ -177,7 +178,7 @@ def paper_macros(m, results: Path, bench: Path) -> None:
     def comp(n: int, kind: str) -> dict:
         for c in read_json(path)["result"]["comparisons"]:
             mc = "belief_mcmc" in c["x"]
-            if c["players"] == n and (kind == "Mcmc") == mc:
+            if c["players"] == n and (kind == "Mcmc") == mc and _plain_pair(c):
                 return c
         raise KeyError(f"no {kind} comparison at {n} players")
 
@@ -203,6 +204,12 @@ def paper_macros(m, results: Path, bench: Path) -> None:
                    f"inference significantly worse, {n} players ({kind})")
             m.add_if(ok, f"{name}Ms", lambda g=get: 1e3 * g()["runs"][0]["seconds_per_decision"],
                      fixed(0), "")
+    why_macros(m, results, bench)
+
+
+def _plain_pair(c: dict) -> bool:
+    """An inference comparison of the first kind: the default tree, no oracle."""
+    return "opponents=" not in c["x"] + c["y"] and "ismcts_oracle" not in c["x"]
 
 
 def _has(path: Path, n: int, kind: str) -> bool:
@@ -210,7 +217,83 @@ def _has(path: Path, n: int, kind: str) -> bool:
         cs = json.loads(path.read_text())["result"]["comparisons"]
     except (OSError, ValueError, KeyError):
         return False
-    return any(c["players"] == n and (kind == "Mcmc") == ("belief_mcmc" in c["x"]) for c in cs)
+    return any(c["players"] == n and (kind == "Mcmc") == ("belief_mcmc" in c["x"])
+               and _plain_pair(c) for c in cs)
+
+
+#: The comparisons of "why" (``bench/inference_field.json``), by macro name:
+#: a test of X's and Y's agent specs.
+WHY = {
+    "OracleSearch": lambda x, y: "ismcts_oracle" in x and "noise=0" in x
+    and "opponents=" not in x + y,
+    "OraclePolicy": lambda x, y: "ismcts_oracle" in x and "noise=0" in x
+    and "opponents='policy'" in x and "opponents='policy'" in y,
+    "PolicyTree": lambda x, y: x.startswith("ismcts(") and "opponents='policy'" in x
+    and "belief" not in x and "opponents=" not in y,
+    "PolicyMcmc": lambda x, y: x.startswith("ismcts(") and "opponents='policy'" in x
+    and "belief_mcmc" in x and "opponents='policy'" in y and "belief" not in y,
+}
+
+
+def why_macros(m, results: Path, bench: Path) -> None:
+    """The paper's numbers of why inference has not helped: ``\\InfWhy<name>``
+    (``name`` in :data:`WHY`: the true world with the default tree and with
+    ``opponents='policy'``, that tree against the default, resample-move with
+    it) + ``Saved`` (Y - X, > 0: X takes fewer points), ``Lo``, ``Hi``, ``P``,
+    ``Deals``, at 6 players from ``bench/inference_field.json``; and from
+    ``bench/inference_calibration.json`` (:func:`experiments.bench.inference.calibration`)
+    ``\\InfCalib<Prior|Few|Resampled|Chains>`` + ``Ece`` / ``Brier``. Flags
+    ``\\ifInferenceWhy``, ``\\ifInferenceCalibration``: the numbers are there."""
+    from ..macros import fixed, pvalue, read_json, signed
+    path = bench / "inference_field.json"
+
+    def find(name):
+        for c in read_json(path)["result"]["comparisons"]:
+            if c["players"] == 6 and WHY[name](c["x"], c["y"]):
+                return c
+        raise KeyError(f"no comparison {name!r} in {path}")
+
+    def have(name) -> bool:
+        try:
+            find(name)
+            return True
+        except (OSError, ValueError, KeyError):
+            return False
+
+    ok_all = path.is_file() and all(have(k) for k in WHY)
+    m.flag("InferenceWhy", lambda: ok_all, "the why-comparisons are there")
+    for name in WHY:
+        ok = ok_all
+        get = lambda name=name: find(name)                            # noqa: E731
+        m.add_if(ok, f"InfWhy{name}Saved", lambda g=get: -g()["x_minus_y"]["mean"], signed,
+                 f"points per hand X saves against Y ({name})")
+        m.add_if(ok, f"InfWhy{name}Lo", lambda g=get: -g()["x_minus_y"]["hi"], signed, "")
+        m.add_if(ok, f"InfWhy{name}Hi", lambda g=get: -g()["x_minus_y"]["lo"], signed, "")
+        m.add_if(ok, f"InfWhy{name}P", lambda g=get: g()["p_value"], pvalue, "")
+        m.add_if(ok, f"InfWhy{name}Deals", lambda g=get: g()["deals"], str, "")
+    cal = bench / "inference_calibration.json"
+    designs = {"Prior": (2048, 2048, 0), "Few": (16, 16, 0), "Resampled": (16, 4, 30),
+               "Chains": (64, 64, 150)}
+
+    def row(key):
+        size, ess, mcmc = designs[key]
+        for r in read_json(cal)["result"]["rows"]:
+            if (r["size"], r["min_ess"], r["mcmc"]) == (size, ess, mcmc):
+                return r
+        raise KeyError(f"no calibration row {key!r} in {cal}")
+
+    def cal_ok() -> bool:
+        try:
+            return all(row(k) is not None for k in designs)
+        except (OSError, ValueError, KeyError):
+            return False
+
+    ok = cal.is_file() and cal_ok()
+    m.flag("InferenceCalibration", lambda: ok, "the calibration numbers are there")
+    for key in designs:
+        m.add_if(ok, f"InfCalib{key}Ece", lambda k=key: row(k)["ece"], fixed(3),
+                 f"expected calibration error, {key}")
+        m.add_if(ok, f"InfCalib{key}Brier", lambda k=key: row(k)["brier"], fixed(4), "")
 
 
 if __name__ == "__main__":
