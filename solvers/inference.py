@@ -734,12 +734,18 @@ def _swap_out(target, known, forbid, q, c, me, n, rng):
         if cnt == 0:
             continue
         d = _nth_movable(target, known, forbid, r, q, c, np.int64(rand_below(rng, cnt)))
-        target[q, c] -= 1
-        target[r, c] += 1
-        target[r, d] -= 1
-        target[q, d] += 1
+        _swap(target, q, r, c, d)
         return True
     return False
+
+
+@njit(cache=True)
+def _swap(target, a, b, ca, cb):
+    """Seat ``a`` gives one ``ca`` to seat ``b``, which gives one ``cb`` back."""
+    target[a, ca] -= 1
+    target[b, ca] += 1
+    target[b, cb] -= 1
+    target[a, cb] += 1
 
 
 @njit(cache=True)
@@ -795,10 +801,7 @@ def advance_world(p, old, root, me, out, rng, det, bel, seats, cards, forbid, kn
                 ok = False
                 break
             d = _nth_movable(target, known, forbid, q, r, c, np.int64(rand_below(rng, cnt)))
-            target[q, d] -= 1
-            target[r, d] += 1
-            target[r, c] -= 1
-            target[q, c] += 1
+            _swap(target, r, q, c, d)
         target[q, c] -= 1
     for q in range(n):
         if not ok:
@@ -973,15 +976,22 @@ class WorldPool:
             idx = np.array([pool_pick(self.cum, m, rng) for _ in range(size)], np.int64)
             self.pool = np.ascontiguousarray(self.pool[idx])
             self.logw = np.ascontiguousarray(self.logw[idx])
-            self.m = m = size
+            self.m = size
+            self._move(P, belief, rng, mcmc)
+
+    def _move(self, P, belief, rng, mcmc):
+        """Move every world ``mcmc`` MH steps (:func:`move_pool`; ``accept``: the
+        share accepted) and weigh the worlds equally."""
+        m = self.m
+        if mcmc > 0:
             before = belief.stats[3:5].copy()
             move_pool(np.asarray(P), self.pool, self.logw, m, belief.me, int(mcmc), rng,
                       belief)
             steps, acc = belief.stats[3:5] - before
             self.accept = float(acc / steps) if steps else float("nan")
-            self.weights = np.full(m, 1.0 / m)
-            self.cum = np.cumsum(self.weights)
-            self.cum[-1] = 1.0
+        self.weights = np.full(m, 1.0 / m)
+        self.cum = np.cumsum(self.weights)
+        self.cum[-1] = 1.0
 
     def _carry(self, P, root, det_record, belief, previous, rng, mcmc):
         """Persistent chains: the worlds ``previous`` (this pool's worlds at an
@@ -1001,15 +1011,7 @@ class WorldPool:
         self.beta = 1.0
         self.ess = float(m)
         self.accept = float("nan")
-        if mcmc > 0:
-            before = belief.stats[3:5].copy()
-            move_pool(np.asarray(P), self.pool, self.logw, m, belief.me, int(mcmc), rng,
-                      belief)
-            steps, acc = belief.stats[3:5] - before
-            self.accept = float(acc / steps) if steps else float("nan")
-        self.weights = np.full(m, 1.0 / m)
-        self.cum = np.cumsum(self.weights)
-        self.cum[-1] = 1.0
+        self._move(P, belief, rng, mcmc)
 
 
 # ================================================================ Python side

@@ -160,6 +160,17 @@ def main(argv=None) -> int:
     return 0
 
 
+def _saved_macros(m, ok: bool, name: str, get, what: str) -> None:
+    """``<name>Saved`` (Y - X, > 0: X takes fewer points), ``Lo``, ``Hi``, ``P``
+    and ``Deals`` of the comparison ``get()``."""
+    from ..macros import pvalue, signed
+    m.add_if(ok, f"{name}Saved", lambda: -get()["x_minus_y"]["mean"], signed, what)
+    m.add_if(ok, f"{name}Lo", lambda: -get()["x_minus_y"]["hi"], signed, "")
+    m.add_if(ok, f"{name}Hi", lambda: -get()["x_minus_y"]["lo"], signed, "")
+    m.add_if(ok, f"{name}P", lambda: get()["p_value"], pvalue, "")
+    m.add_if(ok, f"{name}Deals", lambda: get()["deals"], str, "")
+
+
 def paper_macros(m, results: Path, bench: Path) -> None:
     """The paper's numbers of inference against a heuristic field
     (:mod:`experiments.macros`), from ``bench/inference_field.json``: for each
@@ -170,7 +181,7 @@ def paper_macros(m, results: Path, bench: Path) -> None:
     (its time limit per move, s); flags ``\\if<name>Gain`` / ``Loss``: the
     interval lies on the side of a gain / of a loss. ``\\ifInferenceField``: the file is there (the
     quick profile runs none of it; every macro is then not run)."""
-    from ..macros import WORDS, fixed, pvalue, read_json, signed
+    from ..macros import WORDS, fixed, read_json
     path = bench / "inference_field.json"
     there = path.is_file()
     m.flag("InferenceField", lambda: there, "the inference-field comparisons are there")
@@ -191,12 +202,8 @@ def paper_macros(m, results: Path, bench: Path) -> None:
             name = f"InfField{WORDS[n]}{kind}"
             get = lambda n=n, kind=kind: comp(n, kind)                  # noqa: E731
             ok = there and _has(path, n, kind)
-            m.add_if(ok, f"{name}Saved", lambda g=get: -g()["x_minus_y"]["mean"], signed,
-                     f"points per hand inference saves, {n} players ({kind})")
-            m.add_if(ok, f"{name}Lo", lambda g=get: -g()["x_minus_y"]["hi"], signed, "")
-            m.add_if(ok, f"{name}Hi", lambda g=get: -g()["x_minus_y"]["lo"], signed, "")
-            m.add_if(ok, f"{name}P", lambda g=get: g()["p_value"], pvalue, "")
-            m.add_if(ok, f"{name}Deals", lambda g=get: g()["deals"], str, "")
+            _saved_macros(m, ok, name, get,
+                          f"points per hand inference saves, {n} players ({kind})")
             m.add_if(ok, f"{name}Budget", lambda g=get: budget(g()), fixed(2), "")
             m.flag(f"{name}Gain", lambda g=get, ok=ok: ok and g()["x_minus_y"]["hi"] < 0,
                    f"inference significantly better, {n} players ({kind})")
@@ -244,7 +251,7 @@ def why_macros(m, results: Path, bench: Path) -> None:
     ``bench/inference_calibration.json`` (:func:`experiments.bench.inference.calibration`)
     ``\\InfCalib<Prior|Few|Resampled|Chains>`` + ``Ece`` / ``Brier``. Flags
     ``\\ifInferenceWhy``, ``\\ifInferenceCalibration``: the numbers are there."""
-    from ..macros import fixed, pvalue, read_json, signed
+    from ..macros import fixed, read_json
     path = bench / "inference_field.json"
 
     def find(name):
@@ -265,12 +272,8 @@ def why_macros(m, results: Path, bench: Path) -> None:
     for name in WHY:
         ok = ok_all
         get = lambda name=name: find(name)                            # noqa: E731
-        m.add_if(ok, f"InfWhy{name}Saved", lambda g=get: -g()["x_minus_y"]["mean"], signed,
-                 f"points per hand X saves against Y ({name})")
-        m.add_if(ok, f"InfWhy{name}Lo", lambda g=get: -g()["x_minus_y"]["hi"], signed, "")
-        m.add_if(ok, f"InfWhy{name}Hi", lambda g=get: -g()["x_minus_y"]["lo"], signed, "")
-        m.add_if(ok, f"InfWhy{name}P", lambda g=get: g()["p_value"], pvalue, "")
-        m.add_if(ok, f"InfWhy{name}Deals", lambda g=get: g()["deals"], str, "")
+        _saved_macros(m, ok, f"InfWhy{name}", get,
+                      f"points per hand X saves against Y ({name})")
     cal = bench / "inference_calibration.json"
     designs = {"Prior": (2048, 2048, 0), "Few": (16, 16, 0), "Resampled": (16, 4, 30),
                "Chains": (64, 64, 150)}
