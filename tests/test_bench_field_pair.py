@@ -115,7 +115,9 @@ def test_why_macros_pick_each_comparison_by_its_agents(tmp_path):
     pairs = [("ismcts_oracle(time_limit=0.05, noise=0)", base + ")", -0.3),
              ("ismcts_oracle(time_limit=0.05, noise=0, opponents='policy')", pol + ")", -1.6),
              (pol + ")", base + ")", -0.2),
-             (pol + ", belief='heuristic', belief_pool=16, belief_mcmc=30)", pol + ")", 0.9)]
+             (pol + ", belief='heuristic', belief_pool=16, belief_mcmc=30)", pol + ")", 0.9),
+             ("ismcts_oracle(time_limit=0.05, opponents='policy', source='posterior')",
+              pol + ")", -0.1)]
     comps = [{"players": 6, "deals": 100, "p_value": 0.01, "x": x, "y": y,
               "x_minus_y": {"mean": d, "lo": d - 0.4, "hi": d + 0.4},
               "runs": [{"seconds_per_decision": 0.05}, {"seconds_per_decision": 0.05}]}
@@ -135,6 +137,7 @@ def test_why_macros_pick_each_comparison_by_its_agents(tmp_path):
     assert "\\newcommand{\\InfWhyOraclePolicySaved}{1.60}" in tex
     assert "\\newcommand{\\InfWhyPolicyTreeSaved}{0.20}" in tex
     assert "\\newcommand{\\InfWhyPolicyMcmcSaved}{-0.90}" in tex
+    assert "\\newcommand{\\InfWhyFreePosteriorSaved}{0.10}" in tex
     assert "\\newcommand{\\InfCalibResampledEce}{0.125}" in tex
     # The policy-tree resample-move comparison is not the plain inference one.
     assert "\\InferenceFieldtrue" in tex and "InfFieldSixMcmcSaved}{--}" in tex

@@ -238,7 +238,10 @@ WHY = {
     "PolicyTree": lambda x, y: x.startswith("ismcts(") and "opponents='policy'" in x
     and "belief" not in x and "opponents=" not in y,
     "PolicyMcmc": lambda x, y: x.startswith("ismcts(") and "opponents='policy'" in x
-    and "belief_mcmc" in x and "opponents='policy'" in y and "belief" not in y,
+    and "belief_mcmc" in x and "belief_persist" not in x and "opponents='policy'" in y
+    and "belief" not in y,
+    "FreePosterior": lambda x, y: "ismcts_oracle" in x and "source='posterior'" in x
+    and "opponents='policy'" in y,
 }
 
 
@@ -246,7 +249,7 @@ def why_macros(m, results: Path, bench: Path) -> None:
     """The paper's numbers of why inference has not helped: ``\\InfWhy<name>``
     (``name`` in :data:`WHY`: the true world with the default tree and with
     ``opponents='policy'``, that tree against the default, resample-move with
-    it) + ``Saved`` (Y - X, > 0: X takes fewer points), ``Lo``, ``Hi``, ``P``,
+    it, and calibrated posterior chains built off the clock with it) + ``Saved`` (Y - X, > 0: X takes fewer points), ``Lo``, ``Hi``, ``P``,
     ``Deals``, at 6 players from ``bench/inference_field.json``; and from
     ``bench/inference_calibration.json`` (:func:`experiments.bench.inference.calibration`)
     ``\\InfCalib<Prior|Few|Resampled|Chains>`` + ``Ece`` / ``Brier``. Flags
