@@ -249,7 +249,8 @@ def why_macros(m, results: Path, bench: Path) -> None:
     """The paper's numbers of why inference has not helped: ``\\InfWhy<name>``
     (``name`` in :data:`WHY`: the true world with the default tree and with
     ``opponents='policy'``, that tree against the default, resample-move with
-    it, and calibrated posterior chains built off the clock with it) + ``Saved`` (Y - X, > 0: X takes fewer points), ``Lo``, ``Hi``, ``P``,
+    it, and calibrated posterior chains built off the clock with it) +
+    ``Saved`` (Y - X, > 0: X takes fewer points), ``Lo``, ``Hi``, ``P``,
     ``Deals``, at 6 players from ``bench/inference_field.json``; and from
     ``bench/inference_calibration.json`` (:func:`experiments.bench.inference.calibration`)
     ``\\InfCalib<Prior|Few|Resampled|Chains>`` + ``Ece`` / ``Brier``. Flags
