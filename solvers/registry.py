@@ -92,7 +92,7 @@ import pyspiel
 from .bots import (AgentParameterError, check_choice, check_game, check_int, check_real,
                    check_seed)
 
-__all__ = ["ENTRY_POINT_GROUP", "AgentSpec", "AgentSpecError", "AgentFactoryError",
+__all__ = ["ENTRY_POINT_GROUP", "unregister", "AgentSpec", "AgentSpecError", "AgentFactoryError",
            "AgentParameterError", "parse_spec", "register", "factories", "make_agent",
            "describe", "openspiel_seed", "openspiel_ismcts", "openspiel_uniform",
            "MAX_SPEC_LENGTH"]
@@ -357,6 +357,14 @@ def register(name: str, factory: Factory, *, replace: bool = False) -> None:
     if not replace and (name in _REGISTERED or name in _builtins()):
         raise AgentSpecError(f"an agent named {name!r} exists; pass replace=True to replace it")
     _REGISTERED[name] = factory
+
+
+def unregister(name: str) -> None:
+    """Remove an agent registered in this process by :func:`register`; a
+    ``KeyError`` naming it if none is."""
+    if name not in _REGISTERED:
+        raise KeyError(f"no agent {name!r} is registered in this process")
+    del _REGISTERED[name]
 
 
 def _skip(key: tuple[str, str], why: str) -> None:

@@ -74,6 +74,8 @@ def test_main_plays_a_pairable_tournament(tmp_path, capsys):
     (folder,) = tmp_path.glob("tournament@*")
     assert (folder / "rows.csv").exists()
     assert main(args + ["--workers", "2"]) == 2
+    from solvers.registry import factories
+    assert "ismcts_oracle" not in factories()      # not left registered after the run
 
 
 def test_the_free_posterior_source_moves_prior_worlds_without_the_truth():

@@ -204,14 +204,17 @@ def _factory(game, player, seed=0, **kw):
 
 def main(argv=None) -> int:
     from experiments import tournament
-    from solvers.registry import register
+    from solvers.registry import register, unregister
     argv = list(sys.argv[1:] if argv is None else argv)
     if "--workers" in argv and argv[argv.index("--workers") + 1:][:1] != ["1"]:
         print("oracle_worlds: --workers must be 1 (the oracle agent is registered in this "
               "process only)", file=sys.stderr)
         return 2
     register("ismcts_oracle", _factory, replace=True)
-    rc = tournament.main(argv + ([] if "--workers" in argv else ["--workers", "1"]))
+    try:
+        rc = tournament.main(argv + ([] if "--workers" in argv else ["--workers", "1"]))
+    finally:                 # the cheat leaves the registry as it found it
+        unregister("ismcts_oracle")
     acc = [a for b in _BOTS for a in b.accuracy]
     if acc:
         print(f"oracle worlds: mean accuracy {np.mean(acc):.3f} over {len(acc)} searches")
