@@ -121,3 +121,28 @@ def test_distill_config_errors():
         ds.DistillConfig(teacher_iterations=0)
     with pytest.raises(ConfigError, match="bc_decay"):
         ds.DistillConfig(bc_decay=0.0)
+    with pytest.raises(ConfigError, match="hint='oracle'; allowed: '' \\(none\\), 'heuristic'"):
+        ds.DistillConfig(hint="oracle")
+
+
+def test_hinted_distill_records_the_hint_and_keeps_old_hashes(tmp_path):
+    """hint='heuristic': the checkpoints' layout has the hint piece; an unhinted
+    config keeps the hash (and checkpoint folder) it had before the field existed:
+    the hash of its fields other than hint."""
+    import dataclasses
+
+    from experiments.config import config_to_dict, fingerprint
+    plain = ds.PROFILES["paper"]
+    before = {k: v for k, v in config_to_dict(plain).items()
+              if k not in (*ds._NOT_HASHED, "hint")}
+    assert ds._hash(plain) == fingerprint(before)
+    hinted = dataclasses.replace(plain, hint="heuristic")
+    assert ds._hash(hinted) != ds._hash(plain)
+    assert ds.checkpoint_dir(hinted) != ds.checkpoint_dir(plain)
+    run = runner.run("distill", overrides={**_TINY, "rounds": 0, "hint": "heuristic",
+                                           "checkpoints": str(tmp_path / "c")},
+                     out=tmp_path / "r", workers=1, progress=False, verbose=False)
+    cfg, _ = read_checkpoint(tmp_path / "c" / "round-0000.npz")
+    assert cfg["layout"]["hint"] == "heuristic"
+    assert cfg["input_size"] == FeatureLayout({}, (6,), hint="heuristic").size
+    assert list(run.rows["round"]) == [0]

@@ -113,6 +113,49 @@ def test_masking_never_gives_an_illegal_action(layout, small_ckpt):
         np.testing.assert_allclose(values, tv.numpy(), atol=1e-5)
 
 
+def test_heuristic_hint_is_the_heuristic_players_move(tmp_path, layout):
+    """hint='heuristic' appends a one-hot of the heuristic player's move (only for
+    the player to move), leaves the other features and the no-hint layout as they
+    were, and the compiled forward pass (the search's) still equals torch's."""
+    from solvers.bots import HeuristicBot
+    hinted = FeatureLayout({}, (5, 6, 11), hint="heuristic")
+    assert hinted.to_dict()["hint"] == "heuristic" and "hint" not in layout.to_dict()
+    assert FeatureLayout({}, (5, 6, 11)).fingerprint == layout.fingerprint
+    assert hinted.fingerprint != layout.fingerprint
+    name, start, shape = hinted.pieces[-1]
+    assert name == "hint" and shape == (hinted.num_actions,) and start == layout.size
+    assert hinted.size == layout.size + hinted.num_actions
+    model = PolicyValueNet(hinted.size, hinted.num_actions, hinted.max_players, hidden=16,
+                           blocks=1, seed=6)
+    ev = NetEvaluator(save_checkpoint(tmp_path / "hinted.npz", model, hinted))
+    assert ev.layout.hint == "heuristic" and ev.layout.fingerprint == hinted.fingerprint
+    for n in (5, 11):
+        game = _game(n)
+        states = _random_states(game, 200 + n)
+        S = np.array([np.asarray(s.engine_state) for s in states])
+        dense = hinted.dense(game, S)
+        np.testing.assert_array_equal(dense[:, :layout.size], layout.dense(game, S))
+        bots = [HeuristicBot(game, q) for q in range(n)]
+        for st, row in zip(states, dense[:, layout.size:]):
+            assert np.flatnonzero(row).tolist() == [bots[st.current_player()].step(st)]
+        # another seat than the mover sees no hint
+        other = (np.array([s.current_player() for s in states]) + 1) % n
+        assert not hinted.dense(game, S, other)[:, layout.size:].any()
+        idx, val, offs = hinted.sparse(game, S)
+        rebuilt = np.zeros_like(dense)
+        for b in range(len(S)):
+            rebuilt[b, idx[offs[b]:offs[b + 1]]] = val[offs[b]:offs[b + 1]]
+        np.testing.assert_array_equal(rebuilt, dense)
+        probs, values = ev.evaluate(game, S)
+        with torch.no_grad():
+            logits, tv = model(torch.from_numpy(idx), torch.from_numpy(val),
+                               torch.from_numpy(offs), torch.from_numpy(hinted.mask(game, S)))
+        np.testing.assert_allclose(probs, torch.softmax(logits, 1).numpy(), atol=1e-5)
+        np.testing.assert_allclose(values, tv.numpy(), atol=1e-5)
+    with pytest.raises(GameFamilyError, match="hint='oracle'; allowed: None, 'heuristic'"):
+        FeatureLayout({}, (6,), hint="oracle")
+
+
 def _samples(layout, seed):
     """Samples from two hands of cheap plain ISMCTS self-play (6 players)."""
     from solvers.ismcts import ISMCTSBot

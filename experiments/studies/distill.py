@@ -104,6 +104,7 @@ class DistillConfig:
     value_coef: float = 1.0
     hidden: int = 64
     blocks: int = 1
+    hint: str = ""                           # "heuristic": the heuristic's move as an input
     eval_players: tuple[int, ...] = ()       # () = players[0]
     eval_deals: int = 2
     threads: int = 1                         # torch threads (fixed for reproducibility)
@@ -124,6 +125,10 @@ class DistillConfig:
         if not set(self.eval_players) <= set(self.cover):
             raise ConfigError(f"distill: eval_players {list(self.eval_players)} must be a "
                               f"subset of cover {list(self.cover)}")
+        from solvers.net.features import HINTS
+        if self.hint not in ("", *HINTS):
+            raise ConfigError(f"distill: hint={self.hint!r}; allowed: '' (none), "
+                              + ", ".join(repr(h) for h in HINTS))
         if self.teacher_rollout not in ROLLOUTS:
             raise ConfigError(f"distill: teacher_rollout={self.teacher_rollout!r}; allowed: "
                               f"{ROLLOUTS}")
@@ -158,15 +163,21 @@ PROFILES = {
 _NOT_HASHED = ("checkpoints", "rounds", "eval_players", "eval_deals")
 
 
+def _ignored(config) -> tuple[str, ...]:
+    """The fields left out of the hash; ``hint`` too when empty, so that a config
+    without a hint keeps the hash (and checkpoint folder) it had before the field."""
+    return _NOT_HASHED + (() if config.hint else ("hint",))
+
+
 def _hash(config) -> str:
     """The hash of what the checkpoints and samples depend on: not where they go,
     how many rounds follow, nor the evaluation (a longer run reuses them)."""
-    return _ei_hash(config, _NOT_HASHED)
+    return _ei_hash(config, _ignored(config))
 
 
 def checkpoint_dir(config) -> Path:
     """The folder of the checkpoints and samples (module docstring)."""
-    return _folder(config, "distill", _NOT_HASHED)
+    return _folder(config, "distill", _ignored(config))
 
 
 def checkpoint_path(config, r: int) -> Path:

@@ -194,7 +194,8 @@ def _data_path(config, generation: int) -> Path:
 
 def _layout(config):
     from solvers.net.features import FeatureLayout
-    return FeatureLayout(_base_params(config), config.cover)
+    return FeatureLayout(_base_params(config), config.cover,
+                         hint=getattr(config, "hint", "") or None)
 
 
 def _valid(config, generation: int) -> bool:

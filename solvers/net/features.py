@@ -14,6 +14,15 @@ relative seat ``r`` is slot ``r`` at every table size. The padded entries are
 always zero; removing them gives the observer's tensor exactly
 (:meth:`FeatureLayout.unpad`, checked by ``tests/test_net.py``).
 
+**Hint** (optional, ``FeatureLayout(..., hint='heuristic')``): one more piece
+``hint``, a one-hot over the actions of the move the heuristic player
+(:func:`solvers.heuristic.heuristic_policy`) would make at the state, set only
+when the observer is the player to move. The heuristic reads only the mover's
+information (its hand, the public plays and the cards it passed), so the hint
+is a function of the information state: a network with it is a *heuristic-
+guided* network that learns when to depart from the heuristic, not a raw one.
+A layout without a hint is unchanged (same pieces, same fingerprint).
+
 Features are computed by the observer's compiled kernel
 (``spiel_game.observers._fill``) over engine vectors (``state.engine_params``,
 ``state.engine_state``) and scattered into the padded layout in compiled code,
@@ -36,11 +45,16 @@ from numba import njit
 import spiel_game
 from spiel_game import engine as E
 from spiel_game.observers import INFO_STATE_OBS_TYPE, _fill, make_observer, tensor_layout
+from spiel_game.rng import make_rng_state
 from spiel_game.simulator import step_legal
+from solvers.heuristic import heuristic_policy
 
-__all__ = ["FeatureLayout", "GameFamilyError", "game_base_params", "legal_mask"]
+__all__ = ["FeatureLayout", "GameFamilyError", "game_base_params", "legal_mask", "HINTS"]
 
 K = E.K
+
+#: The allowed ``hint`` values of :class:`FeatureLayout` (None: no hint piece).
+HINTS = ("heuristic",)
 
 
 class GameFamilyError(ValueError):
@@ -56,7 +70,20 @@ def game_base_params(game) -> dict:
 
 # ---------------------------------------------------------------- compiled kernels
 @njit(cache=True)
-def _sparse_row(p, s, player, offs, scatter, count_idx, tmp, idx, val, start):
+def hint_index(p, s, player, hint_idx, legal, rng):
+    """The padded index of the hint entry of ``s`` seen by ``player``, or -1: no
+    hint piece (``hint_idx < 0``), the observer not to move, or no legal action."""
+    if hint_idx < 0 or s[E.S_CUR] != player:
+        return -1
+    k = step_legal(p, s, legal)
+    if k == 0:
+        return -1
+    return hint_idx + heuristic_policy(p, s, legal, k, rng)
+
+
+@njit(cache=True)
+def _sparse_row(p, s, player, offs, scatter, count_idx, hint_idx, legal, rng, tmp, idx, val,
+                start):
     """Write the non-zeros of ``player``'s padded features at ``idx/val[start:]``;
     returns the new end."""
     _fill(p, s, player, player, offs, tmp)
@@ -69,22 +96,30 @@ def _sparse_row(p, s, player, offs, scatter, count_idx, tmp, idx, val, start):
             m += 1
     idx[m] = count_idx
     val[m] = 1.0
-    return m + 1
+    m += 1
+    h = hint_index(p, s, player, hint_idx, legal, rng)
+    if h >= 0:
+        idx[m] = h
+        val[m] = 1.0
+        m += 1
+    return m
 
 
 @njit(cache=True)
-def _sparse_batch(p, states, players, offs, scatter, count_idx, tmp, idx, val, offsets):
+def _sparse_batch(p, states, players, offs, scatter, count_idx, hint_idx, legal, rng, tmp, idx,
+                  val, offsets):
     """Sparse padded features of ``states[b]`` seen by ``players[b]`` (CSR rows)."""
     m = 0
     for b in range(states.shape[0]):
         offsets[b] = m
-        m = _sparse_row(p, states[b], players[b], offs, scatter, count_idx, tmp, idx, val, m)
+        m = _sparse_row(p, states[b], players[b], offs, scatter, count_idx, hint_idx, legal,
+                        rng, tmp, idx, val, m)
     offsets[states.shape[0]] = m
     return m
 
 
 @njit(cache=True)
-def _dense_batch(p, states, players, offs, scatter, count_idx, tmp, out):
+def _dense_batch(p, states, players, offs, scatter, count_idx, hint_idx, legal, rng, tmp, out):
     """Dense padded features of ``states[b]`` seen by ``players[b]`` into ``out[b]``."""
     for b in range(states.shape[0]):
         _fill(p, states[b], players[b], players[b], offs, tmp)
@@ -95,6 +130,9 @@ def _dense_batch(p, states, players, offs, scatter, count_idx, tmp, out):
             if v != 0.0:
                 row[scatter[i]] = v
         row[count_idx] = 1.0
+        h = hint_index(p, states[b], players[b], hint_idx, legal, rng)
+        if h >= 0:
+            row[h] = 1.0
 
 
 @njit(cache=True)
@@ -118,16 +156,22 @@ def legal_mask(P, states, num_actions: int) -> np.ndarray:
 # ---------------------------------------------------------------- the layout
 class _GameView:
     """What the kernels need for one player count: the observer's piece offsets,
-    the scatter map to the padded layout and the index of the count one-hot."""
+    the scatter map to the padded layout, the index of the count one-hot and the
+    start of the hint piece (-1: none)."""
 
-    def __init__(self, game, scatter: np.ndarray, count_idx: int):
+    def __init__(self, game, scatter: np.ndarray, count_idx: int, hint_idx: int = -1):
         self.game = game
         self.P = np.asarray(game.new_initial_state().engine_params)
         self.offs = make_observer(game, INFO_STATE_OBS_TYPE)._offs
         self.scatter = scatter
         self.count_idx = int(count_idx)
+        self.hint_idx = int(hint_idx)
         self.tensor_size = int(scatter.shape[0])
         self.tmp = np.zeros(self.tensor_size, np.float32)
+        self.legal = np.zeros(K + 2, np.int32)
+        self.rng = make_rng_state(np.uint64(0), 0)   # the heuristic draws nothing
+        #: Most non-zeros of one row: the tensor, the count one-hot, the hint.
+        self.row_cap = self.tensor_size + 2
 
 
 class FeatureLayout:
@@ -137,6 +181,8 @@ class FeatureLayout:
       base: game parameters other than ``players`` (missing ones take the
         game's defaults; ``players`` must not be given).
       players: the player counts covered (each valid for these rules).
+      hint: None, or ``'heuristic'`` (:data:`HINTS`): add the heuristic's move
+        as a one-hot piece ``hint`` (module docstring).
 
     Attributes: ``pieces`` (``[(name, offset, shape)]`` of the padded layout),
     ``size`` (input width), ``num_actions`` (the most distinct actions of a
@@ -145,7 +191,12 @@ class FeatureLayout:
     checkpoint records it, so one made for another layout is refused).
     """
 
-    def __init__(self, base: Mapping | None = None, players: Sequence[int] = (6,)):
+    def __init__(self, base: Mapping | None = None, players: Sequence[int] = (6,),
+                 hint: str | None = None):
+        if hint is not None and hint not in HINTS:
+            raise GameFamilyError(f"FeatureLayout: hint={hint!r}; allowed: None, "
+                                  + ", ".join(repr(h) for h in HINTS))
+        self.hint = hint
         base = dict(base or {})
         if "players" in base:
             raise GameFamilyError("FeatureLayout: give the player counts in players=, not in "
@@ -176,6 +227,9 @@ class FeatureLayout:
                 else:
                     shapes[name] = tuple(max(a, b) for a, b in zip(old, shape))
         shapes["players"] = (len(self.players),)
+        self.num_actions = max(g.num_distinct_actions() for g in games.values())
+        if hint is not None:
+            shapes["hint"] = (self.num_actions,)
         self.pieces, off = [], 0
         starts = {}
         for name, shape in shapes.items():
@@ -183,7 +237,6 @@ class FeatureLayout:
             starts[name] = off
             off += int(np.prod(shape))
         self.size = off
-        self.num_actions = max(g.num_distinct_actions() for g in games.values())
         self.max_players = max(self.players)
         self._views: dict[int, _GameView] = {}
         for i, n in enumerate(self.players):
@@ -193,18 +246,25 @@ class FeatureLayout:
                 idx = np.indices(shape).reshape(len(shape), -1)
                 parts.append(starts[name] + np.ravel_multi_index(idx, padded))
             scatter = np.concatenate(parts).astype(np.int64)
-            self._views[n] = _GameView(games[n], scatter, starts["players"] + i)
-        text = json.dumps({"base": self.base, "players": self.players,
-                           "pieces": self.pieces}, sort_keys=True, default=list)
+            self._views[n] = _GameView(games[n], scatter, starts["players"] + i,
+                                       starts.get("hint", -1))
+        key = {"base": self.base, "players": self.players, "pieces": self.pieces}
+        if hint is not None:
+            key["hint"] = hint
+        text = json.dumps(key, sort_keys=True, default=list)
         self.fingerprint = hashlib.sha256(text.encode()).hexdigest()
 
     def __repr__(self) -> str:
+        hint = f", hint={self.hint!r}" if self.hint else ""
         return (f"FeatureLayout(players={list(self.players)}, size={self.size}, "
-                f"num_actions={self.num_actions})")
+                f"num_actions={self.num_actions}{hint})")
 
     def to_dict(self) -> dict:
         """What rebuilds the layout: ``FeatureLayout(**d)``."""
-        return {"base": dict(self.base), "players": list(self.players)}
+        d = {"base": dict(self.base), "players": list(self.players)}
+        if self.hint is not None:
+            d["hint"] = self.hint
+        return d
 
     # ------------------------------------------------------------ games
     def view(self, game_or_players) -> _GameView:
@@ -248,7 +308,8 @@ class FeatureLayout:
         move)."""
         v, states, players = self._batch(game, states, players)
         out = np.empty((states.shape[0], self.size), np.float32)
-        _dense_batch(v.P, states, players, v.offs, v.scatter, v.count_idx, v.tmp, out)
+        _dense_batch(v.P, states, players, v.offs, v.scatter, v.count_idx, v.hint_idx, v.legal,
+                     v.rng, v.tmp, out)
         return out
 
     def sparse(self, game, states, players=None):
@@ -256,11 +317,11 @@ class FeatureLayout:
         non-zeros of :meth:`dense`, row ``b`` at ``offsets[b]:offsets[b + 1]``."""
         v, states, players = self._batch(game, states, players)
         B = states.shape[0]
-        cap = B * (v.tensor_size + 1)
+        cap = B * v.row_cap
         idx, val = np.empty(cap, np.int64), np.empty(cap, np.float32)
         offsets = np.empty(B + 1, np.int64)
-        m = _sparse_batch(v.P, states, players, v.offs, v.scatter, v.count_idx, v.tmp, idx, val,
-                          offsets)
+        m = _sparse_batch(v.P, states, players, v.offs, v.scatter, v.count_idx, v.hint_idx,
+                          v.legal, v.rng, v.tmp, idx, val, offsets)
         return idx[:m].copy(), val[:m].copy(), offsets
 
     def mask(self, game, states) -> np.ndarray:

@@ -25,7 +25,7 @@ from spiel_game.observers import _fill
 from spiel_game.simulator import step_legal
 
 from .checkpoint import CheckpointError, read_checkpoint
-from .features import FeatureLayout, GameFamilyError
+from .features import FeatureLayout, GameFamilyError, hint_index
 
 __all__ = ["NetWeights", "NetGame", "NetEvaluator", "net_eval"]
 
@@ -54,11 +54,13 @@ class NetGame(NamedTuple):
     scatter: np.ndarray   # int64[tensor size] padded index of each tensor entry
     count_idx: int        # padded index of this player count's one-hot
     tmp: np.ndarray       # float32[tensor size]
-    idx: np.ndarray       # int64[tensor size + 1] non-zero inputs
-    val: np.ndarray       # float32[tensor size + 1]
+    idx: np.ndarray       # int64[tensor size + 2] non-zero inputs
+    val: np.ndarray       # float32[tensor size + 2]
     h: np.ndarray         # float32[H] hidden state
     g: np.ndarray         # float32[H] block work array
     legal: np.ndarray     # int32[K + 2]
+    hint_idx: int         # start of the hint piece (-1: the layout has none)
+    rng: np.ndarray       # an rng state for the heuristic (it draws nothing)
 
 
 def _weights(params: dict, blocks: int) -> NetWeights:
@@ -106,6 +108,11 @@ def net_eval(net, ng, p, s, player, probs, value):
     idx[m] = ng.count_idx
     val[m] = 1.0
     m += 1
+    hi = hint_index(p, s, player, ng.hint_idx, ng.legal, ng.rng)
+    if hi >= 0:
+        idx[m] = hi
+        val[m] = 1.0
+        m += 1
     h, g = ng.h, ng.g
     H = h.shape[0]
     for j in range(H):
@@ -177,7 +184,8 @@ class NetEvaluator:
         self.config, params = read_checkpoint(checkpoint)
         lay = self.config["layout"]
         try:
-            self.layout = FeatureLayout(lay.get("base"), lay.get("players", ()))
+            self.layout = FeatureLayout(lay.get("base"), lay.get("players", ()),
+                                        hint=lay.get("hint"))
         except (GameFamilyError, TypeError, AttributeError) as err:
             raise CheckpointError(f"checkpoint {checkpoint}: its layout {lay!r} cannot be "
                                   f"rebuilt: {err}") from None
@@ -202,9 +210,10 @@ class NetEvaluator:
             size = v.tensor_size
             self._games[n] = NetGame(v.offs, v.scatter, v.count_idx,
                                      np.zeros(max(size, H), np.float32),
-                                     np.zeros(size + 1, np.int64), np.zeros(size + 1, np.float32),
+                                     np.zeros(v.row_cap, np.int64),
+                                     np.zeros(v.row_cap, np.float32),
                                      np.zeros(H, np.float32), np.zeros(H, np.float32),
-                                     np.zeros(K + 2, np.int32))
+                                     np.zeros(K + 2, np.int32), v.hint_idx, v.rng)
         return self._games[n]
 
     def evaluate(self, game, states, players=None) -> tuple[np.ndarray, np.ndarray]:
