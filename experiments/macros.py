@@ -50,7 +50,8 @@ SOURCES = ("experiments.bench.engine", "experiments.bench.sim", "experiments.ben
            "experiments.studies.cfr_convergence", "experiments.studies.cce",
            "experiments.studies.passing_exact", "experiments.studies.agent_exploitability",
            "experiments.studies.abr", "experiments.bench.cfr_large",
-           "experiments.bench.field_pair", "experiments.macros")
+           "experiments.bench.field_pair", "experiments.bench.net_strength",
+           "experiments.macros")
 
 #: Player counts as they appear in macro names.
 WORDS = {2: "Two", 3: "Three", 4: "Four", 5: "Five", 6: "Six", 7: "Seven", 8: "Eight",

@@ -1,0 +1,148 @@
+"""The networks' strength: head-to-head tournaments collected for the README and paper.
+
+Each comparison is one two-agent duplicate-deal tournament (``python -m
+experiments.tournament --agents A B ...``) in which one agent is a network agent
+(``network(...)`` or ``ismcts_net(...)``) and the other its anchor (``heuristic``,
+or plain ``ismcts`` at the same time per move). This script reads the run
+folders and writes one JSON file with every comparison: both specs, the player
+count, deals, seatings, seed, the network agent's zero-sum gain over the anchor
+in points per hand (the tournament's paired comparison: 95% t interval over
+deals, paired t-test p-value), both agents' mean time per decision, and each
+run's configuration, commit and package versions.
+
+    python -m experiments.bench.net_strength NAME=RUN [NAME=RUN ...] [--json OUT]
+
+``NAME`` is one of :data:`COMPARISONS` (what the paper quotes, by macro stem);
+``RUN`` a tournament run folder (``.../tournament@<hex>``). The paper reads
+``paper/results/bench/net_strength.json`` (:func:`paper_macros`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from pathlib import Path
+
+__all__ = ["COMPARISONS", "NetStrengthError", "load_comparison", "main", "paper_macros"]
+
+#: Comparison names: (the paper's macro stem, player count, what it is).
+COMPARISONS = {
+    "hint6": ("HintSix", 6, "heuristic-guided network vs heuristic, 6 players"),
+    "hint5": ("HintFive", 5, "heuristic-guided network vs heuristic, 5 players"),
+    "hint11": ("HintEleven", 11, "heuristic-guided network vs heuristic, 11 players"),
+    "raw6": ("RawSix", 6, "raw network (no hint) vs heuristic, 6 players"),
+    "search6": ("SearchSix", 6, "ismcts_net (hinted prior) vs ismcts, equal time, 6 players"),
+}
+
+_NET = ("network(", "ismcts_net(")
+
+
+class NetStrengthError(ValueError):
+    """A run folder that is not a two-agent tournament with one network agent."""
+
+
+def load_comparison(folder) -> dict:
+    """The comparison of one head-to-head tournament run (module docstring)."""
+    folder = Path(folder)
+    try:
+        meta = json.loads((folder / "metadata.json").read_text())
+        with open(folder / "pairs.csv", newline="") as f:
+            pairs = list(csv.DictReader(f))
+        with open(folder / "agents.csv", newline="") as f:
+            agents = list(csv.DictReader(f))
+    except (OSError, ValueError) as e:
+        raise NetStrengthError(f"{folder}: not a finished tournament run folder "
+                               f"(metadata.json, pairs.csv, agents.csv): {e}") from None
+    if len(agents) != 2 or len(pairs) != 1:
+        raise NetStrengthError(f"{folder}: {len(agents)} agents; allowed: exactly two")
+    a, b = agents[0]["spec"], agents[1]["spec"]
+    is_net = [s.startswith(_NET) for s in (a, b)]
+    if is_net.count(True) != 1:
+        raise NetStrengthError(f"{folder}: agents {a!r}, {b!r}; exactly one must be a "
+                               f"network agent ({', '.join(n + '...)' for n in _NET)})")
+    sign = 1.0 if is_net[0] else -1.0
+    p = pairs[0]
+    d, lo, hi = (float(p[k]) for k in ("payoff_difference", "payoff_lo", "payoff_hi"))
+    gain = {"mean": sign * d, "lo": min(sign * lo, sign * hi), "hi": max(sign * lo, sign * hi)}
+    net, anchor = (agents[0], agents[1]) if is_net[0] else (agents[1], agents[0])
+    cfg = meta["config"]
+    return {"network": net["spec"], "anchor": anchor["spec"], "players": int(cfg["players"]),
+            "deals": int(net["deals"]), "seatings": int(net["seat_assignments"]),
+            "seed": int(cfg["seed"]), "gain": gain, "p_value": float(p["payoff_p_value"]),
+            "ms_per_decision": {"network": float(net["ms_per_decision"]),
+                                "anchor": float(anchor["ms_per_decision"])},
+            "run": {"folder": str(folder), "config": cfg, "git_commit": meta.get("git_commit"),
+                    "versions": meta.get("versions"), "machine": meta.get("machine")}}
+
+
+def main(argv=None) -> int:
+    from experiments.metadata import metadata, write_result
+    ap = argparse.ArgumentParser(prog="python -m experiments.bench.net_strength",
+                                 description=__doc__.split("\n\n")[0])
+    ap.add_argument("runs", nargs="+", metavar="NAME=RUN",
+                    help=f"NAME one of {', '.join(COMPARISONS)}; RUN a tournament folder")
+    ap.add_argument("--json", metavar="FILE", help="write the comparisons as JSON")
+    args = ap.parse_args(argv)
+    out = {}
+    for item in args.runs:
+        name, sep, run = item.partition("=")
+        if not sep or name not in COMPARISONS:
+            print(f"net_strength: {item!r}; allowed: NAME=RUN with NAME one of "
+                  f"{', '.join(COMPARISONS)}", file=sys.stderr)
+            return 2
+        try:
+            out[name] = load_comparison(run)
+        except NetStrengthError as e:
+            print(f"net_strength: {e}", file=sys.stderr)
+            return 2
+        if out[name]["players"] != COMPARISONS[name][1]:
+            print(f"net_strength: {name} is a {COMPARISONS[name][1]}-player comparison; "
+                  f"{run} has {out[name]['players']} players", file=sys.stderr)
+            return 2
+    for name, c in out.items():
+        g = c["gain"]
+        print(f"{name}: {c['network']} vs {c['anchor']}, {c['players']} players, "
+              f"{c['deals']} deals x {c['seatings']}: {g['mean']:+.2f} [{g['lo']:+.2f}, "
+              f"{g['hi']:+.2f}] points per hand (p = {c['p_value']:.2g}); "
+              f"{c['ms_per_decision']['network']:.2f} vs "
+              f"{c['ms_per_decision']['anchor']:.2f} ms per decision")
+    if args.json:
+        write_result(args.json, {"comparisons": out},
+                     metadata({"runs": list(args.runs)}, min(c["seed"] for c in out.values())))
+    return 0
+
+
+def paper_macros(m, results: Path, bench: Path) -> None:
+    """``\\NetStr<Stem>{Gain,Lo,Hi,P,Deals,Seatings,Ms}`` for every comparison of
+    :data:`COMPARISONS` in ``bench/net_strength.json`` (the network agent's gain
+    over its anchor, points per hand; ``Ms``: the network agent's time per
+    decision), flags ``\\ifNetStr<Stem>`` (there) and ``\\ifNetStr<Stem>Gain``
+    (significant gain); ``\\ifNetStrength``: the file is there."""
+    from ..macros import fixed, pvalue, read_json, signed
+    path = bench / "net_strength.json"
+    there = path.is_file()
+    m.flag("NetStrength", lambda: there, "the networks' strength comparisons are there")
+    try:
+        have = set(json.loads(path.read_text())["result"]["comparisons"]) if there else set()
+    except (OSError, ValueError, KeyError):
+        have = set()
+    for name, (stem, _, what) in COMPARISONS.items():
+        ok = name in have
+        get = lambda name=name: read_json(path)["result"]["comparisons"][name]   # noqa: E731
+        m.flag(f"NetStr{stem}", lambda ok=ok: ok, what)
+        m.add_if(ok, f"NetStr{stem}Gain", lambda g=get: g()["gain"]["mean"], signed, what)
+        m.add_if(ok, f"NetStr{stem}Lo", lambda g=get: g()["gain"]["lo"], signed, "")
+        m.add_if(ok, f"NetStr{stem}Hi", lambda g=get: g()["gain"]["hi"], signed, "")
+        m.add_if(ok, f"NetStr{stem}P", lambda g=get: g()["p_value"], pvalue, "")
+        m.add_if(ok, f"NetStr{stem}Deals", lambda g=get: g()["deals"], str, "")
+        m.add_if(ok, f"NetStr{stem}Seatings", lambda g=get: g()["seatings"], str, "")
+        m.add_if(ok, f"NetStr{stem}Ms", lambda g=get: g()["ms_per_decision"]["network"],
+                 fixed(2), "")
+        m.flag(f"NetStr{stem}Gain", lambda g=get, ok=ok: ok and g()["gain"]["lo"] > 0,
+               f"significant gain: {what}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,82 @@
+"""experiments.bench.net_strength: head-to-head network tournaments collected for the paper."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest.importorskip("torch")   # the tiny checkpoint is written by the torch model
+
+from experiments.bench.net_strength import (NetStrengthError, load_comparison,
+                                            main, paper_macros)
+from experiments.macros import Macros, signed
+from experiments.tournament import main as tournament
+from solvers.net.features import FeatureLayout
+from solvers.net.model import PolicyValueNet, save_checkpoint
+
+
+@pytest.fixture(scope="module")
+def ckpt(tmp_path_factory):
+    lay = FeatureLayout({}, (5, 6), hint="heuristic")
+    model = PolicyValueNet(lay.size, lay.num_actions, lay.max_players, hidden=8, blocks=0,
+                           seed=2)
+    return save_checkpoint(tmp_path_factory.mktemp("ck") / "net.npz", model, lay)
+
+
+def _run(tmp_path, agents, players=6):
+    out = tmp_path / f"runs-{abs(hash((agents, players))) % 10**8}"
+    assert tournament(["--agents", *agents, "--game", json.dumps({"players": players}),
+                       "--deals", "3", "--seed", "5", "--deals-per-unit", "3",
+                       "--no-progress", "--out", str(out)]) == 0
+    (folder,) = out.glob("tournament@*")
+    return folder
+
+
+def test_gain_is_the_network_agents_whichever_its_position(tmp_path, ckpt):
+    net = f"network(checkpoint={str(ckpt)!r})"
+    first = load_comparison(_run(tmp_path, (net, "heuristic")))
+    second = load_comparison(_run(tmp_path, ("heuristic", net)))
+    for c in (first, second):
+        assert c["network"] == net and c["anchor"] == "heuristic" and c["players"] == 6
+        assert c["deals"] == 3 and c["seatings"] == 2
+        assert c["gain"]["lo"] <= c["gain"]["mean"] <= c["gain"]["hi"]
+        assert c["run"]["config"]["seed"] == 5 and c["run"]["git_commit"]
+    # the same deals and seatings, the agents listed the other way round (both
+    # agents are deterministic, so the hands are played identically)
+    assert first["gain"]["mean"] == pytest.approx(second["gain"]["mean"])
+    # the gain is the network's zero-sum payoff minus the anchor's, from agents.csv
+    import csv
+    with open(_run(tmp_path, (net, "heuristic")) / "agents.csv", newline="") as f:
+        pay = {r["spec"]: float(r["payoff"]) for r in csv.DictReader(f)}
+    assert first["gain"]["mean"] == pytest.approx(pay[net] - pay["heuristic"], abs=1e-9)
+    assert first["gain"]["mean"] != 0.0
+
+
+def test_json_macros_and_refusals(tmp_path, ckpt, capsys):
+    net = f"network(checkpoint={str(ckpt)!r})"
+    run6 = _run(tmp_path, (net, "heuristic"))
+    out = tmp_path / "bench" / "net_strength.json"
+    assert main([f"hint6={run6}", "--json", str(out)]) == 0
+    saved = json.loads(out.read_text())
+    assert saved["metadata"]["git_commit"] and set(saved["result"]["comparisons"]) == {"hint6"}
+    m = Macros()
+    paper_macros(m, tmp_path, tmp_path / "bench")
+    tex = "\n".join(m.lines)
+    gain = saved["result"]["comparisons"]["hint6"]["gain"]["mean"]
+    assert "\\newif\\ifNetStrength\\NetStrengthtrue" in tex
+    assert f"\\newcommand{{\\NetStrHintSixGain}}{{{signed(gain)}}}" in tex
+    assert "\\newcommand{\\NetStrRawSixGain}{--}" in tex and not m.warnings
+    # refusals: an unknown name, a player count that does not match, no network agent
+    assert main([f"hint7={run6}"]) == 2
+    assert "allowed: NAME=RUN with NAME one of hint6" in capsys.readouterr().err
+    assert main([f"hint11={run6}"]) == 2
+    assert "11-player comparison" in capsys.readouterr().err
+    with pytest.raises(NetStrengthError, match="exactly one must be a network agent"):
+        load_comparison(_run(tmp_path, ("heuristic", "random")))
+    with pytest.raises(NetStrengthError, match="not a finished tournament run folder"):
+        load_comparison(tmp_path)
+    # no file: the flag is false and every macro is not run
+    m = Macros()
+    paper_macros(m, tmp_path, tmp_path / "nowhere")
+    assert "\\newif\\ifNetStrength  %" in "\n".join(m.lines) and not m.warnings
