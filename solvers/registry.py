@@ -303,14 +303,14 @@ def network(game, player, seed=0, *, checkpoint: str | None = None, policy: str 
 
 
 def ismcts_net(game, player, seed=0, *, checkpoint: str | None = None, iterations: int = 200,
-               time_limit: float | None = None, c_puct: float = 1.0,
+               time_limit: float | None = None, c_puct: float = 1.0, prior_mix: float = 0.0,
                value_weight: float = 1.0, rollout: str = "heuristic",
                final_policy: str = "max_visit_count", max_nodes: int | None = None):
     """ISMCTS with the network (:class:`solvers.net.search.NetISMCTSBot`; imported on use)."""
     from .net.search import NetISMCTSBot
     return NetISMCTSBot(game, player, seed, checkpoint=checkpoint, iterations=iterations,
-                        time_limit=time_limit, c_puct=c_puct, value_weight=value_weight,
-                        rollout=rollout,
+                        time_limit=time_limit, c_puct=c_puct, prior_mix=prior_mix,
+                        value_weight=value_weight, rollout=rollout,
                         final_policy=final_policy, max_nodes=max_nodes)
 
 

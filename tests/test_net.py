@@ -267,6 +267,14 @@ def test_net_ismcts_search_statistics(small_ckpt):
     again = make_agent(f"ismcts_net(checkpoint={str(path)!r}, iterations=50)", game,
                        st.current_player(), seed=4).search(st)
     np.testing.assert_array_equal(again[1], vis)
+    # prior_mix: the root's priors move towards uniform by that share
+    k = len(acts)
+    for mix in (0.5, 1.0):
+        mixed = make_agent(f"ismcts_net(checkpoint={str(path)!r}, iterations=50, "
+                           f"prior_mix={mix})", game, st.current_player(), seed=4).search(st)
+        np.testing.assert_allclose(mixed[3], (1 - mix) * pri + mix / k, rtol=1e-9)
+    with pytest.raises(AgentSpecError, match="prior_mix"):
+        make_agent(f"ismcts_net(checkpoint={str(path)!r}, prior_mix=1.5)", game, 0)
 
 
 def test_net_ismcts_time_limit_budget(small_ckpt):

@@ -11,7 +11,8 @@ evaluation instead of UCB and random expansion:
   is evaluated once on the determinized state, seen by the player to move
   there (:func:`solvers.net.inference.net_eval`, compiled, inside the same
   loop): every missing legal action becomes a child with its policy
-  probability as its prior, and the iteration ends at this leaf. Its value is
+  probability as its prior (mixed with uniform by ``prior_mix``: ``(1 - mix) *
+  p + mix / #legal``), and the iteration ends at this leaf. Its value is
   the network's value of every seat (``value_weight = 1``, default), or
   ``value_weight * network + (1 - value_weight) * rollout`` with a compiled
   rollout from the leaf (``rollout='heuristic'`` or ``'random'``); ``0`` is
@@ -61,7 +62,7 @@ _CHUNK = 1024
 
 @njit(cache=True)
 def _net_search(p, root, me, n_iter, c_puct, lo, scale, code, rng, t, prior, nval, legal,
-                deck_buf, path, det, net, ng, probs, value, vw, vabs):
+                deck_buf, path, det, net, ng, probs, value, vw, vabs, mix=0.0):
     """``n_iter`` network-guided iterations on tree ``t`` (module docstring)."""
     n = p[E.P_N]
     s = np.empty_like(root)
@@ -70,13 +71,13 @@ def _net_search(p, root, me, n_iter, c_puct, lo, scale, code, rng, t, prior, nva
         if not _determinize(p, s, rng, det):
             return False
         _net_iteration(p, s, me, c_puct, lo, scale, code, rng, t, prior, nval, legal, deck_buf,
-                       path, n, net, ng, probs, value, vw, vabs)
+                       path, n, net, ng, probs, value, vw, vabs, mix)
     return True
 
 
 @njit(cache=True)
 def _net_iteration(p, s, me, c_puct, lo, scale, code, rng, t, prior, nval, legal, deck_buf,
-                   path, n, net, ng, probs, value, vw, vabs):
+                   path, n, net, ng, probs, value, vw, vabs, mix=0.0):
     first_child, sibling, keys, mover = t.child, t.sibling, t.key, t.mover
     visits, avail, reward, expanded_mask = t.visits, t.avail, t.reward, t.expanded
     node = 0
@@ -112,7 +113,7 @@ def _net_iteration(p, s, me, c_puct, lo, scale, code, rng, t, prior, nval, legal
                     c = _new_node(t, node, a, cur)
                     if c < 0:
                         break
-                    prior[c] = probs[a]
+                    prior[c] = (1.0 - mix) * probs[a] + mix / k
             if fresh:
                 nval[node] = value[0]
             for q in range(n):
@@ -183,6 +184,9 @@ class NetISMCTSBot(Agent):
         iteration budget. At least one iteration runs; then chunks of 1, 2, 4, ...
         64 iterations while time is left (a move may overrun by one chunk).
       c_puct: PUCT exploration constant (rewards scaled to [0, 1]), in [0, 10**6].
+      prior_mix: share of the uniform distribution in each node's prior, in [0, 1]
+        (0: the network's policy; a sharp policy otherwise leaves its unlikely
+        moves unexplored).
       value_weight: weight of the network's value at a leaf, in [0, 1]; the rest
         is a rollout's return (0: rollouts only, the network as the prior).
       rollout: ``heuristic`` or ``random``: the rollout policy (for
@@ -193,7 +197,7 @@ class NetISMCTSBot(Agent):
 
     def __init__(self, game, player: int, seed: int = 0, *, checkpoint: str | None = None,
                  iterations: int = 200, time_limit: float | None = None,
-                 c_puct: float = 1.0, value_weight: float = 1.0,
+                 c_puct: float = 1.0, prior_mix: float = 0.0, value_weight: float = 1.0,
                  rollout: str = "heuristic", final_policy: str = "max_visit_count",
                  max_nodes: int | None = None):
         super().__init__(game, player, seed)
@@ -205,6 +209,7 @@ class NetISMCTSBot(Agent):
                            check_real(a, "time_limit", time_limit, 0.0, MAX_TIME_LIMIT,
                                       lo_open=True))
         self.c_puct = check_real(a, "c_puct", c_puct, 0.0, MAX_C_PUCT)
+        self.prior_mix = check_real(a, "prior_mix", prior_mix, 0.0, 1.0)
         self.value_weight = check_real(a, "value_weight", value_weight, 0.0, 1.0)
         self.rollout = check_choice(a, "rollout", rollout, tuple(ROLLOUT_POLICIES))
         self.final_policy = check_choice(a, "final_policy", final_policy, FINAL_POLICIES)
@@ -259,7 +264,7 @@ class NetISMCTSBot(Agent):
             if not _net_search(P, root, me, chunk, self.c_puct, self._lo, self._scale, code,
                                self._rng, tree, prior, nval, legal, deck_buf, path, det.record,
                                self.evaluator.weights, self.ng, probs, value,
-                               self.value_weight, vabs):
+                               self.value_weight, vabs, self.prior_mix):
                 raise RuntimeError("ismcts_net: determinization failed")
             done += chunk
         self.last_search = {"iterations": done, "seconds": time.perf_counter() - t0,
