@@ -21,11 +21,10 @@ import numpy as np
 from numba import njit
 
 from spiel_game import engine as E
-from spiel_game.observers import _fill
 from spiel_game.simulator import step_legal
 
 from .checkpoint import CheckpointError, read_checkpoint
-from .features import FeatureLayout, GameFamilyError, hint_index
+from .features import FeatureLayout, GameFamilyError, _sparse_row
 
 __all__ = ["NetWeights", "NetGame", "NetEvaluator", "net_eval"]
 
@@ -95,24 +94,11 @@ def net_eval(net, ng, p, s, player, probs, value):
     to move): ``probs[a]`` = the policy over the legal actions (0 elsewhere;
     ``probs`` has the network's ``num_actions`` entries), ``value[r]`` = the
     scaled return of relative seat ``r``. Returns the number of legal actions."""
-    # Features: the observer's kernel, the non-zeros mapped to the padded layout.
-    tmp, idx, val = ng.tmp, ng.idx, ng.val
-    _fill(p, s, player, player, ng.offs, tmp)
-    m = 0
-    for i in range(tmp.shape[0]):
-        v = tmp[i]
-        if v != 0.0:
-            idx[m] = ng.scatter[i]
-            val[m] = v
-            m += 1
-    idx[m] = ng.count_idx
-    val[m] = 1.0
-    m += 1
-    hi = hint_index(p, s, player, ng.hint_idx, ng.legal, ng.rng)
-    if hi >= 0:
-        idx[m] = hi
-        val[m] = 1.0
-        m += 1
+    # Features: the observer's kernel, the non-zeros mapped to the padded layout
+    # (the same row as FeatureLayout.sparse, hint included).
+    idx, val = ng.idx, ng.val
+    m = _sparse_row(p, s, player, ng.offs, ng.scatter, ng.count_idx, ng.hint_idx, ng.legal,
+                    ng.rng, ng.tmp, idx, val, 0)
     h, g = ng.h, ng.g
     H = h.shape[0]
     for j in range(H):
