@@ -358,20 +358,26 @@ def _new_node(t, parent, key, mover):
 
 @njit(cache=True)
 def _search(p, root, me, n_iter, uct_c, lo, scale, code, rng, t, s, legal, deck_buf, path,
-            det, opp=0):
+            det, opp=0, rbias=None):
     """Run ``n_iter`` SO-ISMCTS iterations on the tree ``t``, each on a fresh
-    determinization drawn by ``det`` (a :class:`Determinization`)."""
+    determinization drawn by ``det`` (a :class:`Determinization`). ``rbias``:
+    None, or the root's progressive bias per action (see :func:`_iteration`)."""
     n = p[E.P_N]
     for _ in range(n_iter):
         s[:] = root
         if not _determinize(p, s, rng, det):
             return False
-        _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, n, opp)
+        _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, n, opp,
+                   rbias)
     return True
 
 
 @njit(cache=True)
-def _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, n, opp=0):
+def _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, n, opp=0,
+               rbias=None):
+    # ``rbias`` (None: plain UCB) adds progressive bias at the root (Chaslot et
+    # al. 2008): a visited root child scores ``rbias[action] / (1 + visits)``
+    # more (e.g. a weight times a policy's probability of the action).
     # The tree's arrays as locals: the hot loops index them without going
     # through the record each time.
     first_child, sibling, keys, mover = t.child, t.sibling, t.key, t.mover
@@ -428,6 +434,9 @@ def _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, 
                 vis = visits[c]
                 if vis > 0:
                     v = reward[c] / vis + uct_c * math.sqrt(math.log(avail[c]) / vis)
+                    if rbias is not None:
+                        if node == 0:
+                            v += rbias[key] / (1.0 + vis)
                 else:
                     v = 1e299
                 v += rand_uniform(rng) * 1e-9          # random tie-breaking
@@ -496,6 +505,8 @@ def _obs_child(p, s, me, node, t):
 class ISMCTSBot(Agent):
     """SO-ISMCTS agent (see the module docstring).
 
+    ``NAME``: the registered name its parameter errors give (subclasses set theirs).
+
     Args (keyword-only, with defaults; checked when the bot is built):
       iterations: iterations per move, an int in [1, 10**9] (ignored when
         ``time_limit`` is set).
@@ -546,6 +557,8 @@ class ISMCTSBot(Agent):
         ``rollout='heuristic'``).
     """
 
+    NAME = "ismcts"
+
     def __init__(self, game, player: int, seed: int = 0, *, iterations: int = 1000,
                  time_limit: float | None = None, uct_c: float = 0.4,
                  final_policy: str = "max_visit_count", rollout: str = "random",
@@ -555,7 +568,7 @@ class ISMCTSBot(Agent):
                  belief_min_ess: float = 0.0, belief_mcmc: int = 0,
                  belief_persist: bool = False, opponents: str = "search"):
         super().__init__(game, player, seed)
-        a = "ismcts"
+        a = self.NAME
         self.iterations = check_int(a, "iterations", iterations, 1, MAX_ITERATIONS)
         self.time_limit = (None if time_limit is None else
                            check_real(a, "time_limit", time_limit, 0.0, MAX_TIME_LIMIT,
@@ -605,6 +618,7 @@ class ISMCTSBot(Agent):
         bel = pool = None
         root = np.array(state.engine_state)
         t0 = time.perf_counter()
+        rbias = self._root_bias(P, root, me)        # inside the time budget
         if self.belief != "uniform":
             from .inference import make_belief, search_pooled, search_weighted
             bel = make_belief(P, me, self.belief, self.belief_worlds, self.belief_epsilon)
@@ -653,7 +667,7 @@ class ISMCTSBot(Agent):
             elif det is not None:
                 if not _search(P, root, me, chunk, self.uct_c, self._lo, self._scale, code,
                                self._rng, tree, s, legal, deck_buf, path, det.record,
-                               self._opp):
+                               self._opp, rbias):
                     raise RuntimeError("ISMCTS: determinization failed")
             else:
                 if gen is None:
@@ -687,6 +701,13 @@ class ISMCTSBot(Agent):
             c = int(tree.sibling[c])
         order = np.argsort(acts)
         return (np.array(acts, np.int64)[order], np.array(vis)[order], np.array(val)[order])
+
+    def _root_bias(self, P, root, me):
+        """The root's progressive bias per action (an array indexed by action),
+        or None for plain UCB (here). Subclasses may override it (e.g.
+        ``ismcts_bias``: a network's policy); used with the compiled
+        determinizer and no belief."""
+        return None
 
     def _world_pool(self, state, P, root, det, bel):
         """The root-level world pool of one search (``belief_pool > 0``, play

@@ -26,6 +26,7 @@ pyspiel.Bot`` (an agent class of :mod:`solvers.bots` is one). Built in:
 ``nfsp``            OpenSpiel's PyTorch NFSP, a checkpoint of :mod:`solvers.openspiel_rl`
 ``network``         :class:`solvers.net.agents.NetworkBot` (policy network; ``checkpoint=``)
 ``ismcts_net``      :class:`solvers.net.search.NetISMCTSBot` (ISMCTS with the network)
+``ismcts_bias``     :class:`solvers.net.search.BiasISMCTSBot` (ISMCTS, network bias at the root)
 ``convention``      :func:`solvers.abr.convention_agent` (a passing convention, then the heuristic)
 ``abr``             :class:`solvers.abr.ABRBot` (approximate best response to a known target)
 =================== ===========================================================
@@ -314,6 +315,20 @@ def ismcts_net(game, player, seed=0, *, checkpoint: str | None = None, iteration
                         final_policy=final_policy, max_nodes=max_nodes)
 
 
+def ismcts_bias(game, player, seed=0, *, checkpoint: str | None = None, bias: float = 1.0,
+                iterations: int = 1000, time_limit: float | None = None, uct_c: float = 0.4,
+                final_policy: str = "max_visit_count", rollout: str = "random",
+                max_nodes: int | None = None, opponents: str = "search"):
+    """ISMCTS with the network's policy as progressive bias at the root
+    (:class:`solvers.net.search.BiasISMCTSBot`; imported on use); the other
+    keywords and their defaults are ``ismcts``'s."""
+    from .net.search import BiasISMCTSBot
+    return BiasISMCTSBot(game, player, seed, checkpoint=checkpoint, bias=bias,
+                         iterations=iterations, time_limit=time_limit, uct_c=uct_c,
+                         final_policy=final_policy, rollout=rollout, max_nodes=max_nodes,
+                         opponents=opponents)
+
+
 def _builtins() -> dict[str, Factory]:
     from .bots import HeuristicBot, RandomBot
     from .ismcts import ISMCTSBot
@@ -323,7 +338,8 @@ def _builtins() -> dict[str, Factory]:
     return {"random": RandomBot, "heuristic": HeuristicBot, "pimc": PIMCBot,
             "ismcts": ISMCTSBot, "openspiel_ismcts": openspiel_ismcts,
             "openspiel_uniform": openspiel_uniform, "dqn": dqn_agent, "nfsp": nfsp_agent,
-            "network": network, "ismcts_net": ismcts_net, "convention": convention_agent,
+            "network": network, "ismcts_net": ismcts_net, "ismcts_bias": ismcts_bias,
+            "convention": convention_agent,
             "abr": ABRBot}
 
 

@@ -352,3 +352,60 @@ def test_sharpened_policy_targets():
     np.testing.assert_allclose(s[0], np.array([25, 9, 4, 0]) / 38, rtol=1e-6)
     np.testing.assert_array_equal(sharpen(p, 0.0), [[1, 0, 0, 0], [0, 0, 1, 0]])
     assert (sharpen(p, 0.25)[:, 3] == 0).all()          # illegal actions stay at 0
+
+
+def test_ismcts_bias_is_plain_ismcts_plus_a_root_bias(small_ckpt):
+    """``ismcts_bias``: bias 0 is plain ISMCTS move for move (same seed); the bias is
+    the network's policy at the root times the weight; a huge bias allocates the
+    root's visits greedily by prior / (1 + visits); bad keywords are refused."""
+    path, _ = small_ckpt
+    game = _game(6)
+    states = _random_states(game, 9)
+    st = states[30]
+    me = st.current_player()
+    plain = make_agent("ismcts(iterations=300, rollout='heuristic')", game, me, seed=4)
+    zero = make_agent(f"ismcts_bias(checkpoint={str(path)!r}, bias=0, iterations=300, "
+                      f"rollout='heuristic')", game, me, seed=4)
+    a0, v0, q0 = plain.search(st)
+    a1, v1, q1 = zero.search(st)
+    np.testing.assert_array_equal(a0, a1)
+    np.testing.assert_array_equal(v0, v1)
+    np.testing.assert_array_equal(q0, q1)
+    for s in states[::7]:                   # whole decisions too (pass, play)
+        if len(s.legal_actions()) > 1:
+            p = s.current_player()
+            x = make_agent("ismcts(iterations=40)", game, p, seed=2).step(s)
+            y = make_agent(f"ismcts_bias(checkpoint={str(path)!r}, bias=0.0, iterations=40)",
+                           game, p, seed=2).step(s)
+            assert x == y
+    # the bias: weight x the network's policy at the root
+    net = make_agent(f"network(checkpoint={str(path)!r})", game, me)
+    probs = net.action_probabilities(st)
+    big = 1e6
+    bot = make_agent(f"ismcts_bias(checkpoint={str(path)!r}, bias={big}, iterations=400)",
+                     game, me, seed=4)
+    np.testing.assert_allclose(bot._root_bias(np.asarray(st.engine_params),
+                                              np.array(st.engine_state), me), big * probs,
+                               rtol=1e-12)
+    acts, vis, _ = bot.search(st)
+    assert vis.sum() == 400 and (vis >= 1).all()
+    p = probs[acts]
+    # greedy allocation: no move could have scored more than the last pick of another
+    for i in range(len(acts)):
+        for j in range(len(acts)):
+            if vis[j] >= 2:
+                assert p[i] / (1 + vis[i]) <= p[j] / vis[j] + 3.0 / big
+    assert vis[np.argmax(p)] == vis.max()
+    unbiased = make_agent("ismcts(iterations=400)", game, me, seed=4).search(st)[1]
+    assert not np.array_equal(vis, unbiased)
+    # refusals name the keyword
+    for bad, word in (("bias=-1", "bias"), ("bias=float('nan')", "bias"),
+                      ("belief='heuristic'", "belief"), ("uct_c=-1", "uct_c")):
+        with pytest.raises(AgentSpecError, match=word):
+            make_agent(f"ismcts_bias(checkpoint={str(path)!r}, {bad})", game, 0)
+    with pytest.raises(AgentSpecError, match="ismcts_bias: checkpoint"):
+        make_agent("ismcts_bias(checkpoint='/nonexistent/net.npz')", game, 0)
+    from solvers.bots import AgentParameterError
+    from solvers.net.search import BiasISMCTSBot
+    with pytest.raises(AgentParameterError, match="belief_pool not allowed"):
+        BiasISMCTSBot(game, 0, checkpoint=str(path), belief_pool=4)

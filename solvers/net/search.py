@@ -46,17 +46,19 @@ from spiel_game.rng import make_rng_state, rand_below, rand_uniform
 from spiel_game.simulator import step_apply, step_legal
 
 from ..bots import Agent, check_choice, check_int, check_real
+from ..bots import AgentParameterError
 from ..ismcts import (DEFAULT_MAX_NODES, MAX_ITERATIONS, MAX_NODES_LIMIT, MAX_TIME_LIMIT,
-                      MIN_NODES, ROLLOUT_POLICIES, Determinizer, _determinize, _grown,
-                      _new_node, _new_tree, _obs_child, _policy, _rollout)
+                      MIN_NODES, ROLLOUT_POLICIES, Determinizer, ISMCTSBot, _determinize,
+                      _grown, _new_node, _new_tree, _obs_child, _policy, _rollout)
 from .agents import evaluator_for
 from .inference import net_eval
 
-__all__ = ["NetISMCTSBot", "FINAL_POLICIES", "MAX_C_PUCT"]
+__all__ = ["NetISMCTSBot", "BiasISMCTSBot", "FINAL_POLICIES", "MAX_C_PUCT", "MAX_BIAS"]
 
 K = E.K
 FINAL_POLICIES = ("max_visit_count", "normalized_visit_count")
 MAX_C_PUCT = 1e6
+MAX_BIAS = 1e6
 _CHUNK = 1024
 
 
@@ -300,3 +302,47 @@ class NetISMCTSBot(Agent):
         for i in best:
             probs[int(acts[i])] = 1.0 / len(best)
         return list(probs.items()), int(acts[best[rand_below(self._rng, len(best))]])
+
+
+class BiasISMCTSBot(ISMCTSBot):
+    """Plain ISMCTS with the network's policy as progressive bias at the root;
+    registered as ``ismcts_bias``.
+
+    The search is :class:`solvers.ismcts.ISMCTSBot`'s (UCB everywhere, random
+    expansion, rollouts), except that a visited child of the root scores
+    ``bias * p(a) / (1 + visits)`` more, ``p`` being the network's policy at the
+    root (progressive bias, Chaslot et al. 2008). The network is evaluated once
+    per move, inside the time budget, so the search keeps almost all of plain
+    ISMCTS's iterations (``ismcts_net`` evaluates it at every expansion); the
+    bias fades as a move's visits grow, so rollouts decide among well-visited
+    moves. ``bias=0`` is plain ISMCTS with the same seed, move for move.
+
+    Args (keyword-only): ``checkpoint`` (path of a network checkpoint covering
+    this game), ``bias`` (weight, a number in [0, 10**6]; rewards are scaled to
+    [0, 1]), and every keyword of ``ismcts`` except the belief options (this
+    agent uses the compiled determinizer without inference).
+    """
+
+    NAME = "ismcts_bias"
+
+    def __init__(self, game, player: int, seed: int = 0, *, checkpoint: str | None = None,
+                 bias: float = 1.0, **kwargs):
+        a = self.NAME
+        bad = sorted(set(kwargs) & {"belief", "belief_worlds", "belief_epsilon", "belief_pool",
+                                    "belief_min_ess", "belief_mcmc", "belief_persist",
+                                    "determinization"})
+        if bad:
+            raise AgentParameterError(
+                f"{a}: {', '.join(bad)} not allowed (the search uses the compiled "
+                f"determinizer without inference); allowed: checkpoint, bias, iterations, "
+                f"time_limit, uct_c, final_policy, rollout, max_nodes, opponents")
+        super().__init__(game, player, seed, **kwargs)
+        self.evaluator = evaluator_for(a, checkpoint, game)
+        self.ng = self.evaluator.game_arrays(game)
+        self.bias = check_real(a, "bias", bias, 0.0, MAX_BIAS)
+        self._probs = np.zeros(self.evaluator.layout.num_actions)
+        self._value = np.zeros(self.evaluator.layout.max_players)
+
+    def _root_bias(self, P, root, me):
+        net_eval(self.evaluator.weights, self.ng, P, root, me, self._probs, self._value)
+        return self.bias * self._probs
