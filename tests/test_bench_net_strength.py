@@ -80,3 +80,41 @@ def test_json_macros_and_refusals(tmp_path, ckpt, capsys):
     m = Macros()
     paper_macros(m, tmp_path, tmp_path / "nowhere")
     assert "\\newif\\ifNetStrength  %" in "\n".join(m.lines) and not m.warnings
+
+
+def test_ismcts_bias_is_a_network_agent_against_plain_ismcts(tmp_path, ckpt):
+    biased = f"ismcts_bias(checkpoint={str(ckpt)!r}, bias=2.0, iterations=20)"
+    run = _run(tmp_path, ("ismcts(iterations=20)", biased))
+    c = load_comparison(run)
+    assert c["network"] == biased and c["anchor"] == "ismcts(iterations=20)"
+    out = tmp_path / "net_strength.json"
+    assert main([f"bias6={run}", "--json", str(out)]) == 0
+    saved = json.loads(out.read_text())["result"]["comparisons"]["bias6"]
+    assert saved["gain"] == c["gain"] and saved["players"] == 6
+
+
+def test_update_keeps_other_comparisons_and_time_macro(tmp_path, ckpt, capsys):
+    net = f"network(checkpoint={str(ckpt)!r})"
+    run6 = _run(tmp_path, (net, "heuristic"))
+    biased = f"ismcts_bias(checkpoint={str(ckpt)!r}, bias=2.0, time_limit=0.002)"
+    runb = _run(tmp_path, ("ismcts(time_limit=0.002)", biased))
+    out = tmp_path / "bench" / "net_strength.json"
+    assert main([f"hint6={run6}", "--json", str(out)]) == 0
+    first = json.loads(out.read_text())["result"]["comparisons"]["hint6"]
+    assert main([f"bias6={runb}", "--json", str(out), "--update"]) == 0
+    saved = json.loads(out.read_text())
+    assert set(saved["result"]["comparisons"]) == {"hint6", "bias6"}
+    assert saved["result"]["comparisons"]["hint6"] == first
+    assert [r.partition("=")[0] for r in saved["metadata"]["config"]["runs"]] == ["hint6", "bias6"]
+    # without --update the file holds only the named comparisons
+    assert main([f"bias6={runb}", "--json", str(out)]) == 0
+    assert set(json.loads(out.read_text())["result"]["comparisons"]) == {"bias6"}
+    m = Macros()
+    paper_macros(m, tmp_path, tmp_path / "bench")
+    tex = "\n".join(m.lines)
+    assert "\\newcommand{\\NetStrBiasSixTimeMs}{2}" in tex
+    assert main([f"bias6={runb}", "--update"]) == 2
+    assert "--update needs --json" in capsys.readouterr().err
+    out.write_text("{}")
+    assert main([f"bias6={runb}", "--json", str(out), "--update"]) == 2
+    assert "not a net_strength result" in capsys.readouterr().err

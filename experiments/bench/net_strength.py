@@ -2,8 +2,8 @@
 
 Each comparison is one two-agent duplicate-deal tournament (``python -m
 experiments.tournament --agents A B ...``) in which one agent is a network agent
-(``network(...)`` or ``ismcts_net(...)``) and the other its anchor (``heuristic``,
-or plain ``ismcts`` at the same time per move). This script reads the run
+(``network(...)``, ``ismcts_net(...)`` or ``ismcts_bias(...)``) and the other
+its anchor (``heuristic``, or plain ``ismcts`` at the same time per move). This script reads the run
 folders and writes one JSON file with every comparison: both specs, the player
 count, deals, seatings, seed, the network agent's zero-sum gain over the anchor
 in points per hand (the tournament's paired comparison: 95% t interval over
@@ -13,7 +13,9 @@ run's configuration, commit and package versions.
     python -m experiments.bench.net_strength NAME=RUN [NAME=RUN ...] [--json OUT]
 
 ``NAME`` is one of :data:`COMPARISONS` (what the paper quotes, by macro stem);
-``RUN`` a tournament run folder (``.../tournament@<hex>``). The paper reads
+``RUN`` a tournament run folder (``.../tournament@<hex>``). ``--update`` keeps
+the comparisons already in the ``--json`` file (each carries its own run's
+config, commit and versions) and replaces the named ones. The paper reads
 ``paper/results/bench/net_strength.json`` (:func:`paper_macros`).
 """
 
@@ -25,7 +27,8 @@ import json
 import sys
 from pathlib import Path
 
-__all__ = ["COMPARISONS", "NetStrengthError", "load_comparison", "main", "paper_macros"]
+__all__ = ["COMPARISONS", "NetStrengthError", "load_comparison", "main", "paper_macros",
+           "time_limit_ms"]
 
 #: Comparison names: (the paper's macro stem, player count, what it is).
 COMPARISONS = {
@@ -34,9 +37,19 @@ COMPARISONS = {
     "hint11": ("HintEleven", 11, "heuristic-guided network vs heuristic, 11 players"),
     "raw6": ("RawSix", 6, "raw network (no hint) vs heuristic, 6 players"),
     "search6": ("SearchSix", 6, "ismcts_net (hinted prior) vs ismcts, equal time, 6 players"),
+    "bias6": ("BiasSix", 6, "ismcts_bias (guided root bias) vs ismcts, 2 ms per move, 6 players"),
+    "bias6_5ms": ("BiasSixFive", 6, "ismcts_bias vs ismcts, 5 ms per move, 6 players"),
+    "bias6_50ms": ("BiasSixFifty", 6, "ismcts_bias vs ismcts, 50 ms per move, 6 players"),
+    "bias11": ("BiasEleven", 11, "ismcts_bias vs ismcts, 2 ms per move, 11 players"),
+    "bias11_5ms": ("BiasElevenFive", 11, "ismcts_bias vs ismcts, 5 ms per move, 11 players"),
+    "netsearch6": ("NetSearchSix", 6, "guided network alone vs ismcts at 2 ms per move, 6 players"),
+    "netsearch6_5ms": ("NetSearchSixFive", 6,
+                       "guided network alone vs ismcts at 5 ms per move, 6 players"),
+    "netsearch11": ("NetSearchEleven", 11,
+                    "guided network alone vs ismcts at 2 ms per move, 11 players"),
 }
 
-_NET = ("network(", "ismcts_net(")
+_NET = ("network(", "ismcts_net(", "ismcts_bias(")
 
 
 class NetStrengthError(ValueError):
@@ -77,6 +90,13 @@ def load_comparison(folder) -> dict:
                     "versions": meta.get("versions"), "machine": meta.get("machine")}}
 
 
+def time_limit_ms(spec: str) -> float:
+    """The ``time_limit`` of an agent spec in milliseconds (0.0: none)."""
+    import re
+    hit = re.search(r"time_limit=([0-9.eE+-]+)", spec)
+    return 1000.0 * float(hit.group(1)) if hit else 0.0
+
+
 def main(argv=None) -> int:
     from experiments.metadata import metadata, write_result
     ap = argparse.ArgumentParser(prog="python -m experiments.bench.net_strength",
@@ -84,8 +104,25 @@ def main(argv=None) -> int:
     ap.add_argument("runs", nargs="+", metavar="NAME=RUN",
                     help=f"NAME one of {', '.join(COMPARISONS)}; RUN a tournament folder")
     ap.add_argument("--json", metavar="FILE", help="write the comparisons as JSON")
+    ap.add_argument("--update", action="store_true",
+                    help="keep the comparisons already in --json FILE (each carries its own "
+                         "run's config, commit and versions); the named ones are replaced")
     args = ap.parse_args(argv)
-    out = {}
+    if args.update and not args.json:
+        print("net_strength: --update needs --json FILE", file=sys.stderr)
+        return 2
+    out, runs = {}, []
+    if args.update and Path(args.json).is_file():
+        try:
+            old = json.loads(Path(args.json).read_text())
+            out = dict(old["result"]["comparisons"])
+            runs = [r for r in old["metadata"]["config"]["runs"]
+                    if r.partition("=")[0] not in {a.partition("=")[0] for a in args.runs}]
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            print(f"net_strength: --update: {args.json} is not a net_strength result "
+                  f"({e!r})", file=sys.stderr)
+            return 2
+    new = []
     for item in args.runs:
         name, sep, run = item.partition("=")
         if not sep or name not in COMPARISONS:
@@ -93,15 +130,17 @@ def main(argv=None) -> int:
                   f"{', '.join(COMPARISONS)}", file=sys.stderr)
             return 2
         try:
-            out[name] = load_comparison(run)
+            c = load_comparison(run)
         except NetStrengthError as e:
             print(f"net_strength: {e}", file=sys.stderr)
             return 2
-        if out[name]["players"] != COMPARISONS[name][1]:
+        if c["players"] != COMPARISONS[name][1]:
             print(f"net_strength: {name} is a {COMPARISONS[name][1]}-player comparison; "
-                  f"{run} has {out[name]['players']} players", file=sys.stderr)
+                  f"{run} has {c['players']} players", file=sys.stderr)
             return 2
-    for name, c in out.items():
+        new.append((name, c))
+    for name, c in new:
+        out[name] = c
         g = c["gain"]
         print(f"{name}: {c['network']} vs {c['anchor']}, {c['players']} players, "
               f"{c['deals']} deals x {c['seatings']}: {g['mean']:+.2f} [{g['lo']:+.2f}, "
@@ -110,7 +149,8 @@ def main(argv=None) -> int:
               f"{c['ms_per_decision']['anchor']:.2f} ms per decision")
     if args.json:
         write_result(args.json, {"comparisons": out},
-                     metadata({"runs": list(args.runs)}, min(c["seed"] for c in out.values())))
+                     metadata({"runs": runs + list(args.runs)},
+                              min(c["seed"] for c in out.values())))
     return 0
 
 
@@ -140,6 +180,8 @@ def paper_macros(m, results: Path, bench: Path) -> None:
         m.add_if(ok, f"NetStr{stem}Seatings", lambda g=get: g()["seatings"], str, "")
         m.add_if(ok, f"NetStr{stem}Ms", lambda g=get: g()["ms_per_decision"]["network"],
                  fixed(2), "")
+        m.add_if(ok, f"NetStr{stem}TimeMs", lambda g=get: time_limit_ms(g()["anchor"]),
+                 lambda v: f"{v:g}" if v else "--", "the anchor's time per move, ms")
         m.flag(f"NetStr{stem}Gain", lambda g=get, ok=ok: ok and g()["gain"]["lo"] > 0,
                f"significant gain: {what}")
 
