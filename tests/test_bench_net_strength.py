@@ -74,6 +74,9 @@ def test_json_macros_and_refusals(tmp_path, ckpt, capsys):
     assert "11-player comparison" in capsys.readouterr().err
     with pytest.raises(NetStrengthError, match="exactly one must be a network agent"):
         load_comparison(_run(tmp_path, ("heuristic", "random")))
+    with pytest.raises(NetStrengthError, match="exactly one must be a network agent"):
+        load_comparison(_run(tmp_path, (net, f"network(checkpoint={str(ckpt)!r}, "
+                                             f"policy='sample')")))
     with pytest.raises(NetStrengthError, match="not a finished tournament run folder"):
         load_comparison(tmp_path)
     # no file: the flag is false and every macro is not run
@@ -87,6 +90,11 @@ def test_ismcts_bias_is_a_network_agent_against_plain_ismcts(tmp_path, ckpt):
     run = _run(tmp_path, ("ismcts(iterations=20)", biased))
     c = load_comparison(run)
     assert c["network"] == biased and c["anchor"] == "ismcts(iterations=20)"
+    # against the network alone, the search is the tested agent, in either order
+    net = f"network(checkpoint={str(ckpt)!r})"
+    for pair in ((net, biased), (biased, net)):
+        c2 = load_comparison(_run(tmp_path, pair))
+        assert c2["network"] == biased and c2["anchor"] == net
     out = tmp_path / "net_strength.json"
     assert main([f"bias6={run}", "--json", str(out)]) == 0
     saved = json.loads(out.read_text())["result"]["comparisons"]["bias6"]

@@ -2,13 +2,14 @@
 
 Each comparison is one two-agent duplicate-deal tournament (``python -m
 experiments.tournament --agents A B ...``) in which one agent is a network agent
-(``network(...)``, ``ismcts_net(...)`` or ``ismcts_bias(...)``) and the other
-its anchor (``heuristic``, or plain ``ismcts`` at the same time per move). This script reads the run
-folders and writes one JSON file with every comparison: both specs, the player
-count, deals, seatings, seed, the network agent's zero-sum gain over the anchor
-in points per hand (the tournament's paired comparison: 95% t interval over
-deals, paired t-test p-value), both agents' mean time per decision, and each
-run's configuration, commit and package versions.
+(``network(...)``, ``ismcts_net(...)`` or ``ismcts_bias(...)``) and the other its
+anchor (``heuristic``, or plain ``ismcts`` at the same time per move), or one a
+search with the network and the other the network alone (its anchor). This script
+reads the run folders and writes one JSON file with every comparison: both specs,
+the player count, deals, seatings, seed, the network agent's zero-sum gain over the
+anchor in points per hand (the tournament's paired comparison: 95% t interval over
+deals, paired t-test p-value), both agents' mean time per decision, and each run's
+configuration, commit and package versions.
 
     python -m experiments.bench.net_strength NAME=RUN [NAME=RUN ...] [--json OUT]
 
@@ -47,9 +48,17 @@ COMPARISONS = {
                        "guided network alone vs ismcts at 5 ms per move, 6 players"),
     "netsearch11": ("NetSearchEleven", 11,
                     "guided network alone vs ismcts at 2 ms per move, 11 players"),
+    "biasnet6_5ms": ("BiasNetSixFive", 6,
+                     "ismcts_bias at 5 ms per move vs the guided network alone, 6 players"),
 }
 
 _NET = ("network(", "ismcts_net(", "ismcts_bias(")
+
+
+def _rank(spec: str) -> int:
+    """0: no network; 1: the network alone; 2: a search with the network (the
+    tested agent when the other plays the network alone)."""
+    return 2 if spec.startswith(_NET[1:]) else 1 if spec.startswith(_NET[0]) else 0
 
 
 class NetStrengthError(ValueError):
@@ -71,10 +80,13 @@ def load_comparison(folder) -> dict:
     if len(agents) != 2 or len(pairs) != 1:
         raise NetStrengthError(f"{folder}: {len(agents)} agents; allowed: exactly two")
     a, b = agents[0]["spec"], agents[1]["spec"]
-    is_net = [s.startswith(_NET) for s in (a, b)]
-    if is_net.count(True) != 1:
-        raise NetStrengthError(f"{folder}: agents {a!r}, {b!r}; exactly one must be a "
-                               f"network agent ({', '.join(n + '...)' for n in _NET)})")
+    rank = [_rank(x) for x in (a, b)]
+    if rank[0] == rank[1]:
+        raise NetStrengthError(
+            f"{folder}: agents {a!r}, {b!r}; exactly one must be a network agent "
+            f"({', '.join(n + '...)' for n in _NET)}), or one a search with the network "
+            f"(ismcts_net, ismcts_bias) and the other the network alone")
+    is_net = [rank[0] > rank[1], rank[1] > rank[0]]
     sign = 1.0 if is_net[0] else -1.0
     p = pairs[0]
     d, lo, hi = (float(p[k]) for k in ("payoff_difference", "payoff_lo", "payoff_hi"))
