@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -104,7 +105,6 @@ def load_comparison(folder) -> dict:
 
 def time_limit_ms(spec: str) -> float:
     """The ``time_limit`` of an agent spec in milliseconds (0.0: none)."""
-    import re
     hit = re.search(r"time_limit=([0-9.eE+-]+)", spec)
     return 1000.0 * float(hit.group(1)) if hit else 0.0
 

@@ -45,8 +45,7 @@ from spiel_game import engine as E
 from spiel_game.rng import make_rng_state, rand_below, rand_uniform
 from spiel_game.simulator import step_apply, step_legal
 
-from ..bots import Agent, check_choice, check_int, check_real
-from ..bots import AgentParameterError
+from ..bots import Agent, AgentParameterError, check_choice, check_int, check_real
 from ..ismcts import (DEFAULT_MAX_NODES, MAX_ITERATIONS, MAX_NODES_LIMIT, MAX_TIME_LIMIT,
                       MIN_NODES, ROLLOUT_POLICIES, Determinizer, ISMCTSBot, _determinize,
                       _grown, _new_node, _new_tree, _obs_child, _policy, _rollout)
