@@ -25,10 +25,12 @@ _WHERE = {"Agent": "bots", "RandomBot": "bots", "HeuristicBot": "bots", "PIMCBot
 
 def _numba_cache_guard() -> None:
     """The search kernels inline the engine's: drop this folder's cached kernels
-    when a source of ``spiel_game`` or of these modules changed."""
+    when a source of ``spiel_game``, of these modules or of ``solvers/net`` changed."""
     from spiel_game.numba_cache import engine_sources, guard
     here = _Path(__file__).resolve().parent
-    guard(here / "__pycache__", sorted(here.glob("*.py")) + engine_sources())
+    # solvers/inference.py inlines the network's forward pass (solvers/net/).
+    guard(here / "__pycache__", sorted(here.glob("*.py")) + sorted((here / "net").glob("*.py"))
+          + engine_sources())
 
 
 _numba_cache_guard()

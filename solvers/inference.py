@@ -80,17 +80,19 @@ from spiel_game.simulator import step_apply, step_legal
 from .bots import AgentParameterError, check_choice, check_int, check_real
 from .heuristic import heuristic_policy
 from .ismcts import Determinizer, _determinize, _iteration
+from .net.inference import NetGame, NetWeights, net_eval
 
 __all__ = ["MODELS", "DEFAULT_EPSILON", "MAX_BELIEF_WORLDS", "MAX_WEIGHED_PASS", "Belief",
            "make_belief", "check_belief", "action_probability", "complete_world",
-           "world_log_likelihood", "sir_world", "search_weighted", "WeightedDeterminizer",
+           "world_log_likelihood", "belief_log_likelihood", "network_for", "check_network",
+           "sir_world", "search_weighted", "WeightedDeterminizer",
            "WorldPool", "tempered_weights", "mh_step", "move_pool", "move_constraints",
            "advance_world", "advance_pool",
            "weighted_pool", "search_pooled", "MAX_BELIEF_POOL"]
 
 K = E.K
 #: Opponent models: name -> compiled code (see the module docstring).
-MODELS = {"uniform": 0, "random": 1, "heuristic": 2}
+MODELS = {"uniform": 0, "random": 1, "heuristic": 2, "network": 3}
 DEFAULT_EPSILON = 0.1
 #: Most candidate worlds per SIR draw.
 MAX_BELIEF_WORLDS = 1_000_000
@@ -105,24 +107,16 @@ _FAILED = np.inf          # the sampler failed (a log-weight is never +inf)
 
 # ================================================================ compiled kernels
 @njit(cache=True)
-def action_probability(model, eps, p, s, legal, k, a, rng):
+def action_probability(model, eps, p, s, legal, k, a, rng, net, ng, probs, value):
     """Probability that the player to move in ``s`` chooses ``a`` among
     ``legal[:k]`` under opponent model ``model`` (a :data:`MODELS` code);
     0 when ``a`` is not legal. ``uniform`` (no inference) gives 1 to every
-    legal action (a constant likelihood, not a distribution)."""
-    found = False
-    for i in range(k):
-        if legal[i] == a:
-            found = True
-            break
-    if not found:
-        return 0.0
-    if model == 0:
-        return 1.0
-    if model == 1:
-        return 1.0 / k
-    h = heuristic_policy(p, s, legal, k, rng)
-    return (1.0 - eps) * (1.0 if a == h else 0.0) + eps / k
+    legal action (a constant likelihood, not a distribution). ``net``, ``ng``
+    (:class:`solvers.net.inference.NetWeights` / ``NetGame``) and the work
+    arrays ``probs`` float64[actions], ``value`` float64[seats] serve the
+    ``network`` model (any arrays of those types otherwise)."""
+    h = _model_action(model, p, s, legal, k, rng, net, ng, probs, value)
+    return _child_probability(model, eps, h, legal, k, a, probs)
 
 
 @njit(cache=True)
@@ -200,18 +194,22 @@ def complete_world(p, w, me, rng, seats, cards, tmp):
 
 
 @njit(cache=True)
-def _model_action(model, p, s, legal, k, rng):
+def _model_action(model, p, s, legal, k, rng, net, ng, probs, value):
     """What the model needs from node ``s`` once for all its children: the
-    heuristic's action (``heuristic`` model), else -1."""
+    heuristic's action (``heuristic`` model); for the ``network`` model its
+    policy of the player to move (seeing its own information state in ``s``),
+    written into ``probs``; else -1."""
     if model == 2:
         return heuristic_policy(p, s, legal, k, rng)
+    if model == 3:
+        net_eval(net, ng, p, s, s[E.S_CUR], probs, value)
     return -1
 
 
 @njit(cache=True)
-def _child_probability(model, eps, h, legal, k, a):
+def _child_probability(model, eps, h, legal, k, a, probs):
     """:func:`action_probability` of ``a`` from a node's legal actions and its
-    :func:`_model_action` ``h``."""
+    :func:`_model_action` ``h`` (``probs``: the network's policy there)."""
     found = False
     for i in range(k):
         if legal[i] == a:
@@ -223,17 +221,22 @@ def _child_probability(model, eps, h, legal, k, a):
         return 1.0
     if model == 1:
         return 1.0 / k
+    if model == 3:
+        return (1.0 - eps) * probs[a] + eps / k
     return (1.0 - eps) * (1.0 if a == h else 0.0) + eps / k
 
 
 @njit(cache=True)
-def _received_probability(model, eps, p, r, choices, pc, bufs, legals, work, rng):
+def _received_probability(model, eps, p, r, choices, pc, bufs, legals, work, rng, net, ng,
+                          nprobs, nvalue):
     """Probability that the seat to move in ``r`` (passing, its first card)
     passes the multiset ``choices[:pc]`` in some order: the sum over every
     distinct order of the product of the model's probabilities of each card.
     A depth-first walk over distinct prefixes (one model evaluation per
     prefix): ``bufs`` int32[pc + 1, state_size], ``legals`` int32[pc + 1, K + 2],
-    ``work`` int64[7, max(pc, 1)]."""
+    ``work`` int64[7, max(pc, 1)]; ``net``, ``ng``, ``nprobs`` float64[pc + 1,
+    actions] and ``nvalue`` for the ``network`` model (row ``j``: the policy at
+    depth ``j``)."""
     types, rem, idx, chosen, kk, hh = work[0], work[1], work[2], work[3], work[4], work[5]
     prefix = np.empty(pc + 1, np.float64)
     nt = 0
@@ -252,7 +255,7 @@ def _received_probability(model, eps, p, r, choices, pc, bufs, legals, work, rng
         b0[i] = r[i]
     prefix[0] = 1.0
     kk[0] = step_legal(p, bufs[0], legals[0])
-    hh[0] = _model_action(model, p, bufs[0], legals[0], kk[0], rng)
+    hh[0] = _model_action(model, p, bufs[0], legals[0], kk[0], rng, net, ng, nprobs[0], nvalue)
     idx[0] = 0
     total = 0.0
     j = 0
@@ -267,7 +270,7 @@ def _received_probability(model, eps, p, r, choices, pc, bufs, legals, work, rng
                 idx[j] = chosen[j] + 1
             continue
         c = types[u]
-        pr = prefix[j] * _child_probability(model, eps, hh[j], legals[j], kk[j], c)
+        pr = prefix[j] * _child_probability(model, eps, hh[j], legals[j], kk[j], c, nprobs[j])
         if pr == 0.0 or j == pc - 1:
             total += pr
             idx[j] = u + 1
@@ -281,7 +284,8 @@ def _received_probability(model, eps, p, r, choices, pc, bufs, legals, work, rng
         step_apply(p, dst, c)
         prefix[j + 1] = pr
         kk[j + 1] = step_legal(p, bufs[j + 1], legals[j + 1])
-        hh[j + 1] = _model_action(model, p, bufs[j + 1], legals[j + 1], kk[j + 1], rng)
+        hh[j + 1] = _model_action(model, p, bufs[j + 1], legals[j + 1], kk[j + 1], rng, net, ng,
+                                  nprobs[j + 1], nvalue)
         idx[j + 1] = 0
         j += 1
     return total
@@ -348,7 +352,7 @@ def replay_legal(p, r, q, legal):
 
 @njit(cache=True)
 def world_log_likelihood(p, w, me, model, eps, fresh, r, bufs, legals, legal, seats, cards,
-                         deal, work, rng):
+                         deal, work, rng, net, ng, nprobs, nvalue):
     """Log-likelihood of the decisions of the other players that ``me`` saw,
     in the complete world ``w`` (an engine state with every hidden field
     filled in consistently, e.g. by :func:`complete_world`), under opponent
@@ -361,7 +365,10 @@ def world_log_likelihood(p, w, me, model, eps, fresh, r, bufs, legals, legal, se
     state, :func:`spiel_game.engine.new_state`), ``bufs`` int32[pc + 1,
     state_size], ``legals`` int32[pc + 1, K + 2], ``legal`` int32[K + 2],
     ``seats``/``cards`` int64[n * t], ``deal`` int32[n + 1, K], ``work``
-    int64[7, max(pc, 1)]. The pass to ``me`` is weighed when at most
+    int64[7, max(pc, 1)]; for the ``network`` model its weights ``net`` and
+    arrays ``ng`` (:mod:`solvers.net.inference`), ``nprobs`` float64[pc + 1,
+    actions], ``nvalue`` float64[seats] (other models: any arrays of those
+    types, :func:`make_belief` supplies them). The pass to ``me`` is weighed when at most
     :data:`MAX_WEIGHED_PASS` cards are passed (every scheme's rule passes at
     most 5); with more it is not (its distinct orders are too many)."""
     ph = w[E.S_PHASE]
@@ -375,7 +382,8 @@ def world_log_likelihood(p, w, me, model, eps, fresh, r, bufs, legals, legal, se
         j = r[E.S_NPASS] % pc
         row = E.pass_choices(p, w, cur)
         if cur == giver and j == 0 and pc <= MAX_WEIGHED_PASS:
-            pr = _received_probability(model, eps, p, r, row, pc, bufs, legals, work, rng)
+            pr = _received_probability(model, eps, p, r, row, pc, bufs, legals, work, rng, net,
+                                       ng, nprobs, nvalue)
             if pr <= 0.0:
                 return _NEG_INF
             ll += math.log(pr)
@@ -389,14 +397,24 @@ def world_log_likelihood(p, w, me, model, eps, fresh, r, bufs, legals, legal, se
         if k < 0:
             return _NEG_INF
         if q == me:                             # own play: a constant factor
-            pr = action_probability(0, eps, p, r, legal, k, a, rng)
+            pr = action_probability(0, eps, p, r, legal, k, a, rng, net, ng, nprobs[0], nvalue)
         else:
-            pr = action_probability(model, eps, p, r, legal, k, a, rng)
+            pr = action_probability(model, eps, p, r, legal, k, a, rng, net, ng, nprobs[0],
+                                    nvalue)
         if pr <= 0.0:
             return _NEG_INF                     # an illegal play: inconsistent world
         ll += math.log(pr)
         step_apply(p, r, a)
     return ll
+
+
+@njit(cache=True)
+def belief_log_likelihood(p, w, me, bel, rng):
+    """:func:`world_log_likelihood` of world ``w`` for observer ``me`` under the
+    opponent model and with the work arrays of :class:`Belief` ``bel``."""
+    return world_log_likelihood(p, w, me, bel.model, bel.eps, bel.fresh, bel.replay, bel.bufs,
+                                bel.legals, bel.legal, bel.seats, bel.cards, bel.deal,
+                                bel.work, rng, bel.net, bel.ng, bel.nprobs, bel.nvalue)
 
 
 class Belief(NamedTuple):
@@ -420,6 +438,10 @@ class Belief(NamedTuple):
     tmp: np.ndarray         # int64[number of cards + K]
     stats: np.ndarray       # float64[5]: SIR draws, sum of effective sample sizes,
                             # candidates with weight 0, MCMC steps, accepted steps
+    net: NetWeights         # the network model's weights (other models: a stand-in)
+    ng: NetGame             # its arrays for this game (other models: a stand-in)
+    nprobs: np.ndarray      # float64[pc + 1, actions] its policies (pass-order walk)
+    nvalue: np.ndarray      # float64[seats] its values (unused)
 
     def __repr__(self) -> str:
         """One line (the default printed every work array)."""
@@ -439,9 +461,7 @@ def _candidate(p, root, cand, rng, det, bel):
     if not complete_world(p, cand, bel.me, rng, bel.seats, bel.cards, bel.tmp):
         bel.stats[2] += 1.0
         return _NEG_INF
-    lw = world_log_likelihood(p, cand, bel.me, bel.model, bel.eps, bel.fresh, bel.replay,
-                              bel.bufs, bel.legals, bel.legal, bel.seats, bel.cards,
-                              bel.deal, bel.work, rng)
+    lw = belief_log_likelihood(p, cand, bel.me, bel, rng)
     if lw == _NEG_INF:
         bel.stats[2] += 1.0
     return lw
@@ -666,9 +686,7 @@ def mh_step(p, w, ll, me, played, known, live, sizes, cand, rng, bel):
     cand[sc + q2 * 4 + E.SUIT_OF[c1]] += 1
     if not complete_world(p, cand, me, rng, bel.seats, bel.cards, bel.tmp):
         return ll
-    new = world_log_likelihood(p, cand, me, bel.model, bel.eps, bel.fresh, bel.replay,
-                               bel.bufs, bel.legals, bel.legal, bel.seats, bel.cards,
-                               bel.deal, bel.work, rng)
+    new = belief_log_likelihood(p, cand, me, bel, rng)
     if new == _NEG_INF:
         return ll
     if rand_uniform(rng) < math.exp(min(0.0, log_prior + new - ll)):
@@ -843,17 +861,13 @@ def advance_world(p, old, root, me, out, rng, det, bel, seats, cards, forbid, kn
                 h[c] = target[q, c]
                 bel.cand[sc + q * 4 + E.SUIT_OF[c]] += target[q, c]
         if complete_world(p, bel.cand, me, rng, bel.seats, bel.cards, bel.tmp):
-            ll = world_log_likelihood(p, bel.cand, me, bel.model, bel.eps, bel.fresh,
-                                      bel.replay, bel.bufs, bel.legals, bel.legal, bel.seats,
-                                      bel.cards, bel.deal, bel.work, rng)
+            ll = belief_log_likelihood(p, bel.cand, me, bel, rng)
             if ll != _NEG_INF:
                 out[:] = bel.cand
                 return ll, True
     if not complete_world(p, out, me, rng, bel.seats, bel.cards, bel.tmp):
         return _NEG_INF, False
-    ll = world_log_likelihood(p, out, me, bel.model, bel.eps, bel.fresh, bel.replay,
-                              bel.bufs, bel.legals, bel.legal, bel.seats, bel.cards,
-                              bel.deal, bel.work, rng)
+    ll = belief_log_likelihood(p, out, me, bel, rng)
     return ll, False
 
 
@@ -1026,16 +1040,75 @@ def check_belief(agent: str, belief, worlds, epsilon) -> tuple[str, int, float]:
     return belief, worlds, epsilon
 
 
+def _no_network() -> tuple[NetWeights, NetGame]:
+    """A stand-in network (never evaluated) with the array types of a real one,
+    so that every :class:`Belief` has one compiled type."""
+    f1, f2, f3 = (np.zeros((1,), np.float32), np.zeros((1, 1), np.float32),
+                  np.zeros((0, 1, 1), np.float32))
+    net = NetWeights(f2, f1, f3, np.zeros((0, 1), np.float32), f3.copy(),
+                     np.zeros((0, 1), np.float32), f2.copy(), f1.copy(), f2.copy(), f1.copy())
+    i1 = np.zeros(1, np.int64)
+    ng = NetGame(np.zeros(32, np.int64), i1, 0, f1.copy(), i1.copy(), f1.copy(), f1.copy(),
+                 f1.copy(), np.zeros(K + 2, np.int32), -1, np.zeros(1, np.uint64))
+    return net, ng
+
+
+def network_for(agent: str, checkpoint, game, keyword: str = "belief_checkpoint"):
+    """``(NetWeights, NetGame)`` of the network checkpoint ``checkpoint`` for
+    ``game``: the ``network`` opponent model's argument to :func:`make_belief`.
+    A missing, damaged or mismatched checkpoint (another rule set, an uncovered
+    player count) is an :class:`~solvers.bots.AgentParameterError` naming
+    ``keyword``. Needs numpy and numba only (no torch)."""
+    from .net.agents import evaluator_for
+    ev = evaluator_for(agent, checkpoint, game, keyword=keyword)
+    return ev.weights, ev.game_arrays(game)
+
+
+def check_network(agent: str, belief: str, checkpoint, game):
+    """The agents' ``belief_checkpoint``: required with ``belief='network'``
+    (returns :func:`network_for`), refused with any other model (returns None)."""
+    if belief == "network":
+        if checkpoint is None:
+            raise AgentParameterError(
+                f"{agent}: belief='network' needs belief_checkpoint=PATH (a network "
+                f"checkpoint covering this game, e.g. from `python -m experiments run distill`)")
+        return network_for(agent, checkpoint, game)
+    if checkpoint is not None:
+        raise AgentParameterError(
+            f"{agent}: belief_checkpoint={checkpoint!r} is only used with belief='network' "
+            f"(got belief={belief!r}); allowed: leave it out, or belief='network'")
+    return None
+
+
 def make_belief(P, me: int, model: str = "heuristic", worlds: int = 8,
-                epsilon: float = DEFAULT_EPSILON) -> Belief:
+                epsilon: float = DEFAULT_EPSILON, network=None) -> Belief:
     """The :class:`Belief` record for rules ``P`` (``state.engine_params``) and
     observer ``me``; arguments checked as :func:`check_belief` does (raises
-    :class:`~solvers.bots.AgentParameterError`)."""
+    :class:`~solvers.bots.AgentParameterError`). ``network``: the ``network``
+    model's ``(NetWeights, NetGame)`` (:func:`network_for`), required with that
+    model and refused with the others."""
     model, worlds, epsilon = check_belief("belief", model, worlds, epsilon)
     P = np.asarray(P)
     n, t, pc = int(P[E.P_N]), int(P[E.P_HAND]), int(P[E.P_PASS])
     if not (isinstance(me, (int, np.integer)) and 0 <= me < n):
         raise AgentParameterError(f"belief: observer {me!r} is not a seat; allowed 0..{n - 1}")
+    if (model == "network") != (network is not None):
+        raise AgentParameterError(
+            "belief: the 'network' model needs network=(NetWeights, NetGame) "
+            "(solvers.inference.network_for) and the other models take none; got model "
+            f"{model!r} with network={'given' if network is not None else None}")
+    if network is None:
+        net, ng = _no_network()
+        actions, seats = 1, 1
+    else:
+        net, ng = network
+        if not (isinstance(net, NetWeights) and isinstance(ng, NetGame)):
+            raise AgentParameterError("belief: network must be (NetWeights, NetGame), from "
+                                      "solvers.inference.network_for")
+        if int(net.w0.shape[0]) <= int(ng.scatter.max(initial=0)):
+            raise AgentParameterError("belief: network: the weights and the game arrays "
+                                      "come from different layouts")
+        actions, seats = int(net.bp.shape[0]), int(net.bv.shape[0])
     fresh = E.new_state(P)
     return Belief(MODELS[model], float(epsilon), int(worlds), int(me), fresh,
                   np.empty_like(fresh), np.empty_like(fresh),
@@ -1044,7 +1117,8 @@ def make_belief(P, me: int, model: str = "heuristic", worlds: int = 8,
                   np.empty(K + 2, np.int32), np.empty(n * t, np.int64),
                   np.empty(n * t, np.int64), np.zeros((n + 1, K), np.int32),
                   np.zeros((7, max(pc, 1)), np.int64),
-                  np.empty(int(E.deck(P).sum()) + K, np.int64), np.zeros(5))
+                  np.empty(int(E.deck(P).sum()) + K, np.int64), np.zeros(5), net, ng,
+                  np.zeros((pc + 1, actions)), np.zeros(seats))
 
 
 class WeightedDeterminizer:
@@ -1059,10 +1133,11 @@ class WeightedDeterminizer:
     """
 
     def __init__(self, state, player: int, *, model: str = "heuristic", worlds: int = 8,
-                 epsilon: float = DEFAULT_EPSILON, method: str = "auto"):
+                 epsilon: float = DEFAULT_EPSILON, method: str = "auto", checkpoint=None):
         self.det = Determinizer(state, player, method=method)
         self.P, self.root, self.player = self.det.P, self.det.root, self.det.player
-        self.belief = make_belief(self.P, self.player, model, worlds, epsilon)
+        network = check_network("WeightedDeterminizer", model, checkpoint, state.get_game())
+        self.belief = make_belief(self.P, self.player, model, worlds, epsilon, network)
 
     def sample_into(self, s: np.ndarray, rng: np.ndarray) -> np.ndarray:
         if not sir_world(self.P, self.root, s, rng, self.det.record, self.belief):
@@ -1085,10 +1160,8 @@ class WeightedDeterminizer:
         """:func:`world_log_likelihood` of a complete world under this model."""
         b = self.belief
         rng = np.zeros(1, np.uint64) if rng is None else rng
-        return float(world_log_likelihood(self.P, np.asarray(world, np.int32), self.player,
-                                          b.model, b.eps, b.fresh, b.replay, b.bufs,
-                                          b.legals, b.legal, b.seats, b.cards, b.deal,
-                                          b.work, rng))
+        return float(belief_log_likelihood(self.P, np.asarray(world, np.int32), self.player, b,
+                                           rng))
 
     def mean_ess(self) -> float:
         st = self.belief.stats

@@ -524,11 +524,15 @@ class ISMCTSBot(Agent):
         demand; a full tree keeps searching without adding nodes.
       belief: opponent model weighting each iteration's world
         (:mod:`solvers.inference`): ``uniform`` (default: no inference, the
-        plain determinizer, unchanged), ``random`` or ``heuristic``.
+        plain determinizer, unchanged), ``random``, ``heuristic`` or ``network``
+        (a learned policy; needs ``belief_checkpoint``).
       belief_worlds: candidate worlds per iteration for ``belief`` other than
         ``uniform`` (sampling-importance-resampling), an int in [1, 10**6].
-      belief_epsilon: softening of the ``heuristic`` model, a number in (0, 1].
-        ``belief`` other than ``uniform`` needs ``determinization='compiled'``.
+      belief_epsilon: softening of the ``heuristic`` and ``network`` models, a
+        number in (0, 1]. ``belief`` other than ``uniform`` needs
+        ``determinization='compiled'``.
+      belief_checkpoint: with ``belief='network'``, the path of a network
+        checkpoint covering this game (:mod:`solvers.net`); refused otherwise.
       belief_pool: 0 (default) weighs ``belief_worlds`` candidates at every
         iteration; an int in [1, 65536] weighs that many candidates once per
         move and draws every iteration's world from them by weight
@@ -566,7 +570,8 @@ class ISMCTSBot(Agent):
                  belief: str = "uniform", belief_worlds: int = 8,
                  belief_epsilon: float = 0.1, belief_pool: int = 0,
                  belief_min_ess: float = 0.0, belief_mcmc: int = 0,
-                 belief_persist: bool = False, opponents: str = "search"):
+                 belief_persist: bool = False, opponents: str = "search",
+                 belief_checkpoint: str | None = None):
         super().__init__(game, player, seed)
         a = self.NAME
         self.iterations = check_int(a, "iterations", iterations, 1, MAX_ITERATIONS)
@@ -580,7 +585,7 @@ class ISMCTSBot(Agent):
                                             DETERMINIZATIONS)
         self.max_nodes = (None if max_nodes is None else
                           check_int(a, "max_nodes", max_nodes, MIN_NODES, MAX_NODES_LIMIT))
-        from .inference import MAX_BELIEF_POOL, check_belief  # inference imports this module
+        from .inference import MAX_BELIEF_POOL, check_belief, check_network  # imports this
         self.belief, self.belief_worlds, self.belief_epsilon = check_belief(
             a, belief, belief_worlds, belief_epsilon)
         self.belief_pool = check_int(a, "belief_pool", belief_pool, 0, MAX_BELIEF_POOL)
@@ -599,6 +604,7 @@ class ISMCTSBot(Agent):
                 f"{a}: belief={self.belief!r} with determinization="
                 f"{self.determinization!r} is not allowed; allowed: determinization="
                 f"'compiled' with a belief other than 'uniform'")
+        self._network = check_network(a, self.belief, belief_checkpoint, game)
         lo, hi = game.min_utility(), game.max_utility()
         self._lo, self._scale = float(lo), 1.0 / float(hi - lo)
         self._rng = make_rng_state(np.uint64(self.seed), 0)
@@ -621,7 +627,8 @@ class ISMCTSBot(Agent):
         rbias = self._root_bias(P, root, me)        # inside the time budget
         if self.belief != "uniform":
             from .inference import make_belief, search_pooled, search_weighted
-            bel = make_belief(P, me, self.belief, self.belief_worlds, self.belief_epsilon)
+            bel = make_belief(P, me, self.belief, self.belief_worlds, self.belief_epsilon,
+                              self._network)
             if self.belief_pool and root[E.S_PHASE] in (E.PH_PLAY, E.PH_MOON):
                 pool = self._world_pool(state, P, root, det, bel)
                 bel = None

@@ -40,7 +40,7 @@ from spiel_game.simulator import step_apply
 from .heuristic import heuristic_policy
 from .bots import Agent, AgentParameterError, check_choice, check_int
 from .ismcts import Determinizer, ROLLOUT_POLICIES, _determinize, _rollout
-from .inference import DEFAULT_EPSILON, check_belief, make_belief, sir_world
+from .inference import DEFAULT_EPSILON, check_belief, check_network, make_belief, sir_world
 
 __all__ = ["PIMCBot", "MAX_WORLDS", "MAX_ROLLOUTS", "MAX_PLAYOUTS_PER_ACTION"]
 
@@ -102,14 +102,19 @@ class PIMCBot(Agent):
         ``worlds * rollouts`` at most 10**9.
       rollout: playout policy, ``heuristic`` or ``random``.
       belief: opponent model weighting the worlds (:mod:`solvers.inference`):
-        ``uniform`` (default: no inference), ``random`` or ``heuristic``.
+        ``uniform`` (default: no inference), ``random``, ``heuristic`` or
+        ``network`` (a learned policy; needs ``belief_checkpoint``).
       belief_worlds: candidate worlds per world played, an int in [1, 10**6].
-      belief_epsilon: softening of the ``heuristic`` model, a number in (0, 1].
+      belief_epsilon: softening of the ``heuristic`` and ``network`` models, a
+        number in (0, 1].
+      belief_checkpoint: with ``belief='network'``, the path of a network
+        checkpoint covering this game (:mod:`solvers.net`); refused otherwise.
     """
 
     def __init__(self, game, player: int, seed: int = 0, *, worlds: int = 16,
                  rollouts: int = 2, rollout: str = "heuristic", belief: str = "uniform",
-                 belief_worlds: int = 8, belief_epsilon: float = DEFAULT_EPSILON):
+                 belief_worlds: int = 8, belief_epsilon: float = DEFAULT_EPSILON,
+                 belief_checkpoint: str | None = None):
         super().__init__(game, player, seed)
         worlds = check_int("pimc", "worlds", worlds, 1, MAX_WORLDS)
         rollouts = check_int("pimc", "rollouts", rollouts, 1, MAX_ROLLOUTS)
@@ -121,6 +126,7 @@ class PIMCBot(Agent):
         self.worlds, self.rollouts, self.rollout = worlds, rollouts, rollout
         self.belief, self.belief_worlds, self.belief_epsilon = check_belief(
             "pimc", belief, belief_worlds, belief_epsilon)
+        self._network = check_network("pimc", self.belief, belief_checkpoint, game)
         self._rng = make_rng_state(np.uint64(self.seed), 0)
         self._legal = np.empty(K + 2, np.int32)
         self.last_search: dict = {}
@@ -142,7 +148,8 @@ class PIMCBot(Agent):
         if self.belief == "uniform":
             ok = _pimc_values(*args)
         else:
-            bel = make_belief(P, me, self.belief, self.belief_worlds, self.belief_epsilon)
+            bel = make_belief(P, me, self.belief, self.belief_worlds, self.belief_epsilon,
+                              self._network)
             ok = _pimc_values_weighted(*args, bel)
         if not ok:
             raise RuntimeError("PIMC: determinization failed")

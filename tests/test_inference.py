@@ -565,7 +565,9 @@ def test_4_make_belief_checks_its_arguments():
         make_belief(P, 6)
     with pytest.raises(AgentParameterError, match="belief_epsilon=-0.1"):
         make_belief(P, 0, epsilon=-0.1)
-    assert set(MODELS) == {"uniform", "random", "heuristic"}
+    assert set(MODELS) == {"uniform", "random", "heuristic", "network"}
+    with pytest.raises(AgentParameterError, match="'network' model needs network="):
+        make_belief(P, 0, "network")
 
 
 @pytest.mark.parametrize("params", [{"players": 6, "pass_count": 0}, {"players": 5}])

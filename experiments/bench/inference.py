@@ -39,7 +39,7 @@ from spiel_game import engine as E
 from spiel_game.rng import make_rng_state
 from solvers.heuristic import heuristic_policy
 from solvers.inference import (MODELS, complete_world, make_belief, sir_world,
-                               world_log_likelihood)
+                               belief_log_likelihood)
 from solvers.ismcts import Determinizer, _determinize
 
 from ..metadata import metadata, write_result
@@ -65,9 +65,7 @@ def _weighted_loop(p, root, s, rng, det, bel, number):
         if not _determinize(p, s, rng, det):
             return -1.0
         complete_world(p, s, bel.me, rng, bel.seats, bel.cards, bel.tmp)
-        acc += world_log_likelihood(p, s, bel.me, bel.model, bel.eps, bel.fresh, bel.replay,
-                                    bel.bufs, bel.legals, bel.legal, bel.seats, bel.cards,
-                                    bel.deal, bel.work, rng)
+        acc += belief_log_likelihood(p, s, bel.me, bel, rng)
     return acc
 
 

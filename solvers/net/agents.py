@@ -29,12 +29,13 @@ POLICIES = ("argmax", "sample")
 _CACHE: dict[tuple, NetEvaluator] = {}
 
 
-def evaluator_for(agent: str, checkpoint, game) -> NetEvaluator:
+def evaluator_for(agent: str, checkpoint, game, keyword: str = "checkpoint") -> NetEvaluator:
     """The :class:`NetEvaluator` of ``checkpoint`` for ``game``; a missing, damaged
-    or mismatched checkpoint is an :class:`AgentParameterError` naming the agent."""
+    or mismatched checkpoint is an :class:`AgentParameterError` naming the agent
+    and the keyword that gave it (``keyword``)."""
     if not isinstance(checkpoint, (str, os.PathLike)) or not str(checkpoint):
-        raise AgentParameterError(f"{agent}: checkpoint={checkpoint!r}; allowed: the path of a "
-                                  f"network checkpoint (.npz), e.g. {agent}(checkpoint="
+        raise AgentParameterError(f"{agent}: {keyword}={checkpoint!r}; allowed: the path of a "
+                                  f"network checkpoint (.npz), e.g. {agent}({keyword}="
                                   f"'results/.../gen-0003.npz')")
     path = os.path.abspath(str(checkpoint))
     try:
@@ -50,7 +51,7 @@ def evaluator_for(agent: str, checkpoint, game) -> NetEvaluator:
             _CACHE[key] = ev
         ev.game_arrays(game)
     except (CheckpointError, GameFamilyError) as err:
-        raise AgentParameterError(f"{agent}: checkpoint={str(checkpoint)!r}: {err}") from None
+        raise AgentParameterError(f"{agent}: {keyword}={str(checkpoint)!r}: {err}") from None
     return ev
 
 

@@ -329,6 +329,7 @@ class BiasISMCTSBot(ISMCTSBot):
         a = self.NAME
         bad = sorted(set(kwargs) & {"belief", "belief_worlds", "belief_epsilon", "belief_pool",
                                     "belief_min_ess", "belief_mcmc", "belief_persist",
+                                    "belief_checkpoint",
                                     "determinization"})
         if bad:
             raise AgentParameterError(
