@@ -36,6 +36,14 @@ uses a world drawn by sampling-importance-resampling (SIR):
   ``(1 - epsilon)`` on the heuristic's action plus ``epsilon`` spread
   uniformly over the legal actions (``epsilon`` in (0, 1]; > 0 so that no
   consistent world gets weight 0; ``epsilon = 1`` is the ``random`` model).
+* ``network``: a learned policy (:mod:`solvers.net`; a checkpoint covering the
+  game, :func:`network_for`): ``(1 - epsilon) p(a) + epsilon / k``, ``p``
+  the network's policy for the player to move *seeing its own information
+  state in the candidate world* (its hand there, what it has seen), the
+  compiled forward pass (:func:`solvers.net.inference.net_eval`, about 50 us
+  a decision at 6 players, so a weighted world costs 1-4 ms: 30-70 times the
+  ``heuristic`` model's). A model of players whose play the network imitates
+  (e.g. ISMCTS, whose search targets it was distilled from).
 
 **Which decisions count** (the observer's information, nothing more): every
 card another player played this hand (plays are public), and the cards passed

@@ -243,3 +243,21 @@ def test_the_true_world_is_at_least_as_likely_under_the_model_that_played_it(six
     assert np.isfinite(true_ll)
     assert true_ll > np.quantile(others, 0.9), (true_ll, sorted(others)[-5:])
     assert all(math.isfinite(x) for x in others)
+
+
+def test_the_cost_bench_times_the_network_model(six):
+    """``experiments.bench.inference --checkpoint``: the network model is timed
+    beside the hand-written ones, and its weighted world costs more than a
+    plain determinization (it replays the hand with a forward pass a play)."""
+    from experiments.bench import inference as bench
+    _, ck = six
+    res = bench.run(players=(6,), played=(30,), repeats=1, number=4, worlds=4, checkpoint=ck)
+    row = res["rows"][0]
+    assert res["config"]["timed_models"] == ["random", "heuristic", "network"]
+    assert row["weighted_network_ratio"] > 1.0 and 1.0 <= row["ess_network"] <= 4.0
+    table = bench.table(res)
+    assert "| network |" in table.splitlines()[0] and table.count("\n") == 2
+    plain = bench.run(players=(6,), played=(30,), repeats=1, number=2, worlds=2)
+    assert "network" not in bench.table(plain)
+    with pytest.raises(AgentParameterError, match="--checkpoint='/no/such.npz'"):
+        bench.run(players=(6,), played=(30,), repeats=1, number=2, checkpoint="/no/such.npz")

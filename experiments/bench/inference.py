@@ -17,7 +17,9 @@ compiled loop (no Python call per draw), in CPU time (``time.process_time``):
   weight is equal, 1 when one candidate takes all).
 
 ``python -m experiments.bench.inference [--quick] [--players 6 11]
-[--played 10 40 80] [--repeats 5] [--number 300] [--worlds 8] [--out FILE]``
+[--played 10 40 80] [--repeats 5] [--number 300] [--worlds 8]
+[--checkpoint CK] [--out FILE]`` (``--checkpoint``: also the ``network``
+opponent model of that network checkpoint)
 prints a markdown table and writes ``results/<profile>/bench/inference.json``.
 With ``--gap`` it measures instead how far the sampler's candidates fall
 below the true world in likelihood when every seat plays the heuristic
@@ -114,9 +116,12 @@ def _time(f, number):
 
 
 def run(players=(6, 11), played=(10, 40, 80), repeats: int = 5, number: int = 300,
-        worlds: int = 8, epsilon: float = 0.1, seed: int = 0) -> dict:
+        worlds: int = 8, epsilon: float = 0.1, seed: int = 0, checkpoint: str = "") -> dict:
     """Per-draw seconds (medians over repeats) for each player count and point
-    of the hand; see the module docstring."""
+    of the hand; see the module docstring. ``checkpoint``: also the ``network``
+    model of that network checkpoint (it must cover every player count)."""
+    from solvers.inference import network_for
+    models = ("random", "heuristic") + (("network",) if checkpoint else ())
     rows = []
     for n in players:
         game = spiel_game.load({"players": n})
@@ -127,7 +132,10 @@ def run(players=(6, 11), played=(10, 40, 80), repeats: int = 5, number: int = 30
             P, root = det.P, det.root
             s = np.empty_like(root)
             rng = make_rng_state(seed, 0)
-            bels = {m: make_belief(P, me, m, worlds, epsilon) for m in ("random", "heuristic")}
+            net = network_for("bench.inference", checkpoint, game, "--checkpoint") \
+                if checkpoint else None
+            bels = {m: make_belief(P, me, m, worlds, epsilon, net if m == "network" else None)
+                    for m in models}
             jobs = _jobs(P, root, s, rng, det.record, bels, number)
             for f in jobs.values():          # compile / warm up
                 f()
@@ -148,7 +156,8 @@ def run(players=(6, 11), played=(10, 40, 80), repeats: int = 5, number: int = 30
             rows.append(row)
     return {"config": {"players": list(players), "played": list(played), "repeats": repeats,
                        "number": number, "worlds": worlds, "epsilon": epsilon, "seed": seed,
-                       "models": sorted(MODELS)},
+                       "models": sorted(MODELS), "timed_models": list(models),
+                       "checkpoint": checkpoint},
             "rows": rows}
 
 
@@ -303,17 +312,19 @@ def gap_table(res: dict) -> str:
 def table(res: dict) -> str:
     """The markdown table of :func:`run`'s result."""
     m = res["config"]["worlds"]
-    out = ["| players | cards played | plain det. | weighted world: random | heuristic "
-           f"| SIR(M={m}) draw: random | heuristic | ESS of M: random | heuristic |",
-           "|---|---|---|---|---|---|---|---|---|"]
+    models = res["config"].get("timed_models", ["random", "heuristic"])
+    names = " | ".join(models[1:])
+    out = [f"| players | cards played | plain det. | weighted world: {models[0]} | {names} "
+           f"| SIR(M={m}) draw: {models[0]} | {names} | ESS of M: {models[0]} | {names} |",
+           "|---|---|---|" + "---|" * (3 * len(models))]
     for r in res["rows"]:
         out.append(
-            f"| {r['players']} | {r['played']} | {r['plain_us']:.1f} us "
-            f"| {r['weighted_random_us']:.1f} us ({r['weighted_random_ratio']:.1f}x) "
-            f"| {r['weighted_heuristic_us']:.1f} us ({r['weighted_heuristic_ratio']:.1f}x) "
-            f"| {r['sir_random_us']:.0f} us ({r['sir_random_ratio']:.0f}x) "
-            f"| {r['sir_heuristic_us']:.0f} us ({r['sir_heuristic_ratio']:.0f}x) "
-            f"| {r['ess_random']:.2f} | {r['ess_heuristic']:.2f} |")
+            f"| {r['players']} | {r['played']} | {r['plain_us']:.1f} us | "
+            + " | ".join(f"{r[f'weighted_{x}_us']:.1f} us ({r[f'weighted_{x}_ratio']:.1f}x)"
+                         for x in models) + " | "
+            + " | ".join(f"{r[f'sir_{x}_us']:.0f} us ({r[f'sir_{x}_ratio']:.0f}x)"
+                         for x in models) + " | "
+            + " | ".join(f"{r[f'ess_{x}']:.2f}" for x in models) + " |")
     return "\n".join(out)
 
 
@@ -328,6 +339,8 @@ def main(argv=None) -> int:
     ap.add_argument("--worlds", type=int, default=8, help="SIR candidates M (default 8)")
     ap.add_argument("--epsilon", type=float, default=0.1)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--checkpoint", default="",
+                    help="also time the network opponent model of this checkpoint")
     ap.add_argument("--gap", action="store_true",
                     help="instead of costs: the proposal gap (proposal_gap), --number "
                          "candidates per state (default 300), seeds 0..2 from --seed")
@@ -361,7 +374,8 @@ def main(argv=None) -> int:
         return 0
     repeats = a.repeats or (2 if a.quick else 5)
     number = a.number or (30 if a.quick else 300)
-    res = run(tuple(a.players), tuple(a.played), repeats, number, a.worlds, a.epsilon, a.seed)
+    res = run(tuple(a.players), tuple(a.played), repeats, number, a.worlds, a.epsilon, a.seed,
+              a.checkpoint)
     print(table(res))
     out = a.out or default_out("inference", a.quick)
     write_result(out, res, metadata(res["config"], a.seed))
