@@ -1138,6 +1138,8 @@ class WeightedDeterminizer:
     candidate world; ``log_likelihood(world)``: its weight's log;
     ``mean_ess()``: the mean effective sample size of the draws so far
     (``M`` when all weights are equal, 1 when one candidate takes all).
+    ``checkpoint``: the network checkpoint of the ``network`` model (required
+    with it, refused with the others).
     """
 
     def __init__(self, state, player: int, *, model: str = "heuristic", worlds: int = 8,
