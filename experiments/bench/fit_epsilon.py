@@ -36,7 +36,7 @@ import numpy as np
 
 from . import run_and_write
 
-__all__ = ["FitConfig", "plays", "fit", "run", "table", "main"]
+__all__ = ["FitConfig", "plays", "fit", "fit_network", "net_log_likelihood", "run", "table", "main"]
 
 GRID = (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
@@ -111,11 +111,17 @@ def log_likelihood(eps: float, agrees: np.ndarray, counts: np.ndarray) -> float:
 def fit(agrees: np.ndarray, counts: np.ndarray) -> float:
     """The maximum-likelihood ``eps`` in [1e-6, 1] (the log-likelihood is concave
     in ``eps``: a bounded scalar maximisation finds it)."""
-    from scipy.optimize import minimize_scalar
     if len(agrees) == 0:
         raise ValueError("no card play with a choice was recorded; play more hands")
-    res = minimize_scalar(lambda e: -log_likelihood(e, agrees, counts), bounds=(1e-6, 1.0),
-                          method="bounded", options={"xatol": 1e-6})
+    return _max_likelihood_eps(lambda e: log_likelihood(e, agrees, counts))
+
+
+def _max_likelihood_eps(mean_ll) -> float:
+    """The ``eps`` in [1e-6, 1] maximising ``mean_ll(eps)`` (concave: a bounded
+    scalar maximisation finds it)."""
+    from scipy.optimize import minimize_scalar
+    res = minimize_scalar(lambda e: -mean_ll(e), bounds=(1e-6, 1.0), method="bounded",
+                          options={"xatol": 1e-6})
     return float(res.x)
 
 
@@ -127,10 +133,7 @@ def net_log_likelihood(eps: float, p: np.ndarray, counts: np.ndarray) -> float:
 
 def fit_network(p: np.ndarray, counts: np.ndarray) -> float:
     """The maximum-likelihood ``eps`` in [1e-6, 1] of the network model."""
-    from scipy.optimize import minimize_scalar
-    res = minimize_scalar(lambda e: -net_log_likelihood(e, p, counts), bounds=(1e-6, 1.0),
-                          method="bounded", options={"xatol": 1e-6})
-    return float(res.x)
+    return _max_likelihood_eps(lambda e: net_log_likelihood(e, p, counts))
 
 
 def run(config: FitConfig) -> dict:
