@@ -125,6 +125,8 @@ def run(players=(6, 11), played=(10, 40, 80), repeats: int = 5, number: int = 30
     rows = []
     for n in players:
         game = spiel_game.load({"players": n})
+        net = network_for("bench.inference", checkpoint, game, "--checkpoint") \
+            if checkpoint else None
         for k in played:
             st = heuristic_state(game, seed, min(k, n * game.rules.hand_size - n))
             me = st.current_player()
@@ -132,8 +134,6 @@ def run(players=(6, 11), played=(10, 40, 80), repeats: int = 5, number: int = 30
             P, root = det.P, det.root
             s = np.empty_like(root)
             rng = make_rng_state(seed, 0)
-            net = network_for("bench.inference", checkpoint, game, "--checkpoint") \
-                if checkpoint else None
             bels = {m: make_belief(P, me, m, worlds, epsilon, net if m == "network" else None)
                     for m in models}
             jobs = _jobs(P, root, s, rng, det.record, bels, number)
