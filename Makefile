@@ -47,9 +47,14 @@ latex:
 	  else echo "LaTeX not found: install it with"; \
 	    echo "    sudo apt-get install -y --no-install-recommends $(LATEX_PKGS)"; fi; }
 
+# The suite runs on every logical CPU (pytest-xdist; TEST_WORKERS=0 runs it in
+# this one process). --dist loadfile keeps each test file on one worker, so a
+# module's shared fixtures (the quick reproduce of tests/test_notebooks.py,
+# the paper builds) are computed once.
+TEST_WORKERS ?= logical
 test: $(STAMP) browser latex
 	$(PY) -m ruff check .
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 reproduce: $(STAMP) latex
 	$(PY) -m experiments reproduce --profile $(PROFILE)

@@ -126,3 +126,35 @@ def test_update_keeps_other_comparisons_and_time_macro(tmp_path, ckpt, capsys):
     out.write_text("{}")
     assert main([f"bias6={runb}", "--json", str(out), "--update"]) == 2
     assert "not a net_strength result" in capsys.readouterr().err
+
+
+def test_the_inference_step_names_its_tested_agent_by_a_marker(tmp_path, capsys):
+    """The ladder's inference step (no network agent on either side): the shipped
+    oracle run loads with the oracle as the tested agent, whichever its position,
+    and its gain is the oracle's zero-sum payoff minus plain ISMCTS's."""
+    import csv
+
+    from conftest import ROOT
+    from experiments.bench.net_strength import TESTED
+    run = ROOT / "docs" / "inference_equal_time" / "oracle_ismcts_field" / "field6"
+    with pytest.raises(NetStrengthError, match="exactly one must be a network agent"):
+        load_comparison(run)
+    c = load_comparison(run, TESTED["oracle6"])
+    with open(run / "agents.csv", newline="") as f:
+        pay = {r["spec"]: float(r["payoff"]) for r in csv.DictReader(f)}
+    assert c["network"].startswith("ismcts_oracle(") and c["anchor"].startswith("ismcts(")
+    assert c["gain"]["mean"] == pytest.approx(pay[c["network"]] - pay[c["anchor"]], abs=1e-9)
+    assert c["gain"]["lo"] < c["gain"]["mean"] < c["gain"]["hi"] and c["players"] == 6
+    # a run without the marker's agent (or with it on both sides) is refused, named
+    with pytest.raises(NetStrengthError, match=r"exactly one must hold \"belief='network'\""):
+        load_comparison(run, TESTED["beliefnet6"])
+    out = tmp_path / "bench" / "net_strength.json"
+    assert main([f"oracle6={run}", "--json", str(out)]) == 0
+    assert "ismcts_oracle" in capsys.readouterr().out
+    m = Macros()
+    paper_macros(m, tmp_path, tmp_path / "bench")
+    tex = "\n".join(m.lines)
+    assert f"\\newcommand{{\\NetStrOracleSixGain}}{{{signed(c['gain']['mean'])}}}" in tex
+    assert "\\newcommand{\\NetStrOracleSixTimeMs}{50}" in tex
+    assert main([f"beliefnet6={run}"]) == 2
+    assert "exactly one must hold" in capsys.readouterr().err

@@ -4,12 +4,15 @@ Each comparison is one two-agent duplicate-deal tournament (``python -m
 experiments.tournament --agents A B ...``) in which one agent is a network agent
 (``network(...)``, ``ismcts_net(...)`` or ``ismcts_bias(...)``) and the other its
 anchor (``heuristic``, or plain ``ismcts`` at the same time per move), or one a
-search with the network and the other the network alone (its anchor). This script
-reads the run folders and writes one JSON file with every comparison: both specs,
-the player count, deals, seatings, seed, the network agent's zero-sum gain over the
-anchor in points per hand (the tournament's paired comparison: 95% t interval over
-deals, paired t-test p-value), both agents' mean time per decision, and each run's
-configuration, commit and package versions.
+search with the network and the other the network alone (its anchor). The ladder's
+inference step is collected the same way (:data:`TESTED`: ISMCTS with the learned
+policy as its opponent model, or given the true world, against plain ISMCTS). This
+script reads the run folders and writes one JSON file with every comparison: both
+specs, the player count, deals, seatings, seed, the tested agent's gain over the
+anchor in zero-sum payoff per hand (the mean of the other seats' points minus one's
+own: n/(n-1) times the difference in points taken; the tournament's paired
+comparison: 95% t interval over deals, paired t-test p-value), both agents' mean
+time per decision, and each run's configuration, commit and package versions.
 
     python -m experiments.bench.net_strength NAME=RUN [NAME=RUN ...] [--json OUT]
 
@@ -29,7 +32,7 @@ import re
 import sys
 from pathlib import Path
 
-__all__ = ["COMPARISONS", "NetStrengthError", "load_comparison", "main", "paper_macros",
+__all__ = ["COMPARISONS", "TESTED", "NetStrengthError", "load_comparison", "main", "paper_macros",
            "time_limit_ms"]
 
 #: Comparison names: (the paper's macro stem, player count, what it is).
@@ -51,7 +54,25 @@ COMPARISONS = {
                     "guided network alone vs ismcts at 2 ms per move, 11 players"),
     "biasnet6_5ms": ("BiasNetSixFive", 6,
                      "ismcts_bias at 5 ms per move vs the guided network alone, 6 players"),
+    "mixed6": ("MixedSix", 6, "guided network trained at 6 and 11 players vs heuristic, 6 players"),
+    "mixed11": ("MixedEleven", 11,
+                "guided network trained at 6 and 11 players vs heuristic, 11 players"),
+    "mixed5": ("MixedFive", 5,
+               "guided network trained at 6 and 11 players vs heuristic, 5 players (untrained)"),
+    "mixed8": ("MixedEight", 8,
+               "guided network trained at 6 and 11 players vs heuristic, 8 players (untrained)"),
+    "beliefnet6": ("BeliefNetSix", 6, "ismcts with the learned policy as opponent model "
+                   "(belief='network') vs ismcts, equal time, 6 players"),
+    "oracle6": ("OracleSix", 6, "ismcts given the true world vs ismcts, equal time, 6 players"),
+    "oracle11": ("OracleEleven", 11,
+                 "ismcts given the true world vs ismcts, equal time, 11 players"),
 }
+
+#: The ladder's inference step (no network agent on either side, or the network
+#: only as an opponent model): the tested agent is the one whose spec holds the
+#: marker; the other is its anchor.
+TESTED = {"beliefnet6": "belief='network'", "oracle6": "ismcts_oracle(",
+          "oracle11": "ismcts_oracle("}
 
 _NET = ("network(", "ismcts_net(", "ismcts_bias(")
 
@@ -63,11 +84,15 @@ def _rank(spec: str) -> int:
 
 
 class NetStrengthError(ValueError):
-    """A run folder that is not a two-agent tournament with one network agent."""
+    """A run folder that is not a two-agent tournament with one network agent
+    (or, with ``tested``, with exactly one agent whose spec holds it)."""
 
 
-def load_comparison(folder) -> dict:
-    """The comparison of one head-to-head tournament run (module docstring)."""
+def load_comparison(folder, tested: str | None = None) -> dict:
+    """The comparison of one head-to-head tournament run (module docstring).
+    ``tested``: a marker (e.g. ``"ismcts_oracle("``) naming the tested agent by
+    its spec instead of the network rule; the result's ``network`` key is then
+    that agent and ``anchor`` the other."""
     folder = Path(folder)
     try:
         meta = json.loads((folder / "metadata.json").read_text())
@@ -81,7 +106,11 @@ def load_comparison(folder) -> dict:
     if len(agents) != 2 or len(pairs) != 1:
         raise NetStrengthError(f"{folder}: {len(agents)} agents; allowed: exactly two")
     a, b = agents[0]["spec"], agents[1]["spec"]
-    rank = [_rank(x) for x in (a, b)]
+    rank = ([_rank(x) for x in (a, b)] if tested is None
+            else [int(tested in x) for x in (a, b)])
+    if rank[0] == rank[1] and tested is not None:
+        raise NetStrengthError(f"{folder}: agents {a!r}, {b!r}; exactly one must hold "
+                               f"{tested!r} (the tested agent)")
     if rank[0] == rank[1]:
         raise NetStrengthError(
             f"{folder}: agents {a!r}, {b!r}; exactly one must be a network agent "
@@ -142,7 +171,7 @@ def main(argv=None) -> int:
                   f"{', '.join(COMPARISONS)}", file=sys.stderr)
             return 2
         try:
-            c = load_comparison(run)
+            c = load_comparison(run, TESTED.get(name))
         except NetStrengthError as e:
             print(f"net_strength: {e}", file=sys.stderr)
             return 2
@@ -156,7 +185,7 @@ def main(argv=None) -> int:
         g = c["gain"]
         print(f"{name}: {c['network']} vs {c['anchor']}, {c['players']} players, "
               f"{c['deals']} deals x {c['seatings']}: {g['mean']:+.2f} [{g['lo']:+.2f}, "
-              f"{g['hi']:+.2f}] points per hand (p = {c['p_value']:.2g}); "
+              f"{g['hi']:+.2f}] payoff per hand (p = {c['p_value']:.2g}); "
               f"{c['ms_per_decision']['network']:.2f} vs "
               f"{c['ms_per_decision']['anchor']:.2f} ms per decision")
     if args.json:
