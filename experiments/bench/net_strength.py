@@ -66,13 +66,18 @@ COMPARISONS = {
     "oracle6": ("OracleSix", 6, "ismcts given the true world vs ismcts, equal time, 6 players"),
     "oracle11": ("OracleEleven", 11,
                  "ismcts given the true world vs ismcts, equal time, 11 players"),
+    "oraclepolicy6": ("OraclePolicySix", 6, "ismcts given the true world vs ismcts, both with "
+                      "the other players playing the heuristic in the tree, 6 players"),
+    "oraclepolicy11": ("OraclePolicyEleven", 11, "ismcts given the true world vs ismcts, both "
+                       "with the other players playing the heuristic in the tree, 11 players"),
 }
 
 #: The ladder's inference step (no network agent on either side, or the network
 #: only as an opponent model): the tested agent is the one whose spec holds the
 #: marker; the other is its anchor.
 TESTED = {"beliefnet6": "belief='network'", "oracle6": "ismcts_oracle(",
-          "oracle11": "ismcts_oracle("}
+          "oracle11": "ismcts_oracle(", "oraclepolicy6": "ismcts_oracle(",
+          "oraclepolicy11": "ismcts_oracle("}
 
 _NET = ("network(", "ismcts_net(", "ismcts_bias(")
 
