@@ -130,8 +130,8 @@ def test_update_keeps_other_comparisons_and_time_macro(tmp_path, ckpt, capsys):
 
 def test_the_inference_step_names_its_tested_agent_by_a_marker(tmp_path, capsys):
     """The ladder's inference step (no network agent on either side): the shipped
-    oracle run loads with the oracle as the tested agent, whichever its position,
-    and its gain is the oracle's zero-sum payoff minus plain ISMCTS's."""
+    oracle run (the oracle listed second) loads with the oracle as the tested
+    agent, and its gain is the oracle's zero-sum payoff minus plain ISMCTS's."""
     import csv
 
     from conftest import ROOT
