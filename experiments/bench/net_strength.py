@@ -72,6 +72,13 @@ COMPARISONS = {
                        "with the other players playing the heuristic in the tree, 11 players"),
 }
 
+#: One network trained at every count of the range (``docs/distill/``, "One
+#: network for 5-11 players"), against the heuristic at each count.
+COMPARISONS.update({
+    f"all{n}": (f"All{word}", n, f"guided network trained at every count 5-11 vs heuristic, "
+                                 f"{n} players")
+    for n, word in zip(range(5, 12), ("Five", "Six", "Seven", "Eight", "Nine", "Ten", "Eleven"))})
+
 #: The ladder's inference step (no network agent on either side, or the network
 #: only as an opponent model): the tested agent is the one whose spec holds the
 #: marker; the other is its anchor.
