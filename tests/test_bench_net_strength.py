@@ -158,3 +158,44 @@ def test_the_inference_step_names_its_tested_agent_by_a_marker(tmp_path, capsys)
     assert "\\newcommand{\\NetStrOracleSixTimeMs}{50}" in tex
     assert main([f"beliefnet6={run}"]) == 2
     assert "exactly one must hold" in capsys.readouterr().err
+
+
+def _row(m, n: int) -> str:
+    """The row of ``n`` players in ``\\NetStrAllRows``."""
+    (rows,) = [ln for ln in m.lines if ln.startswith("\\newcommand{\\NetStrAllRows}{")]
+    body = rows.split("{", 2)[2].rsplit("}", 1)[0]
+    return next(r for r in body.split("\n") if r.startswith(f"{n} & "))
+
+
+def test_the_every_count_network_gets_a_macro_per_count_and_table_rows(tmp_path, ckpt):
+    """``all<n>`` (15 hands per count a round) and ``all<n>_h30`` (30): their own
+    macro stems, and one table row per count with a cell group per run."""
+    from experiments.bench.net_strength import COMPARISONS
+    from experiments.macros import interval
+    assert [COMPARISONS[f"all{n}"][:2] for n in (5, 8, 11)] == [
+        ("AllFive", 5), ("AllEight", 8), ("AllEleven", 11)]
+    assert COMPARISONS["all11_h30"][:2] == ("AllDoubleEleven", 11)
+    net = f"network(checkpoint={str(ckpt)!r})"
+    run5 = _run(tmp_path, (net, "heuristic"), players=5)
+    out = tmp_path / "bench" / "net_strength.json"
+    assert main([f"all5={run5}", "--json", str(out)]) == 0
+    assert main([f"all6={run5}"]) == 2                   # a 5-player run is not all6
+    g = json.loads(out.read_text())["result"]["comparisons"]["all5"]["gain"]
+    m = Macros()
+    paper_macros(m, tmp_path, tmp_path / "bench")
+    tex = "\n".join(m.lines)
+    assert f"\\newcommand{{\\NetStrAllFiveGain}}{{{signed(g['mean'])}}}" in tex
+    assert "\\newcommand{\\NetStrAllDoubleFiveGain}{--}" in tex
+    row = _row(m, 5)
+    assert row.startswith(f"5 & {signed(g['mean'])} & {interval(g['lo'], g['hi'])} & ")
+    assert row.endswith("3${\\times}$5 & -- &  &  &  \\\\")    # the 30-hand run: not there
+    assert main([f"all5_h30={run5}", "--json", str(out), "--update"]) == 0
+    m = Macros()
+    paper_macros(m, tmp_path, tmp_path / "bench")
+    row = _row(m, 5)
+    assert row.count(signed(g["mean"])) == 2 and "--" not in row
+    # no every-count comparison at all: the rows are "not run", never a ??
+    assert main([f"hint6={_run(tmp_path, (net, 'heuristic'))}", "--json", str(out)]) == 0
+    m = Macros()
+    paper_macros(m, tmp_path, tmp_path / "bench")
+    assert "\\newcommand{\\NetStrAllRows}{--}" in "\n".join(m.lines) and not m.warnings

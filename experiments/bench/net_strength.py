@@ -73,11 +73,17 @@ COMPARISONS = {
 }
 
 #: One network trained at every count of the range (``docs/distill/``, "One
-#: network for 5-11 players"), against the heuristic at each count.
-COMPARISONS.update({
-    f"all{n}": (f"All{word}", n, f"guided network trained at every count 5-11 vs heuristic, "
-                                 f"{n} players")
-    for n, word in zip(range(5, 12), ("Five", "Six", "Seven", "Eight", "Nine", "Ten", "Eleven"))})
+#: network for 5-11 players"), against the heuristic at each count: two runs of
+#: the guided recipe, 15 hands per count a round (``all<n>``, the main result)
+#: and 30 (``all<n>_h30``). :func:`paper_macros` also writes their table rows.
+WORDS = dict(zip(range(5, 12), ("Five", "Six", "Seven", "Eight", "Nine", "Ten", "Eleven")))
+ALL_RUNS = {"": ("All", 15), "_h30": ("AllDouble", 30)}
+for _n, _word in WORDS.items():
+    for _suffix, (_stem, _hands) in ALL_RUNS.items():
+        COMPARISONS[f"all{_n}{_suffix}"] = (
+            f"{_stem}{_word}", _n, f"guided network trained at every count 5-11 "
+            f"({_hands} hands per count a round) vs heuristic, {_n} players")
+del _n, _word, _suffix, _stem, _hands
 
 #: The ladder's inference step (no network agent on either side, or the network
 #: only as an opponent model): the tested agent is the one whose spec holds the
@@ -213,7 +219,7 @@ def paper_macros(m, results: Path, bench: Path) -> None:
     over its anchor, points per hand; ``Ms``: the network agent's time per
     decision), flags ``\\ifNetStr<Stem>`` (there) and ``\\ifNetStr<Stem>Gain``
     (significant gain); ``\\ifNetStrength``: the file is there."""
-    from ..macros import fixed, pvalue, read_json, signed
+    from ..macros import fixed, interval, pvalue, read_json, signed
     path = bench / "net_strength.json"
     there = path.is_file()
     m.flag("NetStrength", lambda: there, "the networks' strength comparisons are there")
@@ -237,6 +243,28 @@ def paper_macros(m, results: Path, bench: Path) -> None:
                  lambda v: f"{v:g}" if v else "--", "the anchor's time per move, ms")
         m.flag(f"NetStr{stem}Gain", lambda g=get, ok=ok: ok and g()["gain"]["lo"] > 0,
                f"significant gain: {what}")
+
+    def all_rows() -> list[int]:
+        return [n for n in WORDS if any(f"all{n}{x}" in have for x in ALL_RUNS)]
+
+    def all_row(n: int) -> str:
+        comps = read_json(path)["result"]["comparisons"]
+        cells = [str(n)]
+        for suffix in ALL_RUNS:
+            c = comps.get(f"all{n}{suffix}")
+            if c is None:
+                cells += ["--", "", "", ""]
+                continue
+            g = c["gain"]
+            cells += [signed(g["mean"]), interval(g["lo"], g["hi"]), pvalue(c["p_value"]),
+                      f"{c['deals']}${{\\times}}${c['seatings']}"]
+        return " & ".join(cells)
+    if all_rows():
+        m.add_rows("NetStrAllRows", all_rows, all_row,
+                   "table rows: the network trained at every count 5-11 vs the heuristic, "
+                   "per count (15 and 30 hands per count a round)")
+    else:
+        m.not_run("NetStrAllRows", "the network trained at every count 5-11")
 
 
 if __name__ == "__main__":
