@@ -192,8 +192,22 @@ def test_the_every_count_network_gets_a_macro_per_count_and_table_rows(tmp_path,
     assert main([f"all5_h30={run5}", "--json", str(out), "--update"]) == 0
     m = Macros()
     paper_macros(m, tmp_path, tmp_path / "bench")
+    served = "five" if g["lo"] > 0 else "none"
+    assert f"\\newcommand{{\\NetStrAllServed}}{{{served}}}" in "\n".join(m.lines)
     row = _row(m, 5)
     assert row.count(signed(g["mean"])) == 2 and "--" not in row
+    # served: the counts whose interval lies above 0, in words
+    saved = json.loads(out.read_text())
+    comps = saved["result"]["comparisons"]
+    comps["all5"]["gain"]["lo"] = 0.5
+    comps["all7"] = dict(comps["all5"], players=7)
+    out.write_text(json.dumps(saved))
+    m = Macros()
+    paper_macros(m, tmp_path, tmp_path / "bench")
+    tex = "\n".join(m.lines)
+    assert "\\newcommand{\\NetStrAllServed}{five and seven}" in tex
+    assert "\\newcommand{\\NetStrAllServedCount}{2}" in tex
+    assert "\\newcommand{\\NetStrAllDoubleServed}{none}" in tex
     # no every-count comparison at all: the rows are "not run", never a ??
     assert main([f"hint6={_run(tmp_path, (net, 'heuristic'))}", "--json", str(out)]) == 0
     m = Macros()

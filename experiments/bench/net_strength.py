@@ -259,6 +259,20 @@ def paper_macros(m, results: Path, bench: Path) -> None:
             cells += [signed(g["mean"]), interval(g["lo"], g["hi"]), pvalue(c["p_value"]),
                       f"{c['deals']}${{\\times}}${c['seatings']}"]
         return " & ".join(cells)
+    def served(suffix: str) -> list[int]:
+        comps = read_json(path)["result"]["comparisons"]
+        return [n for n in WORDS if f"all{n}{suffix}" in comps
+                and comps[f"all{n}{suffix}"]["gain"]["lo"] > 0]
+
+    def words(ns: list[int]) -> str:
+        w = [WORDS[n].lower() for n in ns] or ["none"]
+        return w[0] if len(w) == 1 else ", ".join(w[:-1]) + " and " + w[-1]
+    for suffix, (stem, hands) in ALL_RUNS.items():
+        ok = any(f"all{n}{suffix}" in have for n in WORDS)
+        what = f"the counts where the every-count network ({hands} hands) beats the heuristic"
+        m.add_if(ok, f"NetStr{stem}Served", lambda x=suffix: words(served(x)), str, what)
+        m.add_if(ok, f"NetStr{stem}ServedCount", lambda x=suffix: len(served(x)), str,
+                 f"how many of {what}")
     if all_rows():
         m.add_rows("NetStrAllRows", all_rows, all_row,
                    "table rows: the network trained at every count 5-11 vs the heuristic, "
