@@ -259,6 +259,7 @@ def paper_macros(m, results: Path, bench: Path) -> None:
             cells += [signed(g["mean"]), interval(g["lo"], g["hi"]), pvalue(c["p_value"]),
                       f"{c['deals']}${{\\times}}${c['seatings']}"]
         return " & ".join(cells)
+
     def served(suffix: str) -> list[int]:
         comps = read_json(path)["result"]["comparisons"]
         return [n for n in WORDS if f"all{n}{suffix}" in comps
@@ -267,6 +268,7 @@ def paper_macros(m, results: Path, bench: Path) -> None:
     def words(ns: list[int]) -> str:
         w = [WORDS[n].lower() for n in ns] or ["none"]
         return w[0] if len(w) == 1 else ", ".join(w[:-1]) + " and " + w[-1]
+
     for suffix, (stem, hands) in ALL_RUNS.items():
         ok = any(f"all{n}{suffix}" in have for n in WORDS)
         what = f"the counts where the every-count network ({hands} hands) beats the heuristic"
