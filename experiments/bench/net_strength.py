@@ -52,6 +52,10 @@ COMPARISONS = {
                        "guided network alone vs ismcts at 5 ms per move, 6 players"),
     "netsearch11": ("NetSearchEleven", 11,
                     "guided network alone vs ismcts at 2 ms per move, 11 players"),
+    "netsearch6_20ms": ("NetSearchSixTwenty", 6, "the network trained at every count 5-11 "
+                        "alone vs ismcts at 20 ms per move, 6 players"),
+    "netsearch11_20ms": ("NetSearchElevenTwenty", 11, "the network trained at every count "
+                         "5-11 alone vs ismcts at 20 ms per move, 11 players"),
     "biasnet6_5ms": ("BiasNetSixFive", 6,
                      "ismcts_bias at 5 ms per move vs the guided network alone, 6 players"),
     "mixed6": ("MixedSix", 6, "guided network trained at 6 and 11 players vs heuristic, 6 players"),
