@@ -95,10 +95,9 @@ def test_ismcts_bias_is_a_network_agent_against_plain_ismcts(tmp_path, ckpt):
     for pair in ((net, biased), (biased, net)):
         c2 = load_comparison(_run(tmp_path, pair))
         assert c2["network"] == biased and c2["anchor"] == net
+    # a fixed iteration count is not the equal time per move the name promises
     out = tmp_path / "net_strength.json"
-    assert main([f"bias6={run}", "--json", str(out)]) == 0
-    saved = json.loads(out.read_text())["result"]["comparisons"]["bias6"]
-    assert saved["gain"] == c["gain"] and saved["players"] == 6
+    assert main([f"bias6={run}", "--json", str(out)]) == 2 and not out.exists()
 
 
 def test_update_keeps_other_comparisons_and_time_macro(tmp_path, ckpt, capsys):
@@ -213,3 +212,44 @@ def test_the_every_count_network_gets_a_macro_per_count_and_table_rows(tmp_path,
     m = Macros()
     paper_macros(m, tmp_path, tmp_path / "bench")
     assert "\\newcommand{\\NetStrAllRows}{--}" in "\n".join(m.lines) and not m.warnings
+
+
+def test_root_bias_comparisons_fill_a_table_by_time_per_move(tmp_path, ckpt, capsys):
+    """``bias<n>[_<ms>ms]`` (the 6-player network) and ``allbias<n>[_<ms>ms]`` (the
+    every-count network): the name fixes the time per move and the tested agent,
+    and ``\\NetStrBiasRows`` has one row per time per move, a cell group per
+    network and player count."""
+    from experiments.bench.net_strength import BIAS_BUDGET, COMPARISONS, bias_name
+    from experiments.macros import interval
+    assert bias_name("", 6, 2) == "bias6" and bias_name("all", 11, 20) == "allbias11_20ms"
+    assert COMPARISONS["bias6_50ms"][:2] == ("BiasSixFifty", 6)          # stems kept
+    assert COMPARISONS["allbias11_20ms"][:2] == ("AllBiasElevenTwenty", 11)
+    assert BIAS_BUDGET["allbias6_5ms"] == 5.0
+    plain = "ismcts(time_limit=0.002, rollout='heuristic')"
+    biased = (f"ismcts_bias(checkpoint={str(ckpt)!r}, bias=10.0, time_limit=0.002, "
+              f"rollout='heuristic')")
+    run = _run(tmp_path, (plain, biased))
+    out = tmp_path / "bench" / "net_strength.json"
+    capsys.readouterr()
+    assert main([f"allbias6_5ms={run}", "--json", str(out)]) == 2     # 2 ms, not 5
+    assert "5 ms per move" in capsys.readouterr().err and not out.exists()
+    alone = _run(tmp_path, (f"network(checkpoint={str(ckpt)!r})", plain))
+    assert main([f"allbias6={alone}", "--json", str(out)]) == 2       # not ismcts_bias
+    assert main([f"allbias6={run}", "--json", str(out)]) == 0
+    g = json.loads(out.read_text())["result"]["comparisons"]["allbias6"]["gain"]
+    m = Macros()
+    paper_macros(m, tmp_path, tmp_path / "bench")
+    (rows,) = [ln for ln in m.lines if ln.startswith("\\newcommand{\\NetStrBiasRows}{")]
+    body = rows.split("{", 2)[2].rsplit("}", 1)[0].split("\n")
+    assert body == [f"2 & -- &  & -- &  & {signed(g['mean'])} & "
+                    f"{interval(g['lo'], g['hi'])} & -- &  \\\\"]
+    assert main([f"bias6={run}", "--json", str(out), "--update"]) == 0
+    m = Macros()
+    paper_macros(m, tmp_path, tmp_path / "bench")
+    (rows,) = [ln for ln in m.lines if ln.startswith("\\newcommand{\\NetStrBiasRows}{")]
+    assert rows.count(signed(g["mean"])) == 2 and rows.count("--") == 2
+    # none there: "not run", never a ??
+    out.unlink()
+    m = Macros()
+    paper_macros(m, tmp_path, tmp_path / "bench")
+    assert "\\newcommand{\\NetStrBiasRows}{--}" in "\n".join(m.lines) and not m.warnings

@@ -16,7 +16,8 @@ time per decision, and each run's configuration, commit and package versions.
 
     python -m experiments.bench.net_strength NAME=RUN [NAME=RUN ...] [--json OUT]
 
-``NAME`` is one of :data:`COMPARISONS` (what the paper quotes, by macro stem);
+``NAME`` is one of :data:`COMPARISONS` (what the paper quotes, by macro stem;
+the root-bias names, :data:`BIAS_BUDGET`, must name the run's time per move);
 ``RUN`` a tournament run folder (``.../tournament@<hex>``). ``--update`` keeps
 the comparisons already in the ``--json`` file (each carries its own run's
 config, commit and versions) and replaces the named ones. The paper reads
@@ -28,12 +29,13 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import math
 import re
 import sys
 from pathlib import Path
 
-__all__ = ["COMPARISONS", "TESTED", "NetStrengthError", "load_comparison", "main", "paper_macros",
-           "time_limit_ms"]
+__all__ = ["BIAS_BUDGET", "COMPARISONS", "TESTED", "NetStrengthError", "bias_name",
+           "load_comparison", "main", "paper_macros", "time_limit_ms"]
 
 #: Comparison names: (the paper's macro stem, player count, what it is).
 COMPARISONS = {
@@ -42,11 +44,6 @@ COMPARISONS = {
     "hint11": ("HintEleven", 11, "heuristic-guided network vs heuristic, 11 players"),
     "raw6": ("RawSix", 6, "raw network (no hint) vs heuristic, 6 players"),
     "search6": ("SearchSix", 6, "ismcts_net (hinted prior) vs ismcts, equal time, 6 players"),
-    "bias6": ("BiasSix", 6, "ismcts_bias (guided root bias) vs ismcts, 2 ms per move, 6 players"),
-    "bias6_5ms": ("BiasSixFive", 6, "ismcts_bias vs ismcts, 5 ms per move, 6 players"),
-    "bias6_50ms": ("BiasSixFifty", 6, "ismcts_bias vs ismcts, 50 ms per move, 6 players"),
-    "bias11": ("BiasEleven", 11, "ismcts_bias vs ismcts, 2 ms per move, 11 players"),
-    "bias11_5ms": ("BiasElevenFive", 11, "ismcts_bias vs ismcts, 5 ms per move, 11 players"),
     "netsearch6": ("NetSearchSix", 6, "guided network alone vs ismcts at 2 ms per move, 6 players"),
     "netsearch6_5ms": ("NetSearchSixFive", 6,
                        "guided network alone vs ismcts at 5 ms per move, 6 players"),
@@ -88,6 +85,34 @@ for _n, _word in WORDS.items():
             f"{_stem}{_word}", _n, f"guided network trained at every count 5-11 "
             f"({_hands} hands per count a round) vs heuristic, {_n} players")
 del _n, _word, _suffix, _stem, _hands
+
+#: ISMCTS with a network as root bias (``ismcts_bias``) against plain ISMCTS at
+#: equal time per move, by network, player count and time per move: the cells of
+#: the paper's root-bias table (``\\NetStrBiasRows``, one row per time per move,
+#: one cell group per column). Names ``<prefix>bias<n>`` at 2 ms, else
+#: ``<prefix>bias<n>_<ms>ms``; ``main`` refuses a run whose time per move or
+#: tested agent is not the name's.
+BIAS_NETWORKS = {"": ("", "the 6-player network"), "all": ("All", "the every-count network")}
+BIAS_PLAYERS = (6, 11)
+BIAS_MS = {2: "", 5: "Five", 20: "Twenty", 50: "Fifty"}
+BIAS_COLUMNS = [(_net, _n) for _net in BIAS_NETWORKS for _n in BIAS_PLAYERS]
+BIAS_BUDGET: dict[str, float] = {}
+
+
+def bias_name(net: str, players: int, ms: int) -> str:
+    """The comparison name of one cell of the root-bias table."""
+    return f"{net}bias{players}" + (f"_{ms}ms" if ms != 2 else "")
+
+
+for _net, (_stem, _what) in BIAS_NETWORKS.items():
+    for _n in BIAS_PLAYERS:
+        for _ms, _msword in BIAS_MS.items():
+            _name = bias_name(_net, _n, _ms)
+            BIAS_BUDGET[_name] = float(_ms)
+            COMPARISONS[_name] = (
+                f"{_stem}Bias{WORDS[_n]}{_msword}", _n, f"ismcts_bias ({_what} as root bias) "
+                f"vs ismcts, {_ms} ms per move, {_n} players")
+del _net, _stem, _what, _n, _ms, _msword, _name
 
 #: The ladder's inference step (no network agent on either side, or the network
 #: only as an opponent model): the tested agent is the one whose spec holds the
@@ -201,6 +226,15 @@ def main(argv=None) -> int:
             print(f"net_strength: {name} is a {COMPARISONS[name][1]}-player comparison; "
                   f"{run} has {c['players']} players", file=sys.stderr)
             return 2
+        if name in BIAS_BUDGET and (not c["network"].startswith("ismcts_bias(")
+                                    or not math.isclose(time_limit_ms(c["anchor"]),
+                                                        BIAS_BUDGET[name])
+                                    or not math.isclose(time_limit_ms(c["network"]),
+                                                        BIAS_BUDGET[name])):
+            print(f"net_strength: {name} is ismcts_bias against ismcts at "
+                  f"{BIAS_BUDGET[name]:g} ms per move each; {run} has {c['network']!r} "
+                  f"against {c['anchor']!r}", file=sys.stderr)
+            return 2
         new.append((name, c))
     for name, c in new:
         out[name] = c
@@ -279,6 +313,28 @@ def paper_macros(m, results: Path, bench: Path) -> None:
         m.add_if(ok, f"NetStr{stem}Served", lambda x=suffix: words(served(x)), str, what)
         m.add_if(ok, f"NetStr{stem}ServedCount", lambda x=suffix: len(served(x)), str,
                  f"how many of {what}")
+    def bias_rows() -> list[int]:
+        return [ms for ms in BIAS_MS
+                if any(bias_name(net, n, ms) in have for net, n in BIAS_COLUMNS)]
+
+    def bias_row(ms: int) -> str:
+        comps = read_json(path)["result"]["comparisons"]
+        cells = [str(ms)]
+        for net, n in BIAS_COLUMNS:
+            c = comps.get(bias_name(net, n, ms))
+            if c is None:
+                cells += ["--", ""]
+                continue
+            g = c["gain"]
+            cells += [signed(g["mean"]), interval(g["lo"], g["hi"])]
+        return " & ".join(cells)
+
+    if bias_rows():
+        m.add_rows("NetStrBiasRows", bias_rows, bias_row,
+                   "table rows: ismcts_bias vs ismcts per time per move, a cell group per "
+                   "network and player count")
+    else:
+        m.not_run("NetStrBiasRows", "ismcts_bias against ismcts")
     if all_rows():
         m.add_rows("NetStrAllRows", all_rows, all_row,
                    "table rows: the network trained at every count 5-11 vs the heuristic, "
