@@ -313,6 +313,7 @@ def paper_macros(m, results: Path, bench: Path) -> None:
         m.add_if(ok, f"NetStr{stem}Served", lambda x=suffix: words(served(x)), str, what)
         m.add_if(ok, f"NetStr{stem}ServedCount", lambda x=suffix: len(served(x)), str,
                  f"how many of {what}")
+
     def bias_rows() -> list[int]:
         return [ms for ms in BIAS_MS
                 if any(bias_name(net, n, ms) in have for net, n in BIAS_COLUMNS)]
@@ -329,18 +330,15 @@ def paper_macros(m, results: Path, bench: Path) -> None:
             cells += [signed(g["mean"]), interval(g["lo"], g["hi"])]
         return " & ".join(cells)
 
-    if bias_rows():
-        m.add_rows("NetStrBiasRows", bias_rows, bias_row,
-                   "table rows: ismcts_bias vs ismcts per time per move, a cell group per "
-                   "network and player count")
-    else:
-        m.not_run("NetStrBiasRows", "ismcts_bias against ismcts")
-    if all_rows():
-        m.add_rows("NetStrAllRows", all_rows, all_row,
-                   "table rows: the network trained at every count 5-11 vs the heuristic, "
-                   "per count (15 and 30 hands per count a round)")
-    else:
-        m.not_run("NetStrAllRows", "the network trained at every count 5-11")
+    for name, items, line, what in (
+            ("NetStrBiasRows", bias_rows, bias_row, "ismcts_bias vs ismcts per time per move, "
+             "a cell group per network and player count"),
+            ("NetStrAllRows", all_rows, all_row, "the network trained at every count 5-11 vs "
+             "the heuristic, per count (15 and 30 hands per count a round)")):
+        if items():
+            m.add_rows(name, items, line, f"table rows: {what}")
+        else:
+            m.not_run(name, what)
 
 
 if __name__ == "__main__":
