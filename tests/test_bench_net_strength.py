@@ -103,7 +103,7 @@ def test_ismcts_bias_is_a_network_agent_against_plain_ismcts(tmp_path, ckpt):
 def test_update_keeps_other_comparisons_and_time_macro(tmp_path, ckpt, capsys):
     net = f"network(checkpoint={str(ckpt)!r})"
     run6 = _run(tmp_path, (net, "heuristic"))
-    biased = f"ismcts_bias(checkpoint={str(ckpt)!r}, bias=2.0, time_limit=0.002)"
+    biased = f"ismcts_bias(checkpoint={str(ckpt)!r}, bias=10.0, time_limit=0.002)"
     runb = _run(tmp_path, ("ismcts(time_limit=0.002)", biased))
     out = tmp_path / "bench" / "net_strength.json"
     assert main([f"hint6={run6}", "--json", str(out)]) == 0
@@ -219,12 +219,15 @@ def test_root_bias_comparisons_fill_a_table_by_time_per_move(tmp_path, ckpt, cap
     every-count network): the name fixes the time per move and the tested agent,
     and ``\\NetStrBiasRows`` has one row per time per move, a cell group per
     network and player count."""
-    from experiments.bench.net_strength import BIAS_BUDGET, COMPARISONS, bias_name
+    from experiments.bench.net_strength import BIAS_SETTING, COMPARISONS, bias_name, bias_weight
     from experiments.macros import interval
     assert bias_name("", 6, 2) == "bias6" and bias_name("all", 11, 20) == "allbias11_20ms"
     assert COMPARISONS["bias6_50ms"][:2] == ("BiasSixFifty", 6)          # stems kept
     assert COMPARISONS["allbias11_20ms"][:2] == ("AllBiasElevenTwenty", 11)
-    assert BIAS_BUDGET["allbias6_5ms"] == 5.0
+    assert BIAS_SETTING["allbias6_5ms"] == (5.0, 10.0)
+    assert BIAS_SETTING["allbias11_20ms_w30"] == (20.0, 30.0)
+    assert bias_weight("ismcts_bias(checkpoint='x', bias=3.5)") == 3.5
+    assert bias_weight("ismcts_bias(checkpoint='x')") == 1.0        # the agent's default
     plain = "ismcts(time_limit=0.002, rollout='heuristic')"
     biased = (f"ismcts_bias(checkpoint={str(ckpt)!r}, bias=10.0, time_limit=0.002, "
               f"rollout='heuristic')")
@@ -235,6 +238,9 @@ def test_root_bias_comparisons_fill_a_table_by_time_per_move(tmp_path, ckpt, cap
     assert "5 ms per move" in capsys.readouterr().err and not out.exists()
     alone = _run(tmp_path, (f"network(checkpoint={str(ckpt)!r})", plain))
     assert main([f"allbias6={alone}", "--json", str(out)]) == 2       # not ismcts_bias
+    weak = _run(tmp_path, (plain, biased.replace("bias=10.0", "bias=3.0")))
+    assert main([f"allbias6={weak}", "--json", str(out)]) == 2        # weight 3, not 10
+    assert "bias=10" in capsys.readouterr().err and not out.exists()
     assert main([f"allbias6={run}", "--json", str(out)]) == 0
     g = json.loads(out.read_text())["result"]["comparisons"]["allbias6"]["gain"]
     m = Macros()

@@ -17,7 +17,7 @@ time per decision, and each run's configuration, commit and package versions.
     python -m experiments.bench.net_strength NAME=RUN [NAME=RUN ...] [--json OUT]
 
 ``NAME`` is one of :data:`COMPARISONS` (what the paper quotes, by macro stem;
-the root-bias names, :data:`BIAS_BUDGET`, must name the run's time per move);
+the root-bias names, :data:`BIAS_SETTING`, fix the run's time per move and weight);
 ``RUN`` a tournament run folder (``.../tournament@<hex>``). ``--update`` keeps
 the comparisons already in the ``--json`` file (each carries its own run's
 config, commit and versions) and replaces the named ones. The paper reads
@@ -34,7 +34,7 @@ import re
 import sys
 from pathlib import Path
 
-__all__ = ["BIAS_BUDGET", "COMPARISONS", "TESTED", "NetStrengthError", "bias_name",
+__all__ = ["BIAS_SETTING", "COMPARISONS", "TESTED", "NetStrengthError", "bias_name", "bias_weight",
            "load_comparison", "main", "paper_macros", "time_limit_ms"]
 
 #: Comparison names: (the paper's macro stem, player count, what it is).
@@ -89,14 +89,16 @@ del _n, _word, _suffix, _stem, _hands
 #: ISMCTS with a network as root bias (``ismcts_bias``) against plain ISMCTS at
 #: equal time per move, by network, player count and time per move: the cells of
 #: the paper's root-bias table (``\\NetStrBiasRows``, one row per time per move,
-#: one cell group per column). Names ``<prefix>bias<n>`` at 2 ms, else
-#: ``<prefix>bias<n>_<ms>ms``; ``main`` refuses a run whose time per move or
-#: tested agent is not the name's.
+#: one cell group per column; weight 10). Names ``<prefix>bias<n>`` at 2 ms, else
+#: ``<prefix>bias<n>_<ms>ms``. :data:`BIAS_SETTING` maps every root-bias name (the
+#: table's and the reruns at another weight, ``..._w<weight>``) to its time per
+#: move in ms and its weight; ``main`` refuses a run whose tested agent, time per
+#: move or weight is not the name's.
 BIAS_NETWORKS = {"": ("", "the 6-player network"), "all": ("All", "the every-count network")}
 BIAS_PLAYERS = (6, 11)
 BIAS_MS = {2: "", 5: "Five", 20: "Twenty", 50: "Fifty"}
 BIAS_COLUMNS = [(_net, _n) for _net in BIAS_NETWORKS for _n in BIAS_PLAYERS]
-BIAS_BUDGET: dict[str, float] = {}
+BIAS_SETTING: dict[str, tuple[float, float]] = {}
 
 
 def bias_name(net: str, players: int, ms: int) -> str:
@@ -108,10 +110,16 @@ for _net, (_stem, _what) in BIAS_NETWORKS.items():
     for _n in BIAS_PLAYERS:
         for _ms, _msword in BIAS_MS.items():
             _name = bias_name(_net, _n, _ms)
-            BIAS_BUDGET[_name] = float(_ms)
+            BIAS_SETTING[_name] = (float(_ms), 10.0)
             COMPARISONS[_name] = (
                 f"{_stem}Bias{WORDS[_n]}{_msword}", _n, f"ismcts_bias ({_what} as root bias) "
                 f"vs ismcts, {_ms} ms per move, {_n} players")
+for _n in BIAS_PLAYERS:        # the declared rerun at the weight the 20 ms pilots chose
+    _name = f"allbias{_n}_20ms_w30"
+    BIAS_SETTING[_name] = (20.0, 30.0)
+    COMPARISONS[_name] = (f"AllBias{WORDS[_n]}TwentyWeightThirty", _n, "ismcts_bias (the "
+                          f"every-count network as root bias, weight 30) vs ismcts, 20 ms per "
+                          f"move, {_n} players")
 del _net, _stem, _what, _n, _ms, _msword, _name
 
 #: The ladder's inference step (no network agent on either side, or the network
@@ -185,6 +193,13 @@ def time_limit_ms(spec: str) -> float:
     return 1000.0 * float(hit.group(1)) if hit else 0.0
 
 
+def bias_weight(spec: str) -> float:
+    """The ``bias`` weight of an ``ismcts_bias(...)`` spec (its default, 1, when the
+    spec does not set it)."""
+    hit = re.search(r"\bbias=([0-9.eE+-]+)", spec)
+    return float(hit.group(1)) if hit else 1.0
+
+
 def main(argv=None) -> int:
     from experiments.metadata import metadata, write_result
     ap = argparse.ArgumentParser(prog="python -m experiments.bench.net_strength",
@@ -226,14 +241,15 @@ def main(argv=None) -> int:
             print(f"net_strength: {name} is a {COMPARISONS[name][1]}-player comparison; "
                   f"{run} has {c['players']} players", file=sys.stderr)
             return 2
-        if name in BIAS_BUDGET and (not c["network"].startswith("ismcts_bias(")
-                                    or not math.isclose(time_limit_ms(c["anchor"]),
-                                                        BIAS_BUDGET[name])
-                                    or not math.isclose(time_limit_ms(c["network"]),
-                                                        BIAS_BUDGET[name])):
-            print(f"net_strength: {name} is ismcts_bias against ismcts at "
-                  f"{BIAS_BUDGET[name]:g} ms per move each; {run} has {c['network']!r} "
-                  f"against {c['anchor']!r}", file=sys.stderr)
+        ms, weight = BIAS_SETTING.get(name, (None, None))
+        if ms is not None and (not c["network"].startswith("ismcts_bias(")
+                               or not c["anchor"].startswith("ismcts(")
+                               or not math.isclose(time_limit_ms(c["anchor"]), ms)
+                               or not math.isclose(time_limit_ms(c["network"]), ms)
+                               or not math.isclose(bias_weight(c["network"]), weight)):
+            print(f"net_strength: {name} is ismcts_bias with bias={weight:g} against ismcts, "
+                  f"at {ms:g} ms per move each; {run} has {c['network']!r} against "
+                  f"{c['anchor']!r}", file=sys.stderr)
             return 2
         new.append((name, c))
     for name, c in new:
