@@ -159,11 +159,15 @@ def test_the_inference_step_names_its_tested_agent_by_a_marker(tmp_path, capsys)
     assert "exactly one must hold" in capsys.readouterr().err
 
 
+def _rows(m, name: str) -> list[str]:
+    """The table rows of the macro ``\\name``."""
+    (rows,) = [ln for ln in m.lines if ln.startswith(f"\\newcommand{{\\{name}}}{{")]
+    return rows.split("{", 2)[2].rsplit("}", 1)[0].split("\n")
+
+
 def _row(m, n: int) -> str:
     """The row of ``n`` players in ``\\NetStrAllRows``."""
-    (rows,) = [ln for ln in m.lines if ln.startswith("\\newcommand{\\NetStrAllRows}{")]
-    body = rows.split("{", 2)[2].rsplit("}", 1)[0]
-    return next(r for r in body.split("\n") if r.startswith(f"{n} & "))
+    return next(r for r in _rows(m, "NetStrAllRows") if r.startswith(f"{n} & "))
 
 
 def test_the_every_count_network_gets_a_macro_per_count_and_table_rows(tmp_path, ckpt):
@@ -245,14 +249,12 @@ def test_root_bias_comparisons_fill_a_table_by_time_per_move(tmp_path, ckpt, cap
     g = json.loads(out.read_text())["result"]["comparisons"]["allbias6"]["gain"]
     m = Macros()
     paper_macros(m, tmp_path, tmp_path / "bench")
-    (rows,) = [ln for ln in m.lines if ln.startswith("\\newcommand{\\NetStrBiasRows}{")]
-    body = rows.split("{", 2)[2].rsplit("}", 1)[0].split("\n")
-    assert body == [f"2 & -- &  & -- &  & {signed(g['mean'])} & "
+    assert _rows(m, "NetStrBiasRows") == [f"2 & -- &  & -- &  & {signed(g['mean'])} & "
                     f"{interval(g['lo'], g['hi'])} & -- &  \\\\"]
     assert main([f"bias6={run}", "--json", str(out), "--update"]) == 0
     m = Macros()
     paper_macros(m, tmp_path, tmp_path / "bench")
-    (rows,) = [ln for ln in m.lines if ln.startswith("\\newcommand{\\NetStrBiasRows}{")]
+    rows = "\n".join(_rows(m, "NetStrBiasRows"))
     assert rows.count(signed(g["mean"])) == 2 and rows.count("--") == 2
     # none there: "not run", never a ??
     out.unlink()
