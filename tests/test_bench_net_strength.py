@@ -261,3 +261,38 @@ def test_root_bias_comparisons_fill_a_table_by_time_per_move(tmp_path, ckpt, cap
     m = Macros()
     paper_macros(m, tmp_path, tmp_path / "bench")
     assert "\\newcommand{\\NetStrBiasRows}{--}" in "\n".join(m.lines) and not m.warnings
+
+
+def test_true_world_comparisons_fill_a_table_by_time_per_move(tmp_path, capsys):
+    """``oracle<n>[_<ms>ms]``: ``ismcts_oracle`` against plain ``ismcts`` at the
+    name's time per move (50 ms without a suffix); ``\\NetStrOracleRows`` has one
+    row per time per move, a cell group per player count, in order of budget."""
+    from conftest import ROOT
+    from experiments.bench.net_strength import COMPARISONS, ORACLE_SETTING, oracle_name
+    from experiments.bench.oracle_worlds import main as oracle_worlds
+    from experiments.macros import interval
+    assert oracle_name(6, 50) == "oracle6" and oracle_name(11, 2) == "oracle11_2ms"
+    assert COMPARISONS["oracle6"][:2] == ("OracleSix", 6)               # the stem kept
+    assert COMPARISONS["oracle11_20ms"][:2] == ("OracleElevenTwenty", 11)
+    assert ORACLE_SETTING["oracle6_5ms"] == 5.0 and ORACLE_SETTING["oracle11"] == 50.0
+    shipped = ROOT / "docs" / "inference_equal_time" / "oracle_ismcts_field" / "field6"
+    out = tmp_path / "bench" / "net_strength.json"
+    capsys.readouterr()
+    assert main([f"oracle6_2ms={shipped}", "--json", str(out)]) == 2      # 50 ms, not 2
+    assert "2 ms per move" in capsys.readouterr().err and not out.exists()
+    runs = tmp_path / "runs"
+    assert oracle_worlds(["--agents", "ismcts(time_limit=0.002, rollout='heuristic')",
+                          "ismcts_oracle(time_limit=0.002, rollout='heuristic')",
+                          "--game", json.dumps({"players": 6}), "--deals", "2", "--seed", "5",
+                          "--no-progress", "--out", str(runs)]) == 0
+    (run,) = runs.glob("tournament@*")
+    assert main([f"oracle6={run}", "--json", str(out)]) == 2             # 2 ms, not 50
+    assert main([f"oracle6_2ms={run}", f"oracle6={shipped}", "--json", str(out)]) == 0
+    comps = json.loads(out.read_text())["result"]["comparisons"]
+    m = Macros()
+    paper_macros(m, tmp_path, tmp_path / "bench")
+    cells = {ms: f"{signed(comps[k]['gain']['mean'])} & "
+                 f"{interval(comps[k]['gain']['lo'], comps[k]['gain']['hi'])}"
+             for ms, k in ((2, "oracle6_2ms"), (50, "oracle6"))}
+    assert _rows(m, "NetStrOracleRows") == [f"2 & {cells[2]} & -- &  \\\\",
+                                            f"50 & {cells[50]} & -- &  \\\\"]

@@ -34,8 +34,9 @@ import re
 import sys
 from pathlib import Path
 
-__all__ = ["BIAS_SETTING", "COMPARISONS", "TESTED", "NetStrengthError", "bias_name", "bias_weight",
-           "load_comparison", "main", "paper_macros", "time_limit_ms"]
+__all__ = ["BIAS_SETTING", "COMPARISONS", "ORACLE_SETTING", "TESTED", "NetStrengthError",
+           "bias_name", "bias_weight", "load_comparison", "main", "oracle_name", "paper_macros",
+           "setting_error", "time_limit_ms"]
 
 #: Comparison names: (the paper's macro stem, player count, what it is).
 COMPARISONS = {
@@ -64,9 +65,6 @@ COMPARISONS = {
                "guided network trained at 6 and 11 players vs heuristic, 8 players (untrained)"),
     "beliefnet6": ("BeliefNetSix", 6, "ismcts with the learned policy as opponent model "
                    "(belief='network') vs ismcts, equal time, 6 players"),
-    "oracle6": ("OracleSix", 6, "ismcts given the true world vs ismcts, equal time, 6 players"),
-    "oracle11": ("OracleEleven", 11,
-                 "ismcts given the true world vs ismcts, equal time, 11 players"),
     "oraclepolicy6": ("OraclePolicySix", 6, "ismcts given the true world vs ismcts, both with "
                       "the other players playing the heuristic in the tree, 6 players"),
     "oraclepolicy11": ("OraclePolicyEleven", 11, "ismcts given the true world vs ismcts, both "
@@ -122,12 +120,34 @@ for _n in BIAS_PLAYERS:        # the declared rerun at the weight the 20 ms pilo
                           f"move, {_n} players")
 del _net, _stem, _what, _n, _ms, _msword, _name
 
+#: The true world's worth to ISMCTS among ISMCTS players by time per move
+#: (``ismcts_oracle`` against plain ``ismcts``, both at the same time per move;
+#: ``docs/inference_equal_time/``, sections 6 and 8): the bound on the ladder's
+#: inference step, one row per time per move of the paper's table
+#: (``\\NetStrOracleRows``). Names ``oracle<n>`` at 50 ms (the first runs), else
+#: ``oracle<n>_<ms>ms``; :data:`ORACLE_SETTING` maps each to its time per move.
+ORACLE_MS = {2: "Two", 5: "Five", 20: "Twenty", 50: ""}
+ORACLE_SETTING: dict[str, float] = {}
+
+
+def oracle_name(players: int, ms: int) -> str:
+    """The comparison name of one cell of the true-world table."""
+    return f"oracle{players}" + (f"_{ms}ms" if ms != 50 else "")
+
+
+for _n in BIAS_PLAYERS:
+    for _ms, _msword in ORACLE_MS.items():
+        _name = oracle_name(_n, _ms)
+        ORACLE_SETTING[_name] = float(_ms)
+        COMPARISONS[_name] = (f"Oracle{WORDS[_n]}{_msword}", _n, "ismcts given the true world "
+                              f"vs ismcts, {_ms} ms per move, {_n} players")
+del _n, _ms, _msword, _name
+
 #: The ladder's inference step (no network agent on either side, or the network
 #: only as an opponent model): the tested agent is the one whose spec holds the
 #: marker; the other is its anchor.
-TESTED = {"beliefnet6": "belief='network'", "oracle6": "ismcts_oracle(",
-          "oracle11": "ismcts_oracle(", "oraclepolicy6": "ismcts_oracle(",
-          "oraclepolicy11": "ismcts_oracle("}
+TESTED = {"beliefnet6": "belief='network'", "oraclepolicy6": "ismcts_oracle(",
+          "oraclepolicy11": "ismcts_oracle(", **dict.fromkeys(ORACLE_SETTING, "ismcts_oracle(")}
 
 _NET = ("network(", "ismcts_net(", "ismcts_bias(")
 
@@ -200,6 +220,25 @@ def bias_weight(spec: str) -> float:
     return float(hit.group(1)) if hit else 1.0
 
 
+def setting_error(name: str, c: dict) -> str | None:
+    """What a grid comparison (:data:`BIAS_SETTING`, :data:`ORACLE_SETTING`) must
+    be, when the loaded comparison ``c`` is not that; None when it is (or when
+    ``name`` fixes no setting)."""
+    if name in BIAS_SETTING:
+        ms, weight = BIAS_SETTING[name]
+        tested, what = "ismcts_bias(", f"ismcts_bias with bias={weight:g}"
+        same = math.isclose(bias_weight(c["network"]), weight)
+    elif name in ORACLE_SETTING:
+        ms, tested, what, same = ORACLE_SETTING[name], "ismcts_oracle(", "ismcts_oracle", True
+    else:
+        return None
+    if (same and c["network"].startswith(tested) and c["anchor"].startswith("ismcts(")
+            and math.isclose(time_limit_ms(c["anchor"]), ms)
+            and math.isclose(time_limit_ms(c["network"]), ms)):
+        return None
+    return f"{name} is {what} against ismcts, at {ms:g} ms per move each"
+
+
 def main(argv=None) -> int:
     from experiments.metadata import metadata, write_result
     ap = argparse.ArgumentParser(prog="python -m experiments.bench.net_strength",
@@ -241,14 +280,9 @@ def main(argv=None) -> int:
             print(f"net_strength: {name} is a {COMPARISONS[name][1]}-player comparison; "
                   f"{run} has {c['players']} players", file=sys.stderr)
             return 2
-        ms, weight = BIAS_SETTING.get(name, (None, None))
-        if ms is not None and (not c["network"].startswith("ismcts_bias(")
-                               or not c["anchor"].startswith("ismcts(")
-                               or not math.isclose(time_limit_ms(c["anchor"]), ms)
-                               or not math.isclose(time_limit_ms(c["network"]), ms)
-                               or not math.isclose(bias_weight(c["network"]), weight)):
-            print(f"net_strength: {name} is ismcts_bias with bias={weight:g} against ismcts, "
-                  f"at {ms:g} ms per move each; {run} has {c['network']!r} against "
+        bad = setting_error(name, c)
+        if bad:
+            print(f"net_strength: {bad}; {run} has {c['network']!r} against "
                   f"{c['anchor']!r}", file=sys.stderr)
             return 2
         new.append((name, c))
@@ -330,26 +364,32 @@ def paper_macros(m, results: Path, bench: Path) -> None:
         m.add_if(ok, f"NetStr{stem}ServedCount", lambda x=suffix: len(served(x)), str,
                  f"how many of {what}")
 
-    def bias_rows() -> list[int]:
-        return [ms for ms in BIAS_MS
-                if any(bias_name(net, n, ms) in have for net, n in BIAS_COLUMNS)]
+    def grid(budgets, names):
+        """The rows (times per move with a run) and row builder of a table with
+        one row per time per move and a cell group (gain, interval) per name."""
+        def rows() -> list[int]:
+            return [ms for ms in budgets if any(name(ms) in have for name in names)]
 
-    def bias_row(ms: int) -> str:
-        comps = read_json(path)["result"]["comparisons"]
-        cells = [str(ms)]
-        for net, n in BIAS_COLUMNS:
-            c = comps.get(bias_name(net, n, ms))
-            if c is None:
-                cells += ["--", ""]
-                continue
-            g = c["gain"]
-            cells += [signed(g["mean"]), interval(g["lo"], g["hi"])]
-        return " & ".join(cells)
+        def row(ms: int) -> str:
+            comps = read_json(path)["result"]["comparisons"]
+            cells = [str(ms)]
+            for name in names:
+                c = comps.get(name(ms))
+                g = c and c["gain"]
+                cells += ["--", ""] if c is None else [signed(g["mean"]),
+                                                       interval(g["lo"], g["hi"])]
+            return " & ".join(cells)
+        return rows, row
 
-    for name, items, line, what in (
-            ("NetStrBiasRows", bias_rows, bias_row, "ismcts_bias vs ismcts per time per move, "
+    bias = grid(BIAS_MS, [lambda ms, net=net, n=n: bias_name(net, n, ms)
+                          for net, n in BIAS_COLUMNS])
+    oracle = grid(sorted(ORACLE_MS), [lambda ms, n=n: oracle_name(n, ms) for n in BIAS_PLAYERS])
+    for name, (items, line), what in (
+            ("NetStrBiasRows", bias, "ismcts_bias vs ismcts per time per move, "
              "a cell group per network and player count"),
-            ("NetStrAllRows", all_rows, all_row, "the network trained at every count 5-11 vs "
+            ("NetStrOracleRows", oracle, "ismcts given the true world vs ismcts per time per "
+             "move, a cell group per player count"),
+            ("NetStrAllRows", (all_rows, all_row), "the network trained at every count 5-11 vs "
              "the heuristic, per count (15 and 30 hands per count a round)")):
         if items():
             m.add_rows(name, items, line, f"table rows: {what}")
