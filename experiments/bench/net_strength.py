@@ -17,7 +17,8 @@ time per decision, and each run's configuration, commit and package versions.
     python -m experiments.bench.net_strength NAME=RUN [NAME=RUN ...] [--json OUT]
 
 ``NAME`` is one of :data:`COMPARISONS` (what the paper quotes, by macro stem;
-the root-bias names, :data:`BIAS_SETTING`, fix the run's time per move and weight);
+the root-bias names, :data:`BIAS_SETTING`, fix the run's time per move and weight,
+the true-world names, :data:`ORACLE_SETTING`, its time per move);
 ``RUN`` a tournament run folder (``.../tournament@<hex>``). ``--update`` keeps
 the comparisons already in the ``--json`` file (each carries its own run's
 config, commit and versions) and replaces the named ones. The paper reads
