@@ -275,6 +275,7 @@ def test_true_world_comparisons_fill_a_table_by_time_per_move(tmp_path, capsys):
     assert COMPARISONS["oracle6"][:2] == ("OracleSix", 6)               # the stem kept
     assert COMPARISONS["oracle11_20ms"][:2] == ("OracleElevenTwenty", 11)
     assert ORACLE_SETTING["oracle6_5ms"] == 5.0 and ORACLE_SETTING["oracle11"] == 50.0
+    assert ORACLE_SETTING["oracle11_5ms_rep"] == 5.0
     shipped = ROOT / "docs" / "inference_equal_time" / "oracle_ismcts_field" / "field6"
     out = tmp_path / "bench" / "net_strength.json"
     capsys.readouterr()

@@ -126,7 +126,9 @@ del _net, _stem, _what, _n, _ms, _msword, _name
 #: ``docs/inference_equal_time/``, sections 6 and 8): the bound on the ladder's
 #: inference step, one row per time per move of the paper's table
 #: (``\\NetStrOracleRows``). Names ``oracle<n>`` at 50 ms (the first runs), else
-#: ``oracle<n>_<ms>ms``; :data:`ORACLE_SETTING` maps each to its time per move.
+#: ``oracle<n>_<ms>ms``, and ``oracle<n>_5ms_rep`` (the 5 ms row replicated on
+#: other deals, not a table row); :data:`ORACLE_SETTING` maps each to its time
+#: per move.
 ORACLE_MS = {2: "Two", 5: "Five", 20: "Twenty", 50: ""}
 ORACLE_SETTING: dict[str, float] = {}
 
@@ -142,6 +144,10 @@ for _n in BIAS_PLAYERS:
         ORACLE_SETTING[_name] = float(_ms)
         COMPARISONS[_name] = (f"Oracle{WORDS[_n]}{_msword}", _n, "ismcts given the true world "
                               f"vs ismcts, {_ms} ms per move, {_n} players")
+    _name = f"oracle{_n}_5ms_rep"      # the declared replication on fresh deals (seed 4)
+    ORACLE_SETTING[_name] = 5.0
+    COMPARISONS[_name] = (f"Oracle{WORDS[_n]}FiveRep", _n, "ismcts given the true world vs "
+                          f"ismcts, 5 ms per move, {_n} players, replication on fresh deals")
 del _n, _ms, _msword, _name
 
 #: The ladder's inference step (no network agent on either side, or the network
