@@ -382,9 +382,11 @@ def paper_macros(m, results: Path, bench: Path) -> None:
             cells = [str(ms)]
             for name in names:
                 c = comps.get(name(ms))
-                g = c and c["gain"]
-                cells += ["--", ""] if c is None else [signed(g["mean"]),
-                                                       interval(g["lo"], g["hi"])]
+                if c is None:
+                    cells += ["--", ""]
+                    continue
+                g = c["gain"]
+                cells += [signed(g["mean"]), interval(g["lo"], g["hi"])]
             return " & ".join(cells)
         return rows, row
 
