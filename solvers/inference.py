@@ -90,7 +90,8 @@ from .heuristic import heuristic_policy
 from .ismcts import Determinizer, _determinize, _iteration
 from .net.inference import NetGame, NetWeights, net_eval
 
-__all__ = ["MODELS", "DEFAULT_EPSILON", "MAX_BELIEF_WORLDS", "MAX_WEIGHED_PASS", "Belief",
+__all__ = ["MODELS", "POOL_MODELS", "DEFAULT_EPSILON", "MAX_BELIEF_WORLDS", "MAX_WEIGHED_PASS",
+           "Belief",
            "make_belief", "check_belief", "action_probability", "complete_world",
            "world_log_likelihood", "belief_log_likelihood", "network_for", "check_network",
            "sir_world", "search_weighted", "WeightedDeterminizer",
@@ -101,6 +102,10 @@ __all__ = ["MODELS", "DEFAULT_EPSILON", "MAX_BELIEF_WORLDS", "MAX_WEIGHED_PASS",
 K = E.K
 #: Opponent models: name -> compiled code (see the module docstring).
 MODELS = {"uniform": 0, "random": 1, "heuristic": 2, "network": 3}
+#: Beliefs that weigh a root-level pool without replaying the hand (ISMCTS
+#: with ``belief_pool`` only): ``location``, a learned card-location model's
+#: tilt of the prior (:mod:`solvers.net.location`).
+POOL_MODELS = ("location",)
 DEFAULT_EPSILON = 0.1
 #: Most candidate worlds per SIR draw.
 MAX_BELIEF_WORLDS = 1_000_000
@@ -1037,12 +1042,14 @@ class WorldPool:
 
 
 # ================================================================ Python side
-def check_belief(agent: str, belief, worlds, epsilon) -> tuple[str, int, float]:
+def check_belief(agent: str, belief, worlds, epsilon,
+                 extra: tuple = ()) -> tuple[str, int, float]:
     """The agents' ``belief``, ``belief_worlds`` and ``belief_epsilon`` checked:
-    ``belief`` one of :data:`MODELS`, ``belief_worlds`` an int in
+    ``belief`` one of :data:`MODELS` (or of ``extra``, e.g. :data:`POOL_MODELS`
+    for an agent that supports them), ``belief_worlds`` an int in
     [1, :data:`MAX_BELIEF_WORLDS`], ``belief_epsilon`` a number in (0, 1];
     else :class:`solvers.bots.AgentParameterError` naming the parameter."""
-    belief = check_choice(agent, "belief", belief, tuple(MODELS))
+    belief = check_choice(agent, "belief", belief, tuple(MODELS) + tuple(extra))
     worlds = check_int(agent, "belief_worlds", worlds, 1, MAX_BELIEF_WORLDS)
     epsilon = check_real(agent, "belief_epsilon", epsilon, 0.0, 1.0, lo_open=True)
     return belief, worlds, epsilon
@@ -1074,7 +1081,23 @@ def network_for(agent: str, checkpoint, game, keyword: str = "belief_checkpoint"
 
 def check_network(agent: str, belief: str, checkpoint, game):
     """The agents' ``belief_checkpoint``: required with ``belief='network'``
-    (returns :func:`network_for`), refused with any other model (returns None)."""
+    (returns :func:`network_for`) and with ``belief='location'`` (returns the
+    :class:`solvers.net.location.LocationModel`, checked to cover ``game``),
+    refused with any other model (returns None)."""
+    if belief == "location":
+        if checkpoint is None:
+            raise AgentParameterError(
+                f"{agent}: belief='location' needs belief_checkpoint=PATH (a card-location "
+                f"model, from `python -m experiments.bench.card_location train`)")
+        from .net.checkpoint import CheckpointError
+        from .net.features import GameFamilyError
+        from .net.location import load_location
+        try:
+            model = load_location(checkpoint)
+            model.layout.view(game)
+        except (CheckpointError, GameFamilyError) as err:
+            raise AgentParameterError(f"{agent}: belief_checkpoint: {err}") from None
+        return model
     if belief == "network":
         if checkpoint is None:
             raise AgentParameterError(
@@ -1084,7 +1107,7 @@ def check_network(agent: str, belief: str, checkpoint, game):
     if checkpoint is not None:
         raise AgentParameterError(
             f"{agent}: belief_checkpoint={checkpoint!r} is only used with belief='network' "
-            f"(got belief={belief!r}); allowed: leave it out, or belief='network'")
+            f"or 'location' (got belief={belief!r}); allowed: leave it out, or one of those")
     return None
 
 

@@ -525,14 +525,21 @@ class ISMCTSBot(Agent):
       belief: opponent model weighting each iteration's world
         (:mod:`solvers.inference`): ``uniform`` (default: no inference, the
         plain determinizer, unchanged), ``random``, ``heuristic`` or ``network``
-        (a learned policy; needs ``belief_checkpoint``).
+        (a learned policy; needs ``belief_checkpoint``); or ``location``: a
+        learned card-location model (``belief_checkpoint``, from
+        ``python -m experiments.bench.card_location train``) tilts a
+        root-level pool of prior worlds towards where it predicts the hidden
+        cards lie (:class:`solvers.net.location.LocationPool`; needs
+        ``belief_pool``, no ``belief_mcmc`` or ``belief_persist``).
       belief_worlds: candidate worlds per iteration for ``belief`` other than
         ``uniform`` (sampling-importance-resampling), an int in [1, 10**6].
       belief_epsilon: softening of the ``heuristic`` and ``network`` models, a
         number in (0, 1]. ``belief`` other than ``uniform`` needs
         ``determinization='compiled'``.
       belief_checkpoint: with ``belief='network'``, the path of a network
-        checkpoint covering this game (:mod:`solvers.net`); refused otherwise.
+        checkpoint covering this game (:mod:`solvers.net`); with
+        ``belief='location'``, of a card-location model covering it; refused
+        otherwise.
       belief_pool: 0 (default) weighs ``belief_worlds`` candidates at every
         iteration; an int in [1, 65536] weighs that many candidates once per
         move and draws every iteration's world from them by weight
@@ -585,9 +592,10 @@ class ISMCTSBot(Agent):
                                             DETERMINIZATIONS)
         self.max_nodes = (None if max_nodes is None else
                           check_int(a, "max_nodes", max_nodes, MIN_NODES, MAX_NODES_LIMIT))
-        from .inference import MAX_BELIEF_POOL, check_belief, check_network  # imports this
+        from .inference import (MAX_BELIEF_POOL, POOL_MODELS, check_belief,  # imports this
+                                check_network)
         self.belief, self.belief_worlds, self.belief_epsilon = check_belief(
-            a, belief, belief_worlds, belief_epsilon)
+            a, belief, belief_worlds, belief_epsilon, extra=POOL_MODELS)
         self.belief_pool = check_int(a, "belief_pool", belief_pool, 0, MAX_BELIEF_POOL)
         self.belief_min_ess = check_real(a, "belief_min_ess", belief_min_ess, 0.0,
                                          float(MAX_BELIEF_POOL))
@@ -604,6 +612,17 @@ class ISMCTSBot(Agent):
                 f"{a}: belief={self.belief!r} with determinization="
                 f"{self.determinization!r} is not allowed; allowed: determinization="
                 f"'compiled' with a belief other than 'uniform'")
+        if self.belief in POOL_MODELS:
+            bad = [f"{k}={v!r}" for k, v, ok in (
+                ("belief_pool", belief_pool, self.belief_pool > 0),
+                ("belief_mcmc", belief_mcmc, self.belief_mcmc == 0),
+                ("belief_persist", belief_persist, not self.belief_persist)) if not ok]
+            if bad:
+                raise AgentParameterError(
+                    f"{a}: belief={self.belief!r} with {', '.join(bad)} is not allowed; "
+                    f"allowed: belief_pool >= 1 (the model weighs a root-level pool), no "
+                    f"belief_mcmc and no belief_persist (they move worlds by replaying the "
+                    f"hand under an opponent model)")
         self._network = check_network(a, self.belief, belief_checkpoint, game)
         lo, hi = game.min_utility(), game.max_utility()
         self._lo, self._scale = float(lo), 1.0 / float(hi - lo)
@@ -627,10 +646,14 @@ class ISMCTSBot(Agent):
         rbias = self._root_bias(P, root, me)        # inside the time budget
         if self.belief != "uniform":
             from .inference import make_belief, search_pooled, search_weighted
-            bel = make_belief(P, me, self.belief, self.belief_worlds, self.belief_epsilon,
-                              self._network)
+            located = self.belief == "location"     # the pool draws plain worlds
+            bel = make_belief(P, me, "uniform" if located else self.belief,
+                              self.belief_worlds, self.belief_epsilon,
+                              None if located else self._network)
             if self.belief_pool and root[E.S_PHASE] in (E.PH_PLAY, E.PH_MOON):
                 pool = self._world_pool(state, P, root, det, bel)
+                bel = None
+            elif located:                            # passing: plain worlds
                 bel = None
         budget = self.iterations if self.time_limit is None else None
         limit = self.max_nodes or DEFAULT_MAX_NODES
@@ -724,6 +747,10 @@ class ISMCTSBot(Agent):
         it (e.g. ``experiments.bench.oracle_worlds`` gives the search the true
         world, an upper bound on what inference can buy)."""
         from .inference import WorldPool
+        if self.belief == "location":
+            from .net.location import LocationPool
+            return LocationPool(self._network, self.game, P, root, bel.me, det.record,
+                                bel, self.belief_pool, self._rng, self.belief_min_ess)
         if not self.belief_persist:
             return WorldPool(P, root, det.record, bel, self.belief_pool, self._rng,
                              self.belief_min_ess, self.belief_mcmc)

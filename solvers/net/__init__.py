@@ -33,7 +33,7 @@ def _numba_cache_guard() -> None:
     ``solvers/ismcts.py`` / ``heuristic.py`` or of the kernel modules here changed."""
     from spiel_game.numba_cache import engine_sources, guard
     here = Path(__file__).resolve().parent
-    kernels = [here / f for f in ("features.py", "inference.py", "search.py")]
+    kernels = [here / f for f in ("features.py", "inference.py", "location.py", "search.py")]
     guard(here / "__pycache__", engine_sources() + kernels
           + [here.parent / "ismcts.py", here.parent / "heuristic.py"])
 

@@ -1,0 +1,188 @@
+"""A learned card-location model: data, training and what it knows (issue 15).
+
+Inference by replaying the others' plays under an opponent model
+(:mod:`solvers.inference`) costs a replay per world. A *card-location model*
+(Solinas, Sturtevant and Buro 2019, for Skat) instead predicts, from the
+observer's information state, where the hidden cards lie, once per decision;
+:mod:`solvers.net.location` turns that prediction into a tilt of the exact
+constrained prior (:class:`solvers.net.location.LocationModel`). This script
+makes its data, trains it and measures it:
+
+``collect``: play ``--hands`` hands with every seat the agent ``--agent`` (a
+registry spec; default ISMCTS at 5 ms per move with heuristic rollouts, the
+field of the 5 ms oracle runs) and record, at every play-phase decision with
+more than one legal action, the engine state and the player to move (the
+observer). Writes an ``.npz`` with ``states``, ``observers``, ``hand`` (hand
+index), ``returns`` and the run's metadata (config, seed, versions, commit).
+
+``train``: prepare every recorded decision
+(:func:`solvers.net.location.prepare`: the prior's expected counts from
+``--prior-worlds`` determinizations, the features, the true counts), fit
+the model, write a checkpoint (:func:`solvers.net.location.save_location`).
+
+``evaluate``: on decisions of other hands (another ``collect`` run), the
+mean squared error of the expected counts held by every other seat, for the
+prior and for the model, and the share of the prior's error the model
+removes; also the log-likelihood of the true counts per card. JSON with its
+metadata.
+
+    python -m experiments.bench.card_location collect --players 6 --hands 600 \\
+        --seed 0 --out runs/loc6_train.npz
+    python -m experiments.bench.card_location train runs/loc6_train.npz \\
+        --out runs/loc6.npz
+    python -m experiments.bench.card_location evaluate runs/loc6.npz \\
+        runs/loc6_test.npz --json runs/loc6_eval.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pyspiel
+
+import spiel_game
+from experiments.metadata import metadata, write_result
+from spiel_game import engine as E
+
+__all__ = ["DEFAULT_AGENT", "collect", "main"]
+
+DEFAULT_AGENT = "ismcts(time_limit=0.005, rollout='heuristic')"
+
+
+def _chance(state, gen) -> int:
+    outcomes, probs = zip(*state.chance_outcomes())
+    probs = np.asarray(probs, np.float64)
+    return int(outcomes[gen.choice(len(outcomes), p=probs / probs.sum())])
+
+
+def collect(players: int, hands: int, seed: int, agent: str = DEFAULT_AGENT,
+            out: str | Path | None = None, progress: bool = False) -> dict:
+    """Play ``hands`` hands of the ``players``-player game with every seat
+    ``agent`` (seeded ``seed * 1000 + seat``; the deals from
+    ``numpy.random.default_rng(seed)``) and record every play-phase decision
+    with more than one legal action: ``states`` (int32 engine vectors),
+    ``observers`` (the player to move), ``hand``. Written to ``out`` (``.npz``,
+    compressed) when given; returns the arrays and ``meta``."""
+    from solvers.registry import make_agent
+    game = pyspiel.load_game(spiel_game.GAME_NAME, {"players": int(players)})
+    bots = [make_agent(agent, game, q, seed=seed * 1000 + q) for q in range(players)]
+    gen = np.random.default_rng(seed)
+    config = {"players": players, "hands": hands, "agent": agent, "seed": seed}
+    meta = metadata(config, seed)
+    states, observers, hand_of, returns = [], [], [], []
+    t0 = time.perf_counter()
+    for h in range(hands):
+        st = game.new_initial_state()
+        for b in bots:
+            b.restart()
+        while not st.is_terminal():
+            if st.is_chance_node():
+                st.apply_action(_chance(st, gen))
+                continue
+            legal = st.legal_actions()
+            if len(legal) == 1:
+                st.apply_action(legal[0])
+                continue
+            cur = st.current_player()
+            s = np.array(st.engine_state, np.int32)
+            if s[E.S_PHASE] in (E.PH_PLAY, E.PH_MOON):
+                states.append(s)
+                observers.append(cur)
+                hand_of.append(h)
+            st.apply_action(int(bots[cur].step(st)))
+        returns.append(st.returns())
+        if progress and (h + 1) % 10 == 0:
+            print(f"  {h + 1}/{hands} hands, {len(states)} decisions, "
+                  f"{time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+    data = {"states": np.array(states, np.int32).reshape(len(states), -1),
+            "observers": np.array(observers, np.int64),
+            "hand": np.array(hand_of, np.int64),
+            "returns": np.array(returns, np.float64).reshape(hands, players)}
+    meta["seconds"] = time.perf_counter() - t0
+    if out is not None:
+        out = Path(out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = out.with_name(f".{out.name}.tmp")
+        with open(tmp, "wb") as f:
+            np.savez_compressed(f, **data, meta=np.array(json.dumps(meta, default=str)))
+        tmp.replace(out)
+    return {**data, "meta": meta}
+
+
+def load_collection(path) -> dict:
+    """The arrays and ``meta`` of a ``collect`` file."""
+    with np.load(path, allow_pickle=False) as z:
+        data = {k: z[k] for k in z.files}
+    data["meta"] = json.loads(str(data["meta"]))
+    return data
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m experiments.bench.card_location",
+                                 description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("collect", help="play hands and record the decisions")
+    c.add_argument("--players", type=int, required=True)
+    c.add_argument("--hands", type=int, required=True)
+    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--agent", default=DEFAULT_AGENT)
+    c.add_argument("--out", required=True)
+    t = sub.add_parser("train", help="fit the card-location model")
+    t.add_argument("data", nargs="+")
+    t.add_argument("--out", required=True)
+    t.add_argument("--prior-worlds", type=int, default=128)
+    t.add_argument("--hidden", type=int, default=256)
+    t.add_argument("--steps", type=int, default=4000)
+    t.add_argument("--batch", type=int, default=256)
+    t.add_argument("--lr", type=float, default=1e-3)
+    t.add_argument("--seed", type=int, default=0)
+    e = sub.add_parser("evaluate", help="what the model knows on other hands")
+    e.add_argument("checkpoint")
+    e.add_argument("data", nargs="+")
+    e.add_argument("--json")
+    e.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args(argv)
+    if args.cmd == "collect":
+        d = collect(args.players, args.hands, args.seed, args.agent, args.out, progress=True)
+        print(f"{len(d['observers'])} decisions from {args.hands} hands in "
+              f"{d['meta']['seconds']:.0f} s -> {args.out}")
+        return 0
+    from solvers.net import location as LOC
+    if args.cmd == "train":
+        parts = [load_collection(p) for p in args.data]
+        prepared = [LOC.prepare_collection(d, args.prior_worlds, seed=args.seed) for d in parts]
+        model, curve = LOC.train_location(prepared, hidden=args.hidden, steps=args.steps,
+                                          batch_size=args.batch, lr=args.lr, seed=args.seed)
+        config = {"data": [str(p) for p in args.data], "prior_worlds": args.prior_worlds,
+                  "hidden": args.hidden, "steps": args.steps, "batch": args.batch,
+                  "lr": args.lr, "seed": args.seed,
+                  "collections": [d["meta"] for d in parts]}
+        LOC.save_location(args.out, model, config, curve)
+        print(f"trained on {sum(len(p['truth']) for p in prepared)} decisions; "
+              f"final loss {curve[-1]['loss']:.4f} -> {args.out}")
+        return 0
+    model = LOC.load_location(args.checkpoint)
+    parts = [load_collection(p) for p in args.data]
+    result = {}
+    for path, d in zip(args.data, parts):
+        prep = LOC.prepare_collection(d, model.prior_worlds, seed=args.seed)
+        result[str(path)] = LOC.evaluate_location(model, prep)
+        r = result[str(path)]
+        print(f"{path}: {r['decisions']} decisions; count MSE prior {r['mse_prior']:.5f}, "
+              f"model {r['mse_model']:.5f} (share of the prior's error removed "
+              f"{r['share_removed']:+.4f}); log-lik per uncertain card prior "
+              f"{r['ll_prior']:.4f}, model {r['ll_model']:.4f}")
+    if args.json:
+        config = {"checkpoint": args.checkpoint, "data": args.data, "seed": args.seed,
+                  "model": model.config}
+        write_result(args.json, result, metadata(config, args.seed))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,581 @@
+"""A learned card-location model: a tilt of the exact prior, once per decision.
+
+The determinizer (:class:`solvers.ismcts.Determinizer`) draws the hidden
+cards from the prior given the rules. Replaying the others' plays under an
+opponent model (:mod:`solvers.inference`) costs a replay per world. This
+module learns instead *where the hidden cards lie* from the observer's
+information state (the idea of Solinas, Sturtevant and Buro 2019's card
+location inference for Skat) and uses it as a tilt of that exact prior:
+
+* ``q`` = the prior's expected number of copies of card ``c`` held by the
+  other seat ``j`` (``N_c`` copies of ``c`` in the deck, so ``p0 = q / N_c``),
+  estimated from the ``M`` worlds of a root-level pool;
+* the network reads the sparse information-state features
+  (:class:`solvers.net.features.FeatureLayout`) and ``p0`` (per other seat
+  in turn order after the observer, padded to ``max_players - 1`` rows) and
+  outputs a log-odds correction ``z[j, c]``; its prediction is the binomial
+  ``N_c`` copies, each held by ``j`` with probability
+  ``sigmoid(logit(p0) + z)``; trained by that binomial likelihood of the
+  true counts, on the entries the prior is unsure of (``0 < q < N_c``);
+* a world ``w`` of the pool is weighted by ``exp(sum_{j,c} n_w[j, c] z[j, c])``
+  (:func:`tilt_log_weights`): for independent counts this moves each
+  marginal's log-odds by ``z``, so the weighted pool's marginals approach the
+  prediction, and the rules' constraints (voids, hand sizes, known cards)
+  stay exact because only prior worlds are reweighted. ``z = 0`` is the
+  prior: no inference.
+
+:class:`LocationModel` holds the weights in numpy (no torch at play time;
+about 0.1 ms a decision); :func:`train_location` (torch) fits it;
+:func:`prepare_collection` turns recorded decisions
+(:mod:`experiments.bench.card_location`) into training rows. A checkpoint
+is one ``.npz`` (:func:`save_location`): the weights, the layout, the
+training config, the learning curve, versions and commit; :func:`load_location`
+checks it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from solvers.ismcts import _determinize, _make_determinization
+from spiel_game import engine as E
+
+from .checkpoint import CheckpointError, git_commit, versions
+from .features import FeatureLayout
+
+__all__ = ["FORMAT", "LocationModel", "LocationPool", "pool_counts", "tilt_log_weights",
+           "prior_counts",
+           "prepare_collection", "train_location", "save_location", "load_location",
+           "evaluate_location"]
+
+FORMAT = "cancellation-hearts-card-location-mlp/1"
+K = E.K
+_P_EPS = 1e-3           # p0 clipped to [eps, 1 - eps] before the logit
+_PARAMS = ("embed", "b0", "wp", "w1", "b1", "wo", "bo")
+
+
+# ================================================================ kernels
+@njit(cache=True)
+def pool_counts(p, pool, m, out):
+    """``out[i, q, c]`` = copies of card ``c`` in seat ``q``'s hand in world
+    ``pool[i]``, ``i < m`` (``out`` float64[>= m, n, K])."""
+    n = p[E.P_N]
+    for i in range(m):
+        for q in range(n):
+            h = E.hand(p, pool[i], q)
+            for c in range(K):
+                out[i, q, c] = h[c]
+
+
+@njit(cache=True)
+def _draw_counts(p, root, rng, det, m, s, out):
+    """Mean hand counts (float64[n, K]) over ``m`` determinizations of ``root``;
+    False when the sampler fails."""
+    n = p[E.P_N]
+    out[:] = 0.0
+    for _ in range(m):
+        s[:] = root
+        if not _determinize(p, s, rng, det):
+            return False
+        for q in range(n):
+            h = E.hand(p, s, q)
+            for c in range(K):
+                out[q, c] += h[c]
+    for q in range(n):
+        for c in range(K):
+            out[q, c] /= m
+    return True
+
+
+def tilt_log_weights(counts: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """``log w_i = sum_{q, c} counts[i, q, c] * z[q, c]``: the tilt of each
+    world (``counts`` float[m, n, K], ``z`` float[n, K], 0 on the observer's
+    row)."""
+    m = counts.shape[0]
+    return counts.reshape(m, -1) @ z.reshape(-1)
+
+
+def prior_counts(P, root, me, worlds: int, rng) -> np.ndarray:
+    """The prior's expected hand counts ``float64[n, K]`` of engine state
+    ``root`` seen by ``me``: the mean over ``worlds`` determinizations
+    (``rng`` a ``uint64[1]`` stream)."""
+    P = np.asarray(P)
+    det = _make_determinization(P, np.asarray(root, np.int32), int(me))
+    out = np.zeros((int(P[E.P_N]), K))
+    if not _draw_counts(P, np.asarray(root, np.int32), rng, det, int(worlds),
+                        np.empty_like(root), out):
+        raise RuntimeError("prior_counts: the determinizer failed")
+    return out
+
+
+def _relative(P, me: int, rows: int) -> np.ndarray:
+    """Seat of each relative row ``r`` (the ``r + 1``-th seat after ``me``), -1 padding."""
+    n = int(P[E.P_N])
+    seats = np.full(rows, -1, np.int64)
+    for r in range(n - 1):
+        seats[r] = (me + r + 1) % n
+    return seats
+
+
+# ================================================================ the model
+class LocationModel:
+    """The trained card-location network in numpy (module docstring).
+
+    ``z(game, root, me, prior)``: the log-odds correction ``float64[n, K]``
+    (0 on the observer's row and where the prior is sure) of the engine state
+    ``root`` seen by ``me``, ``prior`` the prior's expected counts
+    (float[n, K], e.g. a pool's mean); ``predict(...)``: the predicted
+    expected counts. ``layout``: its :class:`FeatureLayout` (the player
+    counts it covers); ``prior_worlds``: the pool size it was trained with;
+    ``config``: its training config and learning curve."""
+
+    def __init__(self, params: dict, layout: FeatureLayout, config: dict):
+        self.params = {k: np.ascontiguousarray(params[k], np.float64) for k in _PARAMS}
+        self.layout = layout
+        self.config = config
+        self.rows = layout.max_players - 1
+        self.prior_worlds = int(config.get("prior_worlds", 128))
+        self.hidden = int(self.params["b0"].shape[0])
+
+    def _inputs(self, P, me, prior):
+        deck = E.deck(np.asarray(P)).astype(np.float64)
+        seats = _relative(P, me, self.rows)
+        p0 = np.zeros((self.rows, K))
+        live = np.zeros((self.rows, K), bool)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            for r, q in enumerate(seats):
+                if q < 0:
+                    continue
+                frac = np.where(deck > 0, prior[q] / np.maximum(deck, 1.0), 0.0)
+                p0[r] = frac
+                live[r] = (prior[q] > 0) & (prior[q] < deck)
+        return seats, p0, live
+
+    def z(self, game, root, me, prior) -> np.ndarray:
+        P = self.layout.view(game).P
+        seats, p0, live = self._inputs(P, me, np.asarray(prior, np.float64))
+        idx, val, _ = self.layout.sparse(game, np.asarray(root, np.int32)[None], [int(me)])
+        zr = self._forward(idx, val.astype(np.float64), p0.reshape(-1))
+        zr = np.where(live.reshape(-1), zr, 0.0).reshape(self.rows, K)
+        out = np.zeros((int(P[E.P_N]), K))
+        for r, q in enumerate(seats):
+            if q >= 0:
+                out[q] = zr[r]
+        return out
+
+    def _forward(self, idx, val, p0):
+        w = self.params
+        h = val @ w["embed"][idx] + w["b0"] + w["wp"] @ p0
+        np.maximum(h, 0.0, out=h)
+        h2 = w["w1"] @ h + w["b1"]
+        np.maximum(h2, 0.0, out=h2)
+        return w["wo"] @ h2 + w["bo"]
+
+    def predict(self, game, root, me, prior) -> np.ndarray:
+        """Predicted expected counts ``float64[n, K]`` (the prior's where it is sure)."""
+        P = self.layout.view(game).P
+        prior = np.asarray(prior, np.float64)
+        z = self.z(game, root, me, prior)
+        deck = E.deck(P).astype(np.float64)
+        p0 = np.clip(prior / np.maximum(deck, 1.0), _P_EPS, 1 - _P_EPS)
+        p = 1.0 / (1.0 + np.exp(-(np.log(p0 / (1 - p0)) + z)))
+        sure = (prior <= 0) | (prior >= deck) | (z == 0)
+        return np.where(sure, prior, p * deck)
+
+    def __repr__(self) -> str:
+        return (f"LocationModel(players={list(self.layout.players)}, hidden={self.hidden}, "
+                f"prior_worlds={self.prior_worlds})")
+
+
+# ================================================================ the pool
+class LocationPool:
+    """Root-level inference with a card-location model (ISMCTS's
+    ``belief='location'``): ``size`` prior worlds drawn once per decision
+    (:func:`solvers.inference.weighted_pool` under the ``uniform`` belief
+    ``belief``: plain determinizations, completed), the model's correction
+    ``z`` computed from their mean counts, each world weighted by
+    :func:`tilt_log_weights` (tempered to an effective size of at least
+    ``min_ess``, :func:`solvers.inference.tempered_weights`); the search draws
+    every iteration's world from them by weight. The attributes of
+    :class:`solvers.inference.WorldPool` (``pool``, ``cum``, ``m``, ``ess``,
+    ``beta``, ``accept``, ``logw``, ``carried``) and ``z``."""
+
+    def __init__(self, model: LocationModel, game, P, root, me, det_record, belief, size,
+                 rng, min_ess: float = 0.0):
+        from solvers.inference import tempered_weights, weighted_pool
+        self.pool = np.empty((size, root.shape[0]), root.dtype)
+        logw = np.empty(size)
+        m = int(weighted_pool(P, root, rng, det_record, belief, self.pool, logw))
+        if m <= 0:
+            raise RuntimeError("location pool: the sampler failed")
+        cnt = np.empty((m, int(P[E.P_N]), K))
+        pool_counts(P, self.pool, m, cnt)
+        self.z = model.z(game, root, me, cnt.mean(axis=0))
+        self.m = m
+        self.logw = tilt_log_weights(cnt, self.z)
+        self.weights, self.beta = tempered_weights(self.logw, min_ess)
+        self.cum = np.cumsum(self.weights)
+        self.cum[-1] = 1.0
+        self.ess = float(1.0 / np.sum(self.weights ** 2))
+        self.accept = float("nan")
+        self.carried = 0
+
+
+# ================================================================ data
+def prepare_collection(data: dict, prior_worlds: int = 128, seed: int = 0,
+                       layout: FeatureLayout | None = None) -> dict:
+    """Training rows of a recorded collection
+    (:func:`experiments.bench.card_location.collect`): for every decision the
+    sparse features of the observer, ``p0`` (prior fraction held by each other
+    seat, relative rows, from ``prior_worlds`` determinizations seeded by
+    ``seed``), ``truth`` (true counts, relative rows), ``deck`` and ``live``
+    (the entries the prior is unsure of), ``hand``."""
+    import pyspiel
+
+    import spiel_game
+    from spiel_game.rng import make_rng_state
+    n = int(data["meta"]["config"]["players"])
+    game = pyspiel.load_game(spiel_game.GAME_NAME, {"players": n})
+    layout = layout or FeatureLayout(players=(n,))
+    P = np.asarray(game.new_initial_state().engine_params)
+    rows = layout.max_players - 1
+    states, obs = data["states"], data["observers"]
+    B = len(obs)
+    deck = E.deck(P).astype(np.float64)
+    p0 = np.zeros((B, rows, K), np.float32)
+    truth = np.zeros((B, rows, K), np.float32)
+    live = np.zeros((B, rows, K), bool)
+    prior = np.zeros((B, n, K))
+    rng = make_rng_state(np.uint64(seed), 7)
+    hb = int(P[E.L_HANDS])
+    for b in range(B):
+        s, me = states[b], int(obs[b])
+        pc = prior_counts(P, s, me, prior_worlds, rng)
+        prior[b] = pc
+        hands = s[hb:hb + n * K].reshape(n, K)
+        for r, q in enumerate(_relative(P, me, rows)):
+            if q < 0:
+                continue
+            p0[b, r] = np.where(deck > 0, pc[q] / np.maximum(deck, 1.0), 0.0)
+            truth[b, r] = hands[q]
+            live[b, r] = (pc[q] > 0) & (pc[q] < deck)
+    idx, val, offsets = layout.sparse(game, states, obs)
+    return {"indices": idx, "values": val, "offsets": offsets, "p0": p0, "truth": truth,
+            "live": live, "deck": deck.astype(np.float32), "hand": data["hand"].copy(),
+            "prior": prior, "players": n, "layout": layout, "states": states,
+            "observers": obs}
+
+
+# ================================================================ training (torch)
+def _torch_model(input_size, rows, hidden, seed):
+    import torch
+    from torch import nn
+
+    class LocationNet(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embed = nn.EmbeddingBag(input_size, hidden, mode="sum",
+                                         include_last_offset=True)
+            self.b0 = nn.Parameter(torch.zeros(hidden))
+            self.wp = nn.Linear(rows * K, hidden, bias=False)
+            self.l1 = nn.Linear(hidden, hidden)
+            self.out = nn.Linear(hidden, rows * K)
+            gen = torch.Generator().manual_seed(seed)
+            with torch.no_grad():
+                self.embed.weight.uniform_(-0.05, 0.05, generator=gen)
+                for m in (self.wp, self.l1):
+                    b = 1.0 / np.sqrt(m.in_features)
+                    m.weight.uniform_(-b, b, generator=gen)
+                self.l1.bias.zero_()
+                self.out.weight.zero_()       # z = 0 at the start: the prior
+                self.out.bias.zero_()
+
+        def forward(self, idx, val, offsets, p0):
+            h = torch.relu(self.embed(idx, offsets, per_sample_weights=val) + self.b0
+                           + self.wp(p0))
+            return self.out(torch.relu(self.l1(h)))
+
+    return LocationNet()
+
+
+def _batch(prep, rows_idx):
+    import torch
+    offs = prep["offsets"]
+    starts, ends = offs[rows_idx], offs[rows_idx + 1]
+    idx = np.concatenate([prep["indices"][a:b] for a, b in zip(starts, ends)])
+    val = np.concatenate([prep["values"][a:b] for a, b in zip(starts, ends)])
+    new_offs = np.concatenate([[0], np.cumsum(ends - starts)])
+    B = len(rows_idx)
+    return (torch.from_numpy(idx), torch.from_numpy(val), torch.from_numpy(new_offs),
+            torch.from_numpy(prep["p0"][rows_idx].reshape(B, -1)),
+            torch.from_numpy(prep["truth"][rows_idx].reshape(B, -1)),
+            torch.from_numpy(prep["live"][rows_idx].reshape(B, -1)))
+
+
+def _loss(net, prep, rows_idx, deck_t):
+    """Mean binomial negative log-likelihood of the true counts over the live entries."""
+    import torch
+    idx, val, offs, p0, truth, live = _batch(prep, rows_idx)
+    z = net(idx, val, offs, p0)
+    q = p0.clamp(_P_EPS, 1 - _P_EPS)
+    logit = torch.log(q) - torch.log1p(-q) + z
+    N = deck_t.repeat(p0.shape[1] // deck_t.shape[0]).expand_as(p0)
+    ll = truth * torch.nn.functional.logsigmoid(logit) + \
+        (N - truth) * torch.nn.functional.logsigmoid(-logit)
+    lv = live.float()
+    return -(ll * lv).sum() / lv.sum().clamp(min=1.0)
+
+
+def _merge(preps):
+    """One training set of several preparations of the same layout."""
+    out = {"indices": [], "values": [], "offsets": [np.zeros(1, np.int64)], "p0": [],
+           "truth": [], "live": []}
+    base = 0
+    for p in preps:
+        out["indices"].append(p["indices"])
+        out["values"].append(p["values"])
+        out["offsets"].append(p["offsets"][1:] + base)
+        base += int(p["offsets"][-1])
+        for k in ("p0", "truth", "live"):
+            out[k].append(p[k])
+    return {k: np.concatenate(v) for k, v in out.items()}
+
+
+def train_location(preps, *, hidden: int = 256, steps: int = 4000, batch_size: int = 256,
+                   lr: float = 1e-3, seed: int = 0, valid_share: float = 0.1,
+                   threads: int = 1):
+    """Fit a :class:`LocationModel` on prepared collections (one layout, the
+    player counts of ``preps``; rows of every count padded to the same
+    relative-seat rows). The last ``valid_share`` of each collection's hands
+    is held out for the learning curve. Returns ``(model, curve)``: the curve
+    lists ``step``, ``loss`` (mean of the last 200 training batches) and
+    ``valid`` (held-out loss) every 500 steps and at the end."""
+    import torch
+    players = sorted({int(p["players"]) for p in preps})
+    layout = FeatureLayout(players=players)
+    if any(p["layout"].fingerprint != layout.fingerprint for p in preps):
+        preps = [prepare_again(p, layout) for p in preps]
+    train_parts, valid_parts = [], []
+    for p in preps:
+        hands = np.unique(p["hand"])
+        cut = hands[int(len(hands) * (1 - valid_share))] if valid_share > 0 else hands[-1] + 1
+        tr, va = np.flatnonzero(p["hand"] < cut), np.flatnonzero(p["hand"] >= cut)
+        train_parts.append(_subset(p, tr))
+        if len(va):
+            valid_parts.append(_subset(p, va))
+    train, valid = _merge(train_parts), (_merge(valid_parts) if valid_parts else None)
+    rows = layout.max_players - 1
+    old = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        net = _torch_model(layout.size, rows, hidden, seed)
+        opt = torch.optim.Adam(net.parameters(), lr=lr)
+        deck_t = torch.from_numpy(preps[0]["deck"])
+        gen = np.random.default_rng(seed)
+        B = len(train["p0"])
+        curve, recent = [], []
+        for step in range(1, steps + 1):
+            rows_idx = gen.integers(0, B, size=min(batch_size, B))
+            loss = _loss(net, train, rows_idx, deck_t)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            recent = (recent + [loss.item()])[-200:]
+            if step % 500 == 0 or step == steps:
+                point = {"step": step, "loss": float(np.mean(recent))}
+                if valid is not None:
+                    with torch.no_grad():
+                        vl = [float(_loss(net, valid, np.arange(a, min(a + 2048, len(valid["p0"]))),
+                                          deck_t)) for a in range(0, len(valid["p0"]), 2048)]
+                    point["valid"] = float(np.mean(vl))
+                curve.append(point)
+        sd = {k: v.detach().numpy() for k, v in net.state_dict().items()}
+    finally:
+        torch.set_num_threads(old)
+    params = {"embed": sd["embed.weight"], "b0": sd["b0"], "wp": sd["wp.weight"],
+              "w1": sd["l1.weight"], "b1": sd["l1.bias"], "wo": sd["out.weight"],
+              "bo": sd["out.bias"]}
+    config = {"hidden": hidden, "steps": steps, "batch": batch_size, "lr": lr, "seed": seed,
+              "valid_share": valid_share, "train_rows": int(B),
+              "valid_rows": int(len(valid["p0"])) if valid is not None else 0}
+    return LocationModel(params, layout, config), curve
+
+
+def _subset(p, rows_idx):
+    offs = p["offsets"]
+    parts_i = [p["indices"][offs[r]:offs[r + 1]] for r in rows_idx]
+    parts_v = [p["values"][offs[r]:offs[r + 1]] for r in rows_idx]
+    lens = np.array([len(x) for x in parts_i], np.int64)
+    return {"indices": np.concatenate(parts_i) if parts_i else np.zeros(0, np.int64),
+            "values": np.concatenate(parts_v) if parts_v else np.zeros(0, np.float32),
+            "offsets": np.concatenate([[0], np.cumsum(lens)]).astype(np.int64),
+            "p0": p["p0"][rows_idx], "truth": p["truth"][rows_idx],
+            "live": p["live"][rows_idx]}
+
+
+def prepare_again(prep, layout):
+    """``prep`` with its features and relative rows re-made for ``layout`` (a
+    layout covering several counts: wider features, more padded rows)."""
+    import pyspiel
+
+    import spiel_game
+    n = int(prep["players"])
+    game = pyspiel.load_game(spiel_game.GAME_NAME, {"players": n})
+    rows = layout.max_players - 1
+    B, r0 = prep["p0"].shape[:2]
+    out = dict(prep)
+    for k in ("p0", "truth", "live"):
+        a = np.zeros((B, rows, K), prep[k].dtype)
+        a[:, :r0] = prep[k]
+        out[k] = a
+    out["indices"], out["values"], out["offsets"] = layout.sparse(game, prep["states"],
+                                                                  prep["observers"])
+    out["layout"] = layout
+    return out
+
+
+# ================================================================ checkpoints
+def save_location(path, model: LocationModel, config: dict, curve) -> Path:
+    """Write the model (weights, layout, ``config``, learning ``curve``,
+    versions, commit) to ``path`` (``.npz``, atomically)."""
+    path = Path(path)
+    full = {**model.config, **config, "format": FORMAT, "layout": model.layout.to_dict(),
+            "layout_fingerprint": model.layout.fingerprint, "curve": list(curve),
+            "versions": versions(), "commit": git_commit()}
+    arrays = {f"param/{k}": np.ascontiguousarray(v, np.float32)
+              for k, v in model.params.items()}
+    arrays["config"] = np.array(json.dumps(full, sort_keys=True, default=str))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as f:
+        np.savez(f, **arrays)
+    os.replace(tmp, path)
+    model.config = full
+    return path
+
+
+def load_location(path) -> LocationModel:
+    """The :class:`LocationModel` of a checkpoint written by :func:`save_location`;
+    a missing, damaged or other file raises :class:`CheckpointError` naming it."""
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"card-location checkpoint {path} does not exist (written by "
+                              f"python -m experiments.bench.card_location train)")
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            data = {k: z[k] for k in z.files}
+        config = json.loads(str(data.pop("config")))
+    except Exception as err:     # zipfile/numpy/json errors of a damaged file
+        raise CheckpointError(f"card-location checkpoint {path} is not readable: "
+                              f"{err}") from None
+    if not isinstance(config, dict) or config.get("format") != FORMAT:
+        got = config.get("format") if isinstance(config, dict) else config
+        raise CheckpointError(f"checkpoint {path} has format {got!r}; a card-location model "
+                              f"has {FORMAT!r}")
+    params = {k[len("param/"):]: v for k, v in data.items() if k.startswith("param/")}
+    missing = [k for k in _PARAMS if k not in params]
+    if missing:
+        raise CheckpointError(f"card-location checkpoint {path}: parameters {missing} missing")
+    layout = FeatureLayout(**config["layout"])
+    if layout.fingerprint != config.get("layout_fingerprint"):
+        raise CheckpointError(f"card-location checkpoint {path}: its layout does not match "
+                              f"this code's features (fingerprint differs)")
+    H, rows = params["b0"].shape[0], layout.max_players - 1
+    shapes = {"embed": (layout.size, H), "b0": (H,), "wp": (H, rows * K), "w1": (H, H),
+              "b1": (H,), "wo": (rows * K, H), "bo": (rows * K,)}
+    bad = [f"{k}: {params[k].shape} (expected {s})" for k, s in shapes.items()
+           if params[k].shape != s]
+    if bad:
+        raise CheckpointError(f"card-location checkpoint {path}: " + "; ".join(bad))
+    if not all(np.isfinite(v).all() for v in params.values()):
+        raise CheckpointError(f"card-location checkpoint {path}: parameters hold NaN or "
+                              f"infinity")
+    return LocationModel(params, layout, config)
+
+
+# ================================================================ evaluation
+def evaluate_location(model: LocationModel, prep: dict, pool_worlds: int | None = None,
+                      seed: int = 3) -> dict:
+    """What the model knows on prepared decisions of other hands: the mean
+    squared error of the expected counts held by each other seat (every seat
+    and card) for the prior, the model's prediction and the *tilted pool*
+    (a fresh pool of ``pool_worlds`` prior worlds weighted by
+    :func:`tilt_log_weights`, what the search sees), their share of the
+    prior's error removed, the Brier score of "the seat holds the card"
+    (prior pool and tilted pool), the tilted pool's mean effective size, and
+    the binomial log-likelihood per live entry (prior and model)."""
+    import pyspiel
+
+    import spiel_game
+    from spiel_game.rng import make_rng_state
+    n = int(prep["players"])
+    game = pyspiel.load_game(spiel_game.GAME_NAME, {"players": n})
+    P = np.asarray(game.new_initial_state().engine_params)
+    M = int(pool_worlds or model.prior_worlds)
+    deck = E.deck(P).astype(np.float64)
+    rng = make_rng_state(np.uint64(seed), 11)
+    sums = dict.fromkeys(("se_prior", "se_model", "se_pool", "se_tilt", "br_pool",
+                          "br_tilt", "ll_prior", "ll_model"), 0.0)
+    cells = live_cells = 0
+    ess = []
+    hb = int(P[E.L_HANDS])
+    for b in range(len(prep["observers"])):
+        s, me = prep["states"][b], int(prep["observers"][b])
+        prior = prep["prior"][b]
+        truth = s[hb:hb + n * K].reshape(n, K).astype(np.float64)
+        others = np.ones(n, bool)
+        others[me] = False
+        z = model.z(game, s, me, prior)
+        pred = model.predict(game, s, me, prior)
+        # a fresh pool, tilted as the search would
+        det = _make_determinization(P, s, me)
+        pool = np.empty((M, s.shape[0]), np.int32)
+        for i in range(M):
+            pool[i] = s
+            if not _determinize(P, pool[i], rng, det):
+                raise RuntimeError("evaluate_location: the determinizer failed")
+        cnt = np.empty((M, n, K))
+        pool_counts(P, pool, M, cnt)
+        zp = model.z(game, s, me, cnt.mean(axis=0))
+        lw = tilt_log_weights(cnt, zp)
+        w = np.exp(lw - lw.max())
+        w /= w.sum()
+        ess.append(1.0 / float(np.sum(w * w)))
+        pool_mean = cnt.mean(axis=0)
+        tilt_mean = np.tensordot(w, cnt, axes=1)
+        held = (cnt > 0).astype(np.float64)
+        t_any = (truth > 0).astype(np.float64)
+        sel = others[:, None] & (deck[None, :] > 0)
+        sums["se_prior"] += float(((prior - truth) ** 2)[sel].sum())
+        sums["se_model"] += float(((pred - truth) ** 2)[sel].sum())
+        sums["se_pool"] += float(((pool_mean - truth) ** 2)[sel].sum())
+        sums["se_tilt"] += float(((tilt_mean - truth) ** 2)[sel].sum())
+        sums["br_pool"] += float(((held.mean(axis=0) - t_any) ** 2)[sel].sum())
+        sums["br_tilt"] += float(((np.tensordot(w, held, axes=1) - t_any) ** 2)[sel].sum())
+        cells += int(sel.sum())
+        live = sel & (prior > 0) & (prior < deck)
+        p0 = np.clip(prior / np.maximum(deck, 1.0), _P_EPS, 1 - _P_EPS)
+        pm = np.clip(1.0 / (1.0 + np.exp(-(np.log(p0 / (1 - p0)) + z))), 1e-12, 1 - 1e-12)
+        N = np.broadcast_to(deck, truth.shape)
+        for key, pp in (("ll_prior", p0), ("ll_model", pm)):
+            ll = truth * np.log(pp) + (N - truth) * np.log1p(-pp)
+            sums[key] += float(ll[live].sum())
+        live_cells += int(live.sum())
+    out = {"decisions": int(len(prep["observers"])), "cells": cells, "live_cells": live_cells,
+           "pool_worlds": M}
+    for k in ("prior", "model", "pool", "tilt"):
+        out[f"mse_{k}"] = sums[f"se_{k}"] / cells
+    out["brier_pool"] = sums["br_pool"] / cells
+    out["brier_tilt"] = sums["br_tilt"] / cells
+    out["share_removed"] = 1.0 - out["mse_model"] / out["mse_prior"]
+    out["share_removed_tilt"] = 1.0 - out["mse_tilt"] / out["mse_pool"]
+    out["brier_share_removed_tilt"] = 1.0 - out["brier_tilt"] / out["brier_pool"]
+    out["ll_prior"] = sums["ll_prior"] / max(live_cells, 1)
+    out["ll_model"] = sums["ll_model"] / max(live_cells, 1)
+    out["mean_ess"] = float(np.mean(ess)) if ess else float("nan")
+    return out
