@@ -51,6 +51,7 @@ SOURCES = ("experiments.bench.engine", "experiments.bench.sim", "experiments.ben
            "experiments.studies.passing_exact", "experiments.studies.agent_exploitability",
            "experiments.studies.abr", "experiments.bench.cfr_large",
            "experiments.bench.field_pair", "experiments.bench.net_strength",
+           "experiments.bench.card_location",
            "experiments.macros")
 
 #: Player counts as they appear in macro names.

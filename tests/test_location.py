@@ -199,10 +199,58 @@ def test_the_script_collects_trains_and_evaluates(tmp_path, capsys):
     assert card_location_main(["train", str(a), "--out", str(ck), "--prior-worlds", "32",
                                "--hidden", "8", "--steps", "30", "--batch", "16"]) == 0
     js = tmp_path / "e.json"
-    assert card_location_main(["evaluate", str(ck), str(b), "--json", str(js)]) == 0
+    assert card_location_main(["evaluate", f"{ck}:{b}", "--json", str(js)]) == 0
     import json
     out = json.loads(js.read_text())
-    r = out["result"][str(b)]
+    r = out["result"]["by_players"]["6"]
     assert r["decisions"] > 50 and 0 < r["mse_prior"] and 0 < r["mean_ess"] <= 32
-    assert out["metadata"]["config"]["checkpoint"] == str(ck)
+    assert r["checkpoint"] == str(ck) and r["collection"]["config"]["seed"] == 2
+    assert out["metadata"]["config"]["models"]["6"]["steps"] == 30
     assert "share of the prior's error removed" in capsys.readouterr().out
+    assert card_location_main(["evaluate", f"{ck}{b}"]) == 2          # no ':'
+    eleven = tmp_path / "c.npz"
+    assert card_location_main(["collect", "--players", "11", "--hands", "1", "--agent",
+                               "heuristic", "--out", str(eleven)]) == 0
+    assert card_location_main(["evaluate", f"{ck}:{eleven}"]) == 2    # another count
+    assert "covers players [6]" in capsys.readouterr().err
+
+
+def test_card_location_comparisons_need_the_location_belief_at_5_ms(six, tmp_path, capsys):
+    """``location<n>_5ms`` in ``experiments.bench.net_strength``: the tested agent
+    is the one with ``belief='location'``, both at 5 ms per move; a run at
+    another budget is refused, and the paper's macros read the comparison."""
+    import json
+
+    from experiments.bench.net_strength import (COMPARISONS, LOCATION_SETTING, TESTED,
+                                                paper_macros)
+    from experiments.bench.net_strength import main as net_strength
+    from experiments.macros import Macros
+    from experiments.tournament import main as tournament
+    _, _, prep = six
+    model, curve = LOC.train_location([prep], hidden=8, steps=10, batch_size=16, seed=1)
+    ck = LOC.save_location(tmp_path / "loc.npz", model, {}, curve)
+    assert LOCATION_SETTING == {"location6_5ms": 5.0, "location11_5ms": 5.0}
+    assert COMPARISONS["location11_5ms"][:2] == ("LocationElevenFive", 11)
+    assert TESTED["location6_5ms"] == "belief='location'"
+
+    def run(ms):
+        out = tmp_path / f"runs{ms}"
+        located = (f"ismcts(time_limit={ms / 1000}, rollout='heuristic', belief='location', "
+                   f"belief_checkpoint='{ck}', belief_pool=16, belief_min_ess=4)")
+        assert tournament(["--agents", located, f"ismcts(time_limit={ms / 1000}, "
+                           "rollout='heuristic')", "--game", json.dumps({"players": 6}),
+                           "--deals", "2", "--seed", "5", "--no-progress", "--out",
+                           str(out)]) == 0
+        (folder,) = out.glob("tournament@*")
+        return folder
+
+    out = tmp_path / "bench" / "net_strength.json"
+    capsys.readouterr()
+    assert net_strength([f"location6_5ms={run(2)}", "--json", str(out)]) == 2
+    assert "belief='location' against ismcts, at 5 ms" in capsys.readouterr().err
+    assert net_strength([f"location6_5ms={run(5)}", "--json", str(out)]) == 0
+    c = json.loads(out.read_text())["result"]["comparisons"]["location6_5ms"]
+    assert "belief='location'" in c["network"] and c["anchor"].startswith("ismcts(")
+    m = Macros()
+    paper_macros(m, tmp_path, tmp_path / "bench")
+    assert "\\newcommand{\\NetStrLocationSixFiveDeals}{2}" in m.lines

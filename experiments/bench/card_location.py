@@ -22,16 +22,20 @@ the model, write a checkpoint (:func:`solvers.net.location.save_location`).
 
 ``evaluate``: on decisions of other hands (another ``collect`` run), the
 mean squared error of the expected counts held by every other seat, for the
-prior and for the model, and the share of the prior's error the model
-removes; also the log-likelihood of the true counts per card. JSON with its
-metadata.
+prior and for the model, for a fresh pool of prior worlds and for that pool
+tilted by the model (what the search sees), the share of the prior's error
+each removes, the Brier score of "the seat holds the card" and the tilted
+pool's effective size (:func:`solvers.net.location.evaluate_location`); also
+the log-likelihood of the true counts per uncertain card. JSON with its
+metadata, one entry per player count; the paper reads
+``bench/card_location.json`` (:func:`paper_macros`).
 
     python -m experiments.bench.card_location collect --players 6 --hands 600 \\
         --seed 0 --out runs/loc6_train.npz
     python -m experiments.bench.card_location train runs/loc6_train.npz \\
         --out runs/loc6.npz
-    python -m experiments.bench.card_location evaluate runs/loc6.npz \\
-        runs/loc6_test.npz --json runs/loc6_eval.json
+    python -m experiments.bench.card_location evaluate runs/loc6.npz:runs/loc6_test.npz \\
+        [runs/loc11.npz:runs/loc11_test.npz ...] --json results/bench/card_location.json
 """
 
 from __future__ import annotations
@@ -49,7 +53,7 @@ import spiel_game
 from experiments.metadata import metadata, write_result
 from spiel_game import engine as E
 
-__all__ = ["DEFAULT_AGENT", "collect", "main"]
+__all__ = ["DEFAULT_AGENT", "collect", "load_collection", "main", "paper_macros"]
 
 DEFAULT_AGENT = "ismcts(time_limit=0.005, rollout='heuristic')"
 
@@ -142,8 +146,8 @@ def main(argv=None) -> int:
     t.add_argument("--lr", type=float, default=1e-3)
     t.add_argument("--seed", type=int, default=0)
     e = sub.add_parser("evaluate", help="what the model knows on other hands")
-    e.add_argument("checkpoint")
-    e.add_argument("data", nargs="+")
+    e.add_argument("pairs", nargs="+", metavar="CHECKPOINT:DATA",
+                   help="a model and a collection of other hands (same player count)")
     e.add_argument("--json")
     e.add_argument("--seed", type=int, default=1)
     args = ap.parse_args(argv)
@@ -166,22 +170,69 @@ def main(argv=None) -> int:
         print(f"trained on {sum(len(p['truth']) for p in prepared)} decisions; "
               f"final loss {curve[-1]['loss']:.4f} -> {args.out}")
         return 0
-    model = LOC.load_location(args.checkpoint)
-    parts = [load_collection(p) for p in args.data]
-    result = {}
-    for path, d in zip(args.data, parts):
-        prep = LOC.prepare_collection(d, model.prior_worlds, seed=args.seed)
-        result[str(path)] = LOC.evaluate_location(model, prep)
-        r = result[str(path)]
-        print(f"{path}: {r['decisions']} decisions; count MSE prior {r['mse_prior']:.5f}, "
-              f"model {r['mse_model']:.5f} (share of the prior's error removed "
-              f"{r['share_removed']:+.4f}); log-lik per uncertain card prior "
+    result, config = {}, {"pairs": args.pairs, "seed": args.seed, "models": {}}
+    for pair in args.pairs:
+        ck, sep, path = pair.partition(":")
+        if not sep:
+            print(f"card_location: {pair!r}; allowed: CHECKPOINT:DATA", file=sys.stderr)
+            return 2
+        model = LOC.load_location(ck)
+        d = load_collection(path)
+        n = int(d["meta"]["config"]["players"])
+        if n not in model.layout.players:
+            print(f"card_location: {ck} covers players {list(model.layout.players)}; {path} "
+                  f"has {n}", file=sys.stderr)
+            return 2
+        prep = LOC.prepare_collection(d, model.prior_worlds, seed=args.seed,
+                                      layout=model.layout)
+        r = LOC.evaluate_location(model, prep)
+        r.update(checkpoint=ck, data=path, hands=int(d["meta"]["config"]["hands"]),
+                 collection=d["meta"])
+        result[str(n)] = r
+        config["models"][str(n)] = model.config
+        print(f"{n} players, {path}: {r['decisions']} decisions; count MSE prior "
+              f"{r['mse_prior']:.5f}, model {r['mse_model']:.5f} (share of the prior's error "
+              f"removed {r['share_removed']:+.4f}); pool {r['mse_pool']:.5f}, tilted "
+              f"{r['mse_tilt']:.5f} ({r['share_removed_tilt']:+.4f}); Brier pool "
+              f"{r['brier_pool']:.5f}, tilted {r['brier_tilt']:.5f}; mean effective size "
+              f"{r['mean_ess']:.1f} of {r['pool_worlds']}; log-lik per uncertain card prior "
               f"{r['ll_prior']:.4f}, model {r['ll_model']:.4f}")
     if args.json:
-        config = {"checkpoint": args.checkpoint, "data": args.data, "seed": args.seed,
-                  "model": model.config}
-        write_result(args.json, result, metadata(config, args.seed))
+        write_result(args.json, {"by_players": result}, metadata(config, args.seed))
     return 0
+
+
+def paper_macros(m, results: Path, bench: Path) -> None:
+    """From ``bench/card_location.json``, per player count (6, 11):
+    ``\\CardLoc<Six|Eleven>{Decisions,MsePrior,MseModel,ShareModel,MsePool,MseTilt,
+    ShareTilt,BrierPool,BrierTilt,Ess,Pool}`` (shares in percent); flag
+    ``\\ifCardLocation``: both counts are there."""
+    from ..macros import WORDS, fixed, read_json
+    path = bench / "card_location.json"
+
+    def get(n):
+        return read_json(path)["result"]["by_players"][str(n)]
+
+    try:
+        ok = path.is_file() and all(str(n) in read_json(path)["result"]["by_players"]
+                                    for n in (6, 11))
+    except (OSError, ValueError, KeyError, TypeError):
+        ok = False
+    m.flag("CardLocation", lambda: ok, "the card-location model's evaluation is there")
+    pct = lambda v: f"{100 * v:.1f}"        # noqa: E731
+    for n in (6, 11):
+        w = WORDS[n]
+        for key, field, fmt in (("Decisions", "decisions", str), ("MsePrior", "mse_prior",
+                                fixed(4)), ("MseModel", "mse_model", fixed(4)),
+                                ("ShareModel", "share_removed", pct),
+                                ("MsePool", "mse_pool", fixed(4)),
+                                ("MseTilt", "mse_tilt", fixed(4)),
+                                ("ShareTilt", "share_removed_tilt", pct),
+                                ("BrierPool", "brier_pool", fixed(4)),
+                                ("BrierTilt", "brier_tilt", fixed(4)),
+                                ("Ess", "mean_ess", fixed(0)), ("Pool", "pool_worlds", str)):
+            m.add_if(ok, f"CardLoc{w}{key}", lambda n=n, f=field: get(n)[f], fmt,
+                     f"card-location model, {n} players: {field}")
 
 
 if __name__ == "__main__":

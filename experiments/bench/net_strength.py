@@ -18,7 +18,8 @@ time per decision, and each run's configuration, commit and package versions.
 
 ``NAME`` is one of :data:`COMPARISONS` (what the paper quotes, by macro stem;
 the root-bias names, :data:`BIAS_SETTING`, fix the run's time per move and weight,
-the true-world names, :data:`ORACLE_SETTING`, its time per move);
+the true-world names, :data:`ORACLE_SETTING`, and the card-location names,
+:data:`LOCATION_SETTING`, its time per move);
 ``RUN`` a tournament run folder (``.../tournament@<hex>``). ``--update`` keeps
 the comparisons already in the ``--json`` file (each carries its own run's
 config, commit and versions) and replaces the named ones. The paper reads
@@ -35,7 +36,8 @@ import re
 import sys
 from pathlib import Path
 
-__all__ = ["BIAS_SETTING", "COMPARISONS", "ORACLE_SETTING", "TESTED", "NetStrengthError",
+__all__ = ["BIAS_SETTING", "COMPARISONS", "LOCATION_SETTING", "ORACLE_SETTING", "TESTED",
+           "NetStrengthError",
            "bias_name", "bias_weight", "load_comparison", "main", "oracle_name", "paper_macros",
            "setting_error", "time_limit_ms"]
 
@@ -150,11 +152,24 @@ for _n in BIAS_PLAYERS:
                           f"ismcts, 5 ms per move, {_n} players, replication on fresh deals")
 del _n, _ms, _msword, _name
 
+#: A learned card-location model as ISMCTS's belief (``belief='location'``)
+#: against plain ISMCTS at the same time per move (``docs/inference_equal_time/``,
+#: section 9): the ladder's inference step at the budget where the truth pays;
+#: names ``location<n>_<ms>ms``, mapped to their time per move.
+LOCATION_SETTING: dict[str, float] = {}
+for _n in BIAS_PLAYERS:
+    _name = f"location{_n}_5ms"
+    LOCATION_SETTING[_name] = 5.0
+    COMPARISONS[_name] = (f"Location{WORDS[_n]}Five", _n, "ismcts with a learned card-location "
+                          f"model (belief='location') vs ismcts, 5 ms per move, {_n} players")
+del _n, _name
+
 #: The ladder's inference step (no network agent on either side, or the network
 #: only as an opponent model): the tested agent is the one whose spec holds the
 #: marker; the other is its anchor.
 TESTED = {"beliefnet6": "belief='network'", "oraclepolicy6": "ismcts_oracle(",
-          "oraclepolicy11": "ismcts_oracle(", **dict.fromkeys(ORACLE_SETTING, "ismcts_oracle(")}
+          "oraclepolicy11": "ismcts_oracle(", **dict.fromkeys(ORACLE_SETTING, "ismcts_oracle("),
+          **dict.fromkeys(LOCATION_SETTING, "belief='location'")}
 
 _NET = ("network(", "ismcts_net(", "ismcts_bias(")
 
@@ -228,7 +243,8 @@ def bias_weight(spec: str) -> float:
 
 
 def setting_error(name: str, c: dict) -> str | None:
-    """What a grid comparison (:data:`BIAS_SETTING`, :data:`ORACLE_SETTING`) must
+    """What a grid comparison (:data:`BIAS_SETTING`, :data:`ORACLE_SETTING`,
+    :data:`LOCATION_SETTING`) must
     be, when the loaded comparison ``c`` is not that; None when it is (or when
     ``name`` fixes no setting)."""
     if name in BIAS_SETTING:
@@ -237,6 +253,9 @@ def setting_error(name: str, c: dict) -> str | None:
         same = math.isclose(bias_weight(c["network"]), weight)
     elif name in ORACLE_SETTING:
         ms, tested, what, same = ORACLE_SETTING[name], "ismcts_oracle(", "ismcts_oracle", True
+    elif name in LOCATION_SETTING:
+        ms, tested = LOCATION_SETTING[name], "ismcts("
+        what, same = "ismcts with belief='location'", "belief='location'" in c["network"]
     else:
         return None
     if (same and c["network"].startswith(tested) and c["anchor"].startswith("ismcts(")
