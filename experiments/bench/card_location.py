@@ -126,6 +126,45 @@ def load_collection(path) -> dict:
     return data
 
 
+def cost(checkpoint, data: dict, decisions: int = 200, pool: int = 128, seed: int = 0) -> dict:
+    """Median wall time per decision (ms) over the first ``decisions`` recorded
+    decisions: the determinizer's setup plus a pool of ``pool`` plain worlds
+    (``plain_ms``), the same plus the model's tilt (``tilted_ms``:
+    :class:`solvers.net.location.LocationPool`), and the model's forward pass
+    alone (``model_ms``). Each is run once first to compile."""
+    from solvers.inference import make_belief, weighted_pool
+    from solvers.ismcts import _make_determinization
+    from solvers.net import location as LOC
+    from spiel_game.rng import make_rng_state
+    model = LOC.load_location(checkpoint)
+    n = int(data["meta"]["config"]["players"])
+    game = pyspiel.load_game(spiel_game.GAME_NAME, {"players": n})
+    P = np.asarray(game.new_initial_state().engine_params)
+    rng = make_rng_state(np.uint64(seed), 5)
+    plain, tilted, fwd = [], [], []
+    rows = list(range(min(decisions, len(data["observers"]))))
+    for b in [0] + rows:
+        s, me = data["states"][b], int(data["observers"][b])
+        t0 = time.perf_counter()
+        det = _make_determinization(P, s, me)
+        bel = make_belief(P, me, "uniform")
+        buf = np.empty((pool, s.shape[0]), s.dtype)
+        weighted_pool(P, s, rng, det, bel, buf, np.empty(pool))
+        t1 = time.perf_counter()
+        det = _make_determinization(P, s, me)
+        bel = make_belief(P, me, "uniform")
+        LOC.LocationPool(model, game, P, s, me, det, bel, pool, rng)
+        t2 = time.perf_counter()
+        model.z(game, s, me, np.full((n, E.K), 0.5))
+        t3 = time.perf_counter()
+        plain.append(t1 - t0)
+        tilted.append(t2 - t1)
+        fwd.append(t3 - t2)
+    med = lambda xs: 1000 * float(np.median(xs[1:]))   # noqa: E731  (the first compiled)
+    return {"players": n, "pool": pool, "decisions": len(rows), "plain_ms": med(plain),
+            "tilted_ms": med(tilted), "model_ms": med(fwd)}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m experiments.bench.card_location",
                                  description=__doc__.split("\n\n")[0])
@@ -150,7 +189,21 @@ def main(argv=None) -> int:
                    help="a model and a collection of other hands (same player count)")
     e.add_argument("--json")
     e.add_argument("--seed", type=int, default=1)
+    k = sub.add_parser("cost", help="what the tilted pool costs per decision")
+    k.add_argument("pairs", nargs="+", metavar="CHECKPOINT:DATA")
+    k.add_argument("--decisions", type=int, default=200)
+    k.add_argument("--pool", type=int, default=128)
+    k.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
+    if args.cmd == "cost":
+        for pair in args.pairs:
+            ck, _, path = pair.partition(":")
+            r = cost(ck, load_collection(path), args.decisions, args.pool, args.seed)
+            print(f"{r['players']} players, pool {r['pool']}, {r['decisions']} decisions "
+                  f"(median ms): plain pool {r['plain_ms']:.3f}, tilted pool "
+                  f"{r['tilted_ms']:.3f} (of which the model {r['model_ms']:.3f}); "
+                  f"{1000 * r['tilted_ms'] / r['pool']:.1f} us per tilted world")
+        return 0
     if args.cmd == "collect":
         d = collect(args.players, args.hands, args.seed, args.agent, args.out, progress=True)
         print(f"{len(d['observers'])} decisions from {args.hands} hands in "
