@@ -51,17 +51,12 @@ import pyspiel
 
 import spiel_game
 from experiments.metadata import metadata, write_result
+from solvers.net.selfplay import play_hand
 from spiel_game import engine as E
 
 __all__ = ["DEFAULT_AGENT", "collect", "load_collection", "main", "paper_macros"]
 
 DEFAULT_AGENT = "ismcts(time_limit=0.005, rollout='heuristic')"
-
-
-def _chance(state, gen) -> int:
-    outcomes, probs = zip(*state.chance_outcomes())
-    probs = np.asarray(probs, np.float64)
-    return int(outcomes[gen.choice(len(outcomes), p=probs / probs.sum())])
 
 
 def collect(players: int, hands: int, seed: int, agent: str = DEFAULT_AGENT,
@@ -80,26 +75,20 @@ def collect(players: int, hands: int, seed: int, agent: str = DEFAULT_AGENT,
     meta = metadata(config, seed)
     states, observers, hand_of, returns = [], [], [], []
     t0 = time.perf_counter()
+    h = 0
+
+    def decide(st, cur):
+        s = np.array(st.engine_state, np.int32)
+        if s[E.S_PHASE] in (E.PH_PLAY, E.PH_MOON):
+            states.append(s)
+            observers.append(cur)
+            hand_of.append(h)
+        return bots[cur].step(st)
+
     for h in range(hands):
-        st = game.new_initial_state()
         for b in bots:
             b.restart()
-        while not st.is_terminal():
-            if st.is_chance_node():
-                st.apply_action(_chance(st, gen))
-                continue
-            legal = st.legal_actions()
-            if len(legal) == 1:
-                st.apply_action(legal[0])
-                continue
-            cur = st.current_player()
-            s = np.array(st.engine_state, np.int32)
-            if s[E.S_PHASE] in (E.PH_PLAY, E.PH_MOON):
-                states.append(s)
-                observers.append(cur)
-                hand_of.append(h)
-            st.apply_action(int(bots[cur].step(st)))
-        returns.append(st.returns())
+        returns.append(play_hand(game, gen, decide))
         if progress and (h + 1) % 10 == 0:
             print(f"  {h + 1}/{hands} hands, {len(states)} decisions, "
                   f"{time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)

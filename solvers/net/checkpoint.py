@@ -21,7 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["FORMAT", "CheckpointError", "read_checkpoint", "write_checkpoint",
+__all__ = ["FORMAT", "CheckpointError", "read_checkpoint", "write_checkpoint", "read_npz",
+           "write_npz",
            "param_shapes", "versions", "git_commit"]
 
 FORMAT = "cancellation-hearts-policy-value-mlp/1"
@@ -84,8 +85,17 @@ def write_checkpoint(path, params: dict[str, np.ndarray], config: dict) -> Path:
     if set(params) != set(expected):
         raise CheckpointError(f"{path}: parameters {sorted(set(params) ^ set(expected))} do "
                               f"not match the sizes in the config")
+    return write_npz(path, params, config)
+
+
+def write_npz(path, params: dict[str, np.ndarray], config: dict) -> Path:
+    """``params`` (as float32 arrays ``param/<name>``) and ``config`` (JSON) written
+    to ``path`` atomically (a temporary file renamed into place); the file format
+    of every network checkpoint (this module's and
+    :mod:`solvers.net.location`'s)."""
+    path = Path(path)
     arrays = {f"param/{k}": np.ascontiguousarray(v, np.float32) for k, v in params.items()}
-    arrays["config"] = np.array(json.dumps(config, sort_keys=True))
+    arrays["config"] = np.array(json.dumps(config, sort_keys=True, default=str))
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     with open(tmp, "wb") as f:
@@ -96,24 +106,34 @@ def write_checkpoint(path, params: dict[str, np.ndarray], config: dict) -> Path:
     return path
 
 
-def read_checkpoint(path) -> tuple[dict, dict[str, np.ndarray]]:
-    """``(config, params)`` of a checkpoint, checked (module docstring)."""
+def read_npz(path, what: str = "checkpoint",
+             writer: str = "solvers.net.model.save_checkpoint") -> tuple[dict, dict]:
+    """``(config, params)`` of a file written by :func:`write_npz`, unchecked
+    beyond being one: a missing or damaged file, no config, a config that is
+    not JSON raise :class:`CheckpointError` naming ``what`` and the file."""
     path = Path(path)
     if not path.is_file():
-        raise CheckpointError(f"checkpoint {path} does not exist (a .npz file written by "
-                              f"solvers.net.model.save_checkpoint)")
+        raise CheckpointError(f"{what} {path} does not exist (a .npz file written by "
+                              f"{writer})")
     try:
         with np.load(path, allow_pickle=False) as z:
             data = {k: z[k] for k in z.files}
     except Exception as err:    # zipfile/numpy errors of a damaged file
-        raise CheckpointError(f"checkpoint {path} is not a readable .npz file: {err}") from None
+        raise CheckpointError(f"{what} {path} is not a readable .npz file: {err}") from None
     if "config" not in data:
-        raise CheckpointError(f"checkpoint {path} has no config entry (not a policy-value "
-                              f"network checkpoint)")
+        raise CheckpointError(f"{what} {path} has no config entry (not a {what})")
     try:
         config = json.loads(str(data.pop("config")))
     except ValueError as err:
-        raise CheckpointError(f"checkpoint {path}: its config is not JSON: {err}") from None
+        raise CheckpointError(f"{what} {path}: its config is not JSON: {err}") from None
+    params = {k[len("param/"):]: v for k, v in data.items() if k.startswith("param/")}
+    return config, params
+
+
+def read_checkpoint(path) -> tuple[dict, dict[str, np.ndarray]]:
+    """``(config, params)`` of a checkpoint, checked (module docstring)."""
+    path = Path(path)
+    config, params = read_npz(path, "checkpoint")
     if not isinstance(config, dict) or config.get("format") != FORMAT:
         got = config.get("format") if isinstance(config, dict) else config
         raise CheckpointError(f"checkpoint {path} has format {got!r}; this code reads "
@@ -121,7 +141,6 @@ def read_checkpoint(path) -> tuple[dict, dict[str, np.ndarray]]:
     missing = [k for k in (*_SIZE_KEYS, "layout", "layout_fingerprint") if k not in config]
     if missing:
         raise CheckpointError(f"checkpoint {path}: config lacks {missing}")
-    params = {k[len("param/"):]: v for k, v in data.items() if k.startswith("param/")}
     expected = param_shapes(config)
     problems = [f"{k}: missing" for k in expected if k not in params]
     problems += [f"{k}: unexpected" for k in params if k not in expected]

@@ -35,8 +35,6 @@ checks it.
 
 from __future__ import annotations
 
-import json
-import os
 from pathlib import Path
 
 import numpy as np
@@ -45,7 +43,7 @@ from numba import njit
 from solvers.ismcts import _determinize, _make_determinization
 from spiel_game import engine as E
 
-from .checkpoint import CheckpointError, git_commit, versions
+from .checkpoint import CheckpointError, git_commit, read_npz, versions, write_npz
 from .features import FeatureLayout
 
 __all__ = ["FORMAT", "LocationModel", "LocationPool", "pool_counts", "tilt_log_weights",
@@ -447,14 +445,7 @@ def save_location(path, model: LocationModel, config: dict, curve) -> Path:
     full = {**model.config, **config, "format": FORMAT, "layout": model.layout.to_dict(),
             "layout_fingerprint": model.layout.fingerprint, "curve": list(curve),
             "versions": versions(), "commit": git_commit()}
-    arrays = {f"param/{k}": np.ascontiguousarray(v, np.float32)
-              for k, v in model.params.items()}
-    arrays["config"] = np.array(json.dumps(full, sort_keys=True, default=str))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as f:
-        np.savez(f, **arrays)
-    os.replace(tmp, path)
+    write_npz(path, model.params, full)
     model.config = full
     return path
 
@@ -462,22 +453,12 @@ def save_location(path, model: LocationModel, config: dict, curve) -> Path:
 def load_location(path) -> LocationModel:
     """The :class:`LocationModel` of a checkpoint written by :func:`save_location`;
     a missing, damaged or other file raises :class:`CheckpointError` naming it."""
-    path = Path(path)
-    if not path.is_file():
-        raise CheckpointError(f"card-location checkpoint {path} does not exist (written by "
-                              f"python -m experiments.bench.card_location train)")
-    try:
-        with np.load(path, allow_pickle=False) as z:
-            data = {k: z[k] for k in z.files}
-        config = json.loads(str(data.pop("config")))
-    except Exception as err:     # zipfile/numpy/json errors of a damaged file
-        raise CheckpointError(f"card-location checkpoint {path} is not readable: "
-                              f"{err}") from None
+    config, params = read_npz(path, "card-location checkpoint",
+                              "python -m experiments.bench.card_location train")
     if not isinstance(config, dict) or config.get("format") != FORMAT:
         got = config.get("format") if isinstance(config, dict) else config
         raise CheckpointError(f"checkpoint {path} has format {got!r}; a card-location model "
                               f"has {FORMAT!r}")
-    params = {k[len("param/"):]: v for k, v in data.items() if k.startswith("param/")}
     missing = [k for k in _PARAMS if k not in params]
     if missing:
         raise CheckpointError(f"card-location checkpoint {path}: parameters {missing} missing")
