@@ -254,3 +254,17 @@ def test_card_location_comparisons_need_the_location_belief_at_5_ms(six, tmp_pat
     m = Macros()
     paper_macros(m, tmp_path, tmp_path / "bench")
     assert "\\newcommand{\\NetStrLocationSixFiveDeals}{2}" in m.lines
+
+
+def test_early_stopping_keeps_the_step_with_the_lowest_held_out_loss(six):
+    _, data, prep = six
+    kw = dict(hidden=8, steps=60, batch_size=16, seed=2, valid_share=0.25, eval_every=20)
+    last, curve = LOC.train_location([prep], **kw)
+    best, curve2 = LOC.train_location([prep], early_stop=True, **kw)
+    assert curve == curve2 and [p["step"] for p in curve] == [0, 20, 40, 60]
+    want = min(curve, key=lambda p: p["valid"])["step"]
+    assert best.config["best_step"] == want and last.config["best_step"] == 60
+    if want != 60:
+        assert not np.allclose(best.params["wo"], last.params["wo"])
+    if want == 0:       # the prior itself: no correction anywhere
+        assert not best.params["wo"].any() and not best.params["bo"].any()

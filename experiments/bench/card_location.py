@@ -173,6 +173,9 @@ def main(argv=None) -> int:
     t.add_argument("--batch", type=int, default=256)
     t.add_argument("--lr", type=float, default=1e-3)
     t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--eval-every", type=int, default=500)
+    t.add_argument("--early-stop", action="store_true",
+                   help="keep the weights of the step with the lowest held-out loss")
     e = sub.add_parser("evaluate", help="what the model knows on other hands")
     e.add_argument("pairs", nargs="+", metavar="CHECKPOINT:DATA",
                    help="a model and a collection of other hands (same player count)")
@@ -203,14 +206,19 @@ def main(argv=None) -> int:
         parts = [load_collection(p) for p in args.data]
         prepared = [LOC.prepare_collection(d, args.prior_worlds, seed=args.seed) for d in parts]
         model, curve = LOC.train_location(prepared, hidden=args.hidden, steps=args.steps,
-                                          batch_size=args.batch, lr=args.lr, seed=args.seed)
+                                          batch_size=args.batch, lr=args.lr, seed=args.seed,
+                                          eval_every=args.eval_every,
+                                          early_stop=args.early_stop)
         config = {"data": [str(p) for p in args.data], "prior_worlds": args.prior_worlds,
                   "hidden": args.hidden, "steps": args.steps, "batch": args.batch,
                   "lr": args.lr, "seed": args.seed,
                   "collections": [d["meta"] for d in parts]}
         LOC.save_location(args.out, model, config, curve)
-        print(f"trained on {sum(len(p['truth']) for p in prepared)} decisions; "
-              f"final loss {curve[-1]['loss']:.4f} -> {args.out}")
+        last = curve[-1]
+        print(f"trained on {model.config['train_rows']} decisions; last step {last['step']}: "
+              f"loss {last['loss']:.4f}, held out {last.get('valid', float('nan')):.4f} "
+              f"(the prior's {curve[0].get('valid', float('nan')):.4f}); kept step "
+              f"{model.config['best_step']} -> {args.out}")
         return 0
     result, config = {}, {"pairs": args.pairs, "seed": args.seed, "models": {}}
     for pair in args.pairs:

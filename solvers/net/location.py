@@ -315,8 +315,9 @@ def _batch(prep, rows_idx):
             torch.from_numpy(prep["live"][rows_idx].reshape(B, -1)))
 
 
-def _loss(net, prep, rows_idx, deck_t):
-    """Mean binomial negative log-likelihood of the true counts over the live entries."""
+def _loss(net, prep, rows_idx, deck_t, total: bool = False):
+    """Mean binomial negative log-likelihood of the true counts over the live
+    entries (``total``: the sum and the number of live entries instead)."""
     import torch
     idx, val, offs, p0, truth, live = _batch(prep, rows_idx)
     z = net(idx, val, offs, p0)
@@ -326,6 +327,8 @@ def _loss(net, prep, rows_idx, deck_t):
     ll = truth * torch.nn.functional.logsigmoid(logit) + \
         (N - truth) * torch.nn.functional.logsigmoid(-logit)
     lv = live.float()
+    if total:
+        return -float((ll * lv).sum()), float(lv.sum())
     return -(ll * lv).sum() / lv.sum().clamp(min=1.0)
 
 
@@ -346,13 +349,17 @@ def _merge(preps):
 
 def train_location(preps, *, hidden: int = 256, steps: int = 4000, batch_size: int = 256,
                    lr: float = 1e-3, seed: int = 0, valid_share: float = 0.1,
-                   threads: int = 1):
+                   threads: int = 1, eval_every: int = 500, early_stop: bool = False):
     """Fit a :class:`LocationModel` on prepared collections (one layout, the
     player counts of ``preps``; rows of every count padded to the same
     relative-seat rows). The last ``valid_share`` of each collection's hands
     is held out for the learning curve. Returns ``(model, curve)``: the curve
     lists ``step``, ``loss`` (mean of the last 200 training batches) and
-    ``valid`` (held-out loss) every 500 steps and at the end."""
+    ``valid`` (held-out loss per live entry) at step 0 (``z = 0``: the
+    prior's loss), every ``eval_every`` steps and at the end. ``early_stop``:
+    return the weights of the step with the lowest held-out loss (step 0, the
+    prior itself, included) instead of the last; the config's ``best_step``
+    says which."""
     import torch
     players = sorted({int(p["players"]) for p in preps})
     layout = FeatureLayout(players=players)
@@ -376,7 +383,22 @@ def train_location(preps, *, hidden: int = 256, steps: int = 4000, batch_size: i
         deck_t = torch.from_numpy(preps[0]["deck"])
         gen = np.random.default_rng(seed)
         B = len(train["p0"])
+        def held_out() -> float:
+            V = len(valid["p0"])
+            with torch.no_grad():
+                parts = [_loss(net, valid, np.arange(a, min(a + 2048, V)), deck_t, total=True)
+                         for a in range(0, V, 2048)]
+            return sum(s for s, _ in parts) / max(sum(c for _, c in parts), 1.0)
+
+        def snapshot():
+            return {k: v.detach().clone().numpy() for k, v in net.state_dict().items()}
+
         curve, recent = [], []
+        best = (float("inf"), 0, None)
+        if valid is not None:
+            v0 = held_out()
+            curve.append({"step": 0, "valid": v0})
+            best = (v0, 0, snapshot())
         for step in range(1, steps + 1):
             rows_idx = gen.integers(0, B, size=min(batch_size, B))
             loss = _loss(net, train, rows_idx, deck_t)
@@ -384,22 +406,26 @@ def train_location(preps, *, hidden: int = 256, steps: int = 4000, batch_size: i
             loss.backward()
             opt.step()
             recent = (recent + [loss.item()])[-200:]
-            if step % 500 == 0 or step == steps:
+            if step % eval_every == 0 or step == steps:
                 point = {"step": step, "loss": float(np.mean(recent))}
                 if valid is not None:
-                    with torch.no_grad():
-                        vl = [float(_loss(net, valid, np.arange(a, min(a + 2048, len(valid["p0"]))),
-                                          deck_t)) for a in range(0, len(valid["p0"]), 2048)]
-                    point["valid"] = float(np.mean(vl))
+                    point["valid"] = held_out()
+                    if point["valid"] < best[0]:
+                        best = (point["valid"], step, snapshot())
                 curve.append(point)
-        sd = {k: v.detach().numpy() for k, v in net.state_dict().items()}
+        sd = snapshot()
+        best_step = steps
+        if early_stop and best[2] is not None:
+            sd, best_step = best[2], best[1]
     finally:
         torch.set_num_threads(old)
     params = {"embed": sd["embed.weight"], "b0": sd["b0"], "wp": sd["wp.weight"],
               "w1": sd["l1.weight"], "b1": sd["l1.bias"], "wo": sd["out.weight"],
               "bo": sd["out.bias"]}
     config = {"hidden": hidden, "steps": steps, "batch": batch_size, "lr": lr, "seed": seed,
-              "valid_share": valid_share, "train_rows": int(B),
+              "valid_share": valid_share, "train_rows": int(B), "eval_every": eval_every,
+              "early_stop": early_stop,
+              "best_step": best_step,
               "valid_rows": int(len(valid["p0"])) if valid is not None else 0}
     return LocationModel(params, layout, config), curve
 
