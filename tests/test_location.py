@@ -268,3 +268,28 @@ def test_early_stopping_keeps_the_step_with_the_lowest_held_out_loss(six):
         assert not np.allclose(best.params["wo"], last.params["wo"])
     if want == 0:       # the prior itself: no correction anywhere
         assert not best.params["wo"].any() and not best.params["bo"].any()
+
+
+def test_excluded_pieces_are_not_read(six):
+    game, data, prep = six
+    layout = FeatureLayout(players=(6,))
+    keep = LOC.feature_mask(layout, ("dealt_hand", "hand"))
+    names = {name: (off, int(np.prod(shape))) for name, off, shape in layout.pieces}
+    off, size = names["hand"]
+    assert not keep[off:off + size].any() and keep.sum() == layout.size - size - names[
+        "dealt_hand"][1]
+    with pytest.raises(ValueError, match="unknown pieces \\['cards'\\]; allowed: seat"):
+        LOC.feature_mask(layout, ("cards",))
+    model, _ = LOC.train_location([prep], hidden=8, steps=30, batch_size=16, seed=1,
+                                  exclude=("dealt_hand", "hand"))
+    assert model.config["exclude"] == ["dealt_hand", "hand"]
+    # a first-layer weight on an excluded input changes nothing; on a kept one it does
+    s, me, prior = data["states"][5], int(data["observers"][5]), prep["prior"][5]
+    z0 = model.z(game, s, me, prior)
+    idx, _, _ = layout.sparse(game, s[None], [me])
+    dropped, kept = idx[~keep[idx]], idx[keep[idx]]
+    assert len(dropped) and len(kept)
+    model.params["embed"][dropped] += 5.0
+    np.testing.assert_array_equal(model.z(game, s, me, prior), z0)
+    model.params["embed"][kept[:3]] += 5.0
+    assert not np.array_equal(model.z(game, s, me, prior), z0)

@@ -176,6 +176,10 @@ def main(argv=None) -> int:
     t.add_argument("--eval-every", type=int, default=500)
     t.add_argument("--early-stop", action="store_true",
                    help="keep the weights of the step with the lowest held-out loss")
+    t.add_argument("--weight-decay", type=float, default=0.0)
+    t.add_argument("--exclude", nargs="*", default=[], metavar="PIECE",
+                   help="information-state pieces left out of the input (e.g. dealt_hand "
+                        "hand passed received: the observer's cards identify the deal)")
     e = sub.add_parser("evaluate", help="what the model knows on other hands")
     e.add_argument("pairs", nargs="+", metavar="CHECKPOINT:DATA",
                    help="a model and a collection of other hands (same player count)")
@@ -208,7 +212,9 @@ def main(argv=None) -> int:
         model, curve = LOC.train_location(prepared, hidden=args.hidden, steps=args.steps,
                                           batch_size=args.batch, lr=args.lr, seed=args.seed,
                                           eval_every=args.eval_every,
-                                          early_stop=args.early_stop)
+                                          early_stop=args.early_stop,
+                                          weight_decay=args.weight_decay,
+                                          exclude=tuple(args.exclude))
         config = {"data": [str(p) for p in args.data], "prior_worlds": args.prior_worlds,
                   "hidden": args.hidden, "steps": args.steps, "batch": args.batch,
                   "lr": args.lr, "seed": args.seed,

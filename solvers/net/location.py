@@ -121,6 +121,34 @@ def _relative(P, me: int, rows: int) -> np.ndarray:
 
 
 # ================================================================ the model
+def feature_mask(layout: FeatureLayout, exclude=()) -> np.ndarray:
+    """``bool[layout.size]``: the inputs kept when the pieces named in
+    ``exclude`` are left out (e.g. ``dealt_hand``, ``hand``: the observer's
+    cards identify the deal, so a model trained on a few thousand deals can
+    memorise where the cards of each deal lay instead of learning from the
+    plays; the prior's input already carries what the observer's cards rule
+    out). An unknown name raises ``ValueError`` listing the pieces."""
+    names = [name for name, _, _ in layout.pieces]
+    bad = [x for x in exclude if x not in names]
+    if bad:
+        raise ValueError(f"exclude: unknown pieces {bad}; allowed: {', '.join(names)}")
+    keep = np.ones(layout.size, bool)
+    for name, off, shape in layout.pieces:
+        if name in exclude:
+            keep[off:off + int(np.prod(shape))] = False
+    return keep
+
+
+def _filtered(prep: dict, keep: np.ndarray) -> dict:
+    """``prep``'s sparse features without the inputs ``~keep``."""
+    idx, val, offs = prep["indices"], prep["values"], prep["offsets"]
+    kept = keep[idx]
+    row = np.repeat(np.arange(len(offs) - 1), np.diff(offs))
+    counts = np.bincount(row[kept], minlength=len(offs) - 1)
+    return {**prep, "indices": idx[kept], "values": val[kept],
+            "offsets": np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)}
+
+
 class LocationModel:
     """The trained card-location network in numpy (module docstring).
 
@@ -137,6 +165,8 @@ class LocationModel:
         self.layout = layout
         self.config = config
         self.rows = layout.max_players - 1
+        self.exclude = tuple(config.get("exclude", ()))
+        self.keep = feature_mask(layout, self.exclude)
         self.prior_worlds = int(config.get("prior_worlds", 128))
         self.hidden = int(self.params["b0"].shape[0])
 
@@ -158,6 +188,9 @@ class LocationModel:
         P = self.layout.view(game).P
         seats, p0, live = self._inputs(P, me, np.asarray(prior, np.float64))
         idx, val, _ = self.layout.sparse(game, np.asarray(root, np.int32)[None], [int(me)])
+        if self.exclude:
+            kept = self.keep[idx]
+            idx, val = idx[kept], val[kept]
         zr = self._forward(idx, val.astype(np.float64), p0.reshape(-1))
         zr = np.where(live.reshape(-1), zr, 0.0).reshape(self.rows, K)
         out = np.zeros((int(P[E.P_N]), K))
@@ -349,7 +382,8 @@ def _merge(preps):
 
 def train_location(preps, *, hidden: int = 256, steps: int = 4000, batch_size: int = 256,
                    lr: float = 1e-3, seed: int = 0, valid_share: float = 0.1,
-                   threads: int = 1, eval_every: int = 500, early_stop: bool = False):
+                   threads: int = 1, eval_every: int = 500, early_stop: bool = False,
+                   weight_decay: float = 0.0, exclude=()):
     """Fit a :class:`LocationModel` on prepared collections (one layout, the
     player counts of ``preps``; rows of every count padded to the same
     relative-seat rows). The last ``valid_share`` of each collection's hands
@@ -359,10 +393,12 @@ def train_location(preps, *, hidden: int = 256, steps: int = 4000, batch_size: i
     prior's loss), every ``eval_every`` steps and at the end. ``early_stop``:
     return the weights of the step with the lowest held-out loss (step 0, the
     prior itself, included) instead of the last; the config's ``best_step``
-    says which."""
+    says which. ``weight_decay``: Adam's L2 penalty; ``exclude``: feature
+    pieces left out (:func:`feature_mask`)."""
     import torch
     players = sorted({int(p["players"]) for p in preps})
     layout = FeatureLayout(players=players)
+    keep = feature_mask(layout, tuple(exclude))
     if any(p["layout"].fingerprint != layout.fingerprint for p in preps):
         preps = [prepare_again(p, layout) for p in preps]
     train_parts, valid_parts = [], []
@@ -374,12 +410,15 @@ def train_location(preps, *, hidden: int = 256, steps: int = 4000, batch_size: i
         if len(va):
             valid_parts.append(_subset(p, va))
     train, valid = _merge(train_parts), (_merge(valid_parts) if valid_parts else None)
+    if exclude:
+        train = _filtered(train, keep)
+        valid = _filtered(valid, keep) if valid is not None else None
     rows = layout.max_players - 1
     old = torch.get_num_threads()
     torch.set_num_threads(threads)
     try:
         net = _torch_model(layout.size, rows, hidden, seed)
-        opt = torch.optim.Adam(net.parameters(), lr=lr)
+        opt = torch.optim.Adam(net.parameters(), lr=lr, weight_decay=weight_decay)
         deck_t = torch.from_numpy(preps[0]["deck"])
         gen = np.random.default_rng(seed)
         B = len(train["p0"])
@@ -424,7 +463,8 @@ def train_location(preps, *, hidden: int = 256, steps: int = 4000, batch_size: i
               "bo": sd["out.bias"]}
     config = {"hidden": hidden, "steps": steps, "batch": batch_size, "lr": lr, "seed": seed,
               "valid_share": valid_share, "train_rows": int(B), "eval_every": eval_every,
-              "early_stop": early_stop,
+              "early_stop": early_stop, "weight_decay": weight_decay,
+              "exclude": list(exclude),
               "best_step": best_step,
               "valid_rows": int(len(valid["p0"])) if valid is not None else 0}
     return LocationModel(params, layout, config), curve
