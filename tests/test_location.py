@@ -207,7 +207,25 @@ def test_the_script_collects_trains_and_evaluates(tmp_path, capsys):
     assert r["checkpoint"] == str(ck) and r["collection"]["config"]["seed"] == 2
     assert out["metadata"]["config"]["models"]["6"]["steps"] == 30
     assert "share of the prior's error removed" in capsys.readouterr().out
-    assert card_location_main(["evaluate", f"{ck}{b}"]) == 2          # no ':'
+    assert r["heldout_prior"] is not None and r["heldout_best_step"] == 30
+    assert r["heldout_best"] == min(p["valid"] for p in out["metadata"]["config"]["models"]
+                                    ["6"]["curve"] if p["step"] > 0)
+    # labels: the paper's macros read every label of PAPER_LABELS
+    from experiments.bench.card_location import PAPER_LABELS, paper_macros
+    from experiments.macros import Macros
+    bench = tmp_path / "bench"
+    pairs = [f"{label}={ck}:{b}" for label in PAPER_LABELS]
+    assert card_location_main(["evaluate", *pairs[:-1], "--json",
+                               str(bench / "card_location.json")]) == 0
+    m = Macros()
+    paper_macros(m, tmp_path, bench)
+    assert "\\newif\\ifCardLocation  %" in "\n".join(m.lines)         # one label missing
+    assert card_location_main(["evaluate", *pairs, "--json",
+                               str(bench / "card_location.json")]) == 0
+    m = Macros()
+    paper_macros(m, tmp_path, bench)
+    assert any(ln.startswith("\\newcommand{\\CardLocControlSixHands}{1}") for ln in m.lines)
+    assert card_location_main(["evaluate", f"{ck}{b}"]) == 2          # no ":"
     eleven = tmp_path / "c.npz"
     assert card_location_main(["collect", "--players", "11", "--hands", "1", "--agent",
                                "heuristic", "--out", str(eleven)]) == 0

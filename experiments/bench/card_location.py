@@ -54,7 +54,8 @@ from experiments.metadata import metadata, write_result
 from solvers.net.selfplay import play_hand
 from spiel_game import engine as E
 
-__all__ = ["DEFAULT_AGENT", "collect", "load_collection", "main", "paper_macros"]
+__all__ = ["DEFAULT_AGENT", "PAPER_LABELS", "collect", "cost", "heldout", "load_collection",
+           "main", "paper_macros"]
 
 DEFAULT_AGENT = "ismcts(time_limit=0.005, rollout='heuristic')"
 
@@ -113,6 +114,17 @@ def load_collection(path) -> dict:
         data = {k: z[k] for k in z.files}
     data["meta"] = json.loads(str(data["meta"]))
     return data
+
+
+def heldout(curve) -> dict:
+    """From a training curve: the held-out loss of the prior (step 0, when the
+    curve has it) and the lowest of the trained steps, with its step."""
+    steps = [p for p in curve if "valid" in p and p["step"] > 0]
+    out = {"heldout_prior": next((p["valid"] for p in curve if p["step"] == 0), None)}
+    if steps:
+        best = min(steps, key=lambda p: p["valid"])
+        out.update(heldout_best=best["valid"], heldout_best_step=best["step"])
+    return out
 
 
 def cost(checkpoint, data: dict, decisions: int = 200, pool: int = 128, seed: int = 0) -> dict:
@@ -181,8 +193,9 @@ def main(argv=None) -> int:
                    help="information-state pieces left out of the input (e.g. dealt_hand "
                         "hand passed received: the observer's cards identify the deal)")
     e = sub.add_parser("evaluate", help="what the model knows on other hands")
-    e.add_argument("pairs", nargs="+", metavar="CHECKPOINT:DATA",
-                   help="a model and a collection of other hands (same player count)")
+    e.add_argument("pairs", nargs="+", metavar="[LABEL=]CHECKPOINT:DATA",
+                   help="a model and a collection of other hands (same player count); "
+                        "the result's key is LABEL (default: the player count)")
     e.add_argument("--json")
     e.add_argument("--seed", type=int, default=1)
     k = sub.add_parser("cost", help="what the tilted pool costs per decision")
@@ -228,9 +241,13 @@ def main(argv=None) -> int:
         return 0
     result, config = {}, {"pairs": args.pairs, "seed": args.seed, "models": {}}
     for pair in args.pairs:
-        ck, sep, path = pair.partition(":")
+        label, eq, rest = pair.partition("=")
+        if not eq:
+            label, rest = "", pair
+        ck, sep, path = rest.partition(":")
         if not sep:
-            print(f"card_location: {pair!r}; allowed: CHECKPOINT:DATA", file=sys.stderr)
+            print(f"card_location: {pair!r}; allowed: [LABEL=]CHECKPOINT:DATA",
+                  file=sys.stderr)
             return 2
         model = LOC.load_location(ck)
         d = load_collection(path)
@@ -243,10 +260,11 @@ def main(argv=None) -> int:
                                       layout=model.layout)
         r = LOC.evaluate_location(model, prep)
         r.update(checkpoint=ck, data=path, hands=int(d["meta"]["config"]["hands"]),
-                 collection=d["meta"])
-        result[str(n)] = r
-        config["models"][str(n)] = model.config
-        print(f"{n} players, {path}: {r['decisions']} decisions; count MSE prior "
+                 players=n, collection=d["meta"], **heldout(model.config.get("curve", [])))
+        label = label or str(n)
+        result[label] = r
+        config["models"][label] = model.config
+        print(f"{label}: {n} players, {path}: {r['decisions']} decisions; count MSE prior "
               f"{r['mse_prior']:.5f}, model {r['mse_model']:.5f} (share of the prior's error "
               f"removed {r['share_removed']:+.4f}); pool {r['mse_pool']:.5f}, tilted "
               f"{r['mse_tilt']:.5f} ({r['share_removed_tilt']:+.4f}); Brier pool "
@@ -258,37 +276,44 @@ def main(argv=None) -> int:
     return 0
 
 
+#: The evaluations the paper quotes (``evaluate LABEL=CHECKPOINT:DATA``): the
+#: playing models (early-stopped), the declared 4,000-step models and the
+#: positive control (a model of heuristic players), by macro stem.
+PAPER_LABELS = {"6": "Six", "11": "Eleven", "declared6": "DeclaredSix",
+                "declared11": "DeclaredEleven", "control6": "ControlSix"}
+
+
 def paper_macros(m, results: Path, bench: Path) -> None:
-    """From ``bench/card_location.json``, per player count (6, 11):
-    ``\\CardLoc<Six|Eleven>{Decisions,MsePrior,MseModel,ShareModel,MsePool,MseTilt,
-    ShareTilt,BrierPool,BrierTilt,Ess,Pool}`` (shares in percent); flag
-    ``\\ifCardLocation``: both counts are there."""
-    from ..macros import WORDS, fixed, read_json
+    """From ``bench/card_location.json``, per label of :data:`PAPER_LABELS`:
+    ``\\CardLoc<Stem>{Decisions,Hands,MsePrior,MseModel,ShareModel,MseTilt,
+    ShareTilt,BrierPool,BrierTilt,Ess,Pool,HeldPrior,HeldBest,HeldBestStep}``
+    (shares in percent, held-out losses per uncertain card); flag
+    ``\\ifCardLocation``: every label is there."""
+    from ..macros import fixed, read_json
     path = bench / "card_location.json"
 
-    def get(n):
-        return read_json(path)["result"]["by_players"][str(n)]
+    def get(label):
+        return read_json(path)["result"]["by_players"][label]
 
     try:
-        ok = path.is_file() and all(str(n) in read_json(path)["result"]["by_players"]
-                                    for n in (6, 11))
+        ok = path.is_file() and all(k in read_json(path)["result"]["by_players"]
+                                    for k in PAPER_LABELS)
     except (OSError, ValueError, KeyError, TypeError):
         ok = False
     m.flag("CardLocation", lambda: ok, "the card-location model's evaluation is there")
     pct = lambda v: f"{100 * v:.1f}"        # noqa: E731
-    for n in (6, 11):
-        w = WORDS[n]
-        for key, field, fmt in (("Decisions", "decisions", str), ("MsePrior", "mse_prior",
-                                fixed(4)), ("MseModel", "mse_model", fixed(4)),
-                                ("ShareModel", "share_removed", pct),
-                                ("MsePool", "mse_pool", fixed(4)),
-                                ("MseTilt", "mse_tilt", fixed(4)),
-                                ("ShareTilt", "share_removed_tilt", pct),
-                                ("BrierPool", "brier_pool", fixed(4)),
-                                ("BrierTilt", "brier_tilt", fixed(4)),
-                                ("Ess", "mean_ess", fixed(0)), ("Pool", "pool_worlds", str)):
-            m.add_if(ok, f"CardLoc{w}{key}", lambda n=n, f=field: get(n)[f], fmt,
-                     f"card-location model, {n} players: {field}")
+    fields = (("Decisions", "decisions", str), ("Hands", "hands", str),
+              ("MsePrior", "mse_prior", fixed(4)), ("MseModel", "mse_model", fixed(4)),
+              ("ShareModel", "share_removed", pct), ("MseTilt", "mse_tilt", fixed(4)),
+              ("ShareTilt", "share_removed_tilt", pct), ("BrierPool", "brier_pool", fixed(4)),
+              ("BrierTilt", "brier_tilt", fixed(4)), ("Ess", "mean_ess", fixed(1)),
+              ("Pool", "pool_worlds", str), ("HeldPrior", "heldout_prior", fixed(4)),
+              ("HeldBest", "heldout_best", fixed(4)),
+              ("HeldBestStep", "heldout_best_step", str))
+    for label, stem in PAPER_LABELS.items():
+        for key, field, fmt in fields:
+            m.add_if(ok, f"CardLoc{stem}{key}", lambda k=label, f=field: get(k)[f], fmt,
+                     f"card-location model {label}: {field}")
 
 
 if __name__ == "__main__":
