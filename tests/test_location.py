@@ -208,6 +208,7 @@ def test_the_script_collects_trains_and_evaluates(tmp_path, capsys):
     assert out["metadata"]["config"]["models"]["6"]["steps"] == 30
     assert "share of the prior's error removed" in capsys.readouterr().out
     assert r["heldout_prior"] is not None and r["heldout_best_step"] == 30
+    assert r["min_ess"] == 32 and r["mse_tilt_tempered"] > 0
     assert r["heldout_best"] == min(p["valid"] for p in out["metadata"]["config"]["models"]
                                     ["6"]["curve"] if p["step"] > 0)
     # labels: the paper's macros read every label of PAPER_LABELS

@@ -198,6 +198,8 @@ def main(argv=None) -> int:
                         "the result's key is LABEL (default: the player count)")
     e.add_argument("--json")
     e.add_argument("--seed", type=int, default=1)
+    e.add_argument("--min-ess", type=float, default=32.0,
+                   help="the tempered pool's least effective size (the play's belief_min_ess)")
     k = sub.add_parser("cost", help="what the tilted pool costs per decision")
     k.add_argument("pairs", nargs="+", metavar="CHECKPOINT:DATA")
     k.add_argument("--decisions", type=int, default=200)
@@ -258,7 +260,7 @@ def main(argv=None) -> int:
             return 2
         prep = LOC.prepare_collection(d, model.prior_worlds, seed=args.seed,
                                       layout=model.layout)
-        r = LOC.evaluate_location(model, prep)
+        r = LOC.evaluate_location(model, prep, min_ess=args.min_ess)
         r.update(checkpoint=ck, data=path, hands=int(d["meta"]["config"]["hands"]),
                  players=n, collection=d["meta"], **heldout(model.config.get("curve", [])))
         label = label or str(n)
@@ -267,7 +269,9 @@ def main(argv=None) -> int:
         print(f"{label}: {n} players, {path}: {r['decisions']} decisions; count MSE prior "
               f"{r['mse_prior']:.5f}, model {r['mse_model']:.5f} (share of the prior's error "
               f"removed {r['share_removed']:+.4f}); pool {r['mse_pool']:.5f}, tilted "
-              f"{r['mse_tilt']:.5f} ({r['share_removed_tilt']:+.4f}); Brier pool "
+              f"{r['mse_tilt']:.5f} ({r['share_removed_tilt']:+.4f}), tempered to "
+              f"{r['min_ess']:g} worlds {r['mse_tilt_tempered']:.5f} "
+              f"({r['share_removed_tempered']:+.4f}); Brier pool "
               f"{r['brier_pool']:.5f}, tilted {r['brier_tilt']:.5f}; mean effective size "
               f"{r['mean_ess']:.1f} of {r['pool_worlds']}; log-lik per uncertain card prior "
               f"{r['ll_prior']:.4f}, model {r['ll_model']:.4f}")
@@ -286,7 +290,8 @@ PAPER_LABELS = {"6": "Six", "11": "Eleven", "declared6": "DeclaredSix",
 def paper_macros(m, results: Path, bench: Path) -> None:
     """From ``bench/card_location.json``, per label of :data:`PAPER_LABELS`:
     ``\\CardLoc<Stem>{Decisions,Hands,MsePrior,MseModel,ShareModel,MseTilt,
-    ShareTilt,BrierPool,BrierTilt,Ess,Pool,HeldPrior,HeldBest,HeldBestStep}``
+    ShareTilt,BrierPool,BrierTilt,ShareTempered,BrierTempered,Ess,Pool,HeldPrior,
+    HeldBest,HeldBestStep}``
     (shares in percent, held-out losses per uncertain card); flag
     ``\\ifCardLocation``: every label is there."""
     from ..macros import fixed, read_json
@@ -306,6 +311,8 @@ def paper_macros(m, results: Path, bench: Path) -> None:
               ("MsePrior", "mse_prior", fixed(4)), ("MseModel", "mse_model", fixed(4)),
               ("ShareModel", "share_removed", pct), ("MseTilt", "mse_tilt", fixed(4)),
               ("ShareTilt", "share_removed_tilt", pct), ("BrierPool", "brier_pool", fixed(4)),
+              ("ShareTempered", "share_removed_tempered", pct),
+              ("BrierTempered", "brier_tilt_tempered", fixed(4)),
               ("BrierTilt", "brier_tilt", fixed(4)), ("Ess", "mean_ess", fixed(1)),
               ("Pool", "pool_worlds", str), ("HeldPrior", "heldout_prior", fixed(4)),
               ("HeldBest", "heldout_best", fixed(4)),

@@ -547,15 +547,19 @@ def load_location(path) -> LocationModel:
 
 # ================================================================ evaluation
 def evaluate_location(model: LocationModel, prep: dict, pool_worlds: int | None = None,
-                      seed: int = 3) -> dict:
+                      seed: int = 3, min_ess: float = 32.0) -> dict:
     """What the model knows on prepared decisions of other hands: the mean
     squared error of the expected counts held by each other seat (every seat
     and card) for the prior, the model's prediction and the *tilted pool*
     (a fresh pool of ``pool_worlds`` prior worlds weighted by
     :func:`tilt_log_weights`, what the search sees), their share of the
     prior's error removed, the Brier score of "the seat holds the card"
-    (prior pool and tilted pool), the tilted pool's mean effective size, and
-    the binomial log-likelihood per live entry (prior and model)."""
+    (prior pool and tilted pool), the tilted pool's mean effective size, the
+    same for the pool tempered to an effective size of at least ``min_ess``
+    (:func:`solvers.inference.tempered_weights`, what ``belief_min_ess``
+    plays; keys ``..._tempered``), and the binomial log-likelihood per live
+    entry (prior and model)."""
+    from solvers.inference import tempered_weights
     import pyspiel
 
     import spiel_game
@@ -566,8 +570,8 @@ def evaluate_location(model: LocationModel, prep: dict, pool_worlds: int | None 
     M = int(pool_worlds or model.prior_worlds)
     deck = E.deck(P).astype(np.float64)
     rng = make_rng_state(np.uint64(seed), 11)
-    sums = dict.fromkeys(("se_prior", "se_model", "se_pool", "se_tilt", "br_pool",
-                          "br_tilt", "ll_prior", "ll_model"), 0.0)
+    sums = dict.fromkeys(("se_prior", "se_model", "se_pool", "se_tilt", "se_temp", "br_pool",
+                          "br_tilt", "br_temp", "ll_prior", "ll_model"), 0.0)
     cells = live_cells = 0
     ess = []
     hb = int(P[E.L_HANDS])
@@ -593,6 +597,7 @@ def evaluate_location(model: LocationModel, prep: dict, pool_worlds: int | None 
         w = np.exp(lw - lw.max())
         w /= w.sum()
         ess.append(1.0 / float(np.sum(w * w)))
+        wt, _ = tempered_weights(lw, min_ess)
         pool_mean = cnt.mean(axis=0)
         tilt_mean = np.tensordot(w, cnt, axes=1)
         held = (cnt > 0).astype(np.float64)
@@ -604,6 +609,8 @@ def evaluate_location(model: LocationModel, prep: dict, pool_worlds: int | None 
         sums["se_tilt"] += float(((tilt_mean - truth) ** 2)[sel].sum())
         sums["br_pool"] += float(((held.mean(axis=0) - t_any) ** 2)[sel].sum())
         sums["br_tilt"] += float(((np.tensordot(w, held, axes=1) - t_any) ** 2)[sel].sum())
+        sums["se_temp"] += float(((np.tensordot(wt, cnt, axes=1) - truth) ** 2)[sel].sum())
+        sums["br_temp"] += float(((np.tensordot(wt, held, axes=1) - t_any) ** 2)[sel].sum())
         cells += int(sel.sum())
         live = sel & (prior > 0) & (prior < deck)
         p0 = np.clip(prior / np.maximum(deck, 1.0), _P_EPS, 1 - _P_EPS)
@@ -619,6 +626,10 @@ def evaluate_location(model: LocationModel, prep: dict, pool_worlds: int | None 
         out[f"mse_{k}"] = sums[f"se_{k}"] / cells
     out["brier_pool"] = sums["br_pool"] / cells
     out["brier_tilt"] = sums["br_tilt"] / cells
+    out["min_ess"] = float(min_ess)
+    out["mse_tilt_tempered"] = sums["se_temp"] / cells
+    out["brier_tilt_tempered"] = sums["br_temp"] / cells
+    out["share_removed_tempered"] = 1.0 - out["mse_tilt_tempered"] / out["mse_pool"]
     out["share_removed"] = 1.0 - out["mse_model"] / out["mse_prior"]
     out["share_removed_tilt"] = 1.0 - out["mse_tilt"] / out["mse_pool"]
     out["brier_share_removed_tilt"] = 1.0 - out["brier_tilt"] / out["brier_pool"]
