@@ -2,7 +2,7 @@
 
 Inference by replaying the others' plays under an opponent model
 (:mod:`solvers.inference`) costs a replay per world. A *card-location model*
-(Solinas, Sturtevant and Buro 2019, for Skat) instead predicts, from the
+(Solinas, Rebstock and Buro 2019, for Skat) instead predicts, from the
 observer's information state, where the hidden cards lie, once per decision;
 :mod:`solvers.net.location` turns that prediction into a tilt of the exact
 constrained prior (:class:`solvers.net.location.LocationModel`). This script
@@ -291,14 +291,18 @@ def paper_macros(m, results: Path, bench: Path) -> None:
     """From ``bench/card_location.json``, per label of :data:`PAPER_LABELS`:
     ``\\CardLoc<Stem>{Decisions,Hands,MsePrior,MseModel,ShareModel,MseTilt,
     ShareTilt,BrierPool,BrierTilt,ShareTempered,BrierTempered,Ess,Pool,HeldPrior,
-    HeldBest,HeldBestStep}``
+    HeldBest,HeldBestStep,TrainHands}``
     (shares in percent, held-out losses per uncertain card); flag
     ``\\ifCardLocation``: every label is there."""
-    from ..macros import fixed, read_json
+    from ..macros import fixed, read_json, thousands
     path = bench / "card_location.json"
 
     def get(label):
         return read_json(path)["result"]["by_players"][label]
+
+    def train_hands(label):
+        model = read_json(path)["metadata"]["config"]["models"][label]
+        return sum(int(c["config"]["hands"]) for c in model["collections"])
 
     try:
         ok = path.is_file() and all(k in read_json(path)["result"]["by_players"]
@@ -321,6 +325,8 @@ def paper_macros(m, results: Path, bench: Path) -> None:
         for key, field, fmt in fields:
             m.add_if(ok, f"CardLoc{stem}{key}", lambda k=label, f=field: get(k)[f], fmt,
                      f"card-location model {label}: {field}")
+        m.add_if(ok, f"CardLoc{stem}TrainHands", lambda k=label: train_hands(k), thousands,
+                 f"card-location model {label}: hands it was trained on")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ The determinizer (:class:`solvers.ismcts.Determinizer`) draws the hidden
 cards from the prior given the rules. Replaying the others' plays under an
 opponent model (:mod:`solvers.inference`) costs a replay per world. This
 module learns instead *where the hidden cards lie* from the observer's
-information state (the idea of Solinas, Sturtevant and Buro 2019's card
+information state (the idea of Solinas, Rebstock and Buro 2019's card
 location inference for Skat) and uses it as a tilt of that exact prior:
 
 * ``q`` = the prior's expected number of copies of card ``c`` held by the
