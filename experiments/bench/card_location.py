@@ -311,6 +311,8 @@ def paper_macros(m, results: Path, bench: Path) -> None:
         ok = False
     m.flag("CardLocation", lambda: ok, "the card-location model's evaluation is there")
     pct = lambda v: f"{100 * v:.1f}"        # noqa: E731
+    # a curve without step 0 (trained before it was recorded) has no prior's loss
+    held = lambda v: "--" if v is None else fixed(4)(v)    # noqa: E731
     fields = (("Decisions", "decisions", str), ("Hands", "hands", str),
               ("MsePrior", "mse_prior", fixed(4)), ("MseModel", "mse_model", fixed(4)),
               ("ShareModel", "share_removed", pct), ("MseTilt", "mse_tilt", fixed(4)),
@@ -318,7 +320,7 @@ def paper_macros(m, results: Path, bench: Path) -> None:
               ("ShareTempered", "share_removed_tempered", pct),
               ("BrierTempered", "brier_tilt_tempered", fixed(4)),
               ("BrierTilt", "brier_tilt", fixed(4)), ("Ess", "mean_ess", fixed(1)),
-              ("Pool", "pool_worlds", str), ("HeldPrior", "heldout_prior", fixed(4)),
+              ("Pool", "pool_worlds", str), ("HeldPrior", "heldout_prior", held),
               ("HeldBest", "heldout_best", fixed(4)),
               ("HeldBestStep", "heldout_best_step", str))
     for label, stem in PAPER_LABELS.items():
