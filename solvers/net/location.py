@@ -114,6 +114,14 @@ def prior_counts(P, root, me, worlds: int, rng) -> np.ndarray:
     return out
 
 
+def _held_probability(prior, z, deck):
+    """``(p0, p)``: the prior's chance that a seat holds each copy
+    (``prior / deck``, clipped away from 0 and 1) and the model's, its
+    log-odds moved by ``z``."""
+    p0 = np.clip(prior / np.maximum(deck, 1.0), _P_EPS, 1 - _P_EPS)
+    return p0, 1.0 / (1.0 + np.exp(-(np.log(p0 / (1 - p0)) + z)))
+
+
 def _relative(P, me: int, rows: int) -> np.ndarray:
     """Seat of each relative row ``r`` (the ``r + 1``-th seat after ``me``), -1 padding."""
     n = int(P[E.P_N])
@@ -210,14 +218,15 @@ class LocationModel:
         np.maximum(h2, 0.0, out=h2)
         return w["wo"] @ h2 + w["bo"]
 
-    def predict(self, game, root, me, prior) -> np.ndarray:
-        """Predicted expected counts ``float64[n, K]`` (the prior's where it is sure)."""
+    def predict(self, game, root, me, prior, z=None) -> np.ndarray:
+        """Predicted expected counts ``float64[n, K]`` (the prior's where it is
+        sure); ``z``: the correction when already computed (:meth:`z`)."""
         P = self.layout.view(game).P
         prior = np.asarray(prior, np.float64)
-        z = self.z(game, root, me, prior)
+        if z is None:
+            z = self.z(game, root, me, prior)
         deck = E.deck(P).astype(np.float64)
-        p0 = np.clip(prior / np.maximum(deck, 1.0), _P_EPS, 1 - _P_EPS)
-        p = 1.0 / (1.0 + np.exp(-(np.log(p0 / (1 - p0)) + z)))
+        _, p = _held_probability(prior, z, deck)
         sure = (prior <= 0) | (prior >= deck) | (z == 0)
         return np.where(sure, prior, p * deck)
 
@@ -585,7 +594,7 @@ def evaluate_location(model: LocationModel, prep: dict, pool_worlds: int | None 
         others = np.ones(n, bool)
         others[me] = False
         z = model.z(game, s, me, prior)
-        pred = model.predict(game, s, me, prior)
+        pred = model.predict(game, s, me, prior, z=z)
         # a fresh pool, tilted as the search would
         det = _make_determinization(P, s, me)
         pool = np.empty((M, s.shape[0]), np.int32)
@@ -616,8 +625,8 @@ def evaluate_location(model: LocationModel, prep: dict, pool_worlds: int | None 
         sums["br_temp"] += float(((np.tensordot(wt, held, axes=1) - t_any) ** 2)[sel].sum())
         cells += int(sel.sum())
         live = sel & (prior > 0) & (prior < deck)
-        p0 = np.clip(prior / np.maximum(deck, 1.0), _P_EPS, 1 - _P_EPS)
-        pm = np.clip(1.0 / (1.0 + np.exp(-(np.log(p0 / (1 - p0)) + z))), 1e-12, 1 - 1e-12)
+        p0, pm = _held_probability(prior, z, deck)
+        pm = np.clip(pm, 1e-12, 1 - 1e-12)
         N = np.broadcast_to(deck, truth.shape)
         for key, pp in (("ll_prior", p0), ("ll_model", pm)):
             ll = truth * np.log(pp) + (N - truth) * np.log1p(-pp)
