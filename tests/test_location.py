@@ -312,3 +312,40 @@ def test_excluded_pieces_are_not_read(six):
     np.testing.assert_array_equal(model.z(game, s, me, prior), z0)
     model.params["embed"][kept[:3]] += 5.0
     assert not np.array_equal(model.z(game, s, me, prior), z0)
+
+
+def test_an_interrupted_collection_resumes_from_its_saved_blocks(tmp_path, monkeypatch):
+    """``collect`` saves every block of hands as it finishes; rerun after an
+    interruption it keeps the saved blocks, plays the rest and gives the same
+    collection as an uninterrupted run; blocks of another configuration are
+    refused, naming the difference."""
+    import experiments.bench.card_location as CL
+    first = tmp_path / "whole.npz"
+    whole = CL.collect(6, 5, seed=3, agent="heuristic", out=first, block=2)
+    assert whole["meta"]["resumed_blocks"] == 0 and not CL.parts_dir(first).exists()
+    real, calls = CL._collect_hands, []
+
+    def stop_after_one(*a):
+        if calls:
+            raise KeyboardInterrupt
+        calls.append(a)
+        return real(*a)
+
+    out = tmp_path / "cut.npz"
+    monkeypatch.setattr(CL, "_collect_hands", stop_after_one)
+    with pytest.raises(KeyboardInterrupt):
+        CL.collect(6, 5, seed=3, agent="heuristic", out=out, block=2)
+    assert not out.exists() and len(list(CL.parts_dir(out).glob("*.npz"))) == 1
+    monkeypatch.setattr(CL, "_collect_hands", real)
+    with pytest.raises(ValueError, match="seed: 3.*this run: seed: 4"):
+        CL.collect(6, 5, seed=4, agent="heuristic", out=out, block=2)
+    assert CL.main(["collect", "--players", "6", "--hands", "5", "--seed", "4", "--agent",
+                    "heuristic", "--block", "2", "--out", str(out)]) == 2
+    again = CL.collect(6, 5, seed=3, agent="heuristic", out=out, block=2)
+    assert again["meta"]["resumed_blocks"] == 1 and not CL.parts_dir(out).exists()
+    saved = CL.load_collection(out)
+    for k in ("states", "observers", "hand", "returns"):
+        assert np.array_equal(saved[k], whole[k]) and np.array_equal(again[k], whole[k])
+    assert sorted(set(whole["hand"].tolist())) == [0, 1, 2, 3, 4]
+    with pytest.raises(ValueError, match="block = 0; allowed"):
+        CL.collect(6, 5, seed=3, agent="heuristic", block=0)

@@ -14,6 +14,8 @@ field of the 5 ms oracle runs) and record, at every play-phase decision with
 more than one legal action, the engine state and the player to move (the
 observer). Writes an ``.npz`` with ``states``, ``observers``, ``hand`` (hand
 index), ``returns`` and the run's metadata (config, seed, versions, commit).
+Every ``--block`` hands are saved as they finish; an interrupted run (Ctrl-C,
+a killed job) resumes when the same command is rerun.
 
 ``train``: prepare every recorded decision
 (:func:`solvers.net.location.prepare`: the prior's expected counts from
@@ -55,28 +57,21 @@ from solvers.net.selfplay import play_hand
 from spiel_game import engine as E
 
 __all__ = ["DEFAULT_AGENT", "PAPER_LABELS", "collect", "cost", "heldout", "load_collection",
-           "main", "paper_macros"]
+           "main", "paper_macros", "parts_dir"]
 
 DEFAULT_AGENT = "ismcts(time_limit=0.005, rollout='heuristic')"
 
 
-def collect(players: int, hands: int, seed: int, agent: str = DEFAULT_AGENT,
-            out: str | Path | None = None, progress: bool = False) -> dict:
-    """Play ``hands`` hands of the ``players``-player game with every seat
-    ``agent`` (seeded ``seed * 1000 + seat``; the deals from
-    ``numpy.random.default_rng(seed)``) and record every play-phase decision
-    with more than one legal action: ``states`` (int32 engine vectors),
-    ``observers`` (the player to move), ``hand``. Written to ``out`` (``.npz``,
-    compressed) when given; returns the arrays and ``meta``."""
+def _collect_hands(game, agent: str, seed: int, first: int, hands: int) -> dict:
+    """Hands ``first .. first + hands - 1`` of a collection: the deal of hand
+    ``h`` from ``numpy.random.default_rng([seed, h])``, the agents built for
+    this block with seeds from ``SeedSequence([seed, first, seat])``."""
+    from experiments.tournament import _seed
     from solvers.registry import make_agent
-    game = pyspiel.load_game(spiel_game.GAME_NAME, {"players": int(players)})
-    bots = [make_agent(agent, game, q, seed=seed * 1000 + q) for q in range(players)]
-    gen = np.random.default_rng(seed)
-    config = {"players": players, "hands": hands, "agent": agent, "seed": seed}
-    meta = metadata(config, seed)
+    n = game.num_players()
+    bots = [make_agent(agent, game, q, seed=_seed(seed, first, q)) for q in range(n)]
     states, observers, hand_of, returns = [], [], [], []
-    t0 = time.perf_counter()
-    h = 0
+    h = first
 
     def decide(st, cur):
         s = np.array(st.engine_state, np.int32)
@@ -86,25 +81,96 @@ def collect(players: int, hands: int, seed: int, agent: str = DEFAULT_AGENT,
             hand_of.append(h)
         return bots[cur].step(st)
 
-    for h in range(hands):
+    t0 = time.perf_counter()
+    for h in range(first, first + hands):
         for b in bots:
             b.restart()
-        returns.append(play_hand(game, gen, decide))
-        if progress and (h + 1) % 10 == 0:
-            print(f"  {h + 1}/{hands} hands, {len(states)} decisions, "
-                  f"{time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
-    data = {"states": np.array(states, np.int32).reshape(len(states), -1),
+        returns.append(play_hand(game, np.random.default_rng([seed, h]), decide))
+    width = len(states[0]) if states else len(game.new_initial_state().engine_state)
+    return {"states": np.array(states, np.int32).reshape(len(states), width),
             "observers": np.array(observers, np.int64),
             "hand": np.array(hand_of, np.int64),
-            "returns": np.array(returns, np.float64).reshape(hands, players)}
-    meta["seconds"] = time.perf_counter() - t0
+            "returns": np.array(returns, np.float64).reshape(hands, n),
+            "seconds": np.float64(time.perf_counter() - t0)}
+
+
+def _write_npz(path: Path, data: dict, meta: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "wb") as f:
+        np.savez_compressed(f, **data, meta=np.array(json.dumps(meta, default=str)))
+    tmp.replace(path)
+
+
+def parts_dir(out: str | Path) -> Path:
+    """Where an unfinished ``collect`` into ``out`` keeps its blocks of hands."""
+    out = Path(out)
+    return out.with_name(f".{out.name}.parts")
+
+
+def collect(players: int, hands: int, seed: int, agent: str = DEFAULT_AGENT,
+            out: str | Path | None = None, progress: bool = False, block: int = 25) -> dict:
+    """Play ``hands`` hands of the ``players``-player game with every seat
+    ``agent`` and record every play-phase decision with more than one legal
+    action: ``states`` (int32 engine vectors), ``observers`` (the player to
+    move), ``hand`` (hand index); also ``returns`` (float[hands, players]).
+    The hands are played in blocks of ``block``: hand ``h`` is dealt from
+    ``numpy.random.default_rng([seed, h])`` and each block builds its agents
+    afresh, seeded from ``SeedSequence([seed, first hand, seat])``, so a block
+    depends only on ``(seed, block, its first hand)`` (and, for agents with a
+    time limit, on the machine's speed).
+
+    With ``out`` (``.npz``, compressed) every finished block is saved at once
+    in :func:`parts_dir` ``(out)``; rerunning the same call after an
+    interruption keeps the saved blocks and plays the rest (blocks saved with
+    another configuration are refused, naming the difference). The blocks are
+    joined into ``out`` at the end and their folder removed. Returns the
+    arrays and ``meta`` (config, seed, versions, commit; ``seconds``: the
+    playing time summed over the blocks, also those of earlier runs;
+    ``resumed_blocks``)."""
+    for name, v, lo in (("players", players, 1), ("hands", hands, 1), ("block", block, 1)):
+        if int(v) < lo:
+            raise ValueError(f"collect: {name} = {v}; allowed: an integer >= {lo}")
+    game = pyspiel.load_game(spiel_game.GAME_NAME, {"players": int(players)})
+    config = {"players": int(players), "hands": int(hands), "agent": agent, "seed": int(seed),
+              "block": int(block)}
+    meta = metadata(config, seed)
+    parts = parts_dir(out) if out is not None else None
+    blocks, resumed, t0 = [], 0, time.perf_counter()
+    for first in range(0, hands, block):
+        size = min(block, hands - first)
+        path = parts / f"{first:07d}.npz" if parts is not None else None
+        if path is not None and path.exists():
+            d = load_collection(path)
+            saved = d.pop("meta")["config"]
+            want = {**config, "first": first, "size": size}
+            if saved != want:
+                diff = sorted(k for k in set(saved) | set(want) if saved.get(k) != want.get(k))
+                was = ", ".join(f"{k}: {saved.get(k)!r}" for k in diff)
+                now = ", ".join(f"{k}: {want.get(k)!r}" for k in diff)
+                raise ValueError(f"collect: {path} was saved by another run ({was}; this run: "
+                                 f"{now}); remove {parts} or rerun with that run's arguments")
+            resumed += 1
+        else:
+            d = _collect_hands(game, agent, seed, first, size)
+            if path is not None:
+                _write_npz(path, d,
+                           metadata({**config, "first": first, "size": size}, seed))
+        blocks.append(d)
+        if progress:
+            print(f"  {first + size}/{hands} hands, {sum(len(b['observers']) for b in blocks)} "
+                  f"decisions, {time.perf_counter() - t0:.0f} s"
+                  + (f" ({resumed} blocks saved earlier)" if resumed else ""),
+                  file=sys.stderr, flush=True)
+    data = {k: np.concatenate([b[k] for b in blocks]) for k in ("states", "observers", "hand",
+                                                                  "returns")}
+    meta["seconds"] = float(sum(float(b["seconds"]) for b in blocks))
+    meta["resumed_blocks"] = resumed
     if out is not None:
-        out = Path(out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = out.with_name(f".{out.name}.tmp")
-        with open(tmp, "wb") as f:
-            np.savez_compressed(f, **data, meta=np.array(json.dumps(meta, default=str)))
-        tmp.replace(out)
+        _write_npz(Path(out), data, meta)
+        for p in sorted(parts.glob("*.npz")):
+            p.unlink()
+        parts.rmdir()
     return {**data, "meta": meta}
 
 
@@ -176,6 +242,8 @@ def main(argv=None) -> int:
     c.add_argument("--seed", type=int, default=0)
     c.add_argument("--agent", default=DEFAULT_AGENT)
     c.add_argument("--out", required=True)
+    c.add_argument("--block", type=int, default=25,
+                   help="hands per saved block (an interrupted run resumes from its blocks)")
     t = sub.add_parser("train", help="fit the card-location model")
     t.add_argument("data", nargs="+")
     t.add_argument("--out", required=True)
@@ -216,7 +284,18 @@ def main(argv=None) -> int:
                   f"{1000 * r['tilted_ms'] / r['pool']:.1f} us per tilted world")
         return 0
     if args.cmd == "collect":
-        d = collect(args.players, args.hands, args.seed, args.agent, args.out, progress=True)
+        try:
+            d = collect(args.players, args.hands, args.seed, args.agent, args.out,
+                        progress=True, block=args.block)
+        except ValueError as e:
+            print(f"card_location: {e}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            done = len(list(parts_dir(args.out).glob("*.npz")))
+            print(f"card_location: interrupted; {done} blocks of {args.block} hands saved "
+                  f"in {parts_dir(args.out)}; rerun the same command to resume",
+                  file=sys.stderr)
+            return 130
         print(f"{len(d['observers'])} decisions from {args.hands} hands in "
               f"{d['meta']['seconds']:.0f} s -> {args.out}")
         return 0
