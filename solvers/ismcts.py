@@ -623,7 +623,9 @@ class ISMCTSBot(Agent):
                     f"allowed: belief_pool >= 1 (the model weighs a root-level pool), no "
                     f"belief_mcmc and no belief_persist (they move worlds by replaying the "
                     f"hand under an opponent model)")
-        self._network = check_network(a, self.belief, belief_checkpoint, game)
+        #: The belief's learned model: the policy network of belief='network', the
+        #: card-location model of belief='location', else None.
+        self._belief_model = check_network(a, self.belief, belief_checkpoint, game)
         lo, hi = game.min_utility(), game.max_utility()
         self._lo, self._scale = float(lo), 1.0 / float(hi - lo)
         self._rng = make_rng_state(np.uint64(self.seed), 0)
@@ -649,7 +651,7 @@ class ISMCTSBot(Agent):
             located = self.belief == "location"     # the pool draws plain worlds
             bel = make_belief(P, me, "uniform" if located else self.belief,
                               self.belief_worlds, self.belief_epsilon,
-                              None if located else self._network)
+                              None if located else self._belief_model)
             if self.belief_pool and root[E.S_PHASE] in (E.PH_PLAY, E.PH_MOON):
                 pool = self._world_pool(state, P, root, det, bel)
                 bel = None
@@ -749,7 +751,7 @@ class ISMCTSBot(Agent):
         from .inference import WorldPool
         if self.belief == "location":
             from .net.location import LocationPool
-            return LocationPool(self._network, self.game, P, root, bel.me, det.record,
+            return LocationPool(self._belief_model, self.game, P, root, bel.me, det.record,
                                 bel, self.belief_pool, self._rng, self.belief_min_ess)
         if not self.belief_persist:
             return WorldPool(P, root, det.record, bel, self.belief_pool, self._rng,

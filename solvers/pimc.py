@@ -126,7 +126,7 @@ class PIMCBot(Agent):
         self.worlds, self.rollouts, self.rollout = worlds, rollouts, rollout
         self.belief, self.belief_worlds, self.belief_epsilon = check_belief(
             "pimc", belief, belief_worlds, belief_epsilon)
-        self._network = check_network("pimc", self.belief, belief_checkpoint, game)
+        self._belief_model = check_network("pimc", self.belief, belief_checkpoint, game)
         self._rng = make_rng_state(np.uint64(self.seed), 0)
         self._legal = np.empty(K + 2, np.int32)
         self.last_search: dict = {}
@@ -149,7 +149,7 @@ class PIMCBot(Agent):
             ok = _pimc_values(*args)
         else:
             bel = make_belief(P, me, self.belief, self.belief_worlds, self.belief_epsilon,
-                              self._network)
+                              self._belief_model)
             ok = _pimc_values_weighted(*args, bel)
         if not ok:
             raise RuntimeError("PIMC: determinization failed")

@@ -353,9 +353,16 @@ def _simulate(p, s0, table, seats, checks, seed, first, n_hands, chunk, points, 
 
 # The compiled form of each policy function the simulator has seen: a copy
 # compiled for POLICY_SIGNATURE only, so that a tuple of them is a table of
-# first-class functions of one type (numba's FunctionType): one game loop,
-# compiled once and cached on disk, serves every set of policies of one size.
+# first-class functions of one type (numba's FunctionType). Every table is
+# padded to TABLE_SIZE entries, so one game loop, compiled once and cached on
+# disk, serves every set of policies (a tuple's length is part of its type:
+# unpadded, each new number of distinct policies cost a fresh compile of the
+# loop, about 25 s).
 _TYPED: dict[_Dispatcher, _Dispatcher] = {}
+
+#: Entries of every policy table: a passing and a play policy per seat, at most
+#: 11 seats (the rules' largest table).
+TABLE_SIZE = 22
 
 
 class _Quiet(warnings.catch_warnings):
@@ -376,8 +383,13 @@ def _typed(f: _Dispatcher) -> _Dispatcher:
 
 
 def _table(funcs) -> tuple:
-    """The policy table of ``funcs`` (at least one entry: the table's type needs one)."""
-    return tuple(_typed(f) for f in (funcs or [uniform_policy]))
+    """The policy table of ``funcs``, padded with the uniform policy to
+    :data:`TABLE_SIZE` entries (seats index only the first ``len(funcs)``)."""
+    funcs = list(funcs)
+    if len(funcs) > TABLE_SIZE:
+        raise ValueError(f"{len(funcs)} distinct policy functions; allowed at most "
+                         f"{TABLE_SIZE} (a passing and a play policy for each of 11 seats)")
+    return tuple(_typed(f) for f in funcs + [uniform_policy] * (TABLE_SIZE - len(funcs)))
 
 
 @dataclasses.dataclass(frozen=True)
