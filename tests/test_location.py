@@ -345,6 +345,13 @@ def test_an_interrupted_collection_resumes_from_its_saved_blocks(tmp_path, monke
         CL.collect(6, 5, seed=4, agent="heuristic", out=out, block=2)
     assert CL.main(["collect", "--players", "6", "--hands", "5", "--seed", "4", "--agent",
                     "heuristic", "--block", "2", "--out", str(out)]) == 2
+    block0 = CL.parts_dir(out) / "0000000.npz"
+    good = block0.read_bytes()
+    block0.write_bytes(good[:len(good) // 2])                      # a damaged block
+    with pytest.raises(ValueError, match="0000000.npz is damaged.*remove it"):
+        CL.collect(6, 5, seed=3, agent="heuristic", out=out, block=2)
+    block0.write_bytes(good)
+    (CL.parts_dir(out) / ".0000002.npz.tmp").write_bytes(b"half")  # an unfinished write
     again = CL.collect(6, 5, seed=3, agent="heuristic", out=out, block=2)
     assert again["meta"]["resumed_blocks"] == 1 and not CL.parts_dir(out).exists()
     saved = CL.load_collection(out)

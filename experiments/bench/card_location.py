@@ -43,9 +43,11 @@ metadata, one entry per player count; the paper reads
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 import time
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -141,8 +143,12 @@ def collect(players: int, hands: int, seed: int, agent: str = DEFAULT_AGENT,
         size = min(block, hands - first)
         path = parts / f"{first:07d}.npz" if parts is not None else None
         if path is not None and path.exists():
-            d = load_collection(path)
-            saved = d.pop("meta")["config"]
+            try:
+                d = load_collection(path)
+                saved = d.pop("meta")["config"]
+            except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile) as e:
+                raise ValueError(f"collect: {path} is damaged ({type(e).__name__}: {e}); "
+                                 f"remove it and rerun to play its hands again") from None
             want = {**config, "first": first, "size": size}
             if saved != want:
                 diff = sorted(k for k in set(saved) | set(want) if saved.get(k) != want.get(k))
@@ -168,9 +174,11 @@ def collect(players: int, hands: int, seed: int, agent: str = DEFAULT_AGENT,
     meta["resumed_blocks"] = resumed
     if out is not None:
         _write_npz(Path(out), data, meta)
-        for p in sorted(parts.glob("*.npz")):
-            p.unlink()
-        parts.rmdir()
+        for p in parts.iterdir():           # the blocks and any unfinished write
+            if p.name.endswith((".npz", ".npz.tmp")):
+                p.unlink()
+        with contextlib.suppress(OSError):  # a file of someone else's stays, with it the folder
+            parts.rmdir()
     return {**data, "meta": meta}
 
 
