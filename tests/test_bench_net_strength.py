@@ -230,6 +230,8 @@ def test_root_bias_comparisons_fill_a_table_by_time_per_move(tmp_path, ckpt, cap
     assert COMPARISONS["allbias11_20ms"][:2] == ("AllBiasElevenTwenty", 11)
     assert BIAS_SETTING["allbias6_5ms"] == (5.0, 10.0)
     assert BIAS_SETTING["allbias11_20ms_w30"] == (20.0, 30.0)
+    assert BIAS_SETTING["bias11_50ms_rep"] == (50.0, 10.0)            # the replication
+    assert COMPARISONS["bias11_50ms_rep"][:2] == ("BiasElevenFiftyRep", 11)
     assert bias_weight("ismcts_bias(checkpoint='x', bias=3.5)") == 3.5
     assert bias_weight("ismcts_bias(checkpoint='x')") == 1.0        # the agent's default
     plain = "ismcts(time_limit=0.002, rollout='heuristic')"

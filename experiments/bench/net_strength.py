@@ -92,9 +92,9 @@ del _n, _word, _suffix, _stem, _hands
 #: the paper's root-bias table (``\\NetStrBiasRows``, one row per time per move,
 #: one cell group per column; weight 10). Names ``<prefix>bias<n>`` at 2 ms, else
 #: ``<prefix>bias<n>_<ms>ms``. :data:`BIAS_SETTING` maps every root-bias name (the
-#: table's and the reruns at another weight, ``..._w<weight>``) to its time per
-#: move in ms and its weight; ``main`` refuses a run whose tested agent, time per
-#: move or weight is not the name's.
+#: table's, the reruns at another weight, ``..._w<weight>``, and the replication
+#: ``bias11_50ms_rep``) to its time per move in ms and its weight; ``main``
+#: refuses a run whose tested agent, time per move or weight is not the name's.
 BIAS_NETWORKS = {"": ("", "the 6-player network"), "all": ("All", "the every-count network")}
 BIAS_PLAYERS = (6, 11)
 BIAS_MS = {2: "", 5: "Five", 20: "Twenty", 50: "Fifty"}
@@ -121,6 +121,11 @@ for _n in BIAS_PLAYERS:        # the declared rerun at the weight the 20 ms pilo
     COMPARISONS[_name] = (f"AllBias{WORDS[_n]}TwentyWeightThirty", _n, "ismcts_bias (the "
                           f"every-count network as root bias, weight 30) vs ismcts, 20 ms per "
                           f"move, {_n} players")
+# The declared replication of the 11-player 50 ms cell on fresh deals (seed 3).
+BIAS_SETTING["bias11_50ms_rep"] = (50.0, 10.0)
+COMPARISONS["bias11_50ms_rep"] = ("BiasElevenFiftyRep", 11, "ismcts_bias (the 6-player network "
+                                  "as root bias) vs ismcts, 50 ms per move, 11 players, "
+                                  "replication on fresh deals")
 del _net, _stem, _what, _n, _ms, _msword, _name
 
 #: The true world's worth to ISMCTS among ISMCTS players by time per move
