@@ -22,7 +22,8 @@ table, whatever steps, budgets or conventions the results hold; a macro of a
 configuration the results did not run is ``--`` (:meth:`Macros.not_run`,
 used only under its ``\\if`` flag, :meth:`Macros.flag`). The formatters
 below (:func:`thousands`, :func:`fixed`, :func:`signed`, :func:`sci`,
-:func:`seconds`, :func:`pvalue`, :func:`mass`, :func:`interval`,
+:func:`seconds`, :func:`pvalue`, :func:`mass`, :func:`interval`, :func:`spread`,
+:func:`plural`, :func:`sci_bound`,
 :func:`tex_text`, :func:`tt`, :func:`names`) are the paper's only ones. This
 module's own :func:`paper_macros` gives the tool versions and machine
 recorded with the results.
@@ -39,7 +40,7 @@ from collections.abc import Callable, Iterable
 
 __all__ = ["MISSING", "SOURCES", "WORDS", "Macros", "collect", "paper_macros", "read_json",
            "read_csv", "thousands", "fixed", "signed", "sci", "seconds", "pvalue", "mass",
-           "interval", "tex_text", "tt", "names"]
+           "interval", "spread", "plural", "sci_bound", "tex_text", "tt", "names"]
 
 MISSING = r"\textbf{??}"
 
@@ -51,8 +52,8 @@ SOURCES = ("experiments.bench.engine", "experiments.bench.sim", "experiments.ben
            "experiments.studies.passing_exact", "experiments.studies.agent_exploitability",
            "experiments.studies.abr", "experiments.bench.cfr_large",
            "experiments.bench.field_pair", "experiments.bench.net_strength",
-           "experiments.bench.card_location",
-           "experiments.macros")
+           "experiments.bench.card_location", "experiments.hypotheses",
+           "experiments.provenance", "experiments.macros")
 
 #: Player counts as they appear in macro names.
 WORDS = {2: "Two", 3: "Three", 4: "Four", 5: "Five", 6: "Six", 7: "Seven", 8: "Eight",
@@ -141,6 +142,46 @@ def mass(x: float) -> str:
 def interval(lo: float, hi: float, digits: int = 2) -> str:
     """A 95% interval: ``[-0.12, 0.40]``."""
     return f"[{signed(lo, digits)}, {signed(hi, digits)}]"
+
+
+def spread(lo: float, hi: float, n: int, unit: str, fmt: Callable = signed,
+           bracket: bool = True) -> str:
+    """An interval that says so when it is degenerate: ``[0.12, 0.40]`` (``bracket``)
+    or ``0.12 to 0.40``; but ``all 500 bootstrap replicates gave 1.00`` when both
+    bounds print the same (``n`` replicates, seeds, ... named by ``unit``)."""
+    a, b = fmt(lo), fmt(hi)
+    if a == b:
+        return f"all {thousands(n)} {unit} gave {a}"
+    return f"[{a}, {b}]" if bracket else f"{a} to {b}"
+
+
+def plural(n: int, one: str, many: str | None = None) -> str:
+    """``1 deal``, ``3 deals``, ``0 deals`` (``many``: the plural when not ``one + 's'``)."""
+    n = int(n)
+    return f"{thousands(n)} {one if n == 1 else (many or one + 's')}"
+
+
+def sci_bound(x: float, direction: str, digits: int = 2) -> str:
+    """A bound in scientific notation, rounded so that it stays a bound:
+    ``direction="up"`` for an upper bound (``3.415e-15`` -> ``3.5\\times 10^{-15}``),
+    ``"down"`` for a lower bound (``5.68e4`` -> ``5.6\\times 10^{4}``); ``digits``
+    significant digits; math-mode text without ``$``. Exact in decimal: a value
+    that already has ``digits`` digits is printed unchanged."""
+    from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+
+    if direction not in ("up", "down"):
+        raise ValueError(f"direction must be 'up' or 'down', got {direction!r}")
+    x = float(x)
+    if not x > 0 or math.isinf(x):
+        raise ValueError(f"sci_bound needs a finite positive value, got {x}")
+    d = Decimal(repr(x))
+    exp = d.adjusted()
+    mant = d.scaleb(-exp).quantize(Decimal(1).scaleb(-(digits - 1)),
+                                   rounding=ROUND_CEILING if direction == "up" else ROUND_FLOOR)
+    if mant >= 10:
+        mant, exp = (mant / 10).quantize(Decimal(1).scaleb(-(digits - 1)),
+                                         rounding=ROUND_CEILING), exp + 1
+    return f"{mant}\\times 10^{{{exp}}}"
 
 
 def tex_text(s: str) -> str:

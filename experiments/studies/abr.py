@@ -411,6 +411,8 @@ def paper_macros(m, results: Path, bench: Path) -> None:
 
     def exact_line(r: dict) -> str:
         ci = "--" if r["gap_lo"] in ("", "nan") else interval(r["gap_lo"], r["gap_hi"])
+        if ci != "--" and two(r["gap_lo"]) == two(r["gap_hi"]):
+            ci = f"all {cfg()['exact_seeds']} seeds equal"
         return " & ".join([tt(r["preset"]), label(r["target"]),
                            two(r["br_gain"]), two(r["abr_gain"]), two(r["gap"]), ci])
     _search_macros(m, results)

@@ -323,8 +323,8 @@ def import_tournament_records(old: str | Path, out: str | Path, profile: str = "
 
 def paper_macros(m, results: Path, bench: Path) -> None:
     """The paper's numbers from ``ladder/`` (:mod:`experiments.macros`)."""
-    from ..macros import (ERRORS, WORDS, fixed, interval, pvalue, read_csv, read_json, signed,
-                          tex_text, thousands, tt)
+    from ..macros import (ERRORS, WORDS, fixed, interval, plural, pvalue, read_csv, read_json,
+                          signed, tex_text, thousands, tt)
     folder = results / "ladder"
     config = lambda: read_json(folder / "metadata.json")["config"]   # noqa: E731
     steps = lambda: read_csv(folder / "steps.csv")                   # noqa: E731
@@ -332,6 +332,15 @@ def paper_macros(m, results: Path, bench: Path) -> None:
     m.add("LadderSteps", lambda: len(steps()), str, "adjacent steps of the ladder")
     m.add("LadderHolds", lambda: sum(s["holds"] == "True" for s in steps()), str,
           "steps significant at the ladder's alpha")
+    def holds_text() -> str:
+        held, n = sum(s["holds"] == "True" for s in steps()), len(steps())
+        if n == 0:
+            raise ValueError("no ladder steps")
+        if held == n:
+            return "all " + plural(n, "step") if n > 1 else "its one step"
+        return f"{held} of its {plural(n, 'step')}"
+    m.add("LadderHoldsText", holds_text, str,
+          "'all 6 steps' / '5 of its 6 steps' significant at the ladder's alpha")
     m.add("LadderAlpha", lambda: config()["alpha"], str, "significance level of a ladder step")
     m.add("LadderDeals", lambda: config()["deals"], thousands, "duplicate deals per ladder step")
     m.add("LadderPlayers", lambda: " and ".join(str(n) for n in config()["players"]), str,

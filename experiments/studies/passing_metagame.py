@@ -285,7 +285,7 @@ def paper_macros(m, results: Path, bench: Path) -> None:
     """The paper's numbers from ``passing_metagame/`` and ``passing_metagame_11/``
     (:mod:`experiments.macros`)."""
     from ..macros import (WORDS, fixed, interval, mass, read_csv, read_json, sci, signed,
-                          tex_text, thousands, tt)
+                          spread, tex_text, thousands, tt)
     m.add("PassingSixDeals",
           lambda: read_json(results / "passing_metagame" / "metadata.json")["config"]["deals"],
           thousands, "duplicate deals per profile and rotation, 6-player meta-game")
@@ -365,6 +365,12 @@ def paper_macros(m, results: Path, bench: Path) -> None:
                   "bootstrap 95% low")
             m.add(f"Meta{w}{word}TopHi", lambda t=t, key=key: float(t()[f"{key}_hi"]), fixed(4),
                   "bootstrap 95% high")
+            m.add(f"Meta{w}{word}TopSpread",
+                  lambda t=t, key=key, c=cfg: spread(float(t()[f"{key}_lo"]),
+                                                     float(t()[f"{key}_hi"]),
+                                                     c()["bootstrap"], "bootstrap replicates",
+                                                     fixed(2)),
+                  str, "its bootstrap 95% interval, or what every replicate gave")
         m.add(f"Meta{w}NashTopRegret", lambda ld=leader: float(ld("nash")["regret"]), sci,
               "regret of the replicator equilibrium")
         nt = lambda ld=leader: ld("nash")["convention"]                      # noqa: E731
@@ -419,10 +425,13 @@ def paper_macros(m, results: Path, bench: Path) -> None:
             bv = c(), b()
             return [(name, r, bv[1][name]) for name, r in bv[0].items()]
 
-        def row(item) -> str:
+        def row(item, c=cfg) -> str:
             name, r, b = item
+            lib = interval(r['library_lo'], r['library_hi'])
+            if signed(r['library_lo']) == signed(r['library_hi']):
+                lib = f"(all {thousands(c()['bootstrap'])})"
             return (f"{tt(name)} & {signed(r['library_gain'])} "
-                    f"{interval(r['library_lo'], r['library_hi'])} & {signed(b['mean'])} "
+                    f"{lib} & {signed(b['mean'])} "
                     f"{interval(b['lo'], b['hi'])} & {mass(r['nash'])} & {mass(r['alpharank'])}")
         m.add_rows(f"Meta{w}Rows", items, row, f"table rows: every convention, {n} players")
 

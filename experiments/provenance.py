@@ -1,0 +1,127 @@
+"""Where each saved result of the paper comes from: commit, dirty tree, machine, wall time.
+
+:func:`records` reads every study's ``metadata.json`` (``RESULTS/<study>/``)
+and every benchmark's ``metadata`` (``BENCH/<name>.json``), and for results
+assembled from earlier runs (a benchmark that packs tournaments run
+elsewhere) also counts the commits those runs name (every ``git_commit`` key
+inside the result). ``paper/tables/provenance.py`` writes the table;
+:func:`paper_macros` gives the title page its summary (``\\ProvenanceCommits``,
+``\\ProvenanceDirty``, ``\\ProvenanceResults``).
+
+A commit ending in ``+dirty`` was recorded from a working tree with
+uncommitted changes: the code that ran is that commit plus changes that the
+commit alone does not reproduce; the table says so for every such result.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from datetime import datetime
+from pathlib import Path
+
+__all__ = ["Record", "records", "wall_time", "paper_macros"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Record:
+    """One result: ``name`` (folder or ``bench/<file>``), ``commit`` (40 hex, no
+    suffix), ``dirty``, ``machine`` (platform and cores), ``wall`` (text),
+    ``inner`` (commits named by the runs a result packs: ``(commit, dirty)``)."""
+
+    name: str
+    commit: str
+    dirty: bool
+    machine: str
+    wall: str
+    inner: tuple = ()
+
+
+def _split(commit: str | None) -> tuple[str, bool]:
+    commit = commit or "unknown"
+    return commit.removesuffix("+dirty"), commit.endswith("+dirty")
+
+
+def _machine(meta: dict) -> str:
+    m = meta.get("machine") or {}
+    platform = str(m.get("platform", "unknown")).split("-with-")[0]
+    return f"{platform}, {m.get('cpus', '?')} cores"
+
+
+def wall_time(meta: dict) -> str:
+    """The run's wall time as text: the seconds a single-session study recorded,
+    the last session's of a resumed one, else ``finished - started`` when
+    over a second; ``not recorded`` for a result assembled without timing."""
+    secs, sessions = meta.get("seconds_this_session"), meta.get("sessions", 1)
+    if meta.get("units_run_this_session") == 0:     # assembled from saved units only
+        return "not recorded"
+    if secs is not None:
+        text = _duration(float(secs))
+        return text if sessions == 1 else f"{text} (last of {sessions} sessions)"
+    try:
+        span = (datetime.fromisoformat(meta["finished"])
+                - datetime.fromisoformat(meta["started"])).total_seconds()
+    except (KeyError, TypeError, ValueError):
+        return "not recorded"
+    return _duration(span) if span > 1 else "not recorded"
+
+
+def _duration(s: float) -> str:
+    if s >= 3600:
+        return f"{s / 3600:.1f} h"
+    if s >= 60:
+        return f"{s / 60:.0f} min"
+    return f"{s:.0f} s"
+
+
+def _inner_commits(result) -> set:
+    """Every ``git_commit`` value nested in ``result`` (the runs a benchmark packs)."""
+    found, stack = set(), [result]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, dict):
+            for k, v in x.items():
+                if k == "git_commit" and isinstance(v, str):
+                    found.add(_split(v))
+                else:
+                    stack.append(v)
+        elif isinstance(x, list):
+            stack.extend(x)
+    return found
+
+
+def records(results: Path, bench: Path | None = None) -> list[Record]:
+    """Every study folder of ``results`` with a ``metadata.json`` and every
+    ``bench/*.json`` with a ``metadata`` entry, in name order."""
+    results = Path(results)
+    bench = Path(bench) if bench is not None else results / "bench"
+    out = []
+    for meta_path in sorted(results.glob("*/metadata.json")):
+        meta = json.loads(meta_path.read_text())
+        commit, dirty = _split(meta.get("git_commit"))
+        out.append(Record(meta_path.parent.name, commit, dirty, _machine(meta), wall_time(meta)))
+    for path in sorted(bench.glob("*.json")):
+        data = json.loads(path.read_text())
+        if not isinstance(data, dict) or "metadata" not in data:
+            continue
+        meta = data["metadata"]
+        commit, dirty = _split(meta.get("git_commit"))
+        inner = tuple(sorted(_inner_commits(data.get("result")) - {(commit, dirty)}))
+        out.append(Record(f"bench/{path.stem}", commit, dirty, _machine(meta),
+                          wall_time(meta), inner))
+    return out
+
+
+def paper_macros(m, results: Path, bench: Path) -> None:
+    """The title page's summary of :func:`records` (:mod:`experiments.macros`)."""
+    def commits() -> set:
+        recs = records(results, bench)
+        if not recs:
+            raise ValueError(f"no result with metadata under {results}")
+        return {(r.commit, r.dirty) for r in recs} | {c for r in recs for c in r.inner}
+    m.add("ProvenanceResults", lambda: len(records(results, bench)), str,
+          "result files the paper reads")
+    m.add("ProvenanceCommits", lambda: len({c for c, _ in commits()}), str,
+          "distinct commits the results (and the runs they pack) were computed at")
+    m.add("ProvenanceDirty", lambda: len({c for c, d in commits() if d}), str,
+          "of them, recorded from a tree with uncommitted changes")
