@@ -8,8 +8,8 @@ its saved 95% t interval by :func:`experiments.stats.p_from_interval`) and
 adjusts the family with :func:`experiments.stats.holm`. :func:`paper_macros`
 writes ``\\PrimaryRows`` (the body of the table of primary hypotheses),
 ``\\PrimaryCount``, ``\\PrimaryHeld`` (how many hold at level
-:data:`ALPHA` after the correction) and, for every hypothesis, ``\\Primary<Key>P``
-and ``\\Primary<Key>Holm``. A hypothesis whose result is not in a profile's
+:data:`ALPHA` after the correction) and, for every hypothesis,
+``\\Primary<Key>Gain``, ``Lo``, ``Hi``, ``Half``, ``Deals``, ``P`` and ``Holm``. A hypothesis whose result is not in a profile's
 results is listed as not measured and left out of the family (so the
 correction is over what was tested).
 
@@ -156,7 +156,7 @@ def family(results: Path, bench: Path, hypotheses=PRIMARY) -> list[tuple]:
 
 def paper_macros(m, results: Path, bench: Path) -> None:
     """The table and the numbers of the primary hypotheses (:mod:`experiments.macros`)."""
-    from .macros import pvalue, signed, thousands
+    from .macros import plural, pvalue, signed, thousands
 
     fam = family(results, bench)
     tested = [(h, r, a) for h, r, a in fam if r is not None]
@@ -177,10 +177,27 @@ def paper_macros(m, results: Path, bench: Path) -> None:
     m.add("PrimaryHeld", lambda: sum(a <= ALPHA for _, _, a in tested), str,
           f"primary hypotheses with Holm-adjusted p <= {ALPHA}")
     m.add("PrimaryAlpha", lambda: ALPHA, str, "family-wise error rate")
+
+    def held_text() -> str:
+        held, n = sum(a <= ALPHA for _, _, a in tested), len(tested)
+        if n == 0:
+            raise ValueError("no primary hypothesis measured")
+        if held == n:
+            return "all " + plural(n, "declared primary hypothesis", "declared primary hypotheses") \
+                if n > 1 else "the one declared primary hypothesis"
+        return f"{held} of the {plural(n, 'declared primary hypothesis', 'declared primary hypotheses')}"
+    m.add("PrimaryHeldText", held_text, str,
+          "'all 10 declared primary hypotheses' / '7 of the 10 ...' (hold after Holm)")
     for h, r, a in fam:
         if r is None:
-            m.not_run(f"Primary{h.key}P", h.claim)
-            m.not_run(f"Primary{h.key}Holm", h.claim)
+            for suffix in ("Gain", "Lo", "Hi", "Half", "Deals", "P", "Holm"):
+                m.not_run(f"Primary{h.key}{suffix}", h.claim)
         else:
+            m.add(f"Primary{h.key}Gain", lambda r=r: r.gain, signed, f"gain: {h.claim}")
+            m.add(f"Primary{h.key}Lo", lambda r=r: r.lo, signed, "its 95% low")
+            m.add(f"Primary{h.key}Hi", lambda r=r: r.hi, signed, "its 95% high")
+            m.add(f"Primary{h.key}Half", lambda r=r: (r.hi - r.lo) / 2, signed,
+                  "its 95% half-width")
+            m.add(f"Primary{h.key}Deals", lambda r=r: r.deals, thousands, "its deals")
             m.add(f"Primary{h.key}P", lambda r=r: r.p, pvalue, f"raw p: {h.claim}")
             m.add(f"Primary{h.key}Holm", lambda a=a: a, pvalue, f"Holm p: {h.claim}")

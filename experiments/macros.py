@@ -53,7 +53,7 @@ SOURCES = ("experiments.bench.engine", "experiments.bench.sim", "experiments.ben
            "experiments.studies.abr", "experiments.bench.cfr_large",
            "experiments.bench.field_pair", "experiments.bench.net_strength",
            "experiments.bench.card_location", "experiments.hypotheses",
-           "experiments.provenance", "experiments.macros")
+           "experiments.provenance", "experiments.external", "experiments.macros")
 
 #: Player counts as they appear in macro names.
 WORDS = {2: "Two", 3: "Three", 4: "Four", 5: "Five", 6: "Six", 7: "Seven", 8: "Eight",

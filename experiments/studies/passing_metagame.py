@@ -418,7 +418,8 @@ def paper_macros(m, results: Path, bench: Path) -> None:
               "conventions against which the rollout passer's mean gain is negative")
 
         m.add(f"Meta{w}RolloutBelowZeroSignificant",
-              lambda b=br: sum(float(r["hi"]) < 0 for r in b().values()), str,
+              lambda b=br: sum(float(r["hi"]) < 0 for r in b().values()),
+              lambda k: "none" if int(k) == 0 else str(k),
               "conventions against which the rollout passer's whole 95% interval is below 0")
 
         def items(c=conv, b=br) -> list:
