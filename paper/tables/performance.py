@@ -21,6 +21,8 @@ import argparse
 import json
 from pathlib import Path
 
+from experiments.macros import sci_bound
+
 HERE = Path(__file__).resolve().parent
 #: The benchmarks the table reads, in row order.
 BENCHES = ("engine", "sim", "observers", "resample", "search", "cfr")
@@ -101,9 +103,11 @@ def rows(bench: dict) -> list[tuple[str, str, str, str, str]]:
                 ("resampling hidden cards, 6 players mid-hand",
                  _us(r["six_players_mid_hand"]["median_us_to_move"]),
                  "rejection sampling (acceptance $\\le "
-                 + _sci(r["six_players_rejection"]["acceptance_upper_bound"]) + "$)",
-                 "$\\ge " + _sci(r["six_players_rejection"]
-                                  ["estimated_seconds_per_accepted_sample_at_least"] / YEAR)
+                 + sci_bound(r["six_players_rejection"]["acceptance_upper_bound"], "up")
+                 + "$)",
+                 "$\\ge " + sci_bound(r["six_players_rejection"]
+                                       ["estimated_seconds_per_accepted_sample_at_least"]
+                                       / YEAR, "down")
                  + "$ years", "infeasible")]
     if "search" in bench:
         sp = bench["search"]["result"]["speed"]
@@ -138,8 +142,9 @@ def rows(bench: dict) -> list[tuple[str, str, str, str, str]]:
 
 
 def _sci(x: float) -> str:
-    """``1.5e-05`` -> ``2\\times 10^{-5}`` (math mode; one significant digit)."""
-    mant, exp = f"{float(x):.0e}".split("e")
+    """``1.5e-05`` -> ``1.5\\times 10^{-5}`` (math mode; two significant digits,
+    rounded to nearest: for a value, not a bound; bounds use :func:`sci_bound`)."""
+    mant, exp = f"{float(x):.1e}".split("e")
     return f"{mant}\\times 10^{{{int(exp)}}}"
 
 
