@@ -9,8 +9,8 @@ adjusts the family with :func:`experiments.stats.holm`. :func:`paper_macros`
 writes ``\\PrimaryRows`` (the body of the table of primary hypotheses),
 ``\\PrimaryCount``, ``\\PrimaryHeld`` (how many hold at level
 :data:`ALPHA` after the correction) and, for every hypothesis,
-``\\Primary<Key>Gain``, ``Lo``, ``Hi``, ``Half``, ``Deals``, ``P`` and ``Holm``. A hypothesis whose result is not in a profile's
-results is listed as not measured and left out of the family (so the
+``\\Primary<Key>Gain``, ``Lo``, ``Hi``, ``Half``, ``Deals``, ``P`` and ``Holm``.
+A hypothesis whose result is not in a profile's results is listed as not measured and left out of the family (so the
 correction is over what was tested).
 
 Gains are oriented so that a positive value supports the claim as worded:
@@ -182,10 +182,10 @@ def paper_macros(m, results: Path, bench: Path) -> None:
         held, n = sum(a <= ALPHA for _, _, a in tested), len(tested)
         if n == 0:
             raise ValueError("no primary hypothesis measured")
+        things = plural(n, "declared primary hypothesis", "declared primary hypotheses")
         if held == n:
-            return "all " + plural(n, "declared primary hypothesis", "declared primary hypotheses") \
-                if n > 1 else "the one declared primary hypothesis"
-        return f"{held} of the {plural(n, 'declared primary hypothesis', 'declared primary hypotheses')}"
+            return "all " + things if n > 1 else "the one declared primary hypothesis"
+        return f"{held} of the {things}"
     m.add("PrimaryHeldText", held_text, str,
           "'all 10 declared primary hypotheses' / '7 of the 10 ...' (hold after Holm)")
     for h, r, a in fam:

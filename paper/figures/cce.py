@@ -22,7 +22,7 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 
-from experiments.figures import Job, figure_main
+from experiments.figures import TEXT_WIDTH, Job, figure_main
 
 COLOURS = {"CFR": "tab:gray", "CFR+": "tab:blue", "LCFR": "tab:green", "DCFR": "tab:red",
            "PCFR+": "tab:purple"}
@@ -50,7 +50,8 @@ def draw(results: Path) -> dict:
     """``{"cce": figure}`` from the rows of one run."""
     rows = load(results)
     deals = list(dict.fromkeys(rows.deal))
-    fig, axes = plt.subplots(len(deals), 2, figsize=(8, 2.9 * len(deals)), squeeze=False)
+    fig, axes = plt.subplots(len(deals), 2, figsize=(TEXT_WIDTH, 2.15 * len(deals)), squeeze=False,
+                             layout="constrained")
     for (left, right), deal in zip(axes, deals):
         d = rows[rows.deal == deal]
         head = f"{deal}: {int(d.players.iloc[0])} players, {int(d.histories.iloc[0]):,} histories"
@@ -79,10 +80,8 @@ def draw(results: Path) -> dict:
         for ax in (left, right):
             ax.set(xscale="log", yscale="log", xlabel="iterations")
             ax.grid(alpha=0.3, which="both", lw=0.4)
-            ax.title.set_fontsize(8)
-    axes[0][0].legend(fontsize=6)
-    axes[0][1].legend(fontsize=6)
-    fig.tight_layout()
+    axes[0][0].legend()
+    axes[0][1].legend()
     return {"cce": fig}
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 
-from experiments.figures import Job, figure_main
+from experiments.figures import TEXT_WIDTH, Job, figure_main
 
 STYLE = {"CFR": dict(color="tab:gray", ls="--"), "CFR+": dict(color="tab:blue"),
          "LCFR": dict(color="tab:green"), "DCFR": dict(color="tab:red"),
@@ -40,7 +40,8 @@ def load(results: Path) -> dict | None:
 
 
 def draw(deals: dict):
-    fig, axes = plt.subplots(len(deals), 2, figsize=(8, 2.9 * len(deals)), squeeze=False)
+    fig, axes = plt.subplots(len(deals), 2, figsize=(TEXT_WIDTH, 2.9 * len(deals)), squeeze=False,
+                             layout="constrained")
     for row, (deal, entry) in zip(axes, deals.items()):
         for solver, runs in entry["runs"].items():
             its = [r["iteration"] for r in runs]
@@ -55,9 +56,7 @@ def draw(deals: dict):
                    title=title)
         for ax in row:
             ax.grid(alpha=0.3, which="both", lw=0.4)
-            ax.title.set_fontsize(9)
-    axes[0][0].legend(fontsize=7)
-    fig.tight_layout()
+    axes[0][0].legend()
     return fig
 
 

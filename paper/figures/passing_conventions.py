@@ -18,7 +18,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 
-from experiments.figures import Job, figure_main
+from experiments.figures import TEXT_WIDTH, Job, figure_main
 
 
 def _from_rows(folder: Path) -> tuple[dict, dict]:
@@ -74,42 +74,35 @@ def figures(res: dict, meta: dict, suffix: str) -> dict:
     conv = res["conventions"]
     x = np.arange(len(conv))
 
-    fig, ax = plt.subplots(figsize=(7, 3.2))
+    fig, ax = plt.subplots(figsize=(TEXT_WIDTH, 2.6), layout="constrained")
     for off, key, label in ((-0.2, "library_best_response_gain", "best convention in the library"),
                             (0.2, "rollout_best_response_gain", "rollout best-response passer")):
         m = np.array([res[key][c]["mean"] for c in conv])
         lo = np.array([res[key][c]["ci95"][0] for c in conv])
         hi = np.array([res[key][c]["ci95"][1] for c in conv])
         ax.bar(x + off, m, 0.4, label=label)
+        ax.plot(x + off, m, "_", color="k", ms=8)     # the mean, visible when it is zero
         _interval(ax, x + off, lo, hi)
     ax.axhline(0, color="k", lw=0.6)
     ax.set_xticks(x, conv, rotation=20)
-    ax.set_ylabel("gain of one deviator (points/hand)")
+    ax.set_ylabel("gain of one deviator\n(points/hand)")
     br_deals = meta["config"].get("br_deals", "?")
     ax.set_title(f"{res['players']} players, {res['play']} play; {_design(res, meta)}; "
-                 f"rollout passer on {br_deals} deals", fontsize=8)
-    ax.legend(fontsize=8)
+                 f"rollout passer on {br_deals} deals")
+    ax.legend()
     out = {f"passing_exploitability{suffix}": fig}
 
+    # The masses of the equilibrium and alpha-Rank are in the paper's table (they
+    # can sit on one convention, a panel of one bar); the figure shows the payoffs.
     a = np.array(res["one_vs_population"])
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(9, 3.6), gridspec_kw={"width_ratios": [3, 2]})
+    fig, ax1 = plt.subplots(figsize=(TEXT_WIDTH * 0.62, 3.0), layout="constrained")
     im = ax1.imshow(a, cmap="viridis")
-    ax1.set_xticks(x, conv, rotation=45, ha="right", fontsize=7)
-    ax1.set_yticks(x, conv, fontsize=7)
+    ax1.set_xticks(x, conv, rotation=45, ha="right")
+    ax1.set_yticks(x, conv)
     ax1.set_xlabel("the other seats' convention")
     ax1.set_ylabel("one seat's convention")
     fig.colorbar(im, ax=ax1, label="payoff (minus points)")
-    for off, key, field, label in ((-0.2, "alpharank", "masses", "alpha-Rank mass"),
-                                   (0.2, "replicator_nash", "mixture",
-                                    "symmetric Nash (replicator)")):
-        ax2.bar(x + off, [res[key][field][c] for c in conv], 0.4, label=label)
-        ci = res[key].get("ci95")
-        if ci is not None:
-            _interval(ax2, x + off, [ci[c][0] for c in conv], [ci[c][1] for c in conv], 2)
-    ax2.set_title("masses, bootstrap 95% intervals", fontsize=8)
-    ax2.set_xticks(x, conv, rotation=45, ha="right", fontsize=7)
-    ax2.legend(fontsize=7)
-    fig.suptitle(f"{res['players']} players", fontsize=9)
+    ax1.set_title(f"{res['players']} players")
     out[f"passing_metagame{suffix}"] = fig
     return out
 

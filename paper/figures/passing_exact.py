@@ -13,24 +13,38 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from experiments.figures import Job, figure_main
+from experiments.figures import COLORS, TEXT_WIDTH, Job, figure_main
 
 
 def draw(results: Path) -> dict:
+    """One panel per reduced deal: each convention's exact exploitability as a
+    point on a stem (a zero stays visible), deviating in passing and play; a
+    hollow marker shows passing only where it differs visibly (by more than
+    1% of the panel's range), since the two usually coincide."""
     rows = pd.read_csv(results / "passing_exact" / "rows.csv")
     conv = rows[rows.kind == "convention"]
     deals = list(dict.fromkeys(conv.deal))
-    fig, axes = plt.subplots(1, len(deals), figsize=(4.5 * len(deals), 3.2), squeeze=False)
+    fig, axes = plt.subplots(1, len(deals), figsize=(TEXT_WIDTH, 2.6), squeeze=False,
+                             layout="constrained")
     for ax, deal in zip(axes[0], deals):
         d = conv[conv.deal == deal]
         x = np.arange(len(d))
-        ax.bar(x - 0.2, d.gain_pass_only, 0.4, label="best response in passing")
-        ax.bar(x + 0.2, d.gain_pass_play, 0.4, label="in passing and play")
-        ax.set_xticks(x, d.convention, rotation=45, ha="right", fontsize=7)
-        ax.set_title(f"{deal} ({int(d.players.iloc[0])} players)", fontsize=9)
+        both = d.gain_pass_play.to_numpy(float)
+        only = d.gain_pass_only.to_numpy(float)
+        ax.vlines(x, 0, both, color=COLORS[0], lw=1.5)
+        ax.plot(x, both, "o", color=COLORS[0], label="best response in passing and play")
+        span = max(float(np.nanmax(np.abs(both))), 1e-12)
+        differ = np.abs(both - only) > 0.01 * span
+        if differ.any():
+            ax.plot(x[differ], only[differ], "s", mfc="none", color=COLORS[1],
+                    label="in passing only")
+        ax.set_xticks(x, d.convention, rotation=45, ha="right")
+        ax.set_title(f"{deal} ({int(d.players.iloc[0])} players)")
         ax.set_ylabel("exact gain (points/hand)")
         ax.axhline(0, color="k", lw=0.6)
-    axes[0][0].legend(fontsize=7)
+        ax.set_xlim(-0.6, len(d) - 0.4)
+        ax.set_ylim(top=1.35 * max(span, float(np.nanmax(only))))     # room for the legend
+    axes[0][0].legend(loc="upper left")
     return {"passing_exact": fig}
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from experiments.figures import Job, figure_main
+from experiments.figures import TEXT_WIDTH, Job, figure_main
 from experiments.stats import proportion_half_width
 
 STYLE = {"balanced": dict(color="tab:blue", marker="o"),
@@ -28,7 +28,7 @@ STYLE = {"balanced": dict(color="tab:blue", marker="o"),
 
 
 def draw(summary: pd.DataFrame, seats: pd.DataFrame):
-    fig, axes = plt.subplots(1, 3, figsize=(11, 3.2))
+    fig, axes = plt.subplots(1, 3, figsize=(TEXT_WIDTH, 3.2), layout="constrained")
     two = summary[summary.packs == 2]
     for deck, g in two.groupby("deck", sort=False):
         axes[0].errorbar(g.players, g.seat_spread, yerr=g.ci95_max, capsize=2, label=deck,
@@ -56,11 +56,10 @@ def draw(summary: pd.DataFrame, seats: pd.DataFrame):
     axes[1].set(xlabel="seat (0 = left of the dealer)", ylabel="mean points - table mean",
                 title="(b) points by seat")
     for ax in axes:
-        ax.legend(fontsize=7)
+        ax.legend()
         ax.grid(alpha=0.3)
     hands = int(summary.hands.iloc[0])
-    fig.suptitle(f"Random play, {hands:,} hands per configuration", fontsize=9)
-    fig.tight_layout()
+    fig.suptitle(f"Random play, {hands:,} hands per configuration")
     return fig
 
 
