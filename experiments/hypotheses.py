@@ -10,8 +10,9 @@ writes ``\\PrimaryRows`` (the body of the table of primary hypotheses),
 ``\\PrimaryCount``, ``\\PrimaryHeld`` (how many hold at level
 :data:`ALPHA` after the correction) and, for every hypothesis,
 ``\\Primary<Key>Gain``, ``Lo``, ``Hi``, ``Half``, ``Deals``, ``P`` and ``Holm``.
-A hypothesis whose result is not in a profile's results is listed as not measured and left out of the family (so the
-correction is over what was tested).
+A hypothesis whose result is not in a profile's results is listed as not
+measured and left out of the family (so the correction is over what was
+tested).
 
 Gains are oriented so that a positive value supports the claim as worded:
 points per hand in the game's zero-sum payoff (the mean of the others' points
