@@ -188,3 +188,8 @@ def test_main_tex_builds(generated):
     if cmd[0] == "latexmk":                   # it reruns until references settle
         log = (generated / "main.log").read_text(errors="replace")
         assert not re.search(r"(Reference|Citation) `[^']*' on page \d+ undefined", log)
+        # the main text (up to its Conclusion) fits a venue's ten pages
+        aux = (generated / "main.aux").read_text(errors="replace")
+        found = re.search(r"\\newlabel\{sec:conclusion\}\{\{[^}]*\}\{(\d+)\}", aux)
+        assert found, "main.tex has no \\label{sec:conclusion}"
+        assert int(found.group(1)) <= 10, f"the Conclusion is on page {found.group(1)}"
