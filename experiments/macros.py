@@ -39,7 +39,7 @@ from pathlib import Path
 from collections.abc import Callable, Iterable
 
 __all__ = ["MISSING", "SOURCES", "WORDS", "Macros", "collect", "paper_macros", "read_json",
-           "read_csv", "thousands", "fixed", "signed", "sci", "seconds", "pvalue", "mass",
+           "PAPER_WIDE", "read_csv", "thousands", "fixed", "signed", "sci", "seconds", "pvalue", "mass",
            "interval", "spread", "plural", "sci_bound", "tex_text", "tt", "names"]
 
 MISSING = r"\textbf{??}"
@@ -52,8 +52,14 @@ SOURCES = ("experiments.bench.engine", "experiments.bench.sim", "experiments.ben
            "experiments.studies.passing_exact", "experiments.studies.agent_exploitability",
            "experiments.studies.abr", "experiments.bench.cfr_large",
            "experiments.bench.field_pair", "experiments.bench.net_strength",
-           "experiments.bench.card_location", "experiments.hypotheses",
-           "experiments.provenance", "experiments.external", "experiments.macros")
+           "experiments.bench.card_location",
+           "experiments.macros")
+
+#: Paper-wide numbers that no single study owns (the primary hypotheses and their
+#: Holm correction, the results' provenance, the external baseline), defined just
+#: before this module's tool versions.
+PAPER_WIDE = ("experiments.hypotheses", "experiments.provenance", "experiments.external")
+SOURCES = SOURCES[:-1] + PAPER_WIDE + SOURCES[-1:]
 
 #: Player counts as they appear in macro names.
 WORDS = {2: "Two", 3: "Three", 4: "Four", 5: "Five", 6: "Six", 7: "Seven", 8: "Eight",
