@@ -39,8 +39,8 @@ from pathlib import Path
 from collections.abc import Callable, Iterable
 
 __all__ = ["MISSING", "SOURCES", "WORDS", "Macros", "collect", "paper_macros", "read_json",
-           "PAPER_WIDE", "read_csv", "thousands", "fixed", "signed", "sci", "seconds", "pvalue", "mass",
-           "interval", "spread", "plural", "sci_bound", "tex_text", "tt", "names"]
+           "read_csv", "thousands", "fixed", "signed", "sci", "seconds", "pvalue", "mass",
+           "interval", "PAPER_WIDE", "spread", "plural", "sci_bound", "tex_text", "tt", "names"]
 
 MISSING = r"\textbf{??}"
 
