@@ -1,5 +1,6 @@
 """Paper macros: every number main.tex quotes, contributed by the study or benchmark
-that computes it.
+that computes it (the results of hand-run research scripts by
+:mod:`experiments.research_macros`, which reads their saved JSON).
 
 A study (``experiments/studies/<name>.py``) or benchmark
 (``experiments/bench/<name>.py``) that the paper quotes defines::
@@ -51,8 +52,7 @@ SOURCES = ("experiments.bench.engine", "experiments.bench.sim", "experiments.ben
            "experiments.studies.cfr_convergence", "experiments.studies.cce",
            "experiments.studies.passing_exact", "experiments.studies.agent_exploitability",
            "experiments.studies.abr", "experiments.bench.cfr_large",
-           "experiments.bench.field_pair", "experiments.bench.net_strength",
-           "experiments.bench.card_location",
+           "experiments.research_macros",
            "experiments.macros")
 
 #: Paper-wide numbers that no single study owns (the primary hypotheses and their

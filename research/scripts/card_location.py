@@ -1,4 +1,4 @@
-"""A learned card-location model: data, training and what it knows (issue 15).
+"""A learned card-location model: data, training and what it knows.
 
 Inference by replaying the others' plays under an opponent model
 (:mod:`solvers.inference`) costs a replay per world. A *card-location model*
@@ -30,13 +30,14 @@ each removes, the Brier score of "the seat holds the card" and the tilted
 pool's effective size (:func:`solvers.net.location.evaluate_location`); also
 the log-likelihood of the true counts per uncertain card. JSON with its
 metadata, one entry per player count; the paper reads
-``bench/card_location.json`` (:func:`paper_macros`).
+``bench/card_location.json``
+(:func:`experiments.research_macros.card_location_macros`).
 
-    python -m experiments.bench.card_location collect --players 6 --hands 600 \\
+    python research/scripts/card_location.py collect --players 6 --hands 600 \\
         --seed 0 --out runs/loc6_train.npz
-    python -m experiments.bench.card_location train runs/loc6_train.npz \\
+    python research/scripts/card_location.py train runs/loc6_train.npz \\
         --out runs/loc6.npz
-    python -m experiments.bench.card_location evaluate runs/loc6.npz:runs/loc6_test.npz \\
+    python research/scripts/card_location.py evaluate runs/loc6.npz:runs/loc6_test.npz \\
         [runs/loc11.npz:runs/loc11_test.npz ...] --json results/bench/card_location.json
 """
 
@@ -58,8 +59,8 @@ from experiments.metadata import metadata, write_result
 from solvers.net.selfplay import play_hand
 from spiel_game import engine as E
 
-__all__ = ["DEFAULT_AGENT", "PAPER_LABELS", "collect", "cost", "heldout", "load_collection",
-           "main", "paper_macros", "parts_dir"]
+__all__ = ["DEFAULT_AGENT", "collect", "cost", "heldout", "load_collection", "main",
+           "parts_dir"]
 
 DEFAULT_AGENT = "ismcts(time_limit=0.005, rollout='heuristic')"
 
@@ -241,7 +242,7 @@ def cost(checkpoint, data: dict, decisions: int = 200, pool: int = 128, seed: in
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m experiments.bench.card_location",
+    ap = argparse.ArgumentParser(prog="python research/scripts/card_location.py",
                                  description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     c = sub.add_parser("collect", help="play hands and record the decisions")
@@ -365,57 +366,6 @@ def main(argv=None) -> int:
     if args.json:
         write_result(args.json, {"by_players": result}, metadata(config, args.seed))
     return 0
-
-
-#: The evaluations the paper quotes (``evaluate LABEL=CHECKPOINT:DATA``): the
-#: playing models (early-stopped), the declared 4,000-step models and the
-#: positive control (a model of heuristic players), by macro stem.
-PAPER_LABELS = {"6": "Six", "11": "Eleven", "declared6": "DeclaredSix",
-                "declared11": "DeclaredEleven", "control6": "ControlSix"}
-
-
-def paper_macros(m, results: Path, bench: Path) -> None:
-    """From ``bench/card_location.json``, per label of :data:`PAPER_LABELS`:
-    ``\\CardLoc<Stem>{Decisions,Hands,MsePrior,MseModel,ShareModel,MseTilt,
-    ShareTilt,BrierPool,BrierTilt,ShareTempered,BrierTempered,Ess,Pool,HeldPrior,
-    HeldBest,HeldBestStep,TrainHands}``
-    (shares in percent, held-out losses per uncertain card); flag
-    ``\\ifCardLocation``: every label is there."""
-    from ..macros import fixed, read_json, thousands
-    path = bench / "card_location.json"
-
-    def get(label):
-        return read_json(path)["result"]["by_players"][label]
-
-    def train_hands(label):
-        model = read_json(path)["metadata"]["config"]["models"][label]
-        return sum(int(c["config"]["hands"]) for c in model["collections"])
-
-    try:
-        ok = path.is_file() and all(k in read_json(path)["result"]["by_players"]
-                                    for k in PAPER_LABELS)
-    except (OSError, ValueError, KeyError, TypeError):
-        ok = False
-    m.flag("CardLocation", lambda: ok, "the card-location model's evaluation is there")
-    pct = lambda v: f"{100 * v:.1f}"        # noqa: E731
-    # a curve without step 0 (trained before it was recorded) has no prior's loss
-    held = lambda v: "--" if v is None else fixed(4)(v)    # noqa: E731
-    fields = (("Decisions", "decisions", str), ("Hands", "hands", str),
-              ("MsePrior", "mse_prior", fixed(4)), ("MseModel", "mse_model", fixed(4)),
-              ("ShareModel", "share_removed", pct), ("MseTilt", "mse_tilt", fixed(4)),
-              ("ShareTilt", "share_removed_tilt", pct), ("BrierPool", "brier_pool", fixed(4)),
-              ("ShareTempered", "share_removed_tempered", pct),
-              ("BrierTempered", "brier_tilt_tempered", fixed(4)),
-              ("BrierTilt", "brier_tilt", fixed(4)), ("Ess", "mean_ess", fixed(1)),
-              ("Pool", "pool_worlds", str), ("HeldPrior", "heldout_prior", held),
-              ("HeldBest", "heldout_best", fixed(4)),
-              ("HeldBestStep", "heldout_best_step", str))
-    for label, stem in PAPER_LABELS.items():
-        for key, field, fmt in fields:
-            m.add_if(ok, f"CardLoc{stem}{key}", lambda k=label, f=field: get(k)[f], fmt,
-                     f"card-location model {label}: {field}")
-        m.add_if(ok, f"CardLoc{stem}TrainHands", lambda k=label: train_hands(k), thousands,
-                 f"card-location model {label}: hands it was trained on")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ at ``--players`` players:
 * with ``--checkpoint``: the share where the raw network's argmax is the
   heuristic's move (behaviour-cloning fidelity) and where it is the teacher's.
 
-``python -m experiments.bench.distill_labels [--checkpoint PATH] [--iterations 300]
+``python research/scripts/distill_labels.py [--checkpoint PATH] [--iterations 300]
 [--hands 4] [--players 6] [--seed 12345]``; prints the shares.
 """
 

@@ -15,7 +15,7 @@ studied (an opponent model, for example): in a tournament where X and Y sit at
 the same table each is also an opponent of the other, and an opponent model
 built for the field is wrong for that seat.
 
-    python -m experiments.bench.field_pair RUN_X RUN_Y [RUN_X2 RUN_Y2 ...] [--json OUT]
+    python research/scripts/field_pair.py RUN_X RUN_Y [RUN_X2 RUN_Y2 ...] [--json OUT]
 
 ``RUN_X``, ``RUN_Y``: tournament run folders (``.../tournament@<hex>``, with
 ``run.json`` and ``rows.csv``). Both must have the same seed, game, player
@@ -23,7 +23,8 @@ count, field agent and lineup shape (one tested seat); only the deals both
 played are paired. Several pairs may be given; ``--json`` writes every
 comparison (``{"metadata", "result": {"comparisons": [...]}}``, each with
 both runs' configurations, commits and package versions). The paper quotes
-``paper/results/bench/inference_field.json`` (:func:`paper_macros`).
+``paper/results/bench/inference_field.json``
+(:func:`experiments.research_macros.field_macros`).
 """
 
 from __future__ import annotations
@@ -38,8 +39,7 @@ import numpy as np
 
 from experiments.stats import mean_ci
 
-__all__ = ["FieldPairError", "load_run", "pair_runs", "main", "paper_macros", "why_macros",
-           "WHY"]
+__all__ = ["FieldPairError", "load_run", "pair_runs", "main"]
 
 
 class FieldPairError(ValueError):
@@ -132,7 +132,7 @@ def _fmt(c: dict) -> str:
 
 def main(argv=None) -> int:
     from experiments.metadata import metadata, write_result
-    ap = argparse.ArgumentParser(prog="python -m experiments.bench.field_pair",
+    ap = argparse.ArgumentParser(prog="python research/scripts/field_pair.py",
                                  description=__doc__.split("\n\n")[0])
     ap.add_argument("runs", nargs="+", metavar="RUN", help="RUN_X RUN_Y [RUN_X2 RUN_Y2 ...]")
     ap.add_argument("--json", metavar="FILE", help="also write the comparisons as JSON")
@@ -158,149 +158,6 @@ def main(argv=None) -> int:
         cfg = {"runs": [str(r) for r in args.runs]}
         write_result(args.json, {"comparisons": out}, metadata(cfg, out[0]["seed"]))
     return 0
-
-
-def _saved_macros(m, ok: bool, name: str, get, what: str) -> None:
-    """``<name>Saved`` (Y - X, > 0: X takes fewer points), ``Lo``, ``Hi``, ``P``
-    and ``Deals`` of the comparison ``get()``."""
-    from ..macros import pvalue, signed
-    m.add_if(ok, f"{name}Saved", lambda: -get()["x_minus_y"]["mean"], signed, what)
-    m.add_if(ok, f"{name}Lo", lambda: -get()["x_minus_y"]["hi"], signed, "")
-    m.add_if(ok, f"{name}Hi", lambda: -get()["x_minus_y"]["lo"], signed, "")
-    m.add_if(ok, f"{name}P", lambda: get()["p_value"], pvalue, "")
-    m.add_if(ok, f"{name}Deals", lambda: get()["deals"], str, "")
-
-
-def paper_macros(m, results: Path, bench: Path) -> None:
-    """The paper's numbers of inference against a heuristic field
-    (:mod:`experiments.macros`), from ``bench/inference_field.json``: for each
-    comparison of an agent with belief inference (X) and the same search without
-    it (Y) at 6 and 11 players, ``\\InfField<Six|Eleven><Mcmc|Pool>`` +
-    ``Saved`` (Y - X: points per hand inference saves; > 0 is a gain), ``Lo``,
-    ``Hi``, ``P``, ``Deals``, ``Ms`` (X's mean time per decision, ms) and ``Budget``
-    (its time limit per move, s); flags ``\\if<name>Gain`` / ``Loss``: the
-    interval lies on the side of a gain / of a loss. ``\\ifInferenceField``: the file is there (the
-    quick profile runs none of it; every macro is then not run)."""
-    from ..macros import WORDS, fixed, read_json
-    path = bench / "inference_field.json"
-    there = path.is_file()
-    m.flag("InferenceField", lambda: there, "the inference-field comparisons are there")
-
-    def comp(n: int, kind: str) -> dict:
-        for c in read_json(path)["result"]["comparisons"]:
-            mc = "belief_mcmc" in c["x"]
-            if c["players"] == n and (kind == "Mcmc") == mc and _plain_pair(c):
-                return c
-        raise KeyError(f"no {kind} comparison at {n} players")
-
-    def budget(c) -> float:
-        import re
-        return float(re.search(r"time_limit=([0-9.]+)", c["x"]).group(1))
-
-    for n in (6, 11):
-        for kind in ("Mcmc", "Pool"):
-            name = f"InfField{WORDS[n]}{kind}"
-            get = lambda n=n, kind=kind: comp(n, kind)                  # noqa: E731
-            ok = there and _has(path, n, kind)
-            _saved_macros(m, ok, name, get,
-                          f"points per hand inference saves, {n} players ({kind})")
-            m.add_if(ok, f"{name}Budget", lambda g=get: budget(g()), fixed(2), "")
-            m.flag(f"{name}Gain", lambda g=get, ok=ok: ok and g()["x_minus_y"]["hi"] < 0,
-                   f"inference significantly better, {n} players ({kind})")
-            m.flag(f"{name}Loss", lambda g=get, ok=ok: ok and g()["x_minus_y"]["lo"] > 0,
-                   f"inference significantly worse, {n} players ({kind})")
-            m.add_if(ok, f"{name}Ms", lambda g=get: 1e3 * g()["runs"][0]["seconds_per_decision"],
-                     fixed(0), "")
-    why_macros(m, results, bench)
-
-
-def _plain_pair(c: dict) -> bool:
-    """An inference comparison of the first kind: the default tree, no oracle."""
-    return "opponents=" not in c["x"] + c["y"] and "ismcts_oracle" not in c["x"]
-
-
-def _has(path: Path, n: int, kind: str) -> bool:
-    try:
-        cs = json.loads(path.read_text())["result"]["comparisons"]
-    except (OSError, ValueError, KeyError):
-        return False
-    return any(c["players"] == n and (kind == "Mcmc") == ("belief_mcmc" in c["x"])
-               and _plain_pair(c) for c in cs)
-
-
-#: The comparisons of "why" (``bench/inference_field.json``), by macro name:
-#: a test of X's and Y's agent specs.
-WHY = {
-    "OracleSearch": lambda x, y: "ismcts_oracle" in x and "noise=0" in x
-    and "opponents=" not in x + y,
-    "OraclePolicy": lambda x, y: "ismcts_oracle" in x and "noise=0" in x
-    and "opponents='policy'" in x and "opponents='policy'" in y,
-    "PolicyTree": lambda x, y: x.startswith("ismcts(") and "opponents='policy'" in x
-    and "belief" not in x and "opponents=" not in y,
-    "PolicyMcmc": lambda x, y: x.startswith("ismcts(") and "opponents='policy'" in x
-    and "belief_mcmc" in x and "belief_persist" not in x and "opponents='policy'" in y
-    and "belief" not in y,
-    "FreePosterior": lambda x, y: "ismcts_oracle" in x and "source='posterior'" in x
-    and "opponents='policy'" in y,
-}
-
-
-def why_macros(m, results: Path, bench: Path) -> None:
-    """The paper's numbers of why inference has not helped: ``\\InfWhy<name>``
-    (``name`` in :data:`WHY`: the true world with the default tree and with
-    ``opponents='policy'``, that tree against the default, resample-move with
-    it, and calibrated posterior chains built off the clock with it) +
-    ``Saved`` (Y - X, > 0: X takes fewer points), ``Lo``, ``Hi``, ``P``,
-    ``Deals``, at 6 players from ``bench/inference_field.json``; and from
-    ``bench/inference_calibration.json`` (:func:`experiments.bench.inference.calibration`)
-    ``\\InfCalib<Prior|Few|Resampled|Chains>`` + ``Ece`` / ``Brier``. Flags
-    ``\\ifInferenceWhy``, ``\\ifInferenceCalibration``: the numbers are there."""
-    from ..macros import fixed, read_json
-    path = bench / "inference_field.json"
-
-    def find(name):
-        for c in read_json(path)["result"]["comparisons"]:
-            if c["players"] == 6 and WHY[name](c["x"], c["y"]):
-                return c
-        raise KeyError(f"no comparison {name!r} in {path}")
-
-    def have(name) -> bool:
-        try:
-            find(name)
-            return True
-        except (OSError, ValueError, KeyError):
-            return False
-
-    ok_all = path.is_file() and all(have(k) for k in WHY)
-    m.flag("InferenceWhy", lambda: ok_all, "the why-comparisons are there")
-    for name in WHY:
-        ok = ok_all
-        get = lambda name=name: find(name)                            # noqa: E731
-        _saved_macros(m, ok, f"InfWhy{name}", get,
-                      f"points per hand X saves against Y ({name})")
-    cal = bench / "inference_calibration.json"
-    designs = {"Prior": (2048, 2048, 0), "Few": (16, 16, 0), "Resampled": (16, 4, 30),
-               "Chains": (64, 64, 150)}
-
-    def row(key):
-        size, ess, mcmc = designs[key]
-        for r in read_json(cal)["result"]["rows"]:
-            if (r["size"], r["min_ess"], r["mcmc"]) == (size, ess, mcmc):
-                return r
-        raise KeyError(f"no calibration row {key!r} in {cal}")
-
-    def cal_ok() -> bool:
-        try:
-            return all(row(k) is not None for k in designs)
-        except (OSError, ValueError, KeyError):
-            return False
-
-    ok = cal.is_file() and cal_ok()
-    m.flag("InferenceCalibration", lambda: ok, "the calibration numbers are there")
-    for key in designs:
-        m.add_if(ok, f"InfCalib{key}Ece", lambda k=key: row(k)["ece"], fixed(3),
-                 f"expected calibration error, {key}")
-        m.add_if(ok, f"InfCalib{key}Brier", lambda k=key: row(k)["brier"], fixed(4), "")
 
 
 if __name__ == "__main__":

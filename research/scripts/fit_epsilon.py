@@ -20,7 +20,7 @@ the network's most probable card, beside the heuristic model's and the
 uniform model's (``-log k``, no information). The difference from uniform is
 the information per play each model finds in the agent's choices.
 
-``python -m experiments.bench.fit_epsilon [--agent SPEC] [--players 6]
+``python research/scripts/fit_epsilon.py [--agent SPEC] [--players 6]
 [--hands 8] [--seed 0] [--checkpoint CK] [--out FILE] [--quick]`` prints a markdown table and
 writes ``results/<profile>/bench/fit_epsilon.json``. It measures; it is not
 part of ``make reproduce``. The README's inference runs used the fit of
@@ -34,7 +34,7 @@ import dataclasses
 
 import numpy as np
 
-from . import run_and_write
+from experiments.bench import run_and_write
 
 __all__ = ["FitConfig", "plays", "fit", "fit_network", "net_log_likelihood", "run", "table", "main"]
 
@@ -185,7 +185,7 @@ def table(res: dict) -> str:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m experiments.bench.fit_epsilon")
+    ap = argparse.ArgumentParser(prog="python research/scripts/fit_epsilon.py")
     ap.add_argument("--quick", action="store_true", help="two hands of a 100-iteration ISMCTS")
     ap.add_argument("--agent", default=None)
     ap.add_argument("--players", type=int, default=None)

@@ -13,9 +13,9 @@ chosen share of the hidden cards in the right hand, which separates *how
 accurate* the worlds are from *how they were found*. The remaining arguments
 are a tournament's (``python -m experiments.tournament``; ``--workers 1``: the
 agent is registered in this process only), so the run pairs with a plain run
-by ``python -m experiments.bench.field_pair``::
+by ``python research/scripts/field_pair.py``::
 
-    python -m experiments.bench.oracle_worlds --agents heuristic \\
+    python research/scripts/oracle_worlds.py --agents heuristic \\
         "ismcts_oracle(time_limit=0.05, rollout='heuristic', opponents='policy')" \\
         --lineup 1 0 0 0 0 0 --game '{"players": 6}' --deals 100 --seed 0 --out RUNS
 

@@ -1,11 +1,11 @@
-"""experiments/bench/fit_epsilon.py: the opponent model's epsilon fitted to an agent."""
+"""research/scripts/fit_epsilon.py: the opponent model's epsilon fitted to an agent."""
 
 import json
 
 import numpy as np
 import pytest
 
-from experiments.bench import fit_epsilon as fe
+import fit_epsilon as fe
 
 
 def test_fit_recovers_the_epsilon_of_plays_drawn_from_the_model():

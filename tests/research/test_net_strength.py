@@ -1,19 +1,23 @@
-"""experiments.bench.net_strength: head-to-head network tournaments collected for the paper."""
+"""research/scripts/net_strength.py: head-to-head network tournaments collected for the paper."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 pytest.importorskip("torch")   # the tiny checkpoint is written by the torch model
 
-from experiments.bench.net_strength import (NetStrengthError, load_comparison,
-                                            main, paper_macros)
+from net_strength import NetStrengthError, load_comparison, main
+
 from experiments.macros import Macros, signed
+from experiments.research_macros import net_strength_macros as paper_macros
 from experiments.tournament import main as tournament
 from solvers.net.features import FeatureLayout
 from solvers.net.model import PolicyValueNet, save_checkpoint
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -133,9 +137,8 @@ def test_the_inference_step_names_its_tested_agent_by_a_marker(tmp_path, capsys)
     agent, and its gain is the oracle's zero-sum payoff minus plain ISMCTS's."""
     import csv
 
-    from conftest import ROOT
-    from experiments.bench.net_strength import TESTED
-    run = ROOT / "docs" / "inference_equal_time" / "oracle_ismcts_field" / "field6"
+    from net_strength import TESTED
+    run = ROOT / "research" / "inference_equal_time" / "oracle_ismcts_field" / "field6"
     with pytest.raises(NetStrengthError, match="exactly one must be a network agent"):
         load_comparison(run)
     c = load_comparison(run, TESTED["oracle6"])
@@ -173,7 +176,7 @@ def _row(m, n: int) -> str:
 def test_the_every_count_network_gets_a_macro_per_count_and_table_rows(tmp_path, ckpt):
     """``all<n>`` (15 hands per count a round) and ``all<n>_h30`` (30): their own
     macro stems, and one table row per count with a cell group per run."""
-    from experiments.bench.net_strength import COMPARISONS
+    from net_strength import COMPARISONS
     from experiments.macros import interval
     assert [COMPARISONS[f"all{n}"][:2] for n in (5, 8, 11)] == [
         ("AllFive", 5), ("AllEight", 8), ("AllEleven", 11)]
@@ -223,7 +226,7 @@ def test_root_bias_comparisons_fill_a_table_by_time_per_move(tmp_path, ckpt, cap
     every-count network): the name fixes the time per move and the tested agent,
     and ``\\NetStrBiasRows`` has one row per time per move, a cell group per
     network and player count."""
-    from experiments.bench.net_strength import BIAS_SETTING, COMPARISONS, bias_name, bias_weight
+    from net_strength import BIAS_SETTING, COMPARISONS, bias_name, bias_weight
     from experiments.macros import interval
     assert bias_name("", 6, 2) == "bias6" and bias_name("all", 11, 20) == "allbias11_20ms"
     assert COMPARISONS["bias6_50ms"][:2] == ("BiasSixFifty", 6)          # stems kept
@@ -269,16 +272,15 @@ def test_true_world_comparisons_fill_a_table_by_time_per_move(tmp_path, capsys):
     """``oracle<n>[_<ms>ms]``: ``ismcts_oracle`` against plain ``ismcts`` at the
     name's time per move (50 ms without a suffix); ``\\NetStrOracleRows`` has one
     row per time per move, a cell group per player count, in order of budget."""
-    from conftest import ROOT
-    from experiments.bench.net_strength import COMPARISONS, ORACLE_SETTING, oracle_name
-    from experiments.bench.oracle_worlds import main as oracle_worlds
+    from net_strength import COMPARISONS, ORACLE_SETTING, oracle_name
+    from oracle_worlds import main as oracle_worlds
     from experiments.macros import interval
     assert oracle_name(6, 50) == "oracle6" and oracle_name(11, 2) == "oracle11_2ms"
     assert COMPARISONS["oracle6"][:2] == ("OracleSix", 6)               # the stem kept
     assert COMPARISONS["oracle11_20ms"][:2] == ("OracleElevenTwenty", 11)
     assert ORACLE_SETTING["oracle6_5ms"] == 5.0 and ORACLE_SETTING["oracle11"] == 50.0
     assert ORACLE_SETTING["oracle11_5ms_rep"] == 5.0
-    shipped = ROOT / "docs" / "inference_equal_time" / "oracle_ismcts_field" / "field6"
+    shipped = ROOT / "research" / "inference_equal_time" / "oracle_ismcts_field" / "field6"
     out = tmp_path / "bench" / "net_strength.json"
     capsys.readouterr()
     assert main([f"oracle6_2ms={shipped}", "--json", str(out)]) == 2      # 50 ms, not 2

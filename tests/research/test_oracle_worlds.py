@@ -1,4 +1,4 @@
-"""experiments.bench.oracle_worlds: ISMCTS on the true (or perturbed true) world."""
+"""research/scripts/oracle_worlds.py: ISMCTS on the true (or perturbed true) world."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 import spiel_game
 from experiments.bench.inference import heuristic_state
-from experiments.bench.oracle_worlds import OracleISMCTS, main, perturb, world_accuracy
+from oracle_worlds import OracleISMCTS, main, perturb, world_accuracy
 from solvers.bots import AgentParameterError
 from spiel_game import engine as E
 from spiel_game.hidden import hidden_cards
