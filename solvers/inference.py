@@ -973,7 +973,7 @@ class WorldPool:
     steps towards the untempered posterior (:func:`mh_step`: two other
     players swap a card), and the worlds are weighted equally. Weighting
     alone cannot help when no candidate is close to the worlds the plays
-    point to (``python -m experiments.bench.inference --gap``); the moves
+    point to (``python research/scripts/belief_quality.py gap``); the moves
     bring them closer. ``accept``: the share of steps accepted; ``ess`` is
     then the effective size of the resampling weights.
 
@@ -1088,7 +1088,7 @@ def check_network(agent: str, belief: str, checkpoint, game):
         if checkpoint is None:
             raise AgentParameterError(
                 f"{agent}: belief='location' needs belief_checkpoint=PATH (a card-location "
-                f"model, from `python -m experiments.bench.card_location train`)")
+                f"model, from `python research/scripts/card_location.py train`)")
         from .net.checkpoint import CheckpointError
         from .net.features import GameFamilyError
         from .net.location import load_location

@@ -527,7 +527,7 @@ class ISMCTSBot(Agent):
         plain determinizer, unchanged), ``random``, ``heuristic`` or ``network``
         (a learned policy; needs ``belief_checkpoint``); or ``location``: a
         learned card-location model (``belief_checkpoint``, from
-        ``python -m experiments.bench.card_location train``) tilts a
+        ``python research/scripts/card_location.py train``) tilts a
         root-level pool of prior worlds towards where it predicts the hidden
         cards lie (:class:`solvers.net.location.LocationPool`; needs
         ``belief_pool``, no ``belief_mcmc`` or ``belief_persist``).
@@ -746,7 +746,7 @@ class ISMCTSBot(Agent):
         and moon phases): a :class:`solvers.inference.WorldPool`, or any object
         with its ``pool``, ``cum``, ``m``, ``ess``, ``beta`` and ``accept``.
         Called once per search, inside the time budget. Subclasses may override
-        it (e.g. ``experiments.bench.oracle_worlds`` gives the search the true
+        it (e.g. ``research/scripts/oracle_worlds.py`` gives the search the true
         world, an upper bound on what inference can buy)."""
         from .inference import WorldPool
         if self.belief == "location":

@@ -151,7 +151,7 @@ class DistillConfig:
 PROFILES = {
     # Seconds: a tiny network, a few hands, short teacher searches.
     "quick": DistillConfig(),
-    # The run of docs/distill/ (about an hour on the shared 2-core machine, see there).
+    # The run of research/distill/ (about an hour on the shared 2-core machine, see there).
     "paper": DistillConfig(bc_hands=1500, bc_steps=3000, bc_lr=2e-3, rounds=24, hands=50,
                            label_fraction=1.0, teacher_iterations=300,
                            target_temperature=0.5, steps=400, bc_mix=0.5, bc_decay=0.85,

@@ -26,11 +26,11 @@ location inference for Skat) and uses it as a tilt of that exact prior:
 
 :class:`LocationModel` holds the weights in numpy (no torch at play time;
 the forward pass takes about 0.5 ms a decision with 256 hidden units, and a
-pool of 128 prior worlds about 2 ms: ``python -m
-experiments.bench.card_location cost``); :func:`train_location` (torch) fits
+pool of 128 prior worlds about 2 ms: ``python
+research/scripts/card_location.py cost``); :func:`train_location` (torch) fits
 it;
 :func:`prepare_collection` turns recorded decisions
-(:mod:`experiments.bench.card_location`) into training rows. A checkpoint
+(``research/scripts/card_location.py collect``) into training rows. A checkpoint
 is one ``.npz`` (:func:`save_location`): the weights, the layout, the
 training config, the learning curve, versions and commit; :func:`load_location`
 checks it.
@@ -273,7 +273,7 @@ class LocationPool:
 def prepare_collection(data: dict, prior_worlds: int = 128, seed: int = 0,
                        layout: FeatureLayout | None = None) -> dict:
     """Training rows of a recorded collection
-    (:func:`experiments.bench.card_location.collect`): for every decision the
+    (``collect`` of ``research/scripts/card_location.py``): for every decision the
     sparse features of the observer, ``p0`` (prior fraction held by each other
     seat, relative rows, from ``prior_worlds`` determinizations seeded by
     ``seed``), ``truth`` (true counts, relative rows), ``deck`` and ``live``
@@ -532,7 +532,7 @@ def load_location(path) -> LocationModel:
     """The :class:`LocationModel` of a checkpoint written by :func:`save_location`;
     a missing, damaged or other file raises :class:`CheckpointError` naming it."""
     config, params = read_npz(path, "card-location checkpoint",
-                              "python -m experiments.bench.card_location train")
+                              "python research/scripts/card_location.py train")
     if not isinstance(config, dict) or config.get("format") != FORMAT:
         got = config.get("format") if isinstance(config, dict) else config
         raise CheckpointError(f"checkpoint {path} has format {got!r}; a card-location model "
