@@ -1,8 +1,8 @@
-"""Model selection on held-out training hands (section 9 of ../README.md).
+"""Model selection on held-out training hands (section 9 of ../notes.md).
 
-    python docs/inference_equal_time/card_location/explore.py N TRAIN.npz
+    python research/inference_equal_time/card_location/explore.py N TRAIN.npz
 
-TRAIN.npz: ``python -m experiments.bench.card_location collect --players N
+TRAIN.npz: ``python research/scripts/card_location.py collect --players N
 --hands 1200 --seed 0 --out TRAIN.npz``. Prepares it once (prior from 128
 worlds, seed 0), then trains four variants for 1,500 steps with the held-out
 loss every 100 steps (the last 10% of the hands) and prints each curve
@@ -11,8 +11,11 @@ loss every 100 steps (the last 10% of the hands) and prints each curve
 
 import sys
 import time
+from pathlib import Path
 
-from experiments.bench.card_location import load_collection
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+
+from card_location import load_collection
 from solvers.net import location as LOC
 
 n, path = int(sys.argv[1]), sys.argv[2]
