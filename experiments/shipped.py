@@ -15,7 +15,8 @@ it (:func:`pack`); ``python -m experiments paper --profile paper`` and
   bootstrap); ``shipped.json`` records
   how many rows were left out and the SHA-256 of the complete file, so a rerun
   can be compared with the run that made the paper;
-* ``bench/*.json`` (the benchmarks' full measurements, each with its metadata);
+* ``bench/*.json`` (the benchmarks' full measurements and the results of the
+  hand-run research scripts, ``research/README.md``, each with its metadata);
 * ``shipped.json`` (where it came from, each result's commit and machine, what
   was left out), ``README.md`` and ``SHA256SUMS`` (every other file's SHA-256,
   in ``sha256sum -c`` format).
@@ -209,8 +210,9 @@ def add(src: Path, studies, dst: Path = SHIPPED) -> dict:
     if bad:
         have = sorted(f"bench/{p.stem}" for p in (src / "bench").glob("*.json"))
         raise FileNotFoundError(
-            f"no benchmark result to add for {bad} in {src / 'bench'} (a JSON file written by "
-            f"python -m experiments.bench.NAME --out, with its metadata; there: {have})")
+            f"no benchmark result to add for {bad} in {src / 'bench'} (a JSON file with its "
+            f"metadata, written by python -m experiments.bench.NAME --out or by a research "
+            f"script, research/README.md; there: {have})")
     if benches and not studies:
         return _add_benches(src, benches, dst)
     missing = [s for s in studies if "@" in s or "/" in s

@@ -1,4 +1,4 @@
-"""Approximate best response (ABR) against a known profile of agents (issue 17, item 2).
+"""Approximate best response (ABR) against a known profile of agents.
 
 One seat plays :class:`ABRBot`; every other seat plays a fixed *target* agent
 (an agent spec of :mod:`solvers.registry`, e.g. ``heuristic``,

@@ -25,8 +25,8 @@ this module is imported), in the search rollouts and as
 
 The player uses only what its seat knows. "A Black Maria is still out" means
 that some copy of the QS is neither in its hand nor seen: not played to any
-trick of this hand and not in a kitty that has been turned face up. (Before
-2026-11-30 the player peeked at the other hands to decide this, and the
+trick of this hand and not in a kitty that has been turned face up. (An
+earlier version peeked at the other hands to decide this, and its
 Aardvark rule read the King and Ace of *clubs* instead of spades.) It does
 not know about the Jack of Diamonds of Omnibus Hearts (``jack_of_diamonds``):
 it plays the JD like any other diamond.

@@ -25,7 +25,7 @@ uses a world drawn by sampling-importance-resampling (SIR):
 
 * ``uniform``: *no inference*: every observed decision has the same
   likelihood in every world, so all weights are equal and the chosen world has
-  exactly today's distribution (the agents then skip SIR altogether, so their
+  exactly the plain determinizer's distribution (the agents then skip SIR altogether, so their
   behaviour and speed are those of the plain determinizer, bit for bit).
 * ``random``: the other players pick uniformly among their legal actions,
   ``pi = 1 / (number of legal actions)``. Not the same as ``uniform``: how many

@@ -1,4 +1,4 @@
-"""Named card-passing conventions (issue 7).
+"""Named card-passing conventions.
 
 A convention decides the passing phase only (R5): at each pass action it picks
 one card of the hand, so a convention is applied card by card with the game's

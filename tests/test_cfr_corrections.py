@@ -1,5 +1,5 @@
 """Corrections to the CFR package found while checking it on other OpenSpiel
-games (issue 17, item 5): OpenSpiel MCCFR policies with unvisited
+games: OpenSpiel MCCFR policies with unvisited
 information sets, ES-MCCFR's averaging with three players, tree-building
 memory and refusals."""
 

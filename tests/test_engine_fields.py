@@ -1,4 +1,4 @@
-"""Named engine fields (issue 13): the state and parameter layouts come from one
+"""Named engine fields: the state and parameter layouts come from one
 field table each, the accessors read the same entries as the offsets they
 hide, and the rules package never imports the strategies."""
 

@@ -1,4 +1,4 @@
-"""The PettingZoo AEC and Gymnasium environments (solvers.envs, issue 16 items 1-2)."""
+"""The PettingZoo AEC and Gymnasium environments (solvers.envs)."""
 
 from __future__ import annotations
 

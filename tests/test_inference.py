@@ -14,7 +14,7 @@ What is checked, against the module docstring of :mod:`solvers.inference`:
     of the other players' plays, by enumerating every split of the unseen
     cards) matches SIR draws with many candidates (chi-square, fixed seeds),
     for the softened heuristic and the random model.
-(3) The uniform model reproduces today's distribution (chi-square against the
+(3) The uniform model reproduces the plain determinizer's distribution (chi-square against the
     brute-force prior) and leaves the agents bit-identical.
 (4) Bad parameters raise errors naming the parameter and what is allowed.
 

@@ -1,5 +1,5 @@
 """The exact exploitability pipeline (experiments.studies.passing_exact) on two deals
-small enough to solve by hand (issue 7).
+small enough to solve by hand.
 
 The tests run the pipeline's own functions (``DealAnalysis``, ``solve_play``,
 ``exploitability``, ``run_unit``) and compare with the numbers derived below.

@@ -1,4 +1,4 @@
-"""Passing conventions (issue 7): what each one passes, on explicit hands."""
+"""Passing conventions: what each one passes, on explicit hands."""
 
 import numpy as np
 import pyspiel

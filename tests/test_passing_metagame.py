@@ -1,4 +1,4 @@
-"""The approximate passing-convention analysis (issue 7) on cases checkable by hand."""
+"""The approximate passing-convention analysis on cases checkable by hand."""
 
 import math
 

@@ -1,4 +1,4 @@
-"""Short, readable reprs for the big objects (issue 13, item 6).
+"""Short, readable reprs for the big objects.
 
 The dataclass / named-tuple defaults printed every array (``print(tree)`` of a
 game tree ran to tens of kilobytes, a tournament printed every record); each

@@ -1,5 +1,5 @@
 """The compiled batch simulator: equivalence with the pyspiel game, determinism,
-policies, search primitives (issue 4)."""
+policies, search primitives."""
 
 import numpy as np
 import pyspiel

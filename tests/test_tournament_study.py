@@ -1,5 +1,5 @@
-"""The duplicate-deal tournament as a registered runner experiment (``tournament``,
-issue 13) and its command line ``python -m experiments.tournament``: the same
+"""The duplicate-deal tournament as a registered runner experiment (``tournament``)
+and its command line ``python -m experiments.tournament``: the same
 records and statistics as :func:`experiments.tournament.run_tournament` on the
 same configuration, whatever the split into units or the number of workers; a
 bad agent spec or game parameter refused before anything is written."""

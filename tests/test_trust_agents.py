@@ -1,4 +1,4 @@
-"""Issue 12, agents: no spec string runs code, no bad budget or seed crashes a
+"""Trust in agents: no spec string runs code, no bad budget or seed crashes a
 game or corrupts a result, a broken plug-in never breaks the registry, and
 OpenSpiel bots get seeds they accept.
 

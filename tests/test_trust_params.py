@@ -1,4 +1,4 @@
-"""Trust in game parameters (issue 12, items 4, 6 and 12).
+"""Trust in game parameters.
 
 * ``deal="whole"``: the number of distinct deals is counted without listing
   them (``spiel_game.deals.count_deals``) and checked against brute-force

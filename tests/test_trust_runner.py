@@ -1,4 +1,4 @@
-"""Trust in the experiment runner (issue 12): damaged results are reported by name and
+"""Trust in the experiment runner: damaged results are reported by name and
 never used, Ctrl-C/SIGTERM stop every worker and leave a resumable run, bad configs
 are refused before anything is written, and every configuration has its own folder."""
 
@@ -184,7 +184,7 @@ def test_many_damaged_result_folders_are_reported_by_file_and_never_used(referen
 
 
 def test_edited_points_in_a_shard_are_refused_until_recomputed(reference, tmp_path):
-    """The issue's example: a shard's number edited (11 -> 99) by hand."""
+    """A shard's number edited (11 -> 99) by hand."""
     ref, files = reference
     folder = tmp_path / ref.path.name
     shutil.copytree(ref.path, folder)

@@ -1,4 +1,4 @@
-"""Issue 12, items 1 and 12: no string runs code, no damaged string becomes a state.
+"""Trust in serialized states: no string runs code, no damaged string becomes a state.
 
 * A real payload -- a pickle whose loading runs ``touch <marker>`` -- given to
   every entry point that reads a serialized state (``game.deserialize_state``,

@@ -1,4 +1,4 @@
-"""Trust in the batch simulator (issue 12, item 3): no policy and no argument
+"""Trust in the batch simulator: no policy and no argument
 can crash it or corrupt its results.
 
 * A user policy returning an illegal action (a card not in hand, the joker,

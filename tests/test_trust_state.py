@@ -1,4 +1,4 @@
-"""Issue 12, item 2: ``engine.validate`` rejects every forged engine state.
+"""Trust in engine states: ``engine.validate`` rejects every forged engine state.
 
 * Every state reached by legal play validates to 0 (no false positives):
   a few hundred random games over every preset and further schemes (matches
@@ -16,7 +16,7 @@
 * Any change of one entry of a state of a one-hand game (and, in a match, of
   any entry but the counters that may carry over from earlier hands) is
   detected: each field is either checked against the others or fixed.
-* The forged states of the issue (leader 10^8, hearts broken 7, 1000 passes,
+* Forged states (leader 10^8, hearts broken 7, 1000 passes,
   shooter 5x10^7) and targeted in-range inconsistencies, each with its code.
 """
 

@@ -1,4 +1,4 @@
-"""Issue 12 for tournaments: a damaged ``deals.jsonl`` is reported line by line
+"""Trust in tournaments: a damaged ``deals.jsonl`` is reported line by line
 and repaired without losing a valid record, a bad agent spec leaves ``--out``
 untouched, a hanging agent is stopped by the move time limit, and SIGINT or
 SIGTERM stops every worker process and leaves a file that resumes."""

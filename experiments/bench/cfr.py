@@ -1,4 +1,4 @@
-"""Issue-6 speed and memory figures of the CFR family, measured side by side in one run.
+"""Speed and memory figures of the CFR family, measured side by side in one run.
 
 * CFR iteration time on ``small`` (our flat-tree CFR against
   ``pyspiel.CFRSolver`` on the same ``python_cancellation_hearts`` game;
@@ -58,7 +58,7 @@ GIB = 2 ** 30
 
 @dataclasses.dataclass(frozen=True)
 class BenchCFRConfig:
-    """What the benchmark measures (defaults: the issue's figures)."""
+    """What the benchmark measures (defaults: the figures the README and paper quote)."""
 
     seed: int = 0                   # nothing is random; kept for provenance
     repeats: int = 3                # interleaved repeats of each side-by-side timing

@@ -1,4 +1,4 @@
-"""The largest exact solve (issue 17, item 4): build one big reduced deal's
+"""The largest exact solve: build one big reduced deal's
 flat tree, run a CFR variant on it, and compute its exact NashConv at
 checkpoints, with the time and the peak memory of every step.
 

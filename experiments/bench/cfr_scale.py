@@ -1,4 +1,4 @@
-"""Issue-17 (item 4) figures of CFR at larger scale, measured side by side in one run.
+"""Figures of CFR at larger scale, measured side by side in one run.
 
 * **LiteEFG** (``pip install -e '.[bench]'``: the ``liteefg`` package, a C++
   EFG solver with a Python front end): a vanilla CFR iteration, ours against
@@ -44,8 +44,8 @@ Prints markdown tables and writes the result as JSON::
         [--estimate medium3+pass_count=1 ...]
 
 (``results/paper/bench/cfr_scale.json``; ``--quick``: seconds, small presets,
-``results/quick/bench/``.) On an idle machine, the multi-core figure of the
-issue is ``python -m experiments.bench.cfr_scale --multicore medium3 medium``.
+``results/quick/bench/``.) On an idle machine, the multi-core figure is
+``python -m experiments.bench.cfr_scale --multicore medium3 medium``.
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ GIB = 2 ** 30
 
 @dataclasses.dataclass(frozen=True)
 class BenchScaleConfig:
-    """What the benchmark measures (defaults: the issue's figures)."""
+    """What the benchmark measures (defaults: the figures the README and paper quote)."""
 
     seed: int = 0                      # nothing is random; kept for provenance
     repeats: int = 5                   # interleaved repeats of each side-by-side timing
@@ -496,8 +496,8 @@ def floor_row(row: dict, bw: dict) -> dict:
 
 
 # ============================================================ capacity
-#: Peak bytes per history while building a tree from pyspiel (issue 17, item 5:
-#: "tree building from pyspiel games peaks at about 140 bytes per history").
+#: Peak bytes per history while building a tree from pyspiel (measured: tree
+#: building from pyspiel games peaks at about 140 bytes per history).
 BUILD_PEAK_BYTES_PER_HISTORY = 140
 
 

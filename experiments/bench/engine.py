@@ -1,4 +1,4 @@
-"""Issue-2 speed figures, measured side by side in one process.
+"""Speed figures of the engine and the pyspiel adapter, measured side by side in one process.
 
 * cost per action of random play through the pyspiel API (``legal_actions`` +
   ``apply_action``, chance included) against OpenSpiel's own

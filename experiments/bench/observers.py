@@ -1,4 +1,4 @@
-"""Issue-3 speed figure: information-state tensor of a mid-hand state, side by side.
+"""Speed figure: information-state tensor of a mid-hand state, side by side.
 
 Ours: ``observer.set_from(state, player)`` (the buffer researchers feed to a
 network) and pyspiel's ``state.information_state_tensor(player)`` (a Python

@@ -1,4 +1,4 @@
-"""Issue-4 benchmark suite: the compiled simulator against its anchors, side by side.
+"""Benchmark suite: the compiled simulator against its anchors, side by side.
 
 | figure | anchor |
 |---|---|

@@ -1,4 +1,4 @@
-"""Approximate best response: lower bounds on the agents' exploitability (issue 17, item 2).
+"""Approximate best response: lower bounds on the agents' exploitability.
 
 For each target agent (``targets``: registry specs) and player count
 (``players``), every deal is played twice on the same cards
@@ -223,8 +223,8 @@ def summarize(config: ABRStudyConfig, rows) -> Summary:
 
 
 register("abr", ABRStudyConfig, units, run_unit, summarize, profiles=PROFILES,
-         description="approximate best response: lower bounds on the agents' exploitability "
-                     "(issue 17)", reproduce=True)
+         description="approximate best response: lower bounds on the agents' exploitability",
+         reproduce=True)
 
 #: ISMCTS as the target, whose Python-path ABR is too slow and too weak to bound
 #: its exploitability: the responder is a larger ISMCTS (module docstring).
@@ -242,7 +242,7 @@ SEARCH_PROFILES = {
 }
 register("abr_search", ABRStudyConfig, units, run_unit, summarize, profiles=SEARCH_PROFILES,
          description="a lower bound on ISMCTS's exploitability from a larger search in one "
-                     "seat (issue 17)", reproduce=True)
+                     "seat", reproduce=True)
 
 
 def _target_name(target: str) -> str:

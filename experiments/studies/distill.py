@@ -1,4 +1,4 @@
-"""Distillation: a raw policy-value network trained to beat the heuristic player (issue 15).
+"""Distillation: a raw policy-value network trained to beat the heuristic player.
 
 ``python -m experiments run distill [--profile quick|paper] [--set k=v]``
 (``reproduce=False``: ``make reproduce`` does not run it). Two phases, one
@@ -439,5 +439,4 @@ def summarize(config: DistillConfig, rows) -> Summary:
 
 register("distill", DistillConfig, units, run_unit, summarize, profiles=PROFILES,
          reproduce=False,
-         description="raw network vs heuristic: behaviour cloning + ISMCTS distillation "
-                     "(issue 15)")
+         description="raw network vs heuristic: behaviour cloning + ISMCTS distillation")

@@ -1,4 +1,4 @@
-"""Expert iteration: a policy-value network trained from ISMCTS self-play (issue 15).
+"""Expert iteration: a policy-value network trained from ISMCTS self-play.
 
 ``python -m experiments run expert_iteration [--profile quick|paper] [--set k=v]``
 (``reproduce=False``: ``make reproduce`` does not run it). One unit per
@@ -133,7 +133,7 @@ PROFILES = {
     "quick": ExpertIterationConfig(generations=2, hands=2, iterations=32, net_iterations=32,
                                    steps=30, eval_deals=2),
     # About 45 minutes on the shared 2-core machine (see README).
-    # 18 min on the shared 2-core machine (2026-12-01). Visit distributions of short ISMCTS
+    # 18 min on the shared 2-core machine. Visit distributions of short ISMCTS
     # searches are nearly uniform (entropy 1.60 against log(legal) 1.66 at 150
     # iterations), so the policy targets are sharpened (T = 0.25).
     "paper": ExpertIterationConfig(generations=8, hands=24, iterations=150,
@@ -364,4 +364,4 @@ def summarize(config: ExpertIterationConfig, rows) -> Summary:
 
 register("expert_iteration", ExpertIterationConfig, units, run_unit, summarize,
          profiles=PROFILES, reproduce=False,
-         description="expert iteration: policy-value network from ISMCTS self-play (issue 15)")
+         description="expert iteration: policy-value network from ISMCTS self-play")

@@ -1,4 +1,4 @@
-"""Exact analysis of the passing conventions on reduced deals (issue 7).
+"""Exact analysis of the passing conventions on reduced deals.
 
 For a 2-player deal (``micro_pass``: H/S x Q/A, 2 cards each, pass 1) and a
 3-player deal (``micro3``: 2 packs of JQK of spades, 2 cards each, pass 1),

@@ -1,4 +1,4 @@
-"""Approximate exploitability of passing conventions on the full game (issue 7).
+"""Approximate exploitability of passing conventions on the full game.
 
 Play: the compiled heuristic player (``solvers/heuristic.py``) for everyone;
 passing: the conventions of ``solvers/passing.py``. All runs use duplicate

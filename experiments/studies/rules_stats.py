@@ -1,4 +1,4 @@
-"""Rules statistics for the paper (issue 4): random play, every player count and scheme.
+"""Rules statistics for the paper: random play, every player count and scheme.
 
 For each configuration: mean points per seat with a 95% confidence interval
 (seat bias), void tricks per hand and the share of hands with one, moon

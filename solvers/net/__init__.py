@@ -1,6 +1,6 @@
 """A policy-value network over the information-state tensor, and search with it.
 
-Issue 15, items 2 and 3. Modules:
+Modules:
 
 * :mod:`.features`: :class:`~.features.FeatureLayout`, one input layout that
   covers several player counts (each named piece of the observer's
