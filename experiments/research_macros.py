@@ -132,7 +132,7 @@ def why_macros(m, results: Path, bench: Path) -> None:
     it, and calibrated posterior chains built off the clock with it) +
     ``Saved`` (Y - X, > 0: X takes fewer points), ``Lo``, ``Hi``, ``P``,
     ``Deals``, at 6 players from ``bench/inference_field.json``; and from
-    ``bench/inference_calibration.json`` (``python -m experiments.bench.inference --calibration``)
+    ``bench/inference_calibration.json`` (``research/scripts/belief_quality.py calibration``)
     ``\\InfCalib<Prior|Few|Resampled|Chains>`` + ``Ece`` / ``Brier``. Flags
     ``\\ifInferenceWhy``, ``\\ifInferenceCalibration``: the numbers are there."""
     from .macros import fixed, read_json
