@@ -11,6 +11,12 @@
     python -m experiments ship [--src results/paper] [--dst paper/results] [--only STUDY ...]
     python -m experiments check [--quick results/quick] [--paper paper/results] [--run]
     python -m experiments play --agents SPEC ... [--players N] [--seat S] [--port P] ...
+    python -m experiments agents [NAME]
+
+``agents`` lists every agent a spec can name (built-in, plug-in) with its
+parameters, their defaults and a one-line description; ``agents NAME``
+describes one (its full documentation; NAME may be ``module:factory`` or
+``path/to/bot.py:factory``).
 
 ``reproduce`` (what ``make reproduce`` runs) runs every registered experiment
 of the profile (the ladder too), and every benchmark of :mod:`experiments.bench`
@@ -60,6 +66,8 @@ import time
 from pathlib import Path
 
 from . import registry, runner, shipped
+from solvers.registry import AgentSpecError
+
 from .config import ConfigError, config_to_dict, parse_assignments
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -123,6 +131,23 @@ def cmd_run(args) -> int:
                      fresh=args.fresh, recompute_corrupt=args.recompute_corrupt,
                      progress=not args.no_progress)
     print(f"results: {res.path}")
+    return 0
+
+
+def cmd_agents(args) -> int:
+    from solvers import registry as agent_registry
+    if args.name:
+        print(agent_registry.describe(args.name))
+        return 0
+    for info in agent_registry.agents():
+        summary = info.summary if len(info.summary) <= 100 else info.summary[:97] + "..."
+        print(f"{info.name}  [{info.source}]  {summary}")
+        ps = info.signature()[len(info.name) + 1:-1]
+        print(f"    {ps or '(no parameters)'}")
+    print("\nA spec sets parameters as literals, e.g. \"ismcts(iterations=2000)\"; "
+          "python -m experiments agents NAME shows one agent's documentation. Any factory "
+          "f(game, player, seed, **params) or pyspiel.Bot subclass works without packaging: "
+          "\"mymodule:make_bot(depth=2)\" or \"path/to/bot.py:make_bot\".")
     return 0
 
 
@@ -449,6 +474,10 @@ def main(argv=None) -> int:
                          "together, Bonferroni-widened)")
     ck.add_argument("--run", action="store_true",
                     help="run (resume) the quick profile first, without the paper build")
+    ag = sub.add_parser("agents", help="list the agents with their parameters and defaults, "
+                                       "or describe one")
+    ag.add_argument("name", nargs="?", default=None,
+                    help="an agent name (or module:factory, path/to/bot.py:factory)")
     sub.add_parser("play", add_help=False,
                    help="play in the browser against agents (python -m experiments play "
                         "--help: experiments.play)")
@@ -461,8 +490,9 @@ def main(argv=None) -> int:
         try:
             return {"list": cmd_list, "show": cmd_show, "run": cmd_run, "paper": cmd_paper,
                     "reproduce": cmd_reproduce, "ship": cmd_ship,
-                    "check": cmd_check}[args.cmd](args)
-        except (ConfigError, runner.RunError, registry.UnknownExperimentError) as err:
+                    "check": cmd_check, "agents": cmd_agents}[args.cmd](args)
+        except (ConfigError, runner.RunError, registry.UnknownExperimentError,
+                AgentSpecError) as err:
             print(f"error: {err.args[0] if err.args else err}", file=sys.stderr)
             return 2
         except runner.RunInterrupted as err:

@@ -360,7 +360,8 @@ def _advance(rng: np.ndarray) -> None:
 
 
 class ABRBot(Agent):
-    """Approximate best response to a known target profile (module docstring).
+    """Approximate best response: a search that models the other seats as a known target
+    agent (see the module docstring).
 
     Args (keyword-only, checked when the bot is built):
       target: agent spec of the other seats' policy (a string; not ``abr``).

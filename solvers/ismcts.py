@@ -503,7 +503,8 @@ def _obs_child(p, s, me, node, t):
 
 # ================================================================ the bot
 class ISMCTSBot(Agent):
-    """SO-ISMCTS agent (see the module docstring).
+    """SO-ISMCTS: one UCT search tree over information sets per move, on sampled worlds
+    (see the module docstring).
 
     ``NAME``: the registered name its parameter errors give (subclasses set theirs).
 

@@ -94,7 +94,8 @@ def _pimc_values_weighted(p, root, me, legal, k, worlds, rollouts, code, rng, s,
 
 
 class PIMCBot(Agent):
-    """PIMC agent (see the module docstring).
+    """PIMC: for each legal move, the mean of rollouts in sampled worlds of the hidden
+    cards (see the module docstring).
 
     Args (keyword-only, with defaults; checked when the bot is built):
       worlds: determinizations per move, an int in [1, 10**6].

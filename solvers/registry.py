@@ -74,6 +74,32 @@ callable, or its name cannot be written in a spec) is skipped with a
 ``RuntimeWarning`` naming the entry point and its package, once per process;
 the built-in agents and the other plug-ins still load. Only
 ``KeyboardInterrupt`` propagates.
+
+**Any module or file, without packaging.** A spec may name a factory (or a
+``pyspiel.Bot`` subclass taking ``(game, player, seed, **params)``) by where
+it lives, ``TARGET:ATTRIBUTE(key=literal, ...)``::
+
+    "mypkg.mymod:make_bot(depth=2)"     # an importable module (on sys.path)
+    "path/to/bot.py:make_bot"           # a Python file (relative to the working folder)
+    "bots/greedy.py:GreedyBot(k=3)"     # a pyspiel.Bot subclass
+
+A target ending in ``.py`` or containing a path separator is a file, imported
+by path under a module name unique to its resolved path (so two ``bot.py``
+files never collide); anything else is a dotted module name. The parameters
+are literals, as for every spec, and get the same checks (unknown keywords,
+parameter errors, the seed). A missing module or file, a missing attribute,
+an attribute that is not callable, or a signature that cannot be called as
+``f(game, player, seed, **params)`` is an :class:`AgentSpecError` saying
+which; an error raised while importing the module is an
+:class:`AgentSpecError` too, with the original exception as its cause.
+
+**Discovering agents.** :func:`agents` lists every agent (built-in,
+registered, plug-in) as :class:`AgentInfo` (parameters with their defaults,
+one-line description); :func:`describe` prints one;
+``python -m experiments agents [NAME]`` shows both from the shell.
+:func:`effective_params` is what an agent is built with (defaults included:
+bare ``ismcts`` is ``iterations=1000``), :func:`short_label` a short name for
+tables.
 """
 
 from __future__ import annotations
@@ -81,10 +107,17 @@ from __future__ import annotations
 import ast
 import dataclasses
 import difflib
+import hashlib
+import importlib
 import importlib.metadata
+import importlib.util
 import inspect
+import os
+import re
+import sys
 import warnings
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -96,7 +129,8 @@ from .bots import (AgentParameterError, check_choice, check_game, check_int, che
 __all__ = ["ENTRY_POINT_GROUP", "unregister", "AgentSpec", "AgentSpecError", "AgentFactoryError",
            "AgentParameterError", "parse_spec", "register", "factories", "make_agent",
            "describe", "openspiel_seed", "openspiel_ismcts", "openspiel_uniform",
-           "MAX_SPEC_LENGTH"]
+           "MAX_SPEC_LENGTH", "AgentInfo", "agent_info", "agents", "effective_params",
+           "effective_spec", "short_label", "short_labels"]
 
 ENTRY_POINT_GROUP = "cancellation_hearts.agents"
 MAX_SPEC_LENGTH = 10_000
@@ -169,7 +203,9 @@ def _short(text: str, limit: int = 120, quote: bool = True) -> str:
 
 
 def parse_spec(spec: str | AgentSpec) -> AgentSpec:
-    """``"name(key=literal, ...)"`` -> :class:`AgentSpec`; :class:`AgentSpecError` if malformed."""
+    """``"name(key=literal, ...)"`` (or ``"TARGET:factory(key=literal, ...)"``, the
+    name then being ``"TARGET:factory"``) -> :class:`AgentSpec`;
+    :class:`AgentSpecError` if malformed."""
     if isinstance(spec, AgentSpec):
         return spec
     if not isinstance(spec, str):
@@ -183,6 +219,39 @@ def parse_spec(spec: str | AgentSpec) -> AgentSpec:
     if not text:
         raise AgentSpecError("empty agent spec; expected a name like 'heuristic' or "
                              "'ismcts(iterations=1000)'")
+    target, text = _split_target(text, shown)
+    sp = _parse_plain(text, shown)
+    return sp if target is None else AgentSpec(f"{target}:{sp.name}", sp.params)
+
+
+def _is_file_target(target: str) -> bool:
+    """Whether the part before ``:`` of a spec names a Python file (else a module)."""
+    return target.endswith(".py") or "/" in target or "\\" in target or os.sep in target
+
+
+def _split_target(text: str, shown: str) -> tuple[str | None, str]:
+    """``"TARGET:rest"`` -> ``(TARGET, rest)`` (the last ``:`` before any ``(``),
+    ``(None, text)`` without one."""
+    head = text.split("(", 1)[0]
+    if ":" not in head:
+        return None, text
+    i = head.rindex(":")
+    target, rest = text[:i].strip(), text[i + 1:].strip()
+    form = "expected MODULE:FACTORY or path/to/file.py:FACTORY, e.g. 'mypkg.bots:make_bot'"
+    if not target:
+        raise AgentSpecError(f"agent spec {shown}: nothing before ':'; {form}")
+    if not rest:
+        raise AgentSpecError(f"agent spec {shown}: nothing after ':' (the factory's name); "
+                             f"{form}")
+    if not _is_file_target(target) and not all(p.isidentifier() for p in target.split(".")):
+        raise AgentSpecError(f"agent spec {shown}: {target!r} is neither a dotted module name "
+                             f"(e.g. 'mypkg.bots') nor a Python file (a path ending in .py); "
+                             f"{form}")
+    return target, rest
+
+
+def _parse_plain(text: str, shown: str) -> AgentSpec:
+    """``"name(key=literal, ...)"`` (no ``TARGET:``) -> :class:`AgentSpec`."""
     try:
         tree = ast.parse(text, mode="eval").body
     except SyntaxError as e:
@@ -346,6 +415,7 @@ def _builtins() -> dict[str, Factory]:
 _REGISTERED: dict[str, Factory] = {}
 _LOADED: dict[tuple[str, str], Factory] = {}
 _FAILED: dict[tuple[str, str], str] = {}        # entry points skipped (warned once)
+_PLUGIN_PACKAGE: dict[str, str] = {}            # plug-in name -> its package
 
 
 def _name_problem(name) -> str | None:
@@ -356,7 +426,7 @@ def _name_problem(name) -> str | None:
         sp = parse_spec(name)
     except AgentSpecError as e:
         return str(e)
-    if sp.params or sp.name != name.strip() or name != name.strip():
+    if sp.params or sp.name != name.strip() or name != name.strip() or ":" in name:
         return (f"{name!r} is not a plain (optionally dotted) identifier such as "
                 f"'my_agent' or 'pkg.agent'")
     return None
@@ -433,6 +503,7 @@ def _entry_points() -> dict[str, Factory]:
                           f"and {where}); using the latter", RuntimeWarning, stacklevel=3)
         out[ep.name] = _LOADED[key]
         owner[ep.name] = where
+        _PLUGIN_PACKAGE[ep.name] = pkg
     return out
 
 
@@ -465,20 +536,93 @@ def _params_of(factory) -> tuple[list[str], bool]:
     return names, var
 
 
-def describe(name: str) -> str:
-    """The parameters and documentation of agent ``name``."""
-    f = _lookup(name)
-    names, _ = _params_of(f)
-    doc = inspect.getdoc(f) or ""
+_REQUIRED = "<required>"
+
+
+@dataclasses.dataclass(frozen=True)
+class AgentInfo:
+    """What :func:`agent_info` knows of an agent: its ``name``, the keyword
+    ``params`` a spec may set with their defaults (``"<required>"`` where there is
+    none), whether it takes any other keyword (``var_keyword``), a one-line
+    ``summary`` (the first line of its docstring), its ``source``
+    (``"built-in"``, ``"registered"``, ``"plug-in (package P)"``, ``"module"``
+    or ``"file"``) and the dotted name of its ``factory``."""
+
+    name: str
+    params: tuple[tuple[str, Any], ...]
+    var_keyword: bool
+    summary: str
+    source: str
+    factory: str
+
+    def signature(self) -> str:
+        """``name(key=default, ...)``: the spec with every default written out."""
+        ps = [k if v is _REQUIRED else f"{k}={v!r}" for k, v in self.params]
+        ps += ["**params"] if self.var_keyword else []
+        return f"{self.name}({', '.join(ps)})"
+
+
+def _defaults(factory) -> tuple[tuple[tuple[str, Any], ...], bool]:
+    names, var = _params_of(factory)
     try:
-        sig = inspect.signature(f)
-        defaults = ", ".join(f"{p}={sig.parameters[p].default!r}" for p in names)
+        sig = inspect.signature(factory)
     except (TypeError, ValueError):
-        defaults = ""
-    return f"{name}({defaults})\n{doc}"
+        return (), True
+    out = []
+    for k in names:
+        d = sig.parameters[k].default
+        out.append((k, _REQUIRED if d is inspect.Parameter.empty else d))
+    return tuple(out), var
+
+
+def _summary(factory) -> str:
+    """The first paragraph of the factory's docstring, on one line, without reST roles."""
+    doc = inspect.getdoc(factory) or ""
+    first = " ".join(doc.strip().split("\n\n", 1)[0].split())
+    first = re.sub(r":[a-z]+:`~?([^`<]+?)(?: <[^`]*>)?`", r"\1", first)
+    return first.replace("``", "")
+
+
+def _source(name: str) -> str:
+    if ":" in name:
+        return "file" if _is_file_target(name.rpartition(":")[0]) else "module"
+    if name in _builtins():
+        return "built-in"
+    if name in _REGISTERED:
+        return "registered"
+    return f"plug-in (package {_PLUGIN_PACKAGE.get(name, 'unknown')})"
+
+
+def agent_info(name: str) -> AgentInfo:
+    """The :class:`AgentInfo` of agent ``name`` (a registry name or ``TARGET:factory``);
+    :class:`AgentSpecError` (with a suggestion) for an unknown one."""
+    f = _lookup(name)
+    params, var = _defaults(f)
+    return AgentInfo(name=name, params=params, var_keyword=var, summary=_summary(f),
+                     source=_source(name), factory=_factory_name(f))
+
+
+def agents() -> list[AgentInfo]:
+    """Every known agent (built-in, registered in this process, plug-in), by name."""
+    return [agent_info(name) for name in factories()]
+
+
+def describe(name: str) -> str:
+    """The parameters (with defaults), source and documentation of agent ``name``::
+
+        ismcts(iterations=1000, time_limit=None, uct_c=0.4, ...)
+        built-in; factory solvers.ismcts.ISMCTSBot
+
+        <its docstring>
+    """
+    info = agent_info(name)
+    doc = inspect.getdoc(_lookup(name)) or "(no description)"
+    return f"{info.signature()}\n{info.source}; factory {info.factory}\n\n{doc}"
 
 
 def _lookup(name: str) -> Factory:
+    if ":" in name:
+        return _external(name)
     fs = factories()
     if name not in fs:
         close = difflib.get_close_matches(name, list(fs), n=1)
@@ -486,8 +630,156 @@ def _lookup(name: str) -> Factory:
         raise AgentSpecError(f"unknown agent {_short(name)}{hint}; known agents: "
                              f"{', '.join(fs)}; "
                              f"packages add agents through the entry-point group "
-                             f"{ENTRY_POINT_GROUP!r}")
+                             f"{ENTRY_POINT_GROUP!r}, and a spec may name any factory as "
+                             f"'mymodule:make_bot' or 'path/to/bot.py:make_bot'")
     return fs[name]
+
+
+# ---------------------------------------------------------------- factories by location
+def _import_file(target: str, name: str):
+    """The module of the Python file ``target``, imported once per process under a
+    name unique to its resolved path."""
+    path = Path(target).expanduser()
+    if not path.is_file():
+        where = "" if path.is_absolute() else f" (relative to {os.getcwd()})"
+        what = "is a folder, not a file" if path.is_dir() else "does not exist"
+        raise AgentSpecError(f"agent spec {_short(name)}: the file {target!r}{where} {what}; "
+                             f"expected path/to/file.py:FACTORY")
+    if path.suffix != ".py":
+        raise AgentSpecError(f"agent spec {_short(name)}: {target!r} is not a Python file "
+                             f"(expected a name ending in .py)")
+    resolved = path.resolve()
+    stem = "".join(c if c.isalnum() else "_" for c in resolved.stem)
+    modname = (f"_cancellation_hearts_agent_{stem}_"
+               f"{hashlib.sha256(str(resolved).encode()).hexdigest()[:12]}")
+    if modname in sys.modules:
+        return sys.modules[modname]
+    spec = importlib.util.spec_from_file_location(modname, resolved)
+    if spec is None or spec.loader is None:
+        raise AgentSpecError(f"agent spec {_short(name)}: {target!r} cannot be imported as a "
+                             f"Python module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[modname] = module
+    try:
+        spec.loader.exec_module(module)
+    except KeyboardInterrupt:
+        del sys.modules[modname]
+        raise
+    except BaseException as e:          # SystemExit too: a user's file must not end the run
+        del sys.modules[modname]
+        raise AgentSpecError(f"agent spec {_short(name)}: importing the file {target!r} "
+                             f"raised {type(e).__name__}: {e}") from e
+    return module
+
+
+def _import_module(target: str, name: str):
+    try:
+        return importlib.import_module(target)
+    except ModuleNotFoundError as e:
+        if e.name and (target == e.name or target.startswith(e.name + ".")):
+            raise AgentSpecError(
+                f"agent spec {_short(name)}: no module named {e.name!r} (not installed and "
+                f"not on sys.path); for a file write path/to/file.py:FACTORY") from None
+        raise AgentSpecError(f"agent spec {_short(name)}: importing module {target!r} raised "
+                             f"{type(e).__name__}: {e}") from e
+    except KeyboardInterrupt:
+        raise
+    except BaseException as e:
+        raise AgentSpecError(f"agent spec {_short(name)}: importing module {target!r} raised "
+                             f"{type(e).__name__}: {e}") from e
+
+
+def _external(name: str) -> Factory:
+    """The factory (or ``pyspiel.Bot`` subclass) named ``"TARGET:attribute"``."""
+    target, _, attr = name.rpartition(":")
+    is_file = _is_file_target(target)
+    module = _import_file(target, name) if is_file else _import_module(target, name)
+    where = f"the file {target!r}" if is_file else f"module {target!r}"
+    obj = module
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            names = sorted(k for k, v in vars(obj).items()
+                           if callable(v) and not k.startswith("_")
+                           and getattr(v, "__module__", None) == module.__name__)
+            close = difflib.get_close_matches(part, names, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise AgentSpecError(f"agent spec {_short(name)}: {where} has no attribute "
+                                 f"{part!r}{hint}; what it defines: "
+                                 f"{', '.join(names) or 'no functions or classes'}")
+        obj = getattr(obj, part)
+    if not callable(obj):
+        raise AgentSpecError(f"agent spec {_short(name)}: {attr!r} of {where} is a "
+                             f"{type(obj).__name__}, not a factory f(game, player, seed, "
+                             f"**params) or a pyspiel.Bot subclass")
+    try:
+        sig = inspect.signature(obj)
+    except (TypeError, ValueError):     # e.g. a pybind class: checked when called
+        return obj
+    try:
+        sig.bind(None, None, None)
+    except TypeError as e:
+        raise AgentSpecError(f"agent spec {_short(name)}: {attr}{sig} cannot be called as "
+                             f"{attr}(game, player, seed, **params) ({e}); a factory takes "
+                             f"the game, the seat and the seed first") from None
+    return obj
+
+
+# ---------------------------------------------------------------- effective parameters, labels
+def effective_params(spec: str | AgentSpec) -> dict[str, Any]:
+    """The keyword parameters agent ``spec`` is built with: every default of its
+    factory, overridden by the spec's own (``effective_params("ismcts")["iterations"]
+    == 1000``); a parameter without default is ``"<required>"``. Raises
+    :class:`AgentSpecError` for a bad spec (unknown agent or keyword)."""
+    sp = parse_spec(spec)
+    f = _lookup(sp.name)
+    _check_keywords(sp, f)
+    params, _ = _defaults(f)
+    return {**dict(params), **sp.kwargs}
+
+
+def effective_spec(spec: str | AgentSpec) -> str:
+    """``spec`` with every parameter written out (:func:`effective_params`), e.g.
+    ``"ismcts"`` -> ``"ismcts(iterations=1000, time_limit=None, uct_c=0.4, ...)"``."""
+    sp = parse_spec(spec)
+    ps = effective_params(sp)
+    inner = ", ".join(k if v is _REQUIRED else f"{k}={v!r}" for k, v in ps.items())
+    return f"{sp.name}({inner})" if ps else sp.name
+
+
+def _looks_like_path(v: Any) -> bool:
+    return isinstance(v, str) and ("/" in v or "\\" in v or os.sep in v)
+
+
+def short_label(spec: str | AgentSpec, limit: int = 48) -> str:
+    """A short name of agent ``spec`` for tables: path values (checkpoints) and a
+    file target shown by their file name, the rest as written, cut to about
+    ``limit`` characters. ``"ismcts_bias(checkpoint='results/x/round-0024.npz')"``
+    -> ``"ismcts_bias(checkpoint=round-0024.npz)"``. Pure: it reads no file and
+    accepts any string (one that is not a spec is only cut). Labels need not be
+    unique: :func:`short_labels` makes a list of them so."""
+    try:
+        sp = parse_spec(spec)
+    except AgentSpecError:
+        text = str(spec)
+    else:
+        target, sep, attr = sp.name.rpartition(":")
+        name = (f"{Path(target).name}:{attr}" if sep and _is_file_target(target) else sp.name)
+        ps = [f"{k}={Path(v).name}" if _looks_like_path(v) else f"{k}={v!r}"
+              for k, v in sp.params]
+        text = f"{name}({', '.join(ps)})" if ps else name
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def short_labels(specs, limit: int = 48) -> list[str]:
+    """:func:`short_label` of each spec, made unique: labels shared by several
+    entries get ``#i`` (``i`` the entry's index), e.g. two checkpoints of the same
+    name in different folders -> ``network(checkpoint=best.npz)#0`` and ``...#1``."""
+    specs = list(specs)
+    labels = [short_label(s, limit) for s in specs]
+    counts: dict[str, int] = {}
+    for lab in labels:
+        counts[lab] = counts.get(lab, 0) + 1
+    return [f"{lab}#{i}" if counts[lab] > 1 else lab for i, lab in enumerate(labels)]
 
 
 def _check_keywords(sp: AgentSpec, f: Factory) -> None:
