@@ -19,7 +19,7 @@ from numba import njit
 from . import cards as C
 from . import engine as E
 from . import resample as _resample
-from .rules import PARAMETER_DEFAULTS, RuleSet, GameParameterError
+from .rules import PARAMETER_DEFAULTS, RuleSet, GameParameterError, clause
 
 __all__ = ["GAME_NAME", "CancellationHeartsGame", "CancellationHeartsState",
            "IllegalActionError", "CorruptStateError", "GAME_TYPE"]
@@ -59,16 +59,17 @@ GAME_TYPE = _game_type()
 _ERR_TEXT = {
     E.ERR_TERMINAL: "the hand is over; no action is legal in a terminal state",
     E.ERR_RANGE: "action {a} is not a card id (0..52)",
-    E.ERR_NOT_DEALT: "R4: {card} is not left in the undealt pack",
-    E.ERR_NOT_IN_HAND: "R7: {card} is not in player {p}'s hand",
-    E.ERR_FOLLOW: "R7: player {p} holds {suit} and must follow the suit led",
-    E.ERR_OPENING: "R6 B: the first trick must be opened with {opening}",
-    E.ERR_FIRST_LEAD: "R6 A: the first lead may not be a heart or the Black Maria "
+    E.ERR_NOT_DEALT: f"{clause('R4')}: {{card}} is not left in the undealt pack",
+    E.ERR_NOT_IN_HAND: f"{clause('R7')}: {{card}} is not in player {{p}}'s hand",
+    E.ERR_FOLLOW: f"{clause('R7')}: player {{p}} holds {{suit}} and must follow the suit led",
+    E.ERR_OPENING: f"{clause('R6 B')}: the first trick must be opened with {{opening}}",
+    E.ERR_FIRST_LEAD: f"{clause('R6 A')}: the first lead may not be a heart or the Black Maria "
                       "while the hand holds another card",
-    E.ERR_HEARTS: "R9: hearts are not broken; QS or a non-heart must be led",
+    E.ERR_HEARTS: f"{clause('R9')}: hearts are not broken; QS or a non-heart must be led",
     E.ERR_FIRST_TRICK_POINTS: "classic: no points (hearts, QS) on the first trick "
                               "while the hand holds another card",
-    E.ERR_MOON: "R10: the shooter must choose moon:subtract (53) or moon:add (54), not {a}",
+    E.ERR_MOON: f"{clause('R10')}: the shooter must choose moon:subtract (53) or moon:add (54), "
+                "not {a}",
 }
 
 
@@ -331,7 +332,7 @@ class CancellationHeartsState(pyspiel.State):
         if i >= 0:
             a = int(actions[i])
             if whole and s[E.S_PHASE] == E.PH_DEAL:
-                why = (f"R4: deal outcome {a} does not exist; allowed 0.."
+                why = (f"{clause('R4')}: deal outcome {a} does not exist; allowed 0.."
                        f"{len(game._deals) - 1}")
             else:
                 why = _attach_history(game, who[:i], actions[:i], s)._explain(int(err), a)
@@ -450,7 +451,7 @@ class CancellationHeartsState(pyspiel.State):
         if self._game._deals is not None and s[E.S_PHASE] == E.PH_DEAL:
             if not 0 <= action < len(self._game._deals):
                 raise IllegalActionError(
-                    f"R4: deal outcome {action} does not exist; allowed 0.."
+                    f"{clause('R4')}: deal outcome {action} does not exist; allowed 0.."
                     f"{len(self._game._deals) - 1}")
             E.apply_whole_deal(self._P, s, self._game._deals[action])
             return
@@ -467,7 +468,7 @@ class CancellationHeartsState(pyspiel.State):
         opening = C.card_to_string(int(self._P[E.P_OPENING])) if self._P[E.P_OPENING] >= 0 else ""
         text = _ERR_TEXT.get(err, "illegal action {a}")
         if err == E.ERR_NOT_IN_HAND and self._b.a[E.S_PHASE] == E.PH_PASS:
-            text = "R5: {card} is not in player {p}'s hand to pass"
+            text = f"{clause('R5')}: {{card}} is not in player {{p}}'s hand to pass"
         msg = text.format(
             a=action, card=card, p=p, suit=suit, opening=opening)
         legal = [self._action_to_string(p, a) for a in self.legal_actions()]

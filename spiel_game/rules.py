@@ -8,6 +8,7 @@ engine receives it as a flat ``int32`` vector (:meth:`RuleSet.engine_params`).
 from __future__ import annotations
 
 import dataclasses
+import difflib
 from collections.abc import Mapping
 from typing import Any
 
@@ -16,11 +17,66 @@ import numpy as np
 from . import cards as C
 
 __all__ = ["RuleSet", "PARAMETER_DEFAULTS", "PRESETS", "preset", "GameParameterError",
-           "MAX_MOON_POINTS", "MAX_TARGET_SCORE", "MAX_HANDS"]
+           "MAX_MOON_POINTS", "MAX_TARGET_SCORE", "MAX_HANDS", "CLAUSES", "clause",
+           "unknown_parameters_message"]
 
 
 class GameParameterError(ValueError):
     """A game parameter is unknown or has a value the rules do not allow."""
+
+
+#: Each clause of RULES.md in words, for messages: ``"R7"`` alone means little to a
+#: user. A and B are the rules' two sources (A: the kitty scheme, B: the balanced one).
+CLAUSES: dict[str, str] = {
+    "R1": "players and seating",
+    "R2": "cards",
+    "R3": "deck composition",
+    "R3 A": "the kitty deck",
+    "R3 B": "the balanced deck",
+    "R4": "dealing",
+    "R5": "passing",
+    "R6": "leading the first trick",
+    "R6 A": "the dealer's left leads the first trick",
+    "R6 B": "the opening card leads the first trick",
+    "R7": "playing a trick",
+    "R8": "void tricks",
+    "R8 A": "a void last trick scores for no one",
+    "R8 B": "a void last trick goes to its leader",
+    "R9": "hearts and the Black Maria",
+    "R10": "scoring a hand",
+    "R11": "the game",
+}
+
+
+def clause(*ids: str) -> str:
+    """Rule clauses with their words, for the start of a message:
+    ``clause("R1", "R3 B")`` -> ``"R1 (players and seating), R3 B (the balanced deck)"``."""
+    return ", ".join(f"{i} ({CLAUSES[i]})" for i in ids)
+
+
+def _typed_value(name: str, value: Any) -> str:
+    """``name=value (type)``: a value echoed with its type, so that ``'6'`` and
+    ``6`` do not look alike."""
+    return f"{name}={value!r} ({type(value).__name__})"
+
+
+def unknown_parameters_message(unknown, allowed, what: str = "python_cancellation_hearts") -> str:
+    """``unknown parameter 'player'; did you mean 'players'? allowed: ...``: the
+    message for unknown parameter names, with the closest allowed name of each."""
+    unknown, allowed = list(unknown), sorted(allowed)
+    hints = []
+    for k in unknown:
+        close = difflib.get_close_matches(str(k), allowed, n=1)
+        if close:
+            hints.append(f"{k!r} -> {close[0]!r}" if len(unknown) > 1 else
+                         f"did you mean {close[0]!r}?")
+    names = ", ".join(repr(k) for k in unknown)
+    head = (f"unknown parameter {names}" if len(unknown) == 1
+            else f"unknown parameters {names}")
+    if not hints:
+        return f"{head} of {what}; allowed: {', '.join(allowed)}"
+    hint = hints[0] if len(unknown) == 1 else f"did you mean {', '.join(hints)}?"
+    return f"{head} of {what}; {hint} allowed: {', '.join(allowed)}"
 
 
 #: Public parameters of ``python_cancellation_hearts`` and their defaults.
@@ -174,12 +230,15 @@ def _typed(name: str, value: Any) -> Any:
         allowed = (list(_CHOICES[name]) if name in _CHOICES else
                    "letters from 'CDHS'" if name == "suits" else f"characters from '{C.RANKS}'")
         raise GameParameterError(
-            f"parameter {name!r} must be a str, got {type(value).__name__} {value!r}; "
+            f"parameter {name!r} must be a str, got {_typed_value(name, value)}; "
             f"allowed: {allowed}")
     if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
         return int(value)
+    hint = ""
+    if isinstance(value, str) and value.strip().lstrip("+-").isdigit():
+        hint = f" (write {name}={int(value)}, without quotes)"
     raise GameParameterError(
-        f"parameter {name!r} must be an int, got {type(value).__name__} {value!r}; "
+        f"parameter {name!r} must be an int, got {_typed_value(name, value)}{hint}; "
         f"allowed: {_INT_ALLOWED[name]}")
 
 
@@ -224,16 +283,17 @@ class RuleSet:
         given = dict(params)
         unknown = sorted((k for k in given if k not in PARAMETER_DEFAULTS), key=repr)
         if unknown:
-            raise GameParameterError(
-                f"unknown parameter(s) {unknown} for python_cancellation_hearts; "
-                f"allowed: {sorted(PARAMETER_DEFAULTS)}")
+            raise GameParameterError(unknown_parameters_message(unknown, PARAMETER_DEFAULTS))
         p = dict(PARAMETER_DEFAULTS)
         for k, v in given.items():
             p[k] = _typed(k, v)
         for k, allowed in _CHOICES.items():
             if p[k] not in allowed:
+                close = difflib.get_close_matches(p[k], list(allowed), n=1)
+                hint = f"; did you mean {close[0]!r}?" if close else ";"
                 raise GameParameterError(
-                    f"parameter {k!r} = {p[k]!r} is not allowed; allowed: {list(allowed)}")
+                    f"parameter {k}={p[k]!r} is not allowed{hint} allowed: "
+                    f"{', '.join(map(repr, allowed))}")
         deck = p["deck"]
         n, packs = p["players"], p["packs"]
 
@@ -247,10 +307,12 @@ class RuleSet:
         elif deck == "balanced":
             if packs == 2 and not 5 <= n <= 11:
                 raise GameParameterError(
-                    f"players={n} is impossible for deck='balanced' (R1/R3 B): allowed 5..11")
+                    f"{clause('R1', 'R3 B')}: players={n} is impossible for deck='balanced'; "
+                    f"allowed 5..11")
             if packs == 3 and n != 11:
                 raise GameParameterError(
-                    f"packs=3 with deck='balanced' is only B's 11-player variant; got players={n}")
+                    f"{clause('R3 B')}: packs=3 with deck='balanced' is only its 11-player "
+                    f"variant; got players={n}")
             if packs not in (2, 3):
                 raise GameParameterError(
                     f"packs={packs} is not allowed for deck='balanced': "
@@ -258,10 +320,11 @@ class RuleSet:
         elif deck == "kitty":
             if packs != 2:
                 raise GameParameterError(
-                    f"packs={packs} is not allowed for deck='kitty' (R3 A): allowed 2")
+                    f"{clause('R3 A')}: packs={packs} is not allowed for deck='kitty'; allowed 2")
             if not 5 <= n <= 11:
                 raise GameParameterError(
-                    f"players={n} is impossible for deck='kitty' (R1/R3 A): allowed 5..11")
+                    f"{clause('R1', 'R3 A')}: players={n} is impossible for deck='kitty'; "
+                    f"allowed 5..11")
         else:  # custom
             if not 2 <= n <= 11:
                 raise GameParameterError(

@@ -17,7 +17,9 @@ def test_r6_b_holder_of_opening_card_leads_it(n):
     st = deal(game, hands)
     assert st.current_player() == holder
     assert legal(st) == [OPENING[n]]
-    with pytest.raises(ValueError, match=f"R6 B: the first trick must be opened with {OPENING[n]}"):
+    with pytest.raises(ValueError, match=f"R6 B \\(the opening card leads the first "
+                                         f"trick\\): the first trick must be opened with "
+                                         f"{OPENING[n]}"):
         st.apply_action(st.string_to_action("3D"))
     play(st, OPENING[n])
     assert trick_line(st, 1).startswith(f"Trick 1: P{holder}:{OPENING[n]}")

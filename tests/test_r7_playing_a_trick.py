@@ -121,7 +121,8 @@ def test_r7_must_follow_suit():
     assert legal(st) == ["9S", "TS"]                   # Dave follows with spades
     st = deal(load(**HEARTS_B), HEARTS_B_HANDS, plays="AH")
     assert legal(st) == ["AH"]                         # P1's only heart
-    with pytest.raises(ValueError, match="R7: player 1 holds H and must follow the suit led"):
+    with pytest.raises(ValueError, match="R7 \\(playing a trick\\): player 1 holds H "
+                                           "and must follow the suit led"):
         st.apply_action(st.string_to_action("AC"))
     assert trick_line(st, 1) == "Trick 1: P0:AH -> in progress"   # unchanged
     play(st, "AH")
@@ -132,7 +133,7 @@ def test_r7_must_follow_suit():
 
 def test_r7_cannot_play_a_card_not_held():
     st = deal(load(**AL_BETH), AL_BETH_HANDS)
-    with pytest.raises(ValueError, match="R7: 9S is not in player 0's hand"):
+    with pytest.raises(ValueError, match="R7 \\(playing a trick\\): 9S is not in player 0's hand"):
         st.apply_action(st.string_to_action("9S"))
 
 

@@ -20,7 +20,8 @@ def test_r9_hearts_cannot_be_led_until_broken():
     assert not _broken(st)
     assert legal(st) == ["QC", "AD"]
     with pytest.raises(ValueError,
-                       match="R9: hearts are not broken; QS or a non-heart must be led"):
+                       match="R9 \\(hearts and the Black Maria\\): hearts are not broken; QS "
+                             "or a non-heart must be led"):
         st.apply_action(st.string_to_action("KH"))
 
 

@@ -46,6 +46,7 @@ from __future__ import annotations
 import dataclasses
 
 import spiel_game
+from spiel_game.rules import unknown_parameters_message
 
 from ..config import ConfigError
 from ..registry import Summary, Unit, UnitOutput, register
@@ -91,7 +92,8 @@ def game_params(config: TournamentStudyConfig) -> dict:
     """The game parameters: ``players`` and the ``key=value`` entries of ``game``
     (values converted to the type of the parameter's default). Raises
     :class:`ConfigError` for an entry that is not ``key=value``, a repeated key,
-    ``players`` in ``game`` or a non-integer value of an integer parameter."""
+    ``players`` in ``game``, an unknown parameter name (with the closest known
+    one) or a non-integer value of an integer parameter."""
     params: dict = {}
     for item in config.game:
         key, sep, value = str(item).partition("=")
@@ -103,13 +105,16 @@ def game_params(config: TournamentStudyConfig) -> dict:
                               "not in game")
         if key in params:
             raise ConfigError(f"tournament: game parameter {key!r} is given twice")
+        if key not in spiel_game.PARAMETER_DEFAULTS:
+            raise ConfigError("tournament: " + unknown_parameters_message(
+                [key], spiel_game.PARAMETER_DEFAULTS))
         default = spiel_game.PARAMETER_DEFAULTS.get(key)
         if isinstance(default, int) and not isinstance(default, bool):
             try:
                 value = int(value)
             except ValueError:
                 raise ConfigError(f"tournament: game parameter {key} is an integer, "
-                                  f"got {value!r}") from None
+                                  f"got {key}={value!r} (str)") from None
         params[key] = value
     params["players"] = config.players
     return params
