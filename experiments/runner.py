@@ -104,7 +104,7 @@ from .registry import Experiment, Summary, Unit, UnitOutput, get
 __all__ = ["run", "load", "resolve", "RunResult", "RunError", "RunInterrupted",
            "CorruptResultError", "UnverifiedResultError", "ResultsNotFoundError",
            "results_root", "unit_threads", "ray_runtime_env", "RAY_PACKAGES",
-           "BACKENDS", "attachments", "run_root"]
+           "BACKENDS", "attachments", "run_root", "unit_progress"]
 
 BACKENDS = ("local", "ray")
 FORMAT = 2                      # run.json/metadata.json layout with content hashes
@@ -163,6 +163,69 @@ class _Stop(KeyboardInterrupt):
 def unit_threads() -> int | None:
     """Threads a unit may use (for numba kernels): None means all local cores."""
     return _UNIT_THREADS
+
+
+# Progress within a unit: the unit reports the fraction of its work done through
+# unit_progress(); in the driver's process it goes straight to the progress bar
+# (_PROGRESS_SINK), from a local worker process through a queue (_PROGRESS_QUEUE).
+_PROGRESS_SINK = None               # driver: callable(unit index, fraction)
+_PROGRESS_QUEUE = None              # local worker: multiprocessing queue to the driver
+_CURRENT_UNIT: int | None = None
+_LAST_SENT = [-1.0, 0.0]            # (fraction, time) last sent from this process
+_SEND_EVERY_S = 0.2
+
+
+def unit_progress(done: float, total: float = 1.0) -> None:
+    """Report that the running unit has done ``done`` of its ``total`` work (deals,
+    hands, iterations), so that the run's progress bar moves within a unit, not
+    only when one finishes: a run of one long unit no longer sits at 0%. Cheap
+    and optional (a no-op outside a runner unit, on Ray, or without a bar);
+    reports are thinned to a few per second."""
+    if _CURRENT_UNIT is None or (_PROGRESS_SINK is None and _PROGRESS_QUEUE is None):
+        return
+    frac = min(max(float(done) / float(total), 0.0), 1.0) if total else 0.0
+    now = time.monotonic()
+    if frac <= _LAST_SENT[0] or (frac < 1.0 and now - _LAST_SENT[1] < _SEND_EVERY_S):
+        return
+    _LAST_SENT[:] = [frac, now]
+    if _PROGRESS_SINK is not None:
+        _PROGRESS_SINK(_CURRENT_UNIT, frac)
+    else:
+        with contextlib.suppress(Exception):          # progress must never fail a unit
+            _PROGRESS_QUEUE.put_nowait((_CURRENT_UNIT, frac))
+
+
+class _UnitBar:
+    """The run's tqdm bar in units, moved by whole finished units and by the
+    fractions that running units report (:func:`unit_progress`)."""
+
+    def __init__(self, bar):
+        self.bar = bar
+        self.partial: dict[int, float] = {}
+        self.done: set[int] = set()
+        self.lock = threading.Lock()
+
+    def report(self, index: int, frac: float) -> None:
+        with self.lock:
+            old = self.partial.get(index, 0.0)
+            if index not in self.done and frac > old:     # late reports are ignored
+                self.partial[index] = frac
+                self.bar.update(frac - old)
+
+    def finished(self, index: int) -> None:
+        with self.lock:
+            self.bar.update(1.0 - self.partial.pop(index, 0.0))
+            self.done.add(index)
+
+    def pump(self, q, stop: threading.Event) -> None:
+        """Move reports from the workers' queue to the bar until ``stop``."""
+        import queue as _queue
+        while not stop.is_set():
+            try:
+                index, frac = q.get(timeout=0.1)
+            except (_queue.Empty, EOFError, OSError, ValueError):
+                continue
+            self.report(index, frac)
 
 
 def results_root() -> Path:
@@ -400,10 +463,15 @@ def _rows_of(out) -> list[dict]:
 
 def _execute(unit_fn, config, unit: Unit, threads: int | None = None) -> dict:
     """Run one unit (in any process): its rows, JSON-normalised, and timing."""
-    global _UNIT_THREADS
+    global _UNIT_THREADS, _CURRENT_UNIT
     _UNIT_THREADS = threads
+    _CURRENT_UNIT = unit.index
+    _LAST_SENT[:] = [-1.0, 0.0]
     t0 = time.perf_counter()
-    out = unit_fn(config, unit)
+    try:
+        out = unit_fn(config, unit)
+    finally:
+        _CURRENT_UNIT = None
     extra = None
     if isinstance(out, UnitOutput):
         out, extra = out.rows, dict(out.attachments)
@@ -414,9 +482,12 @@ def _execute(unit_fn, config, unit: Unit, threads: int | None = None) -> dict:
     return res
 
 
-def _worker_init(parent: int) -> None:
+def _worker_init(parent: int, progress=None) -> None:
     """Pool workers leave SIGINT/SIGTERM to the driver (which stops them) and, on
-    Linux, die with it (a driver killed with SIGKILL leaves no orphans)."""
+    Linux, die with it (a driver killed with SIGKILL leaves no orphans); ``progress``
+    is the queue of :func:`unit_progress` reports (None: no bar)."""
+    global _PROGRESS_QUEUE
+    _PROGRESS_QUEUE = progress
     for sig in _STOP_SIGNALS:
         signal.signal(sig, signal.SIG_IGN)
     if sys.platform.startswith("linux"):
@@ -456,14 +527,26 @@ def _stop_processes(procs) -> None:
             p.join(max(0.0, deadline - time.monotonic()))
 
 
-def _local_backend(exp, config, todo, workers) -> Iterator[tuple[Unit, dict]]:
+def _local_backend(exp, config, todo, workers,
+                   bar: _UnitBar | None = None) -> Iterator[tuple[Unit, dict]]:
+    global _PROGRESS_SINK
     if workers <= 1:
-        for u in todo:
-            yield u, _execute(exp.unit_fn, config, u, None)
+        _PROGRESS_SINK = bar.report if bar is not None else None
+        try:
+            for u in todo:
+                yield u, _execute(exp.unit_fn, config, u, None)
+        finally:
+            _PROGRESS_SINK = None
         return
     threads = max(1, (os.cpu_count() or 1) // workers)
-    pool = cf.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                                  initializer=_worker_init, initargs=(os.getpid(),))
+    ctx = multiprocessing.get_context("spawn")
+    reports = ctx.Queue() if bar is not None else None
+    stop = threading.Event()
+    if reports is not None:
+        threading.Thread(target=bar.pump, args=(reports, stop), daemon=True,
+                         name="unit-progress").start()
+    pool = cf.ProcessPoolExecutor(workers, mp_context=ctx, initializer=_worker_init,
+                                  initargs=(os.getpid(), reports))
     finished = False
     try:
         with _signals_blocked():          # the workers are spawned by submit()
@@ -479,9 +562,13 @@ def _local_backend(exp, config, todo, workers) -> Iterator[tuple[Unit, dict]]:
             yield futs[f], res
         finished = True
     finally:
+        stop.set()
         if not finished:                  # interrupted, a unit failed, or the caller stopped
             _stop_processes(list((getattr(pool, "_processes", None) or {}).values()))
         pool.shutdown(wait=finished, cancel_futures=True)
+        if reports is not None:
+            reports.close()
+            reports.cancel_join_thread()
 
 
 #: The packages a Ray worker needs from this checkout (shipped to cluster nodes).
@@ -920,13 +1007,17 @@ def _run_steps(exp, profile, config, units, run_dir, manifest, fresh, backend, a
                 f"script again, so the units run in this process (workers=1). Put the call "
                 f"under the guard to use {workers} workers.", RuntimeWarning, stacklevel=4)
             workers = 1
-        stream = _local_backend(exp, config, todo, workers)
+    t0 = time.perf_counter()
+    # n is fractional while units report progress (unit_progress): shown to 0.1 unit
+    bar = tqdm(total=len(units), initial=len(done), desc=exp.name, unit="unit",
+               disable=not progress or not todo, file=sys.stderr,
+               bar_format="{l_bar}{bar}| {n:.1f}/{total_fmt} units [{elapsed}<{remaining}]")
+    ubar = _UnitBar(bar) if progress and todo else None
+    if backend == "local":
+        stream = _local_backend(exp, config, todo, workers, ubar)
     else:
         stream = _ray_backend(exp, config, todo, int(workers), address)
 
-    t0 = time.perf_counter()
-    bar = tqdm(total=len(units), initial=len(done), desc=exp.name, unit="unit",
-               disable=not progress or not todo, file=sys.stderr)
     try:
         with open(jpath, "ab") as journal:
             for u, res in stream:
@@ -940,7 +1031,10 @@ def _run_steps(exp, profile, config, units, run_dir, manifest, fresh, backend, a
                 _atomic_write(_shard_path(run_dir, u.index), data)
                 recorded[_shard_name(u.index)] = digest
                 tally.done += 1
-                bar.update(1)
+                if ubar is not None:
+                    ubar.finished(u.index)
+                else:
+                    bar.update(1)
     finally:
         stream.close()        # stops the workers at once if the loop did not finish
         bar.close()

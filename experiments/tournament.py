@@ -115,12 +115,13 @@ from spiel_game import engine as E
 from .config import config_from_dict
 from .metadata import metadata, write_result
 from .runner import _signals_blocked as _runner_signals_blocked
+from .runner import unit_progress
 from .stats import mean_ci
 
 __all__ = ["TournamentConfig", "TournamentError", "TournamentInterrupted", "TournamentResult",
            "seat_assignments", "run_tournament", "play_deal", "check_agents", "read_records",
            "paired_test", "summarize", "summary_table", "deal_rows", "deal_records",
-           "play_block", "ROW_COLUMNS"]
+           "play_block", "ROW_COLUMNS", "agent_parameters"]
 
 SHARD = "deals.jsonl"
 BAD = "deals.jsonl.bad"
@@ -404,10 +405,13 @@ def _load_game(params: Mapping[str, Any]):
 
 def play_deal(config: TournamentConfig, deal: int, game=None,
               factories: Mapping[str, Callable] | None = None,
-              watch: _Watch | None = None, games: bool = False) -> dict:
+              watch: _Watch | None = None, games: bool = False,
+              on_game: Callable[[int, int], None] | None = None) -> dict:
     """Every seat assignment of deal ``deal``; the record written to the shard. With
     ``games``, the dict also has ``"games"``: one game record
-    (:mod:`spiel_game.records`, as a JSON object) per seat assignment."""
+    (:mod:`spiel_game.records`, as a JSON object) per seat assignment. ``on_game(i,
+    m)`` (optional) is called after the ``i``-th of the ``m`` seat assignments
+    (progress)."""
     game = game or spiel_game.load(config.game_params)
     n, k = game.num_players(), len(config.agents)
     assigns = seat_assignments(n, k, config.lineup, config.rotations)
@@ -430,6 +434,8 @@ def play_deal(config: TournamentConfig, deal: int, game=None,
         for q in range(n):
             secs[assign[q]] += sc[q]
             decs[assign[q]] += dc[q]
+        if on_game is not None:
+            on_game(ai + 1, len(assigns))
     out = {"deal": deal, "assignments": [list(a) for a in assigns], "points": points,
            "hands": hands, "timing": {"seconds": secs.tolist(), "decisions": decs.tolist()}}
     if games:
@@ -1087,6 +1093,7 @@ def run_tournament(config: TournamentConfig, out: str | Path | None = None, *,
             path = out / SHARD
             done = _open_shard(path, config, assigns, n, repair, note)
         todo = [d for d in _deal_range(config) if d not in done]
+        saved_before = len(done)
         fp = config.fingerprint()
         if records is not None:
             _prepare_records(records, fp, set(done), note)
@@ -1109,6 +1116,7 @@ def run_tournament(config: TournamentConfig, out: str | Path | None = None, *,
                     _fsync_write(path, _record_line(rec, fp), "ab")
             if bar is not None:
                 bar.update(1)
+            unit_progress(len(done) - saved_before, len(todo))     # inside a runner unit
 
         try:
             with _sigterm_raises():
@@ -1117,8 +1125,11 @@ def run_tournament(config: TournamentConfig, out: str | Path | None = None, *,
                     _run_workers(config, todo, max(1, workers), assigns, factories, finished,
                                  want_games)
                 elif workers <= 1:
-                    for d in todo:
-                        finished(play_deal(config, d, game, factories, games=want_games))
+                    for i, d in enumerate(todo):
+                        def step(a, m, i=i):
+                            unit_progress(i + a / m, len(todo))
+                        finished(play_deal(config, d, game, factories, games=want_games,
+                                           on_game=step))
                 else:
                     _run_workers(config, todo, workers, assigns, factories, finished,
                                  want_games)
@@ -1178,23 +1189,55 @@ def _prepare_records(path: Path, fingerprint: str, saved: set[int], note) -> Non
 
 
 def summary_table(summary: dict) -> str:
-    """A markdown table of the agents and of the pairwise tests."""
+    """A markdown table of the agents and of the pairwise tests. Agents are named by
+    their short labels (:func:`solvers.registry.short_labels`: checkpoint paths by
+    file name); a legend under the tables gives the full spec of every shortened
+    label."""
+    from solvers.registry import short_labels
+
     def fmt(c):
         if c["n"] < 2:
             return f"{c['mean']:.3f}"
         return f"{c['mean']:.3f} [{c['lo']:.3f}, {c['hi']:.3f}]"
+    specs = [a["agent"] for a in summary["agents"]]
+    labels = short_labels(specs)
+    k = len(specs)
     lines = [f"{summary['deals']} deals x {len(summary['assignments'])} seat assignments", "",
-             "| agent | points per hand (95% CI) | zero-sum payoff (95% CI) | ms per decision |",
+             "| agent | points per hand, lower is better (95% CI) | zero-sum payoff, higher is "
+             "better (95% CI) | ms per decision |",
              "|---|---|---|---|"]
-    for a, t in zip(summary["agents"], summary["timing"]):
+    for lab, a, t in zip(labels, summary["agents"], summary["timing"]):
         ms = f"{t['ms_per_decision']:.2f}" if t["ms_per_decision"] is not None else "-"
-        lines.append(f"| {a['agent']} | {fmt(a['points_per_hand'])} | "
+        lines.append(f"| {lab} | {fmt(a['points_per_hand'])} | "
                      f"{fmt(a['zero_sum_payoff'])} | {ms} |")
     if summary["pairs"]:
-        lines += ["", "| a vs b | payoff a - b (95% CI) | paired t p-value |", "|---|---|---|"]
-        for p in summary["pairs"]:
+        lines += ["", "| a vs b | zero-sum payoff a - b, > 0: a is better (95% CI) | "
+                      "paired t p-value |", "|---|---|---|"]
+        index = [(i, j) for i in range(k) for j in range(i + 1, k)]   # summarize's order
+        for (i, j), p in zip(index, summary["pairs"]):
             d = p["payoff_difference"]
-            lines.append(f"| {p['a']} vs {p['b']} | {fmt(d)} | {d['p_value']:.2g} |")
+            lines.append(f"| {labels[i]} vs {labels[j]} | {fmt(d)} | {d['p_value']:.2g} |")
+    lines += ["", "zero-sum payoff: per hand, the mean of the other seats' points minus the "
+                  "agent's own"]
+    legend = [f"  {lab} = {x}" for lab, x in zip(labels, specs) if lab != x]
+    if legend:
+        lines += ["", "agents (full specs):", *legend]
+    return "\n".join(lines)
+
+
+def agent_parameters(agents: Sequence[str]) -> str:
+    """The agents with every parameter they are built with, defaults included
+    (:func:`solvers.registry.effective_spec`: bare ``ismcts`` is
+    ``iterations=1000``), one line each under their table label; a spec that does
+    not parse is shown as given (the run then reports it)."""
+    from solvers.registry import AgentSpecError, effective_spec, short_labels
+    lines = ["agents (every parameter, defaults included):"]
+    for lab, spec in zip(short_labels(agents), agents):
+        try:
+            full = effective_spec(spec)
+        except AgentSpecError:
+            full = spec
+        lines.append(f"  {lab}: {full}")
     return "\n".join(lines)
 
 
@@ -1250,6 +1293,7 @@ def main(argv=None) -> int:
                  "lineup": tuple(args.lineup) if args.lineup else None,
                  "deals_per_unit": args.deals_per_unit,
                  "move_time_limit": args.move_time_limit}
+    print(agent_parameters(args.agents), flush=True)
     try:
         res = runner.run("tournament", overrides=overrides, out=args.out, workers=args.workers,
                          recompute_corrupt=args.recompute_corrupt,

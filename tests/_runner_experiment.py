@@ -5,6 +5,8 @@ is named in ``CH_EXPERIMENT_MODULES``). ``CH_SELFTEST_FAIL_UNIT=i`` makes unit
 ``i`` raise (error-handling tests; an environment variable, so the config, and
 so the run directory, stays the same). ``CH_SELFTEST_ATTACH=1`` makes every
 unit also return attachments (its process id and :func:`experiments.runner.run_root`).
+``CH_SELFTEST_PROGRESS=1`` makes every unit report its progress
+(:func:`experiments.runner.unit_progress`) at 1/4, 2/4 and 3/4.
 """
 
 from __future__ import annotations
@@ -33,7 +35,13 @@ def units(config: SelfTestConfig) -> list[dict]:
 def run_unit(config: SelfTestConfig, unit: Unit) -> list[dict]:
     if str(unit.index) == os.environ.get("CH_SELFTEST_FAIL_UNIT"):
         raise RuntimeError(f"unit {unit.index} fails on purpose")
-    time.sleep(config.sleep)
+    if os.environ.get("CH_SELFTEST_PROGRESS"):         # report progress in four steps
+        from experiments.runner import unit_progress
+        for k in range(1, 4):
+            time.sleep(config.sleep / 3)
+            unit_progress(k, 4)
+    else:
+        time.sleep(config.sleep)
     rng = unit.rng()
     rows = [{"block": unit.params["block"], "row": r, "x": float(rng.normal()),
              "k": int(rng.integers(1000)), "tag": unit.params["label"]}

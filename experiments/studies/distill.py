@@ -68,7 +68,7 @@ import numpy as np
 from ..config import ConfigError, config_to_dict
 from ..registry import Summary, Unit, register
 from .expert_iteration import (_base_params, _folder, _layout, _load, _seed, _start_model,
-                               _valid_files,
+                               _valid_files, checkpoint_folder,
                                _weights_sha256)
 from .expert_iteration import _hash as _ei_hash
 
@@ -432,8 +432,8 @@ def summarize(config: DistillConfig, rows) -> Summary:
                      f"{r.net_minus_heuristic:+.2f} [{r.net_minus_heuristic_lo:+.2f}, "
                      f"{r.net_minus_heuristic_hi:+.2f}]  {r.net_minus_heuristic_p:.1g}  "
                      f"{r.data_seconds:.0f}/{r.train_seconds:.0f}")
-    where = config.checkpoints or f"<run results folder>/checkpoints/{checkpoint_dir(config).name}"
-    lines.append(f"checkpoints: {where} (the rows' checkpoint column)")
+    lines.append(f"checkpoints: {checkpoint_folder(rows, config, checkpoint_dir)} (the rows' "
+                 f"checkpoint column)")
     return Summary(tables={"curve": curve}, text="\n".join(lines))
 
 

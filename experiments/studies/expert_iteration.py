@@ -69,7 +69,7 @@ from ..config import ConfigError, config_to_dict, fingerprint
 from ..registry import Summary, Unit, register
 
 __all__ = ["ExpertIterationConfig", "PROFILES", "units", "run_unit", "summarize",
-           "checkpoint_dir", "checkpoint_path", "CURVE_COLUMNS"]
+           "checkpoint_dir", "checkpoint_path", "checkpoint_folder", "CURVE_COLUMNS"]
 
 SEARCHES = ("net", "plain")
 
@@ -181,6 +181,16 @@ def _valid_files(checkpoint: Path, data: Path, expected_hash: str, key: str, val
 def checkpoint_dir(config) -> Path:
     """The folder of the checkpoints and samples (module docstring)."""
     return _folder(config, "expert_iteration")
+
+
+def checkpoint_folder(rows, config, folder_of) -> str:
+    """The folder the run wrote its checkpoints to, for a summary: the folder of the
+    rows' ``checkpoint`` column (so the text is a function of the saved rows, the
+    same wherever they are read), else ``folder_of(config)`` (``config.checkpoints``
+    or the folder under the results root)."""
+    if "checkpoint" in getattr(rows, "columns", ()) and len(rows):
+        return str(Path(str(rows["checkpoint"].iloc[0])).parent)
+    return str(folder_of(config))
 
 
 def checkpoint_path(config, generation: int) -> Path:
@@ -356,9 +366,8 @@ def summarize(config: ExpertIterationConfig, rows) -> Summary:
                      f"{r.value_loss_after:.4f}        {r.net_minus_heuristic:+.2f} "
                      f"[{r.net_minus_heuristic_lo:+.2f}, {r.net_minus_heuristic_hi:+.2f}]"
                      f"  {r.selfplay_seconds:.1f}/{r.train_seconds:.1f}")
-    # the folder as configured, not resolved: the text must not depend on CH_RESULTS
-    where = config.checkpoints or f"<run results folder>/checkpoints/{checkpoint_dir(config).name}"
-    lines.append(f"checkpoints: {where} (the rows' checkpoint column)")
+    lines.append(f"checkpoints: {checkpoint_folder(rows, config, checkpoint_dir)} (the rows' "
+                 f"checkpoint column)")
     return Summary(tables={"curve": curve}, text="\n".join(lines))
 
 

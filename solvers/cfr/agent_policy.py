@@ -98,6 +98,11 @@ def call_seed(seed: int, infoset: int, j: int) -> int:
     return int(ss.generate_state(1, np.uint64)[0]) & _MASK63
 
 
+def _cut(text: str, limit: int = 60) -> str:
+    """``text`` cut to ``limit`` characters (a game's long parameter string, in a repr)."""
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 @dataclasses.dataclass(frozen=True)
 class Leak:
     """An information set where the agent answered differently at two of its
@@ -139,6 +144,14 @@ class AgentProfile:
     leaks: tuple
     game: str
     num_sequences: int
+
+    def __repr__(self) -> str:
+        """One line: the seats' agents and methods, sizes and leaks (not the arrays)."""
+        sampled = int(np.count_nonzero(self.samples > 0))
+        return (f"AgentProfile(game={_cut(self.game)!r}, agents={list(self.specs)}, "
+                f"methods={list(self.methods)}, sequences={self.num_sequences:,}, "
+                f"sampled_infosets={sampled:,}, calls={self.calls:,}, "
+                f"leaks={len(self.leaks)}, seconds={self.seconds:.1f})")
 
     @property
     def estimated(self) -> bool:
@@ -193,6 +206,16 @@ class AgentExploitability:
     bootstrap: int
     confidence: float
     agents: AgentProfile
+
+    def __repr__(self) -> str:
+        """One line: NashConv (with its interval when estimated) and each player's
+        gain, the agents; not the arrays."""
+        lo, hi = self.nash_conv_interval
+        ci = (f" [{lo:.4g}, {hi:.4g}] ({self.confidence:.0%}, {self.bootstrap} bootstrap)"
+              if self.estimated else " (exact)")
+        gains = ", ".join(f"{g:.4g}" for g in np.asarray(self.gains).tolist())
+        return (f"AgentExploitability(nash_conv={self.nash_conv:.4g}{ci}, gains=[{gains}], "
+                f"agents={list(self.agents.specs)}, game={_cut(self.agents.game)!r})")
 
     def as_row(self) -> dict:
         """A flat dict (for a results table)."""

@@ -152,6 +152,11 @@ class BestResponse:
     value: float
     choice: np.ndarray
 
+    def __repr__(self) -> str:
+        """One line: the player, the value and the size of the choice table."""
+        return (f"BestResponse(player={self.player}, value={self.value:.6g}, "
+                f"infosets chosen={int(np.count_nonzero(self.choice >= 0)):,})")
+
     def as_policy(self, tree: GameTree, base: np.ndarray) -> np.ndarray:
         """``base float64[S]`` with this player's sets replaced by the pure choice."""
         out = np.array(base, np.float64)
@@ -172,6 +177,14 @@ class NashConvResult:
     player_improvements: np.ndarray
     best_response_values: np.ndarray
     on_policy_values: np.ndarray
+
+    def __repr__(self) -> str:
+        def v(a):
+            return "[" + ", ".join(f"{x:.4g}" for x in np.asarray(a).tolist()) + "]"
+        return (f"NashConvResult(nash_conv={self.nash_conv:.6g}, "
+                f"player_improvements={v(self.player_improvements)}, "
+                f"best_response_values={v(self.best_response_values)}, "
+                f"on_policy_values={v(self.on_policy_values)})")
 
 
 def _checked(tree: GameTree, policy) -> np.ndarray:

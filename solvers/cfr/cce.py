@@ -217,6 +217,11 @@ class CCEGapResult:
     iterations: int
     total_weight: float
 
+    def __repr__(self) -> str:
+        gaps = ", ".join(f"{g:.4g}" for g in np.asarray(self.gaps).tolist())
+        return (f"CCEGapResult(cce_gap={self.cce_gap:.6g}, gap_sum={self.gap_sum:.6g}, "
+                f"gaps=[{gaps}], iterations={self.iterations:,})")
+
 
 class EmpiricalPlay:
     """The empirical distribution of play ``mu = sum_t w_t sigma^t / sum_t w_t``

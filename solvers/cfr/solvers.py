@@ -190,6 +190,13 @@ class CFR:
         self._reach = np.empty((n + 1, N))
         self._value = np.empty(N)
 
+    def __repr__(self) -> str:
+        """One line: the variant, iterations, time and the tree's size (not the tables)."""
+        tr = self.tree
+        return (f"{type(self).__name__}(iterations={self.iteration:,}, "
+                f"seconds={self.seconds:.2f}, threads={self.threads}, "
+                f"infosets={tr.num_infosets:,}, sequences={tr.num_sequences:,})")
+
     # ---- hooks of the variants
     def _avg_weight(self, t: int) -> float:
         return 1.0

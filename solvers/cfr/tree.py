@@ -48,6 +48,10 @@ tree). :func:`build_tree` refuses a tree whose estimated peak
 from __future__ import annotations
 
 import dataclasses
+import sys
+import threading
+import time
+
 import numpy as np
 import pyspiel
 from numba import njit
@@ -208,8 +212,60 @@ class GameTree:
 
 
 # ====================================================================== build
+#: Seconds a build runs before its progress line appears (quick builds print nothing).
+PROGRESS_DELAY_S = 1.0
+
+
+class _BuildProgress:
+    """The stage of a tree build (and the histories walked so far) on one tqdm
+    line on stderr, refreshed a few times a second from a helper thread, shown only
+    once the build has taken :data:`PROGRESS_DELAY_S` seconds; a no-op when off."""
+
+    def __init__(self, enabled: bool, what: str):
+        self.stage, self.count, self.bar = "starting", None, None
+        self.what = what
+        self.t0 = time.time()               # tqdm's clock
+        self.stop = threading.Event()
+        self.thread = None
+        if enabled:
+            self.thread = threading.Thread(target=self._beat, daemon=True,
+                                           name="build-tree-progress")
+            self.thread.start()
+
+    def set(self, stage: str) -> None:
+        self.stage, self.count = stage, None
+
+    def _text(self) -> str:
+        return self.stage + ("" if self.count is None else f": {self.count:,} histories")
+
+    def _beat(self) -> None:
+        if self.stop.wait(PROGRESS_DELAY_S):
+            return
+        from tqdm.auto import tqdm
+        self.bar = tqdm(total=None, bar_format="{desc} [{elapsed}]", file=sys.stderr,
+                        desc=f"building the game tree ({self.what}): {self._text()}")
+        self.bar.start_t = self.t0          # the time since the build started
+        while True:
+            self.show(self._text())
+            if self.stop.wait(0.25):
+                return
+
+    def show(self, text: str) -> None:
+        self.bar.set_description_str(f"building the game tree ({self.what}): {text}")
+
+    def close(self, summary: str | None) -> None:
+        """Stop the line; with ``summary`` (a finished build), end it with that."""
+        self.stop.set()
+        if self.thread is not None:
+            self.thread.join()
+        if self.bar is not None:
+            self.show(summary or f"stopped while {self.stage}")
+            self.bar.close()
+
+
 def build_tree(game: pyspiel.Game, *, method: str = "auto",
-               max_nodes: int = 200_000_000, max_bytes: float | None = None) -> GameTree:
+               max_nodes: int = 200_000_000, max_bytes: float | None = None,
+               progress: bool | None = None) -> GameTree:
     """Extract the whole tree of ``game`` into a :class:`GameTree`.
 
     Args:
@@ -222,7 +278,16 @@ def build_tree(game: pyspiel.Game, *, method: str = "auto",
       max_bytes: refuse (MemoryError naming the estimate and the limit) a
         build whose estimated peak memory exceeds this many bytes; default
         :func:`available_memory` at the start (``math.inf``: no check).
+      progress: a line on stderr with the build's stage (walking, with the
+        histories so far for the pyspiel walker; ordering; numbering information
+        sets; checking perfect recall) and the time, shown only when the build
+        takes more than :data:`PROGRESS_DELAY_S` seconds; default (None): when
+        stderr is a terminal.
     """
+    if progress is None:
+        progress = bool(getattr(sys.stderr, "isatty", lambda: False)())
+    if not isinstance(progress, bool):
+        raise TypeError(f"progress={progress!r}: expected True, False or None")
     if game.get_type().dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
         raise ValueError("build_tree needs a sequential game; wrap simultaneous games "
                          "with pyspiel.convert_to_turn_based")
@@ -238,14 +303,22 @@ def build_tree(game: pyspiel.Game, *, method: str = "auto",
     engine_ok = _engine_applies(game)
     if method == "auto":
         method = "engine" if engine_ok else "pyspiel"
-    if method == "engine":
-        if not engine_ok:
-            raise ValueError("the engine walker needs a python_cancellation_hearts game "
-                             "of a single hand (target_score=0)")
-        return _build_engine(game, max_nodes, limit)
-    if method == "pyspiel":
-        return _build_pyspiel(game, max_nodes, limit)
-    raise ValueError(f"method={method!r}: expected 'auto', 'engine' or 'pyspiel'")
+    if method not in ("engine", "pyspiel"):
+        raise ValueError(f"method={method!r}: expected 'auto', 'engine' or 'pyspiel'")
+    if method == "engine" and not engine_ok:
+        raise ValueError("the engine walker needs a python_cancellation_hearts game "
+                         "of a single hand (target_score=0)")
+    bar = _BuildProgress(progress, f"{method} walker")
+    tree = None
+    try:
+        if method == "engine":
+            tree = _build_engine(game, max_nodes, limit, bar)
+        else:
+            tree = _build_pyspiel(game, max_nodes, limit, bar)
+        return tree
+    finally:
+        bar.close(None if tree is None else
+                  f"{tree.num_histories:,} histories, {tree.num_infosets:,} information sets")
 
 
 def available_memory() -> int | None:
@@ -286,8 +359,13 @@ def _engine_applies(game) -> bool:
 
 
 # ------------------------------------------------------------- pyspiel walk
-def _build_pyspiel(game, max_nodes: int, limit=(float("inf"), "")) -> GameTree:
+_NO_PROGRESS = _BuildProgress(False, "")
+
+
+def _build_pyspiel(game, max_nodes: int, limit=(float("inf"), ""),
+                   bar: _BuildProgress = _NO_PROGRESS) -> GameTree:
     n = game.num_players()
+    bar.set("walking the tree")
     depth, parent, player, data = [], [], [], []
     in_prob, in_action = [], []
     keys: dict[str, int] = {}
@@ -302,6 +380,7 @@ def _build_pyspiel(game, max_nodes: int, limit=(float("inf"), "")) -> GameTree:
         if idx >= max_nodes:
             raise ValueError(f"the tree has more than max_nodes={max_nodes:,} histories")
         if idx & 0xFFF == 0xFFF:
+            bar.count = idx
             est = PYSPIEL_BYTES_PER_HISTORY * idx + key_bytes
             if est > limit[0]:
                 raise _too_big(est, limit, f"the pyspiel walker, at least {idx:,} histories x "
@@ -350,11 +429,13 @@ def _build_pyspiel(game, max_nodes: int, limit=(float("inf"), "")) -> GameTree:
         player=np.asarray(player, np.int8), data=np.asarray(data, np.int32),
         in_prob=np.asarray(in_prob, np.float64),
         in_action=np.asarray(in_action, np.int64 if big else np.int32))
-    return _finish(game, n, pre, payoff, key_list)
+    return _finish(game, n, pre, payoff, key_list, bar)
 
 
-def _build_engine(game, max_nodes: int, limit=(float("inf"), "")) -> GameTree:
+def _build_engine(game, max_nodes: int, limit=(float("inf"), ""),
+                  bar: _BuildProgress = _NO_PROGRESS) -> GameTree:
     from .engine_walk import walk_engine
+    bar.set("walking the tree (compiled; the first build in a process also compiles)")
     fit = limit[0] // ENGINE_BYTES_PER_HISTORY
     if fit >= max_nodes:
         arrays = walk_engine(game, max_nodes)
@@ -369,7 +450,7 @@ def _build_engine(game, max_nodes: int, limit=(float("inf"), "")) -> GameTree:
                            f"{ENGINE_BYTES_PER_HISTORY} bytes") from None
     pre, table = _Preorder(*arrays[:6]), arrays[6]
     del arrays
-    return _finish(game, game.num_players(), pre, table, None)
+    return _finish(game, game.num_players(), pre, table, None, bar)
 
 
 @dataclasses.dataclass
@@ -385,11 +466,12 @@ class _Preorder:
 
 # ---------------------------------------------------------------- finishing
 def _finish(game, n: int, pre: _Preorder, payoff_table: np.ndarray,
-            key_list: list[str] | None) -> GameTree:
+            key_list: list[str] | None, bar: _BuildProgress = _NO_PROGRESS) -> GameTree:
     """Reorder a preorder walk breadth-first and build the index arrays.
 
     Frees ``pre``'s arrays as it goes (large trees: keep the peak low)."""
     N = pre.player.shape[0]
+    bar.set(f"ordering {N:,} histories breadth-first")
     order = np.argsort(pre.depth, kind="stable")       # new -> old
     depth = pre.depth[order]
     pre.depth = None
@@ -434,6 +516,7 @@ def _finish(game, n: int, pre: _Preorder, payoff_table: np.ndarray,
     del term
 
     # Information sets: numbered by player, then by first appearance.
+    bar.set("numbering information sets")
     node_data, infoset_node, remap = _number_infosets(n, player, data_old, node_data)
     del data_old
     ninf = infoset_node.shape[0]
@@ -454,6 +537,7 @@ def _finish(game, n: int, pre: _Preorder, payoff_table: np.ndarray,
                 keys[i] = key_list[g]
     parent_seq = np.full(ninf, -2, np.int32)
     bad = np.full(2, -1, np.int64)
+    bar.set("checking perfect recall")
     consistent = _check_infosets(n, player, node_data, child_start, level_start,
                                  infoset_seq_start, sequence_action, in_action, parent_seq, bad)
     if consistent < 0:
