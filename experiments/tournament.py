@@ -1250,7 +1250,11 @@ def main(argv=None) -> int:
     from .config import ConfigError
     ap = argparse.ArgumentParser(prog="python -m experiments.tournament",
                                  description=__doc__.split("\n\n")[0])
-    ap.add_argument("--agents", nargs="+", required=True, help="agent specs (solvers.registry)")
+    ap.add_argument("--agents", nargs="+", required=True,
+                    help="agent specs: a name with literal parameters, e.g. "
+                         "'ismcts(iterations=500)' (python -m experiments agents lists them), "
+                         "or any factory: 'mymodule:make_bot(depth=2)', "
+                         "'path/to/bot.py:make_bot'")
     ap.add_argument("--game", default="{}", help='game parameters as JSON, e.g. \'{"players": 6}\'')
     ap.add_argument("--deals", type=int, default=100)
     ap.add_argument("--seed", type=int, default=0)
@@ -1293,7 +1297,7 @@ def main(argv=None) -> int:
                  "lineup": tuple(args.lineup) if args.lineup else None,
                  "deals_per_unit": args.deals_per_unit,
                  "move_time_limit": args.move_time_limit}
-    print(agent_parameters(args.agents), flush=True)
+    print(agent_parameters(args.agents), file=sys.stderr, flush=True)   # stdout: the table
     try:
         res = runner.run("tournament", overrides=overrides, out=args.out, workers=args.workers,
                          recompute_corrupt=args.recompute_corrupt,

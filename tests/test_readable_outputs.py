@@ -59,10 +59,11 @@ def test_the_tournament_command_prints_the_parameters_first(tmp_path, capsys):
     from experiments.tournament import main
     rc = main(["--agents", "random", "heuristic", "--game", '{"players": 5}', "--deals", "1",
                "--out", str(tmp_path), "--no-progress"])
-    out = capsys.readouterr().out
+    cap = capsys.readouterr()
     assert rc == 0
-    assert out.startswith("agents (every parameter, defaults included):\n  random: random\n")
-    assert out.index("agents (every") < out.index("| agent |")
+    # on stderr, before the run: stdout holds the results only
+    assert cap.err.startswith("agents (every parameter, defaults included):\n  random: random\n")
+    assert cap.out.startswith("1 deals x 5 seat assignments\n")
 
 
 @pytest.mark.parametrize("module", ["distill", "expert_iteration"])
