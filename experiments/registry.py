@@ -37,7 +37,9 @@ Rules:
   reference to worker processes and Ray workers) returning a list of flat
   dicts or a DataFrame (or a :class:`UnitOutput`: rows plus attachments kept
   beside them); its rows must be deterministic given ``(config, unit)``. It
-  may use :func:`experiments.runner.unit_threads` threads.
+  may use :func:`experiments.runner.unit_threads` threads, and may report how
+  far it is with :func:`experiments.runner.unit_progress` ``(done, total)``
+  so that the progress bar moves before the unit finishes.
 * ``summarize(config, rows)`` (optional) returns a :class:`Summary`, a
   DataFrame (the table ``summary``) or a string.
 * Figure and table scripts (``paper/figures/*.py``, ``paper/tables/*.py``) read

@@ -127,7 +127,8 @@ from .bots import (AgentParameterError, check_choice, check_game, check_int, che
                    check_seed)
 
 __all__ = ["ENTRY_POINT_GROUP", "unregister", "AgentSpec", "AgentSpecError", "AgentFactoryError",
-           "AgentParameterError", "parse_spec", "register", "factories", "make_agent",
+           "AgentParameterError", "parse_spec", "register", "factories", "factory",
+           "make_agent",
            "describe", "openspiel_seed", "openspiel_ismcts", "openspiel_uniform",
            "MAX_SPEC_LENGTH", "AgentInfo", "agent_info", "agents", "effective_params",
            "effective_spec", "short_label", "short_labels"]
@@ -618,6 +619,12 @@ def describe(name: str) -> str:
     info = agent_info(name)
     doc = inspect.getdoc(_lookup(name)) or "(no description)"
     return f"{info.signature()}\n{info.source}; factory {info.factory}\n\n{doc}"
+
+
+def factory(name: str) -> Factory:
+    """The factory of agent ``name`` (a registry name, or ``TARGET:attribute`` for a
+    module or file); :class:`AgentSpecError` saying what is wrong if there is none."""
+    return _lookup(name)
 
 
 def _lookup(name: str) -> Factory:

@@ -232,3 +232,15 @@ def test_a_file_agent_plays_a_tournament(bot_file, tmp_path):
     res = run_tournament(cfg, None, progress=False)
     assert [a["agent"] for a in res.summary["agents"]] == ["random", spec]
     assert res.summary["deals"] == 1
+
+
+def test_location_specs_reach_every_user_of_the_registry(game, bot_file):
+    """``registry.factory`` resolves a location like a name, so the tools that look
+    factories up (the exploitability profile) accept file agents too."""
+    from solvers.cfr.agent_policy import _fast_factory
+    spec = f"{bot_file}:make_bot(depth=2)"
+    assert registry.factory(f"{bot_file}:make_bot").__name__ == "make_bot"
+    bot = _fast_factory(spec, game, 1)(game, 1, 5)
+    assert (bot.depth, bot.player, bot.seed) == (2, 1, 5)
+    with pytest.raises(AgentSpecError, match="unknown agent 'ismtcs'"):
+        registry.factory("ismtcs")

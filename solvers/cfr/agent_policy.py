@@ -250,11 +250,11 @@ def _fast_factory(spec, game, player: int) -> Callable:
     :func:`solvers.registry.make_agent` (which reports a bad spec, an unknown
     agent or an agent that refuses the game), resolved so that later calls
     skip the registry's plug-in scan."""
-    from solvers.registry import AgentSpec, factories, make_agent, parse_spec
+    from solvers.registry import AgentSpec, factory, make_agent, parse_spec
     make_agent(spec, game, player, 0)
     if isinstance(spec, (str, AgentSpec)):
         sp = parse_spec(spec)
-        return functools.partial(factories()[sp.name], **sp.kwargs)
+        return functools.partial(factory(sp.name), **sp.kwargs)
     return spec
 
 
