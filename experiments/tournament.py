@@ -1225,19 +1225,18 @@ def summary_table(summary: dict) -> str:
     return "\n".join(lines)
 
 
-def agent_parameters(agents: Sequence[str]) -> str:
+def agent_parameters(agents: Sequence[str]) -> str | None:
     """The agents with every parameter they are built with, defaults included
     (:func:`solvers.registry.effective_spec`: bare ``ismcts`` is
-    ``iterations=1000``), one line each under their table label; a spec that does
-    not parse is shown as given (the run then reports it)."""
+    ``iterations=1000``), one line each under their table label; None when a
+    spec is bad (unknown agent or keyword: the run reports it)."""
     from solvers.registry import AgentSpecError, effective_spec, short_labels
     lines = ["agents (every parameter, defaults included):"]
     for lab, spec in zip(short_labels(agents), agents):
         try:
-            full = effective_spec(spec)
+            lines.append(f"  {lab}: {effective_spec(spec)}")
         except AgentSpecError:
-            full = spec
-        lines.append(f"  {lab}: {full}")
+            return None
     return "\n".join(lines)
 
 
@@ -1297,7 +1296,9 @@ def main(argv=None) -> int:
                  "lineup": tuple(args.lineup) if args.lineup else None,
                  "deals_per_unit": args.deals_per_unit,
                  "move_time_limit": args.move_time_limit}
-    print(agent_parameters(args.agents), file=sys.stderr, flush=True)   # stdout: the table
+    params = agent_parameters(args.agents)
+    if params is not None:          # else the run names the bad spec
+        print(params, flush=True)
     try:
         res = runner.run("tournament", overrides=overrides, out=args.out, workers=args.workers,
                          recompute_corrupt=args.recompute_corrupt,

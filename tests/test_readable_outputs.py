@@ -23,7 +23,8 @@ from solvers.cfr.solvers import CFR
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _runner_experiment  # noqa: F401  (registers runner_selftest)
 
-LONG = "ismcts_bias(checkpoint='results/paper/expert_iteration/checkpoints/round-0024.npz')"
+LONG_PATH = "results/paper/expert_iteration/checkpoints/round-0024.npz"
+LONG = f"ismcts_bias(checkpoint='{LONG_PATH}')"
 
 
 def _record(deal, points):
@@ -48,22 +49,23 @@ def test_tournament_table_uses_short_labels_and_names_what_is_better():
 
 
 def test_the_effective_parameters_are_printed_with_their_defaults():
-    text = agent_parameters(["ismcts", "random", "no_such_agent(x=1)"])
+    text = agent_parameters(["ismcts", "random", f"network(checkpoint='{LONG_PATH}')"])
     lines = text.splitlines()
     assert lines[1].startswith("  ismcts: ismcts(iterations=1000, ")
     assert lines[2] == "  random: random"
-    assert lines[3] == "  no_such_agent(x=1): no_such_agent(x=1)"      # the run reports it
+    assert lines[3] == (f"  network(checkpoint=round-0024.npz): network(checkpoint="
+                        f"'{LONG_PATH}', policy='argmax', temperature=1.0)")
+    assert agent_parameters(["random", "no_such_agent(x=1)"]) is None   # the run reports it
 
 
 def test_the_tournament_command_prints_the_parameters_first(tmp_path, capsys):
     from experiments.tournament import main
     rc = main(["--agents", "random", "heuristic", "--game", '{"players": 5}', "--deals", "1",
                "--out", str(tmp_path), "--no-progress"])
-    cap = capsys.readouterr()
+    out = capsys.readouterr().out
     assert rc == 0
-    # on stderr, before the run: stdout holds the results only
-    assert cap.err.startswith("agents (every parameter, defaults included):\n  random: random\n")
-    assert cap.out.startswith("1 deals x 5 seat assignments\n")
+    assert out.startswith("agents (every parameter, defaults included):\n  random: random\n")
+    assert out.index("agents (every") < out.index("1 deals x 5 seat assignments\n")
 
 
 @pytest.mark.parametrize("module", ["distill", "expert_iteration"])

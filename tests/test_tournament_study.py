@@ -124,7 +124,10 @@ def test_the_command_line_runs_the_registered_study_end_to_end(tmp_path):
                           timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     (run_dir,) = out.glob("tournament@*")
-    assert proc.stdout.startswith("2 deals x 5 seat assignments\n")
+    # the agents' parameters (defaults included), then the results
+    assert proc.stdout.startswith("agents (every parameter, defaults included):\n"
+                                  "  random: random\n  heuristic: heuristic\n")
+    assert "\n2 deals x 5 seat assignments\n" in proc.stdout
     assert proc.stdout.rstrip().endswith(f"written to {run_dir}")
     assert "| random vs heuristic |" in proc.stdout
     meta = json.loads((run_dir / "metadata.json").read_text())
