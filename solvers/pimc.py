@@ -96,7 +96,9 @@ def _pimc_values_weighted(p, root, me, legal, k, worlds, rollouts, code, rng, s,
 class PIMCBot(Agent):
     """PIMC agent (see the module docstring).
 
-    Args (keyword-only, with defaults; checked when the bot is built):
+    Keyword-only arguments with defaults, checked when the bot is built.
+
+    Args:
       worlds: determinizations per move, an int in [1, 10**6].
       rollouts: playouts per world and legal action, an int in [1, 10**6];
         ``worlds * rollouts`` at most 10**9.
