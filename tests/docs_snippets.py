@@ -48,8 +48,16 @@ class Block:
 
 
 def pages() -> list[Path]:
-    """README.md and every Markdown page of the site (not the included rules)."""
-    return [ROOT / "README.md"] + sorted(p for p in DOCS.glob("*.md") if p.name != "RULES.md")
+    """README.md and every Markdown page of the site: the pages that the
+    toctrees of ``docs/index.md`` list (Sphinx, run with ``-W``, fails on a
+    page that no toctree lists)."""
+    index = DOCS / "index.md"
+    listed = []
+    for tree in re.findall(r"^```\{toctree\}\n(.*?)^```", index.read_text(), re.S | re.M):
+        listed += [line.strip() for line in tree.splitlines()
+                   if line.strip() and not line.startswith(":")]
+    return [ROOT / "README.md", index] + [DOCS / f"{name}.md" for name in listed
+                                          if (DOCS / f"{name}.md").is_file()]
 
 
 def blocks(page: Path) -> list[Block]:
