@@ -61,18 +61,26 @@ napoleon_google_docstring = True
 napoleon_numpy_docstring = True
 
 
+def is_public(name: str) -> bool:
+    """Whether the module ``name`` (under :data:`PACKAGES`) gets an API page: no
+    name component starts with ``_``, except a command line ``__main__`` that
+    runs only under ``if __name__ == "__main__"`` (its docstring is the usage;
+    one that runs when imported cannot be documented)."""
+    parts = name.split(".")
+    if any(p.startswith("_") for p in parts[:-1]):
+        return False
+    if parts[-1] == "__main__":
+        source = (ROOT.joinpath(*parts[:-1]) / "__main__.py").read_text()
+        return "if __name__ == \"__main__\":" in source
+    return not parts[-1].startswith("_")
+
+
 def public_modules() -> list[str]:
-    """Every importable public module of :data:`PACKAGES`, sorted: packages and
-    modules none of whose name components starts with ``_`` (``__main__``, the
-    command line, is included: its docstring is the CLI's usage)."""
-    names = []
+    """Every public module of :data:`PACKAGES` (:func:`is_public`), sorted."""
+    names = list(PACKAGES)
     for pkg in PACKAGES:
-        names.append(pkg)
-        path = [str(ROOT / pkg)]
-        for info in pkgutil.walk_packages(path, prefix=pkg + "."):
-            parts = info.name.split(".")[1:]
-            if all(not p.startswith("_") for p in parts) or parts[-1] == "__main__" and \
-                    all(not p.startswith("_") for p in parts[:-1]):
+        for info in pkgutil.walk_packages([str(ROOT / pkg)], prefix=pkg + "."):
+            if is_public(info.name):
                 names.append(info.name)
     return sorted(set(names))
 

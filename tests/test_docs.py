@@ -6,7 +6,6 @@ front page."""
 from __future__ import annotations
 
 import os
-import pkgutil
 import re
 import subprocess
 import sys
@@ -22,14 +21,19 @@ PACKAGES = ("spiel_game", "solvers", "experiments")
 
 def public_modules() -> set[str]:
     """Every module of the three packages, found from the files (not from
-    ``docs/conf.py``), without private ones (a name component starting with
-    ``_``; ``__main__`` is public: it is the command line)."""
+    ``docs/conf.py``'s list), without private ones (a name component starting
+    with ``_``; a guarded ``__main__`` is public: it is a command line)."""
     names = set(PACKAGES)
-    for pkg in PACKAGES:
-        for info in pkgutil.walk_packages([str(ROOT / pkg)], prefix=pkg + "."):
-            parts = info.name.split(".")[1:]
-            if all(not p.startswith("_") or p == "__main__" for p in parts):
-                names.add(info.name)
+    for path in sorted(p for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py")):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        if all((ROOT.joinpath(*parts[:i + 1]) / "__init__.py").is_file()
+               for i in range(len(parts) - 1)) and any(not p.startswith("_") for p in parts):
+            if all(not p.startswith("_") for p in parts) or (
+                    parts[-1] == "__main__" and all(not p.startswith("_") for p in parts[:-1])
+                    and 'if __name__ == "__main__":' in path.read_text()):
+                names.add(".".join(parts))
     return names
 
 
