@@ -32,9 +32,8 @@ extensions = ["myst_parser", "sphinx.ext.autodoc", "sphinx.ext.napoleon",
               "sphinx.ext.viewcode", "sphinx.ext.mathjax"]
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
 root_doc = "index"
-# RULES.md is shown through rules.md (an include); the study folders that are
-# still under docs/ are research logs, not pages of this site.
-exclude_patterns = ["_build", "RULES.md", "*/**.md", "cce.md"]
+# RULES.md is shown through rules.md (an include).
+exclude_patterns = ["_build", "RULES.md"]
 
 myst_enable_extensions = ["colon_fence", "deflist"]
 myst_heading_anchors = 3
