@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PROFILE ?= quick
 
-.PHONY: test reproduce bench venv clean browser latex
+.PHONY: test reproduce bench venv clean browser latex docs
 
 # The neural agents (extra "torch") need PyTorch. TORCH pins the CPU build the
 # tests use: on this project's machines `pip install torch==2.13.0` takes the
@@ -65,5 +65,11 @@ BENCH ?= engine
 bench: $(STAMP)
 	for b in $(BENCH); do $(PY) -m experiments.bench.$$b || exit 1; done
 
+# The documentation site (Sphinx: docs/conf.py) into docs/_build/html; warnings
+# are errors, as in tests/test_docs.py.
+docs: $(STAMP)
+	$(PY) -m sphinx -W --keep-going -q -b html docs docs/_build/html
+	@echo "open docs/_build/html/index.html"
+
 clean:
-	rm -rf $(VENV) results/quick
+	rm -rf $(VENV) results/quick docs/_build docs/api/_generated

@@ -1,4 +1,4 @@
-"""Command line of the experiment runner.
+"""Command line of the experiment runner::
 
     python -m experiments list
     python -m experiments show NAME [--profile P]

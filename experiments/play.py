@@ -1,4 +1,4 @@
-"""Play Cancellation Hearts in the browser: one seat for a person, the others for agents.
+"""Play Cancellation Hearts in the browser: one seat for a person, the others for agents::
 
     python -m experiments play --agents heuristic "ismcts(iterations=2000)" --players 6
     python -m experiments.play --agents heuristic --players 6 [--seat 0] [--seed 0]

@@ -363,7 +363,9 @@ class ABRBot(Agent):
     """Approximate best response: a search that models the other seats as a known target
     agent (see the module docstring).
 
-    Args (keyword-only, checked when the bot is built):
+    Keyword-only arguments, checked when the bot is built.
+
+    Args:
       target: agent spec of the other seats' policy (a string; not ``abr``).
       worlds: worlds evaluated per decision, an int in [1, 10**5].
       candidates: most candidate worlds drawn per decision when weighing them,

@@ -508,7 +508,9 @@ class ISMCTSBot(Agent):
 
     ``NAME``: the registered name its parameter errors give (subclasses set theirs).
 
-    Args (keyword-only, with defaults; checked when the bot is built):
+    Keyword-only arguments with defaults, checked when the bot is built.
+
+    Args:
       iterations: iterations per move, an int in [1, 10**9] (ignored when
         ``time_limit`` is set).
       time_limit: seconds per move, a number in (0, 3600], or None for an

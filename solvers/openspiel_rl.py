@@ -193,7 +193,7 @@ class TrainConfig:
 
 @dataclasses.dataclass
 class TrainResult:
-    """What :func:`train` returns: the per-seat networks' ``state_dict``s (the
+    """What :func:`train` returns: the per-seat networks' state dicts (the
     policy the agent plays; NFSP also its Q-networks), the learning curve, the
     random baseline of the evaluation and bookkeeping."""
 

@@ -97,7 +97,9 @@ class PIMCBot(Agent):
     """PIMC: for each legal move, the mean of rollouts in sampled worlds of the hidden
     cards (see the module docstring).
 
-    Args (keyword-only, with defaults; checked when the bot is built):
+    Keyword-only arguments with defaults, checked when the bot is built.
+
+    Args:
       worlds: determinizations per move, an int in [1, 10**6].
       rollouts: playouts per world and legal action, an int in [1, 10**6];
         ``worlds * rollouts`` at most 10**9.

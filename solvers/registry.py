@@ -15,21 +15,21 @@ executed); a wrong spec raises :class:`AgentSpecError` saying what is wrong.
 A *factory* is any callable ``factory(game, player, seed, **params) ->
 pyspiel.Bot`` (an agent class of :mod:`solvers.bots` is one). Built in:
 
-=================== ===========================================================
-``random``          :class:`solvers.bots.RandomBot`
-``heuristic``       :class:`solvers.bots.HeuristicBot`
-``pimc``            :class:`solvers.pimc.PIMCBot`
-``ismcts``          :class:`solvers.ismcts.ISMCTSBot`
-``openspiel_ismcts`` OpenSpiel's Python ``ISMCTSBot`` with random rollouts
-``openspiel_uniform`` OpenSpiel's ``PolicyBot`` over ``UniformRandomPolicy``
-``dqn``             OpenSpiel's PyTorch DQN, a checkpoint of :mod:`solvers.openspiel_rl`
-``nfsp``            OpenSpiel's PyTorch NFSP, a checkpoint of :mod:`solvers.openspiel_rl`
-``network``         :class:`solvers.net.agents.NetworkBot` (policy network; ``checkpoint=``)
-``ismcts_net``      :class:`solvers.net.search.NetISMCTSBot` (ISMCTS with the network)
-``ismcts_bias``     :class:`solvers.net.search.BiasISMCTSBot` (ISMCTS, network bias at the root)
-``convention``      :func:`solvers.abr.convention_agent` (a passing convention, then the heuristic)
-``abr``             :class:`solvers.abr.ABRBot` (approximate best response to a known target)
-=================== ===========================================================
+====================== ==========================================================
+``random``             :class:`solvers.bots.RandomBot`
+``heuristic``          :class:`solvers.bots.HeuristicBot`
+``pimc``               :class:`solvers.pimc.PIMCBot`
+``ismcts``             :class:`solvers.ismcts.ISMCTSBot`
+``openspiel_ismcts``   OpenSpiel's Python ``ISMCTSBot`` with random rollouts
+``openspiel_uniform``  OpenSpiel's ``PolicyBot`` over ``UniformRandomPolicy``
+``dqn``                OpenSpiel's PyTorch DQN, a checkpoint of :mod:`solvers.openspiel_rl`
+``nfsp``               OpenSpiel's PyTorch NFSP, a checkpoint of :mod:`solvers.openspiel_rl`
+``network``            :class:`solvers.net.agents.NetworkBot` (policy network; ``checkpoint=``)
+``ismcts_net``         :class:`solvers.net.search.NetISMCTSBot` (ISMCTS with the network)
+``ismcts_bias``        :class:`solvers.net.search.BiasISMCTSBot` (ISMCTS, network bias at the root)
+``convention``         :func:`solvers.abr.convention_agent` (a passing convention, then heuristic)
+``abr``                :class:`solvers.abr.ABRBot` (approximate best response to a known target)
+====================== ==========================================================
 
 **The factory contract.** ``make_agent`` calls ``factory(game, player, seed,
 **params)`` with

@@ -111,7 +111,8 @@ def test_engine_walker_is_the_pyspiel_walker(preset):
     assert a.infoset_keys() == b.infoset_keys()
 
 
-def test_tiny_has_the_size_the_readme_states():
+def test_tiny_has_the_size_the_docs_state():
+    """The reduced-deal table of docs/cfr.md."""
     tree = build_tree(spiel_game.load("tiny"))
     assert (tree.num_nodes, tree.num_infosets) == (683_150, 526_333)
 

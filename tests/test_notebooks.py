@@ -1,33 +1,32 @@
 """What a newcomer runs right after ``make reproduce``, in that order: the quick
-profile of every experiment the README snippets and the notebooks use, then the
-README's Python snippets that call ``experiments`` (each pasted into a script), then
-every notebook top to bottom. None of them may disturb the profile's results (the
+profile of every experiment the documentation's snippets and the notebooks use,
+then the Python snippets of the README and the docs pages that call
+``experiments`` (each pasted into a script; ``docs_snippets``), then every
+notebook top to bottom. None of them may disturb the profile's results (the
 paper's inputs). The notebooks are stored without outputs."""
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 
 import pytest
 
 from conftest import ROOT
+from docs_snippets import CALL, experiment_blocks
 
 nbformat = pytest.importorskip("nbformat", reason="pip install -e '.[dev]' (nbformat)")
 nbclient = pytest.importorskip("nbclient", reason="pip install -e '.[dev]' (nbclient)")
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
-README = (ROOT / "README.md").read_text()
-CALL = re.compile(r"""experiments\.(?:run|load)\(\s*["']([A-Za-z0-9_]+)["']""")
 
 
 def readme_snippets() -> list[str]:
-    """The README's ```python blocks that run or load experiments."""
-    blocks = re.findall(r"```python\n(.*?)```", README, flags=re.S)
-    return [b for b in blocks if CALL.search(b)]
+    """The ```python blocks of the README and the docs pages that run or load
+    experiments (the other blocks run in tests/test_docs.py)."""
+    return experiment_blocks()
 
 
 def used_experiments() -> list[str]:

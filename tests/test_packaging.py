@@ -11,9 +11,10 @@ from conftest import ROOT
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
 EXTRAS = PROJECT["optional-dependencies"]
 USES = ("notebooks", "paper", "distributed", "torch", "pettingzoo", "play")
-#: Extras outside ``all``: ``dev`` (tests, lint) and ``bench`` (benchmark anchors that compile
-#: C++ or pull in large stacks, e.g. liteefg; ``make test`` must not build them).
-OUTSIDE_ALL = ("dev", "bench")
+#: Extras outside ``all``: ``dev`` (tests, lint), ``docs`` (the documentation site; ``dev``
+#: includes it) and ``bench`` (benchmark anchors that compile C++ or pull in large stacks,
+#: e.g. liteefg; ``make test`` must not build them).
+OUTSIDE_ALL = ("dev", "docs", "bench")
 
 
 def test_one_extra_per_use():
@@ -37,3 +38,10 @@ def test_requires_python_matches_the_classifiers():
     m = re.fullmatch(r">=3\.(\d+),<3\.(\d+)", PROJECT["requires-python"].replace(" ", ""))
     assert m, PROJECT["requires-python"]
     assert versions == [f"3.{v}" for v in range(int(m[1]), int(m[2]))]
+
+
+def test_dev_includes_the_documentation_tools():
+    """``make test`` installs ``dev``, and tests/test_docs.py builds the site."""
+    assert f"{PROJECT['name']}[docs]" in EXTRAS["dev"]
+    assert {re.match(r"[A-Za-z0-9_.-]+", r)[0] for r in EXTRAS["docs"]} >= {"sphinx",
+                                                                            "myst-parser"}

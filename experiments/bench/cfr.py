@@ -230,7 +230,7 @@ def tiny_reference(iterations: int) -> list[float]:
     return out
 
 
-#: ``--quick``: the same measurements on smaller presets (seconds): the pyspiel
+#: The ``--quick`` run, the same measurements on smaller presets (seconds): the pyspiel
 #: comparisons on ``micro3``, the scaling rows of ``micro`` and ``micro3``, no
 #: ``medium``, one repeat.
 QUICK = BenchCFRConfig(repeats=1, small="micro3", scaling=("micro", "micro3"), medium=False)

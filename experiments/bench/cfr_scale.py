@@ -621,7 +621,7 @@ def tables(res: dict) -> str:
     return "\n".join(lines)
 
 
-#: ``--quick``: seconds: LiteEFG on leduc and micro3, two cores on small3, 64 MiB arrays.
+#: The ``--quick`` run (seconds): LiteEFG on leduc and micro3, two cores on small3, 64 MiB arrays.
 QUICK = BenchScaleConfig(repeats=1, liteefg=("leduc_poker", "micro3"), check_iterations=10,
                          liteefg_tree=("micro3",), check_iterations_tree=10,
                          multicore=("small3",), bandwidth_mib=64,

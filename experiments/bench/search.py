@@ -184,7 +184,7 @@ def table(res: dict) -> str:
     return "\n".join(lines)
 
 
-#: ``--quick``: the same measurements with small budgets (seconds): speed at 200
+#: The ``--quick`` run, the same measurements with small budgets (seconds): speed at 200
 #: iterations, 2 repeats; strength at 20 iterations on 2 deals, in this process.
 QUICK = {"iterations": 200, "repeats": 2, "strength_iterations": 20, "strength_deals": 2,
          "workers": 1}

@@ -1,14 +1,14 @@
-"""Benchmark suite: the compiled simulator against its anchors, side by side.
+"""Benchmark suite: the compiled simulator against its anchors, side by side::
 
-| figure | anchor |
-|---|---|
-| random-play actions/s, one core | OpenSpiel C++ ``hearts`` in a C++ loop (``evaluate_bots``) |
-| our pyspiel path | our compiled simulator |
-| scaling 5 -> 11 players | cost per action |
-| two cores vs one | |
-| memory per game in flight | |
-| equivalence | every simulated game replayed through pyspiel |
-| checked actions (``checked=True``) | unchecked (``checked=False``), same policy |
+    | figure | anchor |
+    |---|---|
+    | random-play actions/s, one core | OpenSpiel C++ ``hearts`` in a C++ loop (``evaluate_bots``) |
+    | our pyspiel path | our compiled simulator |
+    | scaling 5 -> 11 players | cost per action |
+    | two cores vs one | |
+    | memory per game in flight | |
+    | equivalence | every simulated game replayed through pyspiel |
+    | checked actions (``checked=True``) | unchecked (``checked=False``), same policy |
 
 Actions are counted the same way on both sides: every applied action of a
 game, chance included (``len(state.history())``). Medians of interleaved

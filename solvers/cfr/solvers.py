@@ -28,17 +28,17 @@ discounted variants (LCFR, DCFR) were seen to drift visibly apart after about
 150 iterations. Variants differ only in how regrets are kept and how
 iterations are weighted:
 
-=====================  ==================================  ===================
-solver                 regrets after iteration ``t``       average weight
-=====================  ==================================  ===================
-:class:`CFR`           ``R + r``                           1
-:class:`CFRPlus`       ``max(R + r, 0)``                   ``t``
-:class:`LinearCFR`     ``(R + r) * t / (t + 1)``           ``t``
-:class:`DCFR`          ``(R + r) * t^a / (t^a + 1)`` if    ``t^gamma``
+=====================  ====================================  ===================
+solver                 regrets after iteration ``t``         average weight
+=====================  ====================================  ===================
+:class:`CFR`           ``R + r``                             1
+:class:`CFRPlus`       ``max(R + r, 0)``                     ``t``
+:class:`LinearCFR`     ``(R + r) * t / (t + 1)``             ``t``
+:class:`DCFR`          ``(R + r) * t^a / (t^a + 1)`` if      ``t^gamma``
                        ``>= 0`` else ``* t^b / (t^b + 1)``
-:class:`PCFRPlus`      ``max(R + r, 0)``; the strategy     ``t^2`` (default)
+:class:`PCFRPlus`      ``max(R + r, 0)``; the strategy       ``t^2`` (default)
                        is RM of ``R + m``, ``m = r``
-=====================  ==================================  ===================
+=====================  ====================================  ===================
 
 References: Zinkevich et al. 2007 (CFR); Tammelin 2014 (CFR+); Brown and
 Sandholm 2019, "Solving Imperfect-Information Games via Discounted Regret

@@ -177,7 +177,9 @@ def _net_iteration(p, s, me, c_puct, lo, scale, code, rng, t, prior, nval, legal
 class NetISMCTSBot(Agent):
     """ISMCTS with the network (module docstring); registered as ``ismcts_net``.
 
-    Args (keyword-only; checked when the bot is built):
+    Keyword-only arguments, checked when the bot is built.
+
+    Args:
       checkpoint: path of a network checkpoint (``.npz``) covering this game.
       iterations: iterations per move, an int in [1, 10**9] (the budget unless
         ``time_limit`` is set).

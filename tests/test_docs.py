@@ -1,0 +1,180 @@
+"""The documentation: the site builds with warnings as errors, every public module
+has an API page, every cross-reference of the guide pages resolves, every
+page's Python code runs (``docs_snippets``), and the README stays a short
+front page."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from docs_snippets import (DOCS, ROOT, Block, blocks, experiment_blocks, page_script,
+                           pages)
+
+sphinx = pytest.importorskip("sphinx", reason="pip install -e '.[docs]' (sphinx)")
+PACKAGES = ("spiel_game", "solvers", "experiments")
+
+
+def public_modules() -> set[str]:
+    """Every module of the three packages, found from the files (not from
+    ``docs/conf.py``'s list), without private ones (a name component starting
+    with ``_``; a guarded ``__main__`` is public: it is a command line)."""
+    names = set(PACKAGES)
+    for path in sorted(p for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py")):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        if all((ROOT.joinpath(*parts[:i + 1]) / "__init__.py").is_file()
+               for i in range(len(parts) - 1)) and any(not p.startswith("_") for p in parts):
+            if all(not p.startswith("_") for p in parts) or (
+                    parts[-1] == "__main__" and all(not p.startswith("_") for p in parts[:-1])
+                    and 'if __name__ == "__main__":' in path.read_text()):
+                names.add(".".join(parts))
+    return names
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """The site built by ``sphinx-build -W`` (any warning fails the build)."""
+    out = tmp_path_factory.mktemp("site")
+    r = subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q",
+                        "-b", "html", "-d", str(out / "doctrees"), str(DOCS), str(out / "html")],
+                       cwd=ROOT, capture_output=True, text=True, timeout=900,
+                       env={**os.environ, "MPLBACKEND": "Agg"})
+    assert r.returncode == 0, f"sphinx-build -W failed:\n{r.stdout[-4000:]}\n{r.stderr[-8000:]}"
+    return out / "html"
+
+
+def test_the_site_builds_with_warnings_as_errors(site):
+    for page in pages()[1:]:
+        assert (site / f"{page.stem}.html").is_file(), f"no HTML page for {page.name}"
+    assert "R10 Scoring a hand" in (site / "rules.html").read_text(), "RULES.md not included"
+
+
+def test_every_public_module_has_an_api_page(site):
+    modules = public_modules()
+    assert {"spiel_game.engine", "solvers.cfr.tree", "experiments.runner"} <= modules
+    for name in sorted(modules):
+        page = site / "api" / "_generated" / f"{name}.html"
+        assert page.is_file(), f"no API page for {name}"
+        assert f'id="module-{name}"' in page.read_text(), f"{name}'s page documents nothing"
+
+
+#: A cross-reference role (``{func}`x```) that resolved is a link around the code.
+_XREF = re.compile(r'<code class="xref py[^"]*"[^>]*><span class="pre">([^<]*)</span>')
+
+
+def unresolved(html: str) -> list[str]:
+    """The Python cross-references of a page that are not links."""
+    return [m.group(1) for m in _XREF.finditer(html)
+            if not re.search(r"<a [^>]*>\s*$", html[max(0, m.start() - 400):m.start()])]
+
+
+def test_cross_references_of_the_guide_pages_resolve(site):
+    """A module or object that was moved or renamed leaves a dead reference."""
+    bad = {p.name: unresolved((site / f"{p.stem}.html").read_text()) for p in pages()[1:]}
+    assert not {k: v for k, v in bad.items() if v}, f"unresolved references: {bad}"
+
+
+def test_an_unresolved_reference_is_found():
+    ok = '<a class="reference internal" href="x.html"><code class="xref py py-mod docutils ' \
+         'literal notranslate"><span class="pre">spiel_game</span></code></a>'
+    dead = '<code class="xref py py-func docutils literal notranslate"><span class="pre">' \
+           'gone()</span></code>'
+    assert unresolved(ok) == [] and unresolved(ok + dead) == ["gone()"]
+
+
+# ------------------------------------------------------------------ snippets
+
+def run_page(page, tmp_path, timeout=900) -> subprocess.CompletedProcess:
+    script = tmp_path / f"{page.stem}_snippets.py"
+    script.write_text(page_script(page))
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg",
+           "CH_RESULTS": str(tmp_path / "results")}
+    return subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.mark.parametrize("page", [p for p in pages() if page_script(p).strip()],
+                         ids=lambda p: p.name)
+def test_the_python_code_of_each_page_runs(page, tmp_path):
+    r = run_page(page, tmp_path)
+    assert r.returncode == 0, f"{page.name}: its code failed:\n{r.stderr[-4000:]}"
+    assert r.stdout.strip(), f"{page.name}: its code printed nothing"
+
+
+def test_the_pages_that_must_show_code_do():
+    """The README and the quick start play a hand; the quick start also solves a
+    reduced deal and registers a bot; every included example is a real file."""
+    for name in ("README.md", "quickstart.md"):
+        page = ROOT / name if name == "README.md" else DOCS / name
+        code = page_script(page)
+        assert "state.returns()" in code and "run_tournament(" in code, name
+    quick = page_script(DOCS / "quickstart.md")
+    assert "nash_conv(" in quick and "register(" in quick
+    for page in pages():
+        for b in blocks(page):
+            assert b.include is None or b.include.is_file(), f"{page.name}: {b.include}"
+
+
+def test_opt_outs_state_a_reason():
+    for page in pages():
+        for b in blocks(page):
+            if b.opt_out:
+                assert len(b.opt_out.group(1).strip()) >= 10, \
+                    f"{page.name}: a block opts out without a reason:\n{b.code[:200]}"
+
+
+def test_experiment_blocks_are_left_to_the_reproduce_test():
+    """Blocks that need the quick profile's results are not in the page scripts;
+    tests/test_notebooks.py runs them after its quick reproduce."""
+    assert experiment_blocks(), "no page shows experiments.run/load"
+    import test_notebooks
+    assert test_notebooks.readme_snippets() == experiment_blocks()
+    for page in pages():
+        for code in experiment_blocks():
+            assert code not in page_script(page)
+
+
+def test_a_failing_block_fails_its_page(tmp_path):
+    page = tmp_path / "broken.md"
+    page.write_text("# Broken\n\n```python\nprint('before')\n```\n\n```bash\nexit 1\n```\n\n"
+                    "```python\nraise SystemExit('the second block fails')\n```\n\n"
+                    "```python\n# not run by the tests: needs a cluster of machines\n"
+                    "raise RuntimeError\n```\n")
+    bl = blocks(page)
+    assert [bool(b.opt_out) for b in bl] == [False, False, True]
+    r = run_page(page, tmp_path, timeout=60)
+    assert r.returncode != 0 and "the second block fails" in r.stderr
+    assert r.stdout.strip() == "before"
+    assert isinstance(bl[0], Block)
+
+
+# ------------------------------------------------------------------ README
+
+README = (ROOT / "README.md").read_text()
+
+
+def test_the_readme_is_a_short_front_page():
+    lines = README.splitlines()
+    assert len(lines) <= 150, f"README.md has {len(lines)} lines (at most 150)"
+    first_screen = "\n".join(lines[:40])
+    for command in ("make reproduce", "make test", "pip install -e '.[all]'"):
+        assert command in first_screen, f"{command!r} is not on the README's first screen"
+    assert "@software" in README or "@misc" in README or "@article" in README, "no BibTeX"
+
+
+def test_the_readme_names_no_issue_or_session():
+    found = re.findall(r"(?i)\bissues?[ -]?#?\d+|#\d{1,4}\b|\b20\d\d-\d\d-\d\d\b", README)
+    assert not found, f"README.md names issues or dates: {found}"
+
+
+def test_the_readme_links_to_existing_docs_pages():
+    links = re.findall(r"\]\((docs/[^)#]+)", README)
+    assert links, "the README links to no docs page"
+    for link in links:
+        assert (ROOT / link).is_file(), f"README.md links to a missing {link}"
