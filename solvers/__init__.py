@@ -9,13 +9,13 @@ agents live in :mod:`solvers.bots` (``random``, ``heuristic``),
 
 from pathlib import Path as _Path
 
-__all__ = ["Agent", "RandomBot", "HeuristicBot", "PIMCBot", "ISMCTSBot", "Determinizer",
+__all__ = ["Agent", "RandomBot", "HeuristicBot", "PIMCBot", "ISMCTSBot",
            "AgentSpec", "AgentSpecError", "AgentFactoryError", "AgentParameterError",
            "ENTRY_POINT_GROUP", "parse_spec", "make_agent", "register", "factories", "describe",
            "openspiel_seed"]
 
 _WHERE = {"Agent": "bots", "RandomBot": "bots", "HeuristicBot": "bots", "PIMCBot": "pimc",
-          "ISMCTSBot": "ismcts", "Determinizer": "ismcts", "AgentSpec": "registry",
+          "ISMCTSBot": "ismcts", "AgentSpec": "registry",
           "AgentSpecError": "registry", "AgentFactoryError": "registry",
           "AgentParameterError": "bots", "openspiel_seed": "registry",
           "ENTRY_POINT_GROUP": "registry",

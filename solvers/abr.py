@@ -23,7 +23,7 @@ target's own action when it is among them, else to the lowest action id; with
 by more than ``margin`` (in the game's utility).
 
 **Worlds** (``belief``). Candidates come from the exact constrained sampler
-(:class:`solvers.ismcts.Determinizer`, the distribution of
+(:class:`spiel_game.determinize.Determinizer`, the distribution of
 ``resample_from_infostate``), each completed into a full world
 (:func:`solvers.inference.complete_world`: the passes between other players,
 which the ABR never sees, drawn uniformly). With ``belief='target'`` each
@@ -78,6 +78,7 @@ import numpy as np
 from numba import njit
 
 from spiel_game import engine as E
+from spiel_game.determinize import Determinizer, deal_shuffled, determinize
 from spiel_game.policies import uniform_policy
 from spiel_game.rng import make_rng_state
 from spiel_game.simulator import step_apply, step_legal
@@ -86,7 +87,6 @@ from .bots import (Agent, AgentParameterError, HeuristicBot, check_choice, check
                    check_real)
 from .heuristic import heuristic_policy
 from .inference import complete_world, replay_legal, replay_pass, replay_start
-from .ismcts import Determinizer, _determinize, deal_shuffled
 from .passing import CONVENTIONS, ConventionBot, convention_policy
 
 __all__ = ["ABRBot", "convention_agent", "target_code", "mismatches", "tabulate_agent",
@@ -265,7 +265,7 @@ def _draw_worlds(p, root, me, worlds, candidates, bcode, rng, det, kept, miss, c
     limit = candidates if weigh else worlds
     for _ in range(limit):
         cand[:] = root
-        if not _determinize(p, cand, rng, det):
+        if not determinize(p, cand, rng, det):
             return -1
         drawn += 1
         mm = 0

@@ -10,7 +10,7 @@ under an **opponent model** ``pi(action | engine state)``, and the search
 uses a world drawn by sampling-importance-resampling (SIR):
 
 1. draw ``M`` candidate worlds from the exact constrained sampler
-   (:func:`solvers.ismcts._determinize`);
+   (:func:`spiel_game.determinize.determinize`);
 2. complete each into a full, consistent engine state (:func:`complete_world`:
    the passes the observer never saw are drawn uniformly, as
    :mod:`spiel_game.resample` does);
@@ -87,7 +87,9 @@ from spiel_game.simulator import step_apply, step_legal
 
 from .bots import AgentParameterError, check_choice, check_int, check_real
 from .heuristic import heuristic_policy
-from .ismcts import Determinizer, _determinize, _iteration
+from spiel_game.determinize import Determinizer, determinize
+
+from .ismcts import _iteration
 from .net.inference import NetGame, NetWeights, net_eval
 
 __all__ = ["MODELS", "POOL_MODELS", "DEFAULT_EPSILON", "MAX_BELIEF_WORLDS", "MAX_WEIGHED_PASS",
@@ -152,7 +154,7 @@ def _draw_passes(counts, k, rng, tmp, dst):
 @njit(cache=True)
 def complete_world(p, w, me, rng, seats, cards, tmp):
     """Make the determinized world ``w`` (play or moon phase: the other seats'
-    current hands filled in, see :class:`solvers.ismcts.Determinizer`) a full,
+    current hands filled in, see :class:`spiel_game.determinize.Determinizer`) a full,
     consistent engine state in place: the passes ``me`` never saw (between
     other players) are drawn uniformly from each receiver's hand after passing
     (current hand plus the cards it played), and every other seat's dealt
@@ -469,7 +471,7 @@ def _candidate(p, root, cand, rng, det, bel):
     completed by :func:`complete_world`) and its log-weight; ``-inf`` (counted in
     ``bel.stats[2]``) for weight 0, :data:`_FAILED` when the sampler fails."""
     cand[:] = root
-    if not _determinize(p, cand, rng, det):
+    if not determinize(p, cand, rng, det):
         return _FAILED
     if not complete_world(p, cand, bel.me, rng, bel.seats, bel.cards, bel.tmp):
         bel.stats[2] += 1.0
@@ -484,7 +486,7 @@ def _candidate(p, root, cand, rng, det, bel):
 def sir_world(p, root, s, rng, det, bel):
     """Draw one world into ``s`` by sampling-importance-resampling: ``bel.worlds``
     candidates from the determinizer ``det`` (a
-    :class:`solvers.ismcts.Determinization` of ``root``), each completed
+    :class:`spiel_game.determinize.Determinization` of ``root``), each completed
     (:func:`complete_world`) and weighted by ``exp(world_log_likelihood)``,
     one kept with probability proportional to its weight (one-pass weighted
     reservoir). With the ``uniform`` model, one candidate, or outside the play
@@ -493,7 +495,7 @@ def sir_world(p, root, s, rng, det, bel):
     ph = root[E.S_PHASE]
     if bel.model == 0 or bel.worlds == 1 or (ph != E.PH_PLAY and ph != E.PH_MOON):
         s[:] = root
-        return _determinize(p, s, rng, det)
+        return determinize(p, s, rng, det)
     cand = bel.cand
     log_w = _NEG_INF                           # log of the sum of weights so far
     log_w2 = _NEG_INF                          # log of the sum of squared weights
@@ -797,7 +799,7 @@ def advance_world(p, old, root, me, out, rng, det, bel, seats, cards, forbid, kn
     even the fresh draw failed. Work arrays ``seats``, ``cards``: int64[n * t]."""
     n = p[E.P_N]
     out[:] = root
-    if not _determinize(p, out, rng, det):
+    if not determinize(p, out, rng, det):
         return _FAILED, False
     target = np.zeros((n, K), np.int64)
     for q in range(n):

@@ -6,7 +6,7 @@ seen from the player to move (the *observer*). Each iteration:
 
 1. **determinize**: draw the hidden cards uniformly given the observer's
    information state (the distribution of ``state.resample_from_infostate``,
-   see :class:`Determinizer`); with ``belief`` other than ``uniform``, the
+   see :class:`spiel_game.determinize.Determinizer`); with ``belief`` other than ``uniform``, the
    world is instead drawn by sampling-importance-resampling from
    ``belief_worlds`` such draws, weighted by the likelihood of the other
    players' observed decisions under that opponent model
@@ -72,9 +72,8 @@ from numba import njit
 
 from spiel_game import engine as E
 from spiel_game.policies import uniform_policy
-from spiel_game.rng import make_rng_state, rand_below, rand_uniform, shuffle_prefix
-from spiel_game.hidden import hidden_cards
-from spiel_game.sampler import HiddenProblem, SamplerWork, build_problem, sample_hidden
+from spiel_game.determinize import Determinizer, deal_shuffled, determinize
+from spiel_game.rng import make_rng_state, rand_below, rand_uniform
 # Engine steps compiled without reference counting (see spiel_game.simulator):
 # inlined, the engine kernels add atomic reference-count updates to every action.
 from spiel_game.simulator import step_apply, step_legal, step_uniform
@@ -82,7 +81,7 @@ from spiel_game.simulator import step_apply, step_legal, step_uniform
 from .bots import Agent, AgentParameterError, check_choice, check_int, check_real
 from .heuristic import heuristic_policy
 
-__all__ = ["ISMCTSBot", "Determinizer", "Determinization", "Tree", "FINAL_POLICIES",
+__all__ = ["ISMCTSBot", "Tree", "rollout", "FINAL_POLICIES",
            "ROLLOUT_POLICIES", "MAX_ITERATIONS", "MAX_TIME_LIMIT", "MAX_UCT_C", "MIN_NODES",
            "DEFAULT_MAX_NODES", "MAX_NODES_LIMIT"]
 
@@ -109,27 +108,14 @@ _OBS_FLAG = np.int64(1) << np.int64(62)
 
 # ================================================================ compiled kernels
 @njit(cache=True)
-def _policy(code, p, s, legal, k, rng):
+def rollout_policy(code, p, s, legal, k, rng):
     if code == 1:
         return heuristic_policy(p, s, legal, k, rng)
     return uniform_policy(p, s, legal, k, rng)
 
 
 @njit(cache=True)
-def deal_shuffled(p, s, rng, deck_buf):
-    """Deal the next hand of a match (``s`` at a deal) by shuffling the pack."""
-    deck = E.deck(p)
-    m = 0
-    for c in range(K):
-        for _ in range(deck[c]):
-            deck_buf[m] = c
-            m += 1
-    shuffle_prefix(deck_buf, m, rng)
-    E.apply_deal_sequence(p, s, deck_buf)
-
-
-@njit(cache=True)
-def _rollout(p, s, code, rng, legal, deck_buf):
+def rollout(p, s, code, rng, legal, deck_buf):
     """Play ``s`` to the end in place (new hands of a match dealt by shuffling)."""
     while s[E.S_PHASE] != E.PH_OVER:
         if s[E.S_PHASE] == E.PH_DEAL:
@@ -140,148 +126,6 @@ def _rollout(p, s, code, rng, legal, deck_buf):
         else:
             k = step_legal(p, s, legal)
             step_apply(p, s, heuristic_policy(p, s, legal, k, rng))
-
-
-# ---------------------------------------------------------------- determinization
-@njit(cache=True)
-def _write_determinization(p, s, det, rng):
-    """Put the sampled hidden cards (``det.work.out``) into engine state ``s``
-    (a copy of the root)."""
-    out, forced, tmp, seats, npass = det.work.out, det.forced, det.tmp, det.seats, det.npass
-    passing = det.passing
-    H = seats.shape[0]
-    points = E.card_points(p)                       # the rules' scoring table (R10)
-    for h in range(H):
-        q = seats[h]
-        if q < 0:                                   # the untaken kitty
-            kitty = E.kitty(p, s)
-            pts = 0
-            for c in range(K):
-                v = out[h, c] + forced[h, c]
-                kitty[c] = v
-                pts += v * points[c]
-            s[E.S_POTPTS] += pts - det.kitty_pts_old
-            continue
-        hand = E.hand(p, s, q)
-        if not passing:
-            for c in range(K):
-                hand[c] = out[h, c] + forced[h, c]
-        else:                                       # passing: dealt hand, hidden passes
-            dealt = E.dealt_hand(p, s, q)
-            passed = E.passed(p, s, q)
-            choices = E.pass_choices(p, s, q)
-            m = 0
-            for c in range(K):
-                v = out[h, c]
-                dealt[c] = v
-                hand[c] = v
-                passed[c] = 0
-                for _ in range(v):
-                    tmp[m] = c
-                    m += 1
-            for j in range(npass[h]):           # a uniform draw without replacement
-                r = j + rand_below(rng, m - j)
-                t = tmp[j]
-                tmp[j] = tmp[r]
-                tmp[r] = t
-                c = tmp[j]
-                choices[j] = c
-                passed[c] += 1
-                hand[c] -= 1
-        counts = E.suit_counts(p, s, q)
-        for su in range(4):
-            counts[su] = 0
-        for c in range(K):
-            counts[E.SUIT_OF[c]] += hand[c]
-
-
-class Determinization(NamedTuple):
-    """What the compiled determinizer reads: the hidden-card problem of one
-    information state (:func:`spiel_game.hidden.hidden_cards`, prepared for the
-    sampler) and where its draw goes in an engine state, plus work arrays.
-    Holder rows follow ``problem.order`` (constrained holders first)."""
-
-    problem: HiddenProblem  # the sampler's tables
-    work: SamplerWork       # the sampler's work arrays (``work.out``: the draw)
-    passing: bool           # passing phase: the draw is the dealt hands
-    seats: np.ndarray       # int64[H] holder seat, -1 = the kitty
-    forced: np.ndarray      # int32[H, K] cards a holder provably holds
-    npass: np.ndarray       # int64[H] hidden passes already made (passing phase)
-    kitty_pts_old: int      # points of the root's kitty (replaced by the draw's)
-    tmp: np.ndarray         # int64[8 K + 64] work array
-
-    def __repr__(self) -> str:
-        """One line (the default printed every table and work array)."""
-        seats = [int(q) for q in self.seats]
-        return (f"Determinization(holders {seats} (-1: kitty), passing={self.passing}, "
-                f"forced cards {int(self.forced.sum())}, {self.problem!r})")
-
-
-class Determinizer:
-    """Draws engine states consistent with ``player``'s information state.
-
-    The distribution is the one of ``state.resample_from_infostate`` (the same
-    hidden-card model, :func:`spiel_game.hidden.hidden_cards`: physical
-    assignments of the unseen cards consistent with everything the player
-    knows -- own and played cards, voids and lead constraints, the cards it
-    passed and that the receiver has not played yet -- each weighted by its
-    number of physical deals, a factor ``1 / C(k + p, k)`` for a holder with
-    ``k`` unseen and ``p`` played copies of a card); only the engine state is
-    built (no history), so a draw costs microseconds. Exact: a uniform
-    constrained assignment (rejection while it is likely to succeed, else the
-    exact class-table sampler of :mod:`spiel_game.sampler`), accepted with
-    probability equal to its weight. ``tests/test_agents.py`` checks the
-    distribution against ``resample_from_infostate`` (chi-square).
-
-    ``sample(rng) -> int32[state_size]``; ``sample_into(s, rng)`` writes into
-    ``s`` (int32[state_size], overwritten with the root first). ``rng`` is a
-    ``uint64[1]`` stream (:func:`spiel_game.simulator.make_rng`). ``method``
-    (for tests): ``auto``, or only ``table`` / only ``rejection`` sampling.
-    ``problem``: the sampler's :class:`~spiel_game.sampler.HiddenProblem`;
-    ``record``: the :class:`Determinization` the compiled kernels read.
-    """
-
-    def __init__(self, state, player: int, *, method: str = "auto"):
-        P = np.asarray(state.engine_params)
-        s = np.array(state.engine_state)
-        if s[E.S_PHASE] not in (E.PH_PASS, E.PH_PLAY, E.PH_MOON):
-            raise ValueError("determinization needs a decision node (passing, play or moon choice)")
-        self.P, self.root, self.player = P, s, int(player)
-        self.record = _make_determinization(P, s, int(player), method)
-        self.problem = self.record.problem
-
-    def sample_into(self, s: np.ndarray, rng: np.ndarray) -> np.ndarray:
-        s[:] = self.root
-        if not _determinize(self.P, s, rng, self.record):
-            raise RuntimeError("determinization: rejection sampling failed (table too large)")
-        return s
-
-    def sample(self, rng: np.ndarray) -> np.ndarray:
-        return self.sample_into(np.empty_like(self.root), rng)
-
-
-@njit(cache=True)
-def _determinize(p, s, rng, det):
-    """Draw the hidden cards of ``det`` (a :class:`Determinization`) into ``s``."""
-    if det.seats.shape[0] == 0:
-        return True
-    if not sample_hidden(det.problem, det.work, rng):
-        return False
-    _write_determinization(p, s, det, rng)
-    return True
-
-
-def _make_determinization(P, s, me, method: str = "auto") -> Determinization:
-    """The :class:`Determinization` of seat ``me`` in engine state ``s``."""
-    hc = hidden_cards(P, s, me)
-    hp = build_problem(hc.pool, hc.sizes, hc.forbid, hc.weights, method=method)
-    o = hp.order
-    kitty = E.kitty(P, s).astype(np.int64)
-    return Determinization(hp, hp.buffers(), hc.passing,
-                           np.ascontiguousarray(hc.seats[o]),
-                           np.ascontiguousarray(hc.forced[o].astype(np.int32)),
-                           np.ascontiguousarray(hc.npass[o]),
-                           int((kitty * E.card_points(P)).sum()), np.zeros(K * 8 + 64, np.int64))
 
 
 # ---------------------------------------------------------------- the search
@@ -321,7 +165,7 @@ class Tree(NamedTuple):
                 f"root visits {self.visits[0]:g})")
 
 
-def _new_tree(capacity: int) -> Tree:
+def new_tree(capacity: int) -> Tree:
     """A tree holding only the root."""
     t = Tree(np.ones(1, np.int64), *(np.zeros(capacity, np.int64) for _ in range(5)),
              *(np.zeros(capacity, np.float64) for _ in range(3)))
@@ -329,14 +173,14 @@ def _new_tree(capacity: int) -> Tree:
     return t
 
 
-def _grown(t: Tree, capacity: int) -> Tree:
+def grown(t: Tree, capacity: int) -> Tree:
     """``t`` with room for ``capacity`` nodes (the first ``len(t.child)`` kept)."""
     extra = capacity - t.child.shape[0]
     return Tree(t.size, *(np.concatenate([a, np.zeros(extra, a.dtype)]) for a in t[1:]))
 
 
 @njit(cache=True)
-def _new_node(t, parent, key, mover):
+def new_node(t, parent, key, mover):
     """Append a child of ``parent``; returns its index or -1 when the tree is full."""
     n = t.size[0]
     if n >= t.child.shape[0]:
@@ -365,7 +209,7 @@ def _search(p, root, me, n_iter, uct_c, lo, scale, code, rng, t, s, legal, deck_
     n = p[E.P_N]
     for _ in range(n_iter):
         s[:] = root
-        if not _determinize(p, s, rng, det):
+        if not determinize(p, s, rng, det):
             return False
         _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, n, opp,
                    rbias)
@@ -394,9 +238,9 @@ def _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, 
         k = step_legal(p, s, legal)
         if ph == E.PH_PASS and cur != me:
             # A hidden move for the observer: played by the policy, no edge.
-            step_apply(p, s, _policy(code, p, s, legal, k, rng))
+            step_apply(p, s, rollout_policy(code, p, s, legal, k, rng))
             if s[E.S_PHASE] != E.PH_PASS:
-                node = _obs_child(p, s, me, node, t)
+                node = obs_child(p, s, me, node, t)
                 if node < 0:
                     break
                 depth += 1
@@ -406,12 +250,12 @@ def _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, 
             # ``opponents='policy'``: another player's move is the rollout
             # policy's, not a UCB choice; its edge is followed (added if new)
             # without ending the descent.
-            a = _policy(code, p, s, legal, k, rng)
+            a = rollout_policy(code, p, s, legal, k, rng)
             child = first_child[node]
             while child >= 0 and keys[child] != a:
                 child = sibling[child]
             if child < 0:
-                child = _new_node(t, node, a, cur)
+                child = new_node(t, node, a, cur)
                 if child < 0:
                     break
             avail[child] += 1.0
@@ -459,7 +303,7 @@ def _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, 
                         a = legal[i]
                         break
                     r -= 1
-            child = _new_node(t, node, a, cur)
+            child = new_node(t, node, a, cur)
             if child < 0:
                 break
             avail[child] = 1.0
@@ -474,12 +318,12 @@ def _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, 
         if expanded:
             break
         if ph == E.PH_PASS and s[E.S_PHASE] != E.PH_PASS:
-            node = _obs_child(p, s, me, node, t)
+            node = obs_child(p, s, me, node, t)
             if node < 0:
                 break
             depth += 1
             path[depth] = node
-    _rollout(p, s, code, rng, legal, deck_buf)
+    rollout(p, s, code, rng, legal, deck_buf)
     ret = E.returns(p, s)
     visits[0] += 1.0
     for i in range(1, depth + 1):
@@ -491,14 +335,14 @@ def _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, 
 
 
 @njit(cache=True)
-def _obs_child(p, s, me, node, t):
+def obs_child(p, s, me, node, t):
     key = _obs_key(p, s, me)
     c = t.child[node]
     while c >= 0:
         if t.key[c] == key:
             return c
         c = t.sibling[c]
-    return _new_node(t, node, key, -1)
+    return new_node(t, node, key, -1)
 
 
 # ================================================================ the bot
@@ -516,7 +360,7 @@ class ISMCTSBot(Agent):
         number in [0, 10**6].
       final_policy: ``max_visit_count`` | ``normalized_visit_count`` | ``max_value``.
       rollout: rollout policy, ``random`` or ``heuristic``.
-      determinization: ``compiled`` (the :class:`Determinizer`, default) or
+      determinization: ``compiled`` (the :class:`~spiel_game.determinize.Determinizer`, default) or
         ``resample`` (call ``state.resample_from_infostate`` every iteration:
         the reference, about 100 times slower).
       max_nodes: the most nodes the tree may grow to, an int in [64, 2**28],
@@ -666,7 +510,7 @@ class ISMCTSBot(Agent):
         per = 2 if self._opp == 0 else int(P[E.P_N]) + 1
         # Start small; grow (doubling) before each chunk to what it may add, up to ``limit``.
         cap = min(limit, per * budget + 64 if budget is not None else _FIRST_NODES, _FIRST_NODES)
-        tree = _new_tree(cap)
+        tree = new_tree(cap)
         s = np.empty_like(root)
         legal = np.empty(K + 2, np.int32)
         deck_buf = np.empty(int(P[E.P_NCARDS]), np.int32)
@@ -686,7 +530,7 @@ class ISMCTSBot(Agent):
                 chunk = min(512, max(1, done))
             need = min(limit, int(tree.size[0]) + per * chunk + 2)
             if need > tree.child.shape[0]:
-                tree = _grown(tree, min(limit, max(need, 2 * tree.child.shape[0])))
+                tree = grown(tree, min(limit, max(need, 2 * tree.child.shape[0])))
             if pool is not None:
                 search_pooled(P, root, me, chunk, self.uct_c, self._lo, self._scale, code,
                               self._rng, tree, s, legal, deck_buf, path, pool.pool, pool.cum,

@@ -2,7 +2,7 @@
 
 For the player to move: draw ``worlds`` determinizations of the hidden cards
 (the distribution of ``state.resample_from_infostate``, via
-:class:`solvers.ismcts.Determinizer`); in each world evaluate every legal
+:class:`spiel_game.determinize.Determinizer`); in each world evaluate every legal
 action by ``rollouts`` playouts to the end of the game with a compiled policy
 (``heuristic`` by default, or ``random``), using the same random numbers for
 every action of a world and playout (common random numbers, so the
@@ -34,12 +34,13 @@ import numpy as np
 from numba import njit
 
 from spiel_game import engine as E
+from spiel_game.determinize import Determinizer, determinize
 from spiel_game.rng import make_rng_state
 from spiel_game.simulator import step_apply
 
 from .heuristic import heuristic_policy
 from .bots import Agent, AgentParameterError, check_choice, check_int
-from .ismcts import Determinizer, ROLLOUT_POLICIES, _determinize, _rollout
+from .ismcts import ROLLOUT_POLICIES, rollout
 from .inference import DEFAULT_EPSILON, check_belief, check_network, make_belief, sir_world
 
 __all__ = ["PIMCBot", "MAX_WORLDS", "MAX_ROLLOUTS", "MAX_PLAYOUTS_PER_ACTION"]
@@ -55,11 +56,11 @@ K = E.K
 def _pimc_values(p, root, me, legal, k, worlds, rollouts, code, rng, s, s2, lbuf, deck_buf,
                  sums, det):
     """``sums[i]``: total reward of ``me`` over every world and playout after
-    ``legal[i]``; worlds drawn by ``det`` (a :class:`solvers.ismcts.Determinization`)."""
+    ``legal[i]``; worlds drawn by ``det`` (a :class:`spiel_game.determinize.Determinization`)."""
     crn = np.empty(1, np.uint64)
     for _ in range(worlds):
         s[:] = root
-        if not _determinize(p, s, rng, det):
+        if not determinize(p, s, rng, det):
             return False
         for _r in range(rollouts):
             rng[0] += np.uint64(0x9E3779B97F4A7C15)
@@ -68,7 +69,7 @@ def _pimc_values(p, root, me, legal, k, worlds, rollouts, code, rng, s, s2, lbuf
                 s2[:] = s
                 step_apply(p, s2, legal[i])
                 crn[0] = start
-                _rollout(p, s2, code, crn, lbuf, deck_buf)
+                rollout(p, s2, code, crn, lbuf, deck_buf)
                 sums[i] += E.returns(p, s2)[me]
     return True
 
@@ -88,7 +89,7 @@ def _pimc_values_weighted(p, root, me, legal, k, worlds, rollouts, code, rng, s,
                 s2[:] = s
                 step_apply(p, s2, legal[i])
                 crn[0] = start
-                _rollout(p, s2, code, crn, lbuf, deck_buf)
+                rollout(p, s2, code, crn, lbuf, deck_buf)
                 sums[i] += E.returns(p, s2)[me]
     return True
 

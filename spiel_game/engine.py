@@ -1750,7 +1750,7 @@ def validate(p, s, exact_hands=True):
 
 
 def validate_determinization(p, s):
-    """``validate`` for the engine states a search draws (``solvers.ismcts.Determinizer``):
+    """``validate`` for the engine states a search draws (``spiel_game.determinize.Determinizer``):
     the hidden hands are redrawn without a history, so each hand is checked for
     its size only, not against the cards its seat was dealt and passed."""
     return validate(p, s, False)

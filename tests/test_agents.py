@@ -18,7 +18,8 @@ from spiel_game.scenarios import state_from_hands
 from spiel_game.playout import play_random
 from spiel_game.simulator import make_rng
 
-from solvers import HeuristicBot, ISMCTSBot, Determinizer, make_agent
+from solvers import HeuristicBot, ISMCTSBot, make_agent
+from spiel_game.determinize import Determinizer
 
 K = E.K
 
@@ -299,13 +300,13 @@ def _opponent_fanout(game, st, opp):
     """Search 2,000 iterations on one world (the true state) and return the
     largest number of children of a node where another player moves."""
     from solvers.inference import search_pooled
-    from solvers.ismcts import ROLLOUT_POLICIES, OPPONENTS, _new_tree
+    from solvers.ismcts import ROLLOUT_POLICIES, OPPONENTS, new_tree
     from spiel_game.rng import make_rng_state
     P = np.asarray(game.engine_params)
     root = np.array(st.engine_state)
     me = st.current_player()
     n, T = int(P[E.P_N]), int(P[E.P_HAND])
-    tree = _new_tree(200_000)
+    tree = new_tree(200_000)
     pool = root[None, :].copy()
     search_pooled(P, root, me, 2000, 0.4, float(game.min_utility()),
                   1.0 / float(game.max_utility() - game.min_utility()),

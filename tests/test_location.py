@@ -10,7 +10,7 @@ import spiel_game
 from experiments.bench.card_location import collect, main as card_location_main
 from solvers.bots import AgentParameterError
 from solvers.inference import make_belief
-from solvers.ismcts import _make_determinization
+from spiel_game.determinize import make_determinization
 from solvers.net import location as LOC
 from solvers.net.checkpoint import CheckpointError
 from solvers.net.features import FeatureLayout
@@ -111,7 +111,7 @@ def test_the_tilt_moves_the_pool_towards_the_prediction_and_zero_is_the_prior(si
     c = int(np.flatnonzero(prep["live"][b, 0])[0])
     s, me = data["states"][b], int(data["observers"][b])
     q = (me + 1) % 6
-    record = _make_determinization(P, s, me)
+    record = make_determinization(P, s, me)
     out = {}
     for name, model in (("zero", _model(layout)), ("up", _model(layout, entry=(0, c), value=2.0))):
         bel = make_belief(P, me, "uniform")

@@ -208,7 +208,7 @@ def cost(checkpoint, data: dict, decisions: int = 200, pool: int = 128, seed: in
     :class:`solvers.net.location.LocationPool`), and the model's forward pass
     alone (``model_ms``). Each is run once first to compile."""
     from solvers.inference import make_belief, weighted_pool
-    from solvers.ismcts import _make_determinization
+    from spiel_game.determinize import make_determinization
     from solvers.net import location as LOC
     from spiel_game.rng import make_rng_state
     model = LOC.load_location(checkpoint)
@@ -221,12 +221,12 @@ def cost(checkpoint, data: dict, decisions: int = 200, pool: int = 128, seed: in
     for b in [0] + rows:
         s, me = data["states"][b], int(data["observers"][b])
         t0 = time.perf_counter()
-        det = _make_determinization(P, s, me)
+        det = make_determinization(P, s, me)
         bel = make_belief(P, me, "uniform")
         buf = np.empty((pool, s.shape[0]), s.dtype)
         weighted_pool(P, s, rng, det, bel, buf, np.empty(pool))
         t1 = time.perf_counter()
-        det = _make_determinization(P, s, me)
+        det = make_determinization(P, s, me)
         bel = make_belief(P, me, "uniform")
         LOC.LocationPool(model, game, P, s, me, det, bel, pool, rng)
         t2 = time.perf_counter()

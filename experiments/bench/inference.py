@@ -6,7 +6,7 @@ at several points of the hand (``--played``: cards played so far), medians
 over ``--repeats`` interleaved repeats of ``--number`` draws, all inside one
 compiled loop (no Python call per draw), in CPU time (``time.process_time``):
 
-* ``plain``: one determinization (:func:`solvers.ismcts._determinize`, what
+* ``plain``: one determinization (:func:`spiel_game.determinize.determinize`, what
   an ISMCTS iteration or a PIMC world costs to draw today);
 * ``weighted``: one candidate world weighted: determinization,
   :func:`solvers.inference.complete_world` and
@@ -42,7 +42,7 @@ from spiel_game.rng import make_rng_state
 from solvers.heuristic import heuristic_policy
 from solvers.inference import (MODELS, complete_world, make_belief, sir_world,
                                belief_log_likelihood)
-from solvers.ismcts import Determinizer, _determinize
+from spiel_game.determinize import Determinizer, determinize
 
 from ..metadata import metadata, write_result
 from . import default_out
@@ -54,7 +54,7 @@ __all__ = ["heuristic_state", "run", "table"]
 def _plain_loop(p, root, s, rng, det, number):
     for _ in range(number):
         s[:] = root
-        if not _determinize(p, s, rng, det):
+        if not determinize(p, s, rng, det):
             return False
     return True
 
@@ -64,7 +64,7 @@ def _weighted_loop(p, root, s, rng, det, bel, number):
     acc = 0.0
     for _ in range(number):
         s[:] = root
-        if not _determinize(p, s, rng, det):
+        if not determinize(p, s, rng, det):
             return -1.0
         complete_world(p, s, bel.me, rng, bel.seats, bel.cards, bel.tmp)
         acc += belief_log_likelihood(p, s, bel.me, bel, rng)

@@ -1,6 +1,6 @@
 """A learned card-location model: a tilt of the exact prior, once per decision.
 
-The determinizer (:class:`solvers.ismcts.Determinizer`) draws the hidden
+The determinizer (:class:`spiel_game.determinize.Determinizer`) draws the hidden
 cards from the prior given the rules. Replaying the others' plays under an
 opponent model (:mod:`solvers.inference`) costs a replay per world. This
 module learns instead *where the hidden cards lie* from the observer's
@@ -43,8 +43,8 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from solvers.ismcts import _determinize, _make_determinization
 from spiel_game import engine as E
+from spiel_game.determinize import determinize, make_determinization
 
 from .checkpoint import CheckpointError, git_commit, read_npz, versions, write_npz
 from .features import FeatureLayout
@@ -81,7 +81,7 @@ def _draw_counts(p, root, rng, det, m, s, out):
     out[:] = 0.0
     for _ in range(m):
         s[:] = root
-        if not _determinize(p, s, rng, det):
+        if not determinize(p, s, rng, det):
             return False
         for q in range(n):
             h = E.hand(p, s, q)
@@ -106,7 +106,7 @@ def prior_counts(P, root, me, worlds: int, rng) -> np.ndarray:
     ``root`` seen by ``me``: the mean over ``worlds`` determinizations
     (``rng`` a ``uint64[1]`` stream)."""
     P = np.asarray(P)
-    det = _make_determinization(P, np.asarray(root, np.int32), int(me))
+    det = make_determinization(P, np.asarray(root, np.int32), int(me))
     out = np.zeros((int(P[E.P_N]), K))
     if not _draw_counts(P, np.asarray(root, np.int32), rng, det, int(worlds),
                         np.empty_like(root), out):
@@ -596,11 +596,11 @@ def evaluate_location(model: LocationModel, prep: dict, pool_worlds: int | None 
         z = model.z(game, s, me, prior)
         pred = model.predict(game, s, me, prior, z=z)
         # a fresh pool, tilted as the search would
-        det = _make_determinization(P, s, me)
+        det = make_determinization(P, s, me)
         pool = np.empty((M, s.shape[0]), np.int32)
         for i in range(M):
             pool[i] = s
-            if not _determinize(P, pool[i], rng, det):
+            if not determinize(P, pool[i], rng, det):
                 raise RuntimeError("evaluate_location: the determinizer failed")
         cnt = np.empty((M, n, K))
         pool_counts(P, pool, M, cnt)
