@@ -25,7 +25,7 @@ by more than ``margin`` (in the game's utility).
 **Worlds** (``belief``). Candidates come from the exact constrained sampler
 (:class:`spiel_game.determinize.Determinizer`, the distribution of
 ``resample_from_infostate``), each completed into a full world
-(:func:`solvers.inference.complete_world`: the passes between other players,
+(:func:`solvers.beliefs.replay.complete_world`: the passes between other players,
 which the ABR never sees, drawn uniformly). With ``belief='target'`` each
 candidate's history is replayed from its deal and the ABR counts the observed
 decisions of the other players that the target would *not* have taken in that
@@ -40,13 +40,13 @@ few tricks the consistent worlds are a tiny fraction of the prior: at 6
 players, typically none of 2,000 candidates after the third trick), the ABR
 evaluates the ``worlds`` candidates with the fewest mismatches (ties to the
 earlier draw): the consistent ones first, then the nearest to consistent (the
-ordering of the softened model of :mod:`solvers.inference` as epsilon -> 0,
+ordering of the softened model of :mod:`solvers.beliefs.replay` as epsilon -> 0,
 whose likelihood is proportional to ``epsilon ** mismatches``).
 ``last_search`` reports ``consistent`` (consistent candidates found),
 ``mean_mismatches`` and ``max_mismatches`` of the evaluated worlds, and
 ``weighed`` (False when nothing was checked: passing phase, ``belief='none'``).
 Not checked: the passes between other players (hidden from the ABR; as in
-:mod:`solvers.inference`) and earlier hands of a match. ``belief='none'``: the
+:mod:`solvers.beliefs.replay`) and earlier hands of a match. ``belief='none'``: the
 plain sampler (no inference); ``belief='heuristic'``: the consistency check
 with the heuristic as a stand-in model (for targets whose likelihood
 cannot be computed cheaply, such as ISMCTS).
@@ -86,7 +86,7 @@ from spiel_game.simulator import step_apply, step_legal
 from .bots import (Agent, AgentParameterError, HeuristicBot, check_choice, check_int,
                    check_real)
 from .heuristic import heuristic_policy
-from .inference import complete_world, replay_legal, replay_pass, replay_start
+from .beliefs.replay import complete_world, replay_legal, replay_pass, replay_start
 from .passing import CONVENTIONS, ConventionBot, convention_policy
 
 __all__ = ["ABRBot", "convention_agent", "target_code", "mismatches", "tabulate_agent",
@@ -183,7 +183,7 @@ def _greedy(p, s, me, tcode, legal, k, rng, deck_buf):
 def mismatches(p, w, me, tcode, cap, fresh, r, scratch, legal, seats, cards, deal, rng):
     """How many decisions of the other players that ``me`` observed differ, in
     the complete world ``w`` (every hidden field filled in, e.g. by
-    :func:`solvers.inference.complete_world`), from what deterministic policy
+    :func:`solvers.beliefs.replay.complete_world`), from what deterministic policy
     ``tcode`` (:func:`_act` codes >= 1) would have done: each card another
     player played this hand, plus, for the cards passed to ``me``, the size of
     the multiset difference between them and the giver's own passes under
@@ -191,7 +191,7 @@ def mismatches(p, w, me, tcode, cap, fresh, r, scratch, legal, seats, cards, dea
     hand from its deal in ``r``. Returns -1 when ``w`` contradicts the plays
     (an illegal play), a number > ``cap`` as soon as the count exceeds ``cap``,
     and 0 outside the play and moon phases. Work arrays as
-    :func:`solvers.inference.world_log_likelihood`; ``scratch``
+    :func:`solvers.beliefs.replay.world_log_likelihood`; ``scratch``
     int32[state_size]."""
     ph = w[E.S_PHASE]
     if ph != E.PH_PLAY and ph != E.PH_MOON:

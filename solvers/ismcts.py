@@ -6,13 +6,14 @@ seen from the player to move (the *observer*). Each iteration:
 
 1. **determinize**: draw the hidden cards uniformly given the observer's
    information state (the distribution of ``state.resample_from_infostate``,
-   see :class:`spiel_game.determinize.Determinizer`); with ``belief`` other than ``uniform``, the
-   world is instead drawn by sampling-importance-resampling from
-   ``belief_worlds`` such draws, weighted by the likelihood of the other
-   players' observed decisions under that opponent model
-   (:mod:`solvers.inference`), or, with ``belief_pool > 0``, drawn by weight
-   from a pool of ``belief_pool`` candidate worlds weighted once per move
-   (:class:`solvers.inference.WorldPool`: root-level inference);
+   see :class:`spiel_game.determinize.Determinizer`); with a ``belief``
+   model (:mod:`solvers.beliefs`), the world is instead drawn by
+   sampling-importance-resampling from ``belief.worlds`` such draws, weighted
+   by the likelihood of the other players' observed decisions under that
+   opponent model, or, with ``belief.pool > 0``, drawn by weight from a pool
+   of candidate worlds weighted once per move (root-level inference; the
+   search's glue for beliefs, :func:`search_weighted` and
+   :func:`search_pooled`, is here);
 2. **select**: from the root, follow the edges compatible with the
    determinization; at each decision the player to move picks the child
    maximising the subset-armed UCB1 of Cowling et al.,
@@ -78,10 +79,13 @@ from spiel_game.rng import make_rng_state, rand_below, rand_uniform
 # inlined, the engine kernels add atomic reference-count updates to every action.
 from spiel_game.simulator import step_apply, step_legal, step_uniform
 
+from .beliefs.models import BeliefModel, from_keywords
+from .beliefs.replay import pool_pick, sir_world
 from .bots import Agent, AgentParameterError, check_choice, check_int, check_real
 from .heuristic import heuristic_policy
 
-__all__ = ["ISMCTSBot", "Tree", "rollout", "FINAL_POLICIES",
+__all__ = ["ISMCTSBot", "ismcts_agent", "Tree", "rollout", "search_weighted", "search_pooled",
+           "FINAL_POLICIES",
            "ROLLOUT_POLICIES", "MAX_ITERATIONS", "MAX_TIME_LIMIT", "MAX_UCT_C", "MIN_NODES",
            "DEFAULT_MAX_NODES", "MAX_NODES_LIMIT"]
 
@@ -334,6 +338,31 @@ def _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, 
             reward[v] += (ret[mv] - lo) * scale
 
 
+# ---------------------------------------------------------------- beliefs: the search's glue
+@njit(cache=True)
+def search_weighted(p, root, me, n_iter, uct_c, lo, scale, code, rng, t, s, legal, deck_buf,
+                    path, det, bel, opp=0):
+    """:func:`_search` with every iteration's world drawn by
+    :func:`solvers.beliefs.replay.sir_world` (a ``belief`` weighing every iteration)."""
+    n = p[E.P_N]
+    for _ in range(n_iter):
+        if not sir_world(p, root, s, rng, det, bel):
+            return False
+        _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, n, opp)
+    return True
+
+
+@njit(cache=True)
+def search_pooled(p, root, me, n_iter, uct_c, lo, scale, code, rng, t, s, legal, deck_buf,
+                  path, pool, cum, m, opp=0):
+    """:func:`_search` with every iteration's world drawn from
+    the weighted pool ``pool[:m]`` (:class:`solvers.beliefs.replay.WorldPool`), with replacement."""
+    n = p[E.P_N]
+    for _ in range(n_iter):
+        s[:] = pool[pool_pick(cum, m, rng)]
+        _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, n, opp)
+
+
 @njit(cache=True)
 def obs_child(p, s, me, node, t):
     key = _obs_key(p, s, me)
@@ -366,43 +395,16 @@ class ISMCTSBot(Agent):
       max_nodes: the most nodes the tree may grow to, an int in [64, 2**28],
         or None for :data:`DEFAULT_MAX_NODES` (2**24). The tree grows on
         demand; a full tree keeps searching without adding nodes.
-      belief: opponent model weighting each iteration's world
-        (:mod:`solvers.inference`): ``uniform`` (default: no inference, the
-        plain determinizer, unchanged), ``random``, ``heuristic`` or ``network``
-        (a learned policy; needs ``belief_checkpoint``); or ``location``: a
-        learned card-location model (``belief_checkpoint``, from
-        ``python -m experiments.bench.card_location train``) tilts a
-        root-level pool of prior worlds towards where it predicts the hidden
-        cards lie (:class:`solvers.net.location.LocationPool`; needs
-        ``belief_pool``, no ``belief_mcmc`` or ``belief_persist``).
-      belief_worlds: candidate worlds per iteration for ``belief`` other than
-        ``uniform`` (sampling-importance-resampling), an int in [1, 10**6].
-      belief_epsilon: softening of the ``heuristic`` and ``network`` models, a
-        number in (0, 1]. ``belief`` other than ``uniform`` needs
-        ``determinization='compiled'``.
-      belief_checkpoint: with ``belief='network'``, the path of a network
-        checkpoint covering this game (:mod:`solvers.net`); with
-        ``belief='location'``, of a card-location model covering it; refused
-        otherwise.
-      belief_pool: 0 (default) weighs ``belief_worlds`` candidates at every
-        iteration; an int in [1, 65536] weighs that many candidates once per
-        move and draws every iteration's world from them by weight
-        (:class:`solvers.inference.WorldPool`; ``belief_worlds`` is then unused).
-      belief_min_ess: with ``belief_pool``, temper the pool's weights so that
-        their effective sample size is at least this many worlds
-        (:func:`solvers.inference.tempered_weights`), a number in [0, 65536];
-        0 (default) keeps the posterior weights untempered.
-      belief_mcmc: with ``belief_pool``, resample the pool by its weights and
-        move every world this many Metropolis-Hastings steps towards the
-        posterior (two other players swap a card; ``WorldPool``'s ``mcmc``),
-        an int in [0, 10000]; 0 (default): no moves.
-      belief_persist: with ``belief_pool``, keep the pool's worlds from one
-        decision to the next within a hand (persistent chains): each world is
-        carried forward to the new position (the cards played since removed,
-        a play the world did not predict repaired by a swap, a world the new
-        plays contradict redrawn) and moved ``belief_mcmc`` more steps, so
-        the chains mix over the whole hand at a fraction of the cost per
-        move; the first decision of a hand builds the pool as usual.
+      belief: None (default: no inference, the plain determinizer, unchanged)
+        or a belief model of :mod:`solvers.beliefs` weighting the worlds the
+        search draws: :class:`~solvers.beliefs.HeuristicBelief`,
+        :class:`~solvers.beliefs.RandomBelief`,
+        :class:`~solvers.beliefs.NetworkBelief` (an opponent model; SIR per
+        iteration, or a root-level pool with ``pool``, ``min_ess``, ``mcmc``,
+        ``persist``) or :class:`~solvers.beliefs.LocationBelief` (a learned
+        card-location model tilting a root-level pool). A belief needs
+        ``determinization='compiled'``. An agent spec writes it as flat
+        keywords (:func:`ismcts_agent`).
       opponents: how the other players move inside the tree: ``search``
         (default, SO-ISMCTS: each picks by UCB on its own rewards, over what
         the observer knows) or ``policy`` (each plays the rollout policy in
@@ -418,11 +420,7 @@ class ISMCTSBot(Agent):
                  time_limit: float | None = None, uct_c: float = 0.4,
                  final_policy: str = "max_visit_count", rollout: str = "random",
                  determinization: str = "compiled", max_nodes: int | None = None,
-                 belief: str = "uniform", belief_worlds: int = 8,
-                 belief_epsilon: float = 0.1, belief_pool: int = 0,
-                 belief_min_ess: float = 0.0, belief_mcmc: int = 0,
-                 belief_persist: bool = False, opponents: str = "search",
-                 belief_checkpoint: str | None = None):
+                 belief: BeliefModel | None = None, opponents: str = "search"):
         super().__init__(game, player, seed)
         a = self.NAME
         self.iterations = check_int(a, "iterations", iterations, 1, MAX_ITERATIONS)
@@ -436,40 +434,23 @@ class ISMCTSBot(Agent):
                                             DETERMINIZATIONS)
         self.max_nodes = (None if max_nodes is None else
                           check_int(a, "max_nodes", max_nodes, MIN_NODES, MAX_NODES_LIMIT))
-        from .inference import (MAX_BELIEF_POOL, POOL_MODELS, check_belief,  # imports this
-                                check_network)
-        self.belief, self.belief_worlds, self.belief_epsilon = check_belief(
-            a, belief, belief_worlds, belief_epsilon, extra=POOL_MODELS)
-        self.belief_pool = check_int(a, "belief_pool", belief_pool, 0, MAX_BELIEF_POOL)
-        self.belief_min_ess = check_real(a, "belief_min_ess", belief_min_ess, 0.0,
-                                         float(MAX_BELIEF_POOL))
-        self.belief_mcmc = check_int(a, "belief_mcmc", belief_mcmc, 0, 10_000)
-        if not isinstance(belief_persist, (bool, np.bool_)):
-            raise AgentParameterError(f"{a}: belief_persist={belief_persist!r} is not "
-                                      f"allowed; allowed: True or False")
-        self.belief_persist = bool(belief_persist)
+        if belief is not None and not isinstance(belief, BeliefModel):
+            raise AgentParameterError(
+                f"{a}: belief={belief!r} is not allowed; allowed: None (no inference) or a "
+                f"belief model of solvers.beliefs, e.g. HeuristicBelief(pool=64) (an agent "
+                f"spec writes belief='heuristic', belief_pool=64)")
+        self.belief = belief
         self._chains = None             # (hand key, worlds) of the last search
         self.opponents = check_choice(a, "opponents", opponents, OPPONENTS)
         self._opp = OPPONENTS.index(self.opponents)
-        if self.belief != "uniform" and self.determinization != "compiled":
+        if belief is not None and self.determinization != "compiled":
             raise AgentParameterError(
-                f"{a}: belief={self.belief!r} with determinization="
+                f"{a}: belief={belief.name!r} with determinization="
                 f"{self.determinization!r} is not allowed; allowed: determinization="
                 f"'compiled' with a belief other than 'uniform'")
-        if self.belief in POOL_MODELS:
-            bad = [f"{k}={v!r}" for k, v, ok in (
-                ("belief_pool", belief_pool, self.belief_pool > 0),
-                ("belief_mcmc", belief_mcmc, self.belief_mcmc == 0),
-                ("belief_persist", belief_persist, not self.belief_persist)) if not ok]
-            if bad:
-                raise AgentParameterError(
-                    f"{a}: belief={self.belief!r} with {', '.join(bad)} is not allowed; "
-                    f"allowed: belief_pool >= 1 (the model weighs a root-level pool), no "
-                    f"belief_mcmc and no belief_persist (they move worlds by replaying the "
-                    f"hand under an opponent model)")
-        #: The belief's learned model: the policy network of belief='network', the
-        #: card-location model of belief='location', else None.
-        self._belief_model = check_network(a, self.belief, belief_checkpoint, game)
+        #: The belief's learned model: the policy network of NetworkBelief, the
+        #: card-location model of LocationBelief, else None.
+        self._belief_model = None if belief is None else belief.load(a, game)
         lo, hi = game.min_utility(), game.max_utility()
         self._lo, self._scale = float(lo), 1.0 / float(hi - lo)
         self._rng = make_rng_state(np.uint64(self.seed), 0)
@@ -490,16 +471,12 @@ class ISMCTSBot(Agent):
         root = np.array(state.engine_state)
         t0 = time.perf_counter()
         rbias = self._root_bias(P, root, me)        # inside the time budget
-        if self.belief != "uniform":
-            from .inference import make_belief, search_pooled, search_weighted
-            located = self.belief == "location"     # the pool draws plain worlds
-            bel = make_belief(P, me, "uniform" if located else self.belief,
-                              self.belief_worlds, self.belief_epsilon,
-                              None if located else self._belief_model)
-            if self.belief_pool and root[E.S_PHASE] in (E.PH_PLAY, E.PH_MOON):
+        if self.belief is not None:
+            bel = self.belief.record(P, me, self._belief_model)
+            if self.belief.pool and root[E.S_PHASE] in (E.PH_PLAY, E.PH_MOON):
                 pool = self._world_pool(state, P, root, det, bel)
                 bel = None
-            elif located:                            # passing: plain worlds
+            elif not self.belief.weighs_iterations():   # e.g. location while passing
                 bel = None
         budget = self.iterations if self.time_limit is None else None
         limit = self.max_nodes or DEFAULT_MAX_NODES
@@ -562,9 +539,9 @@ class ISMCTSBot(Agent):
             self.last_search["belief_pool_ess"] = pool.ess
             self.last_search["belief_pool_kept"] = pool.m
             self.last_search["belief_pool_beta"] = pool.beta
-            if self.belief_persist:
+            if self.belief.persist:
                 self.last_search["belief_carried"] = getattr(pool, "carried", 0)
-            if self.belief_mcmc:
+            if self.belief.mcmc:
                 self.last_search["belief_mcmc_accept"] = pool.accept
                 self.last_search["belief_pool_loglik"] = float(np.mean(pool.logw))
         acts, vis, val = [], [], []
@@ -586,29 +563,22 @@ class ISMCTSBot(Agent):
         return None
 
     def _world_pool(self, state, P, root, det, bel):
-        """The root-level world pool of one search (``belief_pool > 0``, play
-        and moon phases): a :class:`solvers.inference.WorldPool`, or any object
+        """The root-level world pool of one search (``belief.pool > 0``, play
+        and moon phases): the belief's pool (:meth:`solvers.beliefs.BeliefModel.world_pool`,
+        chains carried within a hand with ``belief.persist``), or any object
         with its ``pool``, ``cum``, ``m``, ``ess``, ``beta`` and ``accept``.
         Called once per search, inside the time budget. Subclasses may override
         it (e.g. ``experiments.bench.oracle_worlds`` gives the search the true
         world, an upper bound on what inference can buy)."""
-        from .inference import WorldPool
-        if self.belief == "location":
-            from .net.location import LocationPool
-            return LocationPool(self._belief_model, self.game, P, root, bel.me, det.record,
-                                bel, self.belief_pool, self._rng, self.belief_min_ess)
-        if not self.belief_persist:
-            return WorldPool(P, root, det.record, bel, self.belief_pool, self._rng,
-                             self.belief_min_ess, self.belief_mcmc)
+        b = self.belief
+        if not b.persist:
+            return b.world_pool(self.game, P, root, det.record, bel, self._rng,
+                                self._belief_model)
         # The same hand: the observer's dealt hand and the hand number match.
         key = (int(root[E.S_HANDNO]), E.dealt_hand(P, root, bel.me).tobytes())
         prev = self._chains[1] if self._chains and self._chains[0] == key else None
-        if prev is None:
-            pool = WorldPool(P, root, det.record, bel, self.belief_pool, self._rng,
-                             self.belief_min_ess, self.belief_mcmc)
-        else:
-            pool = WorldPool(P, root, det.record, bel, self.belief_pool, self._rng,
-                             mcmc=self.belief_mcmc, previous=prev)
+        pool = b.world_pool(self.game, P, root, det.record, bel, self._rng, self._belief_model,
+                            previous=prev)
         self._chains = (key, pool.pool[:pool.m].copy())
         return pool
 
@@ -638,3 +608,32 @@ class ISMCTSBot(Agent):
     def _choice(self, ps):
         u = rand_uniform(self._rng) * ps.sum()
         return min(int(np.searchsorted(np.cumsum(ps), u, side="right")), len(ps) - 1)
+
+
+def ismcts_agent(game, player: int, seed: int = 0, *, iterations: int = 1000,
+                 time_limit: float | None = None, uct_c: float = 0.4,
+                 final_policy: str = "max_visit_count", rollout: str = "random",
+                 determinization: str = "compiled", max_nodes: int | None = None,
+                 belief: str = "uniform", belief_worlds: int = 8,
+                 belief_epsilon: float = 0.1, belief_pool: int = 0,
+                 belief_min_ess: float = 0.0, belief_mcmc: int = 0,
+                 belief_persist: bool = False, opponents: str = "search",
+                 belief_checkpoint: str | None = None) -> ISMCTSBot:
+    """The ``ismcts`` agent of the registry: :class:`ISMCTSBot` with its belief
+    written as flat keywords, e.g. ``ismcts(belief='heuristic', belief_pool=64)``.
+
+    ``belief`` names the model (``uniform``: none, ``random``, ``heuristic``,
+    ``network``, ``location``); ``belief_worlds``, ``belief_epsilon``,
+    ``belief_pool``, ``belief_min_ess``, ``belief_mcmc``, ``belief_persist`` and
+    ``belief_checkpoint`` are the model's ``worlds``, ``epsilon``, ``pool``,
+    ``min_ess``, ``mcmc``, ``persist`` and ``checkpoint``
+    (:mod:`solvers.beliefs`; :func:`solvers.beliefs.from_keywords` maps them,
+    errors name these keywords). The other keywords are :class:`ISMCTSBot`'s."""
+    a = ISMCTSBot.NAME
+    model = from_keywords(a, belief, worlds=belief_worlds, epsilon=belief_epsilon,
+                          pool=belief_pool, min_ess=belief_min_ess, mcmc=belief_mcmc,
+                          persist=belief_persist, checkpoint=belief_checkpoint)
+    return ISMCTSBot(game, player, seed, iterations=iterations, time_limit=time_limit,
+                     uct_c=uct_c, final_policy=final_policy, rollout=rollout,
+                     determinization=determinization, max_nodes=max_nodes, belief=model,
+                     opponents=opponents)

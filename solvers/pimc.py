@@ -17,7 +17,7 @@ rollout policy inside each world. Everything random comes from ``seed``.
 With ``belief`` other than ``uniform`` each world is drawn by
 sampling-importance-resampling from ``belief_worlds`` candidates weighted by
 the likelihood of the other players' observed decisions under that opponent
-model (:mod:`solvers.inference`); ``belief='uniform'`` (the default) is the
+model (:mod:`solvers.beliefs.replay`); ``belief='uniform'`` (the default) is the
 plain determinizer, unchanged.
 
 Parameters are checked when the bot is built (:class:`solvers.bots.AgentParameterError`
@@ -41,7 +41,8 @@ from spiel_game.simulator import step_apply
 from .heuristic import heuristic_policy
 from .bots import Agent, AgentParameterError, check_choice, check_int
 from .ismcts import ROLLOUT_POLICIES, rollout
-from .inference import DEFAULT_EPSILON, check_belief, check_network, make_belief, sir_world
+from .beliefs.replay import (DEFAULT_EPSILON, check_belief, check_network, make_belief,
+                             sir_world)
 
 __all__ = ["PIMCBot", "MAX_WORLDS", "MAX_ROLLOUTS", "MAX_PLAYOUTS_PER_ACTION"]
 
@@ -77,7 +78,7 @@ def _pimc_values(p, root, me, legal, k, worlds, rollouts, code, rng, s, s2, lbuf
 @njit(cache=True)
 def _pimc_values_weighted(p, root, me, legal, k, worlds, rollouts, code, rng, s, s2, lbuf,
                           deck_buf, sums, det, bel):
-    """:func:`_pimc_values` with each world drawn by :func:`solvers.inference.sir_world`."""
+    """:func:`_pimc_values` with each world drawn by :func:`solvers.beliefs.replay.sir_world`."""
     crn = np.empty(1, np.uint64)
     for _ in range(worlds):
         if not sir_world(p, root, s, rng, det, bel):
@@ -102,7 +103,7 @@ class PIMCBot(Agent):
       rollouts: playouts per world and legal action, an int in [1, 10**6];
         ``worlds * rollouts`` at most 10**9.
       rollout: playout policy, ``heuristic`` or ``random``.
-      belief: opponent model weighting the worlds (:mod:`solvers.inference`):
+      belief: opponent model weighting the worlds (:mod:`solvers.beliefs.replay`):
         ``uniform`` (default: no inference), ``random``, ``heuristic`` or
         ``network`` (a learned policy; needs ``belief_checkpoint``).
       belief_worlds: candidate worlds per world played, an int in [1, 10**6].

@@ -299,7 +299,7 @@ def test_determinizations_are_consistent_states(variant):
 def _opponent_fanout(game, st, opp):
     """Search 2,000 iterations on one world (the true state) and return the
     largest number of children of a node where another player moves."""
-    from solvers.inference import search_pooled
+    from solvers.ismcts import search_pooled
     from solvers.ismcts import ROLLOUT_POLICIES, OPPONENTS, new_tree
     from spiel_game.rng import make_rng_state
     P = np.asarray(game.engine_params)

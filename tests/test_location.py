@@ -1,4 +1,4 @@
-"""The learned card-location model (solvers.net.location) and ISMCTS's belief='location'."""
+"""The learned card-location model (solvers.beliefs.location) and ISMCTS's belief='location'."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import pytest
 import spiel_game
 from experiments.bench.card_location import collect, main as card_location_main
 from solvers.bots import AgentParameterError
-from solvers.inference import make_belief
+from solvers.beliefs.replay import make_belief
 from spiel_game.determinize import make_determinization
-from solvers.net import location as LOC
+from solvers.beliefs import location as LOC
 from solvers.net.checkpoint import CheckpointError
 from solvers.net.features import FeatureLayout
 from solvers.registry import AgentSpecError, make_agent

@@ -9,8 +9,8 @@ compiled loop (no Python call per draw), in CPU time (``time.process_time``):
 * ``plain``: one determinization (:func:`spiel_game.determinize.determinize`, what
   an ISMCTS iteration or a PIMC world costs to draw today);
 * ``weighted``: one candidate world weighted: determinization,
-  :func:`solvers.inference.complete_world` and
-  :func:`solvers.inference.world_log_likelihood` (for each model);
+  :func:`solvers.beliefs.replay.complete_world` and
+  :func:`solvers.beliefs.replay.world_log_likelihood` (for each model);
 * ``sir(M)``: one SIR draw with ``M`` candidates (``--worlds``), what a
   weighted ISMCTS iteration or PIMC world costs to draw;
 * the mean effective sample size of those SIR draws (``M`` when every
@@ -40,7 +40,7 @@ import spiel_game
 from spiel_game import engine as E
 from spiel_game.rng import make_rng_state
 from solvers.heuristic import heuristic_policy
-from solvers.inference import (MODELS, complete_world, make_belief, sir_world,
+from solvers.beliefs.replay import (MODELS, complete_world, make_belief, sir_world,
                                belief_log_likelihood)
 from spiel_game.determinize import Determinizer, determinize
 
@@ -120,7 +120,7 @@ def run(players=(6, 11), played=(10, 40, 80), repeats: int = 5, number: int = 30
     """Per-draw seconds (medians over repeats) for each player count and point
     of the hand; see the module docstring. ``checkpoint``: also the ``network``
     model of that network checkpoint (it must cover every player count)."""
-    from solvers.inference import network_for
+    from solvers.beliefs.replay import network_for
     models = ("random", "heuristic") + (("network",) if checkpoint else ())
     rows = []
     for n in players:
@@ -178,9 +178,9 @@ def proposal_gap(players=(6, 11), played=(10, 40, 80), candidates: int = 300,
     posterior: weighting it cannot recover what the plays reveal. ``rules``:
     other game parameters (default: the default rules). ``mcmc`` > 0: the
     candidates then take that many Metropolis-Hastings steps
-    (:func:`solvers.inference.move_pool`) and the same numbers are reported
+    (:func:`solvers.beliefs.replay.move_pool`) and the same numbers are reported
     after the moves (``moved_best``, ``moved_median``, ``accept``)."""
-    from solvers.inference import WeightedDeterminizer, move_pool
+    from solvers.beliefs.replay import WeightedDeterminizer, move_pool
     rows = []
     for n in players:
         game = spiel_game.load({**(rules or {}), "players": n})
@@ -227,7 +227,7 @@ def calibration(players: int = 6, played=(8, 16, 24, 32), seeds=range(15),
                 designs=CALIBRATION_DESIGNS, epsilon: float = 0.1, bins: int = 10) -> dict:
     """Are a world pool's beliefs calibrated? For heuristic self-play states
     (:func:`heuristic_state`: every seat the heuristic, so the model is exact up
-    to ``epsilon``), each pool design (:class:`solvers.inference.WorldPool` with
+    to ``epsilon``), each pool design (:class:`solvers.beliefs.replay.WorldPool` with
     ``(size, min_ess, mcmc)``) predicts, for every other seat and card type, the
     probability that the seat holds at least one copy (its weighted share of
     worlds); predictions strictly between 0 and 1 are binned and compared with
@@ -237,7 +237,7 @@ def calibration(players: int = 6, played=(8, 16, 24, 32), seeds=range(15),
     ``|predicted - observed|`` weighted by their counts); ``brier``: the mean
     squared error; ``sharpness``: the mean squared distance of the
     predictions from the base rate."""
-    from solvers.inference import WeightedDeterminizer, WorldPool
+    from solvers.beliefs.replay import WeightedDeterminizer, WorldPool
     game = spiel_game.load({"players": players})
     n = players
     edges = np.linspace(0.0, 1.0, bins + 1)

@@ -92,7 +92,7 @@ def write_npz(path, params: dict[str, np.ndarray], config: dict) -> Path:
     """``params`` (as float32 arrays ``param/<name>``) and ``config`` (JSON) written
     to ``path`` atomically (a temporary file renamed into place); the file format
     of every network checkpoint (this module's and
-    :mod:`solvers.net.location`'s)."""
+    :mod:`solvers.beliefs.location`'s)."""
     path = Path(path)
     arrays = {f"param/{k}": np.ascontiguousarray(v, np.float32) for k, v in params.items()}
     arrays["config"] = np.array(json.dumps(config, sort_keys=True, default=str))

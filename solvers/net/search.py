@@ -328,10 +328,7 @@ class BiasISMCTSBot(ISMCTSBot):
     def __init__(self, game, player: int, seed: int = 0, *, checkpoint: str | None = None,
                  bias: float = 1.0, **kwargs):
         a = self.NAME
-        bad = sorted(set(kwargs) & {"belief", "belief_worlds", "belief_epsilon", "belief_pool",
-                                    "belief_min_ess", "belief_mcmc", "belief_persist",
-                                    "belief_checkpoint",
-                                    "determinization"})
+        bad = sorted(set(kwargs) & {"belief", "determinization"})
         if bad:
             raise AgentParameterError(
                 f"{a}: {', '.join(bad)} not allowed (the search uses the compiled "

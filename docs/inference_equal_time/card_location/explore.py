@@ -13,7 +13,7 @@ import sys
 import time
 
 from experiments.bench.card_location import load_collection
-from solvers.net import location as LOC
+from solvers.beliefs import location as LOC
 
 n, path = int(sys.argv[1]), sys.argv[2]
 d = load_collection(path)

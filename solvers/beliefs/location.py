@@ -2,7 +2,7 @@
 
 The determinizer (:class:`spiel_game.determinize.Determinizer`) draws the hidden
 cards from the prior given the rules. Replaying the others' plays under an
-opponent model (:mod:`solvers.inference`) costs a replay per world. This
+opponent model (:mod:`solvers.beliefs.replay`) costs a replay per world. This
 module learns instead *where the hidden cards lie* from the observer's
 information state (the idea of Solinas, Rebstock and Buro 2019's card
 location inference for Skat) and uses it as a tilt of that exact prior:
@@ -46,8 +46,8 @@ from numba import njit
 from spiel_game import engine as E
 from spiel_game.determinize import determinize, make_determinization
 
-from .checkpoint import CheckpointError, git_commit, read_npz, versions, write_npz
-from .features import FeatureLayout
+from ..net.checkpoint import CheckpointError, git_commit, read_npz, versions, write_npz
+from ..net.features import FeatureLayout
 
 __all__ = ["FORMAT", "LocationModel", "LocationPool", "pool_counts", "tilt_log_weights",
            "prior_counts",
@@ -239,18 +239,18 @@ class LocationModel:
 class LocationPool:
     """Root-level inference with a card-location model (ISMCTS's
     ``belief='location'``): ``size`` prior worlds drawn once per decision
-    (:func:`solvers.inference.weighted_pool` under the ``uniform`` belief
+    (:func:`solvers.beliefs.replay.weighted_pool` under the ``uniform`` belief
     ``belief``: plain determinizations, completed), the model's correction
     ``z`` computed from their mean counts, each world weighted by
     :func:`tilt_log_weights` (tempered to an effective size of at least
-    ``min_ess``, :func:`solvers.inference.tempered_weights`); the search draws
+    ``min_ess``, :func:`solvers.beliefs.replay.tempered_weights`); the search draws
     every iteration's world from them by weight. The attributes of
-    :class:`solvers.inference.WorldPool` (``pool``, ``cum``, ``m``, ``ess``,
+    :class:`solvers.beliefs.replay.WorldPool` (``pool``, ``cum``, ``m``, ``ess``,
     ``beta``, ``accept``, ``logw``, ``carried``) and ``z``."""
 
     def __init__(self, model: LocationModel, game, P, root, me, det_record, belief, size,
                  rng, min_ess: float = 0.0):
-        from solvers.inference import tempered_weights, weighted_pool
+        from .replay import tempered_weights, weighted_pool
         self.pool = np.empty((size, root.shape[0]), root.dtype)
         logw = np.empty(size)
         m = int(weighted_pool(P, root, rng, det_record, belief, self.pool, logw))
@@ -568,10 +568,10 @@ def evaluate_location(model: LocationModel, prep: dict, pool_worlds: int | None 
     prior's error removed, the Brier score of "the seat holds the card"
     (prior pool and tilted pool), the tilted pool's mean effective size, the
     same for the pool tempered to an effective size of at least ``min_ess``
-    (:func:`solvers.inference.tempered_weights`, what ``belief_min_ess``
+    (:func:`solvers.beliefs.replay.tempered_weights`, what ``belief_min_ess``
     plays; keys ``..._tempered``), and the binomial log-likelihood per live
     entry (prior and model)."""
-    from solvers.inference import tempered_weights
+    from .replay import tempered_weights
     import pyspiel
 
     import spiel_game

@@ -85,28 +85,27 @@ from spiel_game.hidden import played_counts, proven_absent
 from spiel_game.rng import rand_below, rand_uniform
 from spiel_game.simulator import step_apply, step_legal
 
-from .bots import AgentParameterError, check_choice, check_int, check_real
-from .heuristic import heuristic_policy
+from ..bots import AgentParameterError, check_choice, check_int, check_real
+from ..heuristic import heuristic_policy
 from spiel_game.determinize import Determinizer, determinize
 
-from .ismcts import _iteration
-from .net.inference import NetGame, NetWeights, net_eval
+from ..net.inference import NetGame, NetWeights, net_eval
 
 __all__ = ["MODELS", "POOL_MODELS", "DEFAULT_EPSILON", "MAX_BELIEF_WORLDS", "MAX_WEIGHED_PASS",
            "Belief",
            "make_belief", "check_belief", "action_probability", "complete_world",
            "world_log_likelihood", "belief_log_likelihood", "network_for", "check_network",
-           "sir_world", "search_weighted", "WeightedDeterminizer",
+           "sir_world", "WeightedDeterminizer",
            "WorldPool", "tempered_weights", "mh_step", "move_pool", "move_constraints",
            "advance_world", "advance_pool",
-           "weighted_pool", "search_pooled", "MAX_BELIEF_POOL"]
+           "weighted_pool", "pool_pick", "MAX_BELIEF_POOL"]
 
 K = E.K
 #: Opponent models: name -> compiled code (see the module docstring).
 MODELS = {"uniform": 0, "random": 1, "heuristic": 2, "network": 3}
 #: Beliefs that weigh a root-level pool without replaying the hand (ISMCTS
 #: with ``belief_pool`` only): ``location``, a learned card-location model's
-#: tilt of the prior (:mod:`solvers.net.location`).
+#: tilt of the prior (:mod:`solvers.beliefs.location`).
 POOL_MODELS = ("location",)
 DEFAULT_EPSILON = 0.1
 #: Most candidate worlds per SIR draw.
@@ -525,19 +524,6 @@ def sir_world(p, root, s, rng, det, bel):
 
 
 @njit(cache=True)
-def search_weighted(p, root, me, n_iter, uct_c, lo, scale, code, rng, t, s, legal, deck_buf,
-                    path, det, bel, opp=0):
-    """:func:`solvers.ismcts._search` with every iteration's world drawn by
-    :func:`sir_world` (the ISMCTS agent's ``belief`` other than ``uniform``)."""
-    n = p[E.P_N]
-    for _ in range(n_iter):
-        if not sir_world(p, root, s, rng, det, bel):
-            return False
-        _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, n, opp)
-    return True
-
-
-@njit(cache=True)
 def weighted_pool(p, root, rng, det, bel, pool, logw):
     """Draw ``pool.shape[0]`` candidate worlds of ``root`` (the determinizer
     ``det``, each completed by :func:`complete_world`) into ``pool`` with their
@@ -569,17 +555,6 @@ def pool_pick(cum, m, rng):
         else:
             lo = mid + 1
     return lo
-
-
-@njit(cache=True)
-def search_pooled(p, root, me, n_iter, uct_c, lo, scale, code, rng, t, s, legal, deck_buf,
-                  path, pool, cum, m, opp=0):
-    """:func:`solvers.ismcts._search` with every iteration's world drawn from
-    the weighted pool ``pool[:m]`` (:class:`WorldPool`), with replacement."""
-    n = p[E.P_N]
-    for _ in range(n_iter):
-        s[:] = pool[pool_pick(cum, m, rng)]
-        _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, n, opp)
 
 
 @njit(cache=True)
@@ -1076,7 +1051,7 @@ def network_for(agent: str, checkpoint, game, keyword: str = "belief_checkpoint"
     A missing, damaged or mismatched checkpoint (another rule set, an uncovered
     player count) is an :class:`~solvers.bots.AgentParameterError` naming
     ``keyword``. Needs numpy and numba only (no torch)."""
-    from .net.agents import evaluator_for
+    from ..net.agents import evaluator_for
     ev = evaluator_for(agent, checkpoint, game, keyword=keyword)
     return ev.weights, ev.game_arrays(game)
 
@@ -1084,16 +1059,16 @@ def network_for(agent: str, checkpoint, game, keyword: str = "belief_checkpoint"
 def check_network(agent: str, belief: str, checkpoint, game):
     """The agents' ``belief_checkpoint``: required with ``belief='network'``
     (returns :func:`network_for`) and with ``belief='location'`` (returns the
-    :class:`solvers.net.location.LocationModel`, checked to cover ``game``),
+    :class:`solvers.beliefs.location.LocationModel`, checked to cover ``game``),
     refused with any other model (returns None)."""
     if belief == "location":
         if checkpoint is None:
             raise AgentParameterError(
                 f"{agent}: belief='location' needs belief_checkpoint=PATH (a card-location "
                 f"model, from `python -m experiments.bench.card_location train`)")
-        from .net.checkpoint import CheckpointError
-        from .net.features import GameFamilyError
-        from .net.location import load_location
+        from ..net.checkpoint import CheckpointError
+        from ..net.features import GameFamilyError
+        from .location import load_location
         try:
             model = load_location(checkpoint)
             model.layout.view(game)
@@ -1128,7 +1103,7 @@ def make_belief(P, me: int, model: str = "heuristic", worlds: int = 8,
     if (model == "network") != (network is not None):
         raise AgentParameterError(
             "belief: the 'network' model needs network=(NetWeights, NetGame) "
-            "(solvers.inference.network_for) and the other models take none; got model "
+            "(solvers.beliefs.replay.network_for) and the other models take none; got model "
             f"{model!r} with network={'given' if network is not None else None}")
     if network is None:
         net, ng = _no_network()
@@ -1137,7 +1112,7 @@ def make_belief(P, me: int, model: str = "heuristic", worlds: int = 8,
         net, ng = network
         if not (isinstance(net, NetWeights) and isinstance(ng, NetGame)):
             raise AgentParameterError("belief: network must be (NetWeights, NetGame), from "
-                                      "solvers.inference.network_for")
+                                      "solvers.beliefs.replay.network_for")
         if int(net.w0.shape[0]) <= int(ng.scatter.max(initial=0)):
             raise AgentParameterError("belief: network: the weights and the game arrays "
                                       "come from different layouts")
