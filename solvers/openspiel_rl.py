@@ -399,7 +399,7 @@ def train(config: TrainConfig, *, progress=None) -> TrainResult:
     device = _device(config.device)
     kind = (rl_environment.ObservationType.OBSERVATION if config.observation == "observation"
             else rl_environment.ObservationType.INFORMATION_STATE)
-    from experiments.metadata import git_commit
+    from spiel_game.provenance import git_commit
     commit = git_commit()
     t0 = time.perf_counter()
     curve: list[dict] = []
@@ -478,7 +478,7 @@ def save_checkpoint(result: TrainResult, path: str | Path, extra: dict | None = 
     """Write ``path`` (``.pt``: the networks) and ``path`` with ``.json`` (config,
     curve, provenance); both atomically. Returns the ``.pt`` path."""
     import torch
-    from experiments.metadata import metadata
+    from spiel_game.provenance import metadata
     path = Path(path)
     if path.suffix != ".pt":
         path = path.with_suffix(".pt")

@@ -46,7 +46,9 @@ from numba import njit
 from spiel_game import engine as E
 from spiel_game.determinize import determinize, make_determinization
 
-from ..net.checkpoint import CheckpointError, git_commit, read_npz, versions, write_npz
+from spiel_game.provenance import git_commit
+
+from ..net.checkpoint import CheckpointError, read_npz, versions, write_npz
 from ..net.features import FeatureLayout
 
 __all__ = ["FORMAT", "LocationModel", "LocationPool", "pool_counts", "tilt_log_weights",

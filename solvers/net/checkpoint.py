@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 
 import numpy as np
 
 __all__ = ["FORMAT", "CheckpointError", "read_checkpoint", "write_checkpoint", "read_npz",
            "write_npz",
-           "param_shapes", "versions", "git_commit"]
+           "param_shapes", "versions"]
 
 FORMAT = "cancellation-hearts-policy-value-mlp/1"
 _SIZE_KEYS = ("input_size", "num_actions", "max_players", "hidden", "blocks")
@@ -60,20 +59,6 @@ def versions() -> dict[str, str]:
     if torch is not None:
         out["torch"] = torch.__version__
     return out
-
-
-def git_commit() -> str:
-    """The source checkout's commit (``+dirty`` if modified), or ``unknown``."""
-    root = Path(__file__).resolve().parents[2]
-    try:
-        head = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True,
-                              text=True, timeout=10, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain",
-                                "--untracked-files=no"], capture_output=True, text=True,
-                               timeout=10).stdout.strip()
-        return head + ("+dirty" if dirty else "")
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
 
 
 def write_checkpoint(path, params: dict[str, np.ndarray], config: dict) -> Path:
