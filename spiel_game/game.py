@@ -18,6 +18,7 @@ from numba import njit
 
 from . import cards as C
 from . import engine as E
+from . import validation as V
 from . import resample as _resample
 from .rules import PARAMETER_DEFAULTS, RuleSet, GameParameterError
 
@@ -584,7 +585,7 @@ def _checked_state(P: np.ndarray, value) -> np.ndarray:
         raise CorruptStateError(
             f"corrupted state: '_s' has {value.shape[0]} entries, this game's states "
             f"have {int(P[E.L_STATE_SIZE])} (a state of another game's parameters?)")
-    msg = E.validate_message(P, value)
+    msg = V.validate_message(P, value)
     if msg:
         raise CorruptStateError(f"corrupted state: {msg}")
     return value

@@ -13,6 +13,7 @@ import scipy.stats
 import spiel_game
 from spiel_game import cards as C
 from spiel_game import engine as E
+from spiel_game import validation as V
 from solvers.heuristic import heuristic_policy
 from spiel_game.scenarios import state_from_hands
 from spiel_game.playout import play_random
@@ -287,7 +288,7 @@ def test_determinizations_are_consistent_states(variant):
         s0 = st.engine_state
         for _ in range(5):
             x = d.sample(r)
-            assert E.validate_determinization(P, x) == 0   # hands redrawn: sizes only
+            assert V.validate_determinization(P, x) == 0   # hands redrawn: sizes only
             assert (E.legal_actions(P, x) == E.legal_actions(P, s0)).all()
             assert (E.hand(P, x, me) == E.hand(P, s0, me)).all()
             assert (E.all_trick_cards(P, x) == E.all_trick_cards(P, s0)).all()

@@ -34,6 +34,7 @@ import scipy.stats
 import spiel_game
 from spiel_game import cards as C
 from spiel_game import engine as E
+from spiel_game import validation as V
 from spiel_game.rng import make_rng_state
 from solvers.bots import AgentParameterError
 from solvers.heuristic import heuristic_policy
@@ -165,7 +166,7 @@ def test_1_compiled_log_likelihood_equals_pyspiel_replay(name, params, played):
             wd = WeightedDeterminizer(st, me, model=model, epsilon=eps)
             for _ in range(2):
                 w = wd.candidate(rng)
-                assert E.validate(P, w) == 0, E.validate_message(P, w)
+                assert V.validate(P, w) == 0, V.validate_message(P, w)
                 hist = world_history(game, w)
                 ll_py, end = py_log_likelihood(game, hist, me, model, eps)
                 # The completed world is a real state the observer cannot tell apart.

@@ -29,6 +29,7 @@ from hypothesis import HealthCheck, event, given, settings, strategies as st
 
 import spiel_game
 from spiel_game import engine as E
+from spiel_game import validation as V
 from spiel_game.playout import play_random
 
 NAME = spiel_game.GAME_NAME
@@ -311,7 +312,7 @@ def engine_view(state):
 def check_common(state, shadow: ShadowHand, where: str):
     """validate == 0, legal actions never empty, legal ⊆ hand, R7 follow suit."""
     P, s, hands = engine_view(state)
-    code = E.validate(P, s)
+    code = V.validate(P, s)
     assert code == 0, f"{where}: engine.validate = {code}"
     if state.is_terminal():
         assert state.legal_actions() == []

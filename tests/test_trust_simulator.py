@@ -28,6 +28,7 @@ from numba import njit
 import solvers.passing  # noqa: F401  (registers "heuristic" and "pass:*" in the simulator)
 import spiel_game
 from spiel_game import engine as E
+from spiel_game import validation as V
 from spiel_game.cards import JD, card_to_string
 from spiel_game.rng import rand_below
 from spiel_game.rules import RuleSet
@@ -345,7 +346,7 @@ def test_wrong_arrays_for_rollout_give_a_clear_error(kind, config, other, steps,
         p2, s = _real_state(other, steps, seed + 1)
         if p2.tobytes() == p.tobytes():
             s = s[:-1].copy()
-        elif s.shape[0] == p[E.L_STATE_SIZE] and E.validate(p, s) == 0:
+        elif s.shape[0] == p[E.L_STATE_SIZE] and V.validate(p, s) == 0:
             return                      # a state of both games
     elif kind in ("s_card_added", "s_card_removed"):
         c = data.draw(st.integers(0, E.K - 1))
@@ -364,7 +365,7 @@ def test_wrong_arrays_for_rollout_give_a_clear_error(kind, config, other, steps,
     elif kind == "p_other_game":
         p2, _ = _real_state(other, 0, seed)
         if p2.tobytes() == p.tobytes() or (
-                p2[E.L_STATE_SIZE] == p[E.L_STATE_SIZE] and E.validate(p2, s) == 0):
+                p2[E.L_STATE_SIZE] == p[E.L_STATE_SIZE] and V.validate(p2, s) == 0):
             return                      # the same rules, or a state valid under both
         p = p2
     elif kind == "p_dtype":
