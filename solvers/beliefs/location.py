@@ -50,6 +50,7 @@ from spiel_game.provenance import git_commit
 
 from ..net.checkpoint import CheckpointError, read_npz, versions, write_npz
 from ..net.features import FeatureLayout
+from .replay import tempered_weights, weighted_pool
 
 __all__ = ["FORMAT", "LocationModel", "LocationPool", "pool_counts", "tilt_log_weights",
            "prior_counts",
@@ -252,7 +253,6 @@ class LocationPool:
 
     def __init__(self, model: LocationModel, game, P, root, me, det_record, belief, size,
                  rng, min_ess: float = 0.0):
-        from .replay import tempered_weights, weighted_pool
         self.pool = np.empty((size, root.shape[0]), root.dtype)
         logw = np.empty(size)
         m = int(weighted_pool(P, root, rng, det_record, belief, self.pool, logw))
@@ -530,6 +530,25 @@ def save_location(path, model: LocationModel, config: dict, curve) -> Path:
     return path
 
 
+def check_location(agent: str, checkpoint, game) -> LocationModel:
+    """The card-location model at ``checkpoint`` (``belief='location'``'s
+    ``belief_checkpoint``), checked to cover ``game``; a missing path, a
+    damaged file or a model of other rules is an
+    :class:`~solvers.bots.AgentParameterError` naming ``agent``."""
+    from ..bots import AgentParameterError
+    from ..net.features import GameFamilyError
+    if checkpoint is None:
+        raise AgentParameterError(
+            f"{agent}: belief='location' needs belief_checkpoint=PATH (a card-location "
+            f"model, from `python -m experiments.bench.card_location train`)")
+    try:
+        model = load_location(checkpoint)
+        model.layout.view(game)
+    except (CheckpointError, GameFamilyError) as err:
+        raise AgentParameterError(f"{agent}: belief_checkpoint: {err}") from None
+    return model
+
+
 def load_location(path) -> LocationModel:
     """The :class:`LocationModel` of a checkpoint written by :func:`save_location`;
     a missing, damaged or other file raises :class:`CheckpointError` naming it."""
@@ -573,7 +592,6 @@ def evaluate_location(model: LocationModel, prep: dict, pool_worlds: int | None 
     (:func:`solvers.beliefs.replay.tempered_weights`, what ``belief_min_ess``
     plays; keys ``..._tempered``), and the binomial log-likelihood per live
     entry (prior and model)."""
-    from .replay import tempered_weights
     import pyspiel
 
     import spiel_game

@@ -188,7 +188,8 @@ class LocationBelief(BeliefModel):
                 f"the hand under an opponent model)")
 
     def load(self, agent: str, game):
-        return check_network(agent, self.name, self.checkpoint, game)
+        from .location import check_location
+        return check_location(agent, self.checkpoint, game)
 
     def record(self, P, me: int, loaded) -> Belief:
         return make_belief(P, me, "uniform", self.worlds, self.epsilon, None)
@@ -233,8 +234,11 @@ def from_keywords(agent: str, belief: str = "uniform", *, worlds: int = 8,
                 f"allowed: belief_pool >= 1 (the model weighs a root-level pool), no "
                 f"belief_mcmc and no belief_persist (they move worlds by replaying the "
                 f"hand under an opponent model)")
-    if checkpoint is None and belief in ("network", "location"):
+    if checkpoint is None and belief == "network":
         check_network(agent, belief, None, None)    # raises: it needs belief_checkpoint=PATH
+    if checkpoint is None and belief == "location":
+        from .location import check_location
+        check_location(agent, None, None)           # raises: it needs belief_checkpoint=PATH
     if checkpoint is not None and belief not in ("network", "location"):
         raise AgentParameterError(
             f"{agent}: belief_checkpoint={checkpoint!r} is only used with belief='network' "

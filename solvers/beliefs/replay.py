@@ -1058,23 +1058,9 @@ def network_for(agent: str, checkpoint, game, keyword: str = "belief_checkpoint"
 
 def check_network(agent: str, belief: str, checkpoint, game):
     """The agents' ``belief_checkpoint``: required with ``belief='network'``
-    (returns :func:`network_for`) and with ``belief='location'`` (returns the
-    :class:`solvers.beliefs.location.LocationModel`, checked to cover ``game``),
-    refused with any other model (returns None)."""
-    if belief == "location":
-        if checkpoint is None:
-            raise AgentParameterError(
-                f"{agent}: belief='location' needs belief_checkpoint=PATH (a card-location "
-                f"model, from `python -m experiments.bench.card_location train`)")
-        from ..net.checkpoint import CheckpointError
-        from ..net.features import GameFamilyError
-        from .location import load_location
-        try:
-            model = load_location(checkpoint)
-            model.layout.view(game)
-        except (CheckpointError, GameFamilyError) as err:
-            raise AgentParameterError(f"{agent}: belief_checkpoint: {err}") from None
-        return model
+    (returns :func:`network_for`), refused with the other opponent models
+    (returns None). The card-location model's checkpoint (``belief='location'``)
+    is checked by :func:`solvers.beliefs.location.check_location`."""
     if belief == "network":
         if checkpoint is None:
             raise AgentParameterError(
