@@ -681,7 +681,7 @@ def exact_gains(game, target: str = "heuristic", abr: str = "abr", seats=None,
     (>= 0), and ``queried`` (information sets at which the ABR was asked).
     Utilities are the game's returns (minus points for ``utility='points'``)."""
     from solvers.cfr import best_response, build_tree, policy_values
-    from solvers.cfr.best_response import _cf_reach
+    from solvers.cfr.best_response import cf_reach
     from .registry import make_agent, parse_spec
     sp = parse_spec(abr)
     if sp.name != "abr" or "target" in sp.kwargs:
@@ -702,7 +702,7 @@ def exact_gains(game, target: str = "heuristic", abr: str = "abr", seats=None,
     out = []
     for p in seats:
         reach = np.zeros(tree.num_nodes)
-        _cf_reach(p, tree.node_player, tree.node_data, tree.child_start, tree.chance_prob,
+        cf_reach(p, tree.node_player, tree.node_data, tree.child_start, tree.chance_prob,
                   tree.infoset_seq_start, prof, reach)
         dec = np.flatnonzero((tree.node_player == p) & (reach > 0))
         infosets = np.unique(tree.node_data[dec])

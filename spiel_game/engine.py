@@ -489,7 +489,8 @@ def _passer(p, s):
 
 
 @njit(cache=True, inline='always')
-def _led_suit(p, s):
+def led_suit(p, s):
+    """The suit led in the current trick (its leader's card)."""
     n = p[P_N]
     ld = s[S_LEADER]
     return SUIT_OF[s[p[L_TCARDS] + s[S_TRICK] * n + ld]]
@@ -500,7 +501,7 @@ def play_constraint(p, s, player):
     """(constraint, argument) for the card ``player`` must play now (R6, R7, R9)."""
     sc = p[L_SUITCNT] + player * 4
     if s[S_TLEN] > 0:
-        led = _led_suit(p, s)
+        led = led_suit(p, s)
         if s[sc + led] > 0:
             return CON_FOLLOW, led
     hearts = s[sc + HEARTS]

@@ -464,7 +464,7 @@ class CancellationHeartsState(pyspiel.State):
         card = C.card_to_string(action) if 0 <= action < E.K else str(action)
         suit = ""
         if err == E.ERR_FOLLOW:
-            suit = "CDHS"[int(E._led_suit(self._P, self._s))]
+            suit = "CDHS"[int(E.led_suit(self._P, self._s))]
         opening = C.card_to_string(int(self._P[E.P_OPENING])) if self._P[E.P_OPENING] >= 0 else ""
         text = _ERR_TEXT.get(err, "illegal action {a}")
         if err == E.ERR_NOT_IN_HAND and self._b.a[E.S_PHASE] == E.PH_PASS:

@@ -6,7 +6,7 @@ Issue 15, items 2 and 3. Modules:
   covers several player counts (each named piece of the observer's
   information-state tensor padded to its largest shape over the covered
   games, plus a one-hot of the player count), and compiled, batched feature
-  extraction from engine vectors (the observer's own kernel, ``_fill``);
+  extraction from engine vectors (the observer's own kernel, ``fill_view``);
 * :mod:`.model`: the PyTorch model (:class:`~.model.PolicyValueNet`: a sparse
   first layer, residual MLP blocks, masked policy logits, a value head with
   every seat's scaled return), training losses, checkpoints (``.npz``:
