@@ -1,4 +1,4 @@
-"""Inference-weighted determinization (solvers/inference.py).
+"""Inference-weighted determinization (solvers/beliefs/replay.py).
 
 What is checked, against the module docstring of :mod:`solvers.beliefs.replay`:
 

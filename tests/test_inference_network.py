@@ -1,4 +1,4 @@
-"""The learned opponent model of inference (``belief='network'``, solvers/inference.py).
+"""The learned opponent model of inference (``belief='network'``, solvers/beliefs/replay.py).
 
 A policy-value network (:mod:`solvers.net`) as the opponent model: a world is
 weighted by the probability, under the network seeing each other player's own

@@ -313,7 +313,7 @@ BAD_ROLLOUT = ["s_zeros_float", "s_zeros_int32", "s_list", "s_dtype", "s_2d", "s
                "policy_unknown", "policy_count", "policy_function"]
 
 
-# Bad states that only engine.validate sees (rollout(checked=False) skips it).
+# Bad states that only validation.validate sees (rollout(checked=False) skips it).
 NEEDS_VALIDATE = {"s_other_game", "p_other_game", "s_card_added", "s_card_removed", "s_phase",
                   "s_dealt"}
 
@@ -420,7 +420,7 @@ def test_wrong_arrays_for_rollout_give_a_clear_error(kind, config, other, steps,
     names = "p|s" if kind.endswith("other_game") else arg
     assert re.match(rf"({names})\b", str(info.value)), str(info.value)
     if kind not in NEEDS_VALIDATE:
-        # checked=False skips engine.validate only: the same error.
+        # checked=False skips validation.validate only: the same error.
         with pytest.raises(type(info.value)) as unchecked:
             rollout(p, s, rng, policy, checked=False)
         assert str(unchecked.value) == str(info.value)

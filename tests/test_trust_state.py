@@ -1,4 +1,4 @@
-"""Issue 12, item 2: ``engine.validate`` rejects every forged engine state.
+"""Issue 12, item 2: ``validation.validate`` rejects every forged engine state.
 
 * Every state reached by legal play validates to 0 (no false positives):
   a few hundred random games over every preset and further schemes (matches
