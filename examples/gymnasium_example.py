@@ -1,7 +1,7 @@
 """Seat 0 of a six-player hand against five heuristic players, through Gymnasium."""
 import gymnasium as gym
 import numpy as np
-import solvers.envs  # noqa: F401  (registers "CancellationHearts-v0")
+import experiments.envs  # noqa: F401  (registers "CancellationHearts-v0")
 
 env = gym.make("CancellationHearts-v0", opponents="heuristic", seat=0, players=6)
 obs, info = env.reset(seed=0)

@@ -1,6 +1,6 @@
 """Five seats of Cancellation Hearts as PettingZoo agents, each playing a random legal card."""
 import numpy as np
-from solvers.envs import env as make_env
+from experiments.envs import env as make_env
 
 env = make_env(players=5, observation="observation")  # every game parameter is a keyword
 env.reset(seed=0)                                     # the seed fixes the deal

@@ -3,7 +3,7 @@
     python examples/train_reinforce.py                   # a few minutes on one CPU core
     python examples/train_reinforce.py --episodes 64 --eval 32 --out /tmp/rl   # quick form
 
-One seat of a six-player hand (``solvers.envs.CancellationHeartsEnv``, the
+One seat of a six-player hand (``experiments.envs.CancellationHeartsEnv``, the
 ``observation`` tensor) learns with a masked-softmax MLP and REINFORCE (batch
 mean baseline, normalised advantages); the other seats are ``"heuristic"``.
 Everything is seeded by ``--seed``: the deals (``env.reset(seed=)``), the
@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from solvers.envs import CancellationHeartsEnv
+from experiments.envs import CancellationHeartsEnv
 from solvers.registry import make_agent
 
 

@@ -9,13 +9,13 @@ agents live in :mod:`solvers.bots` (``random``, ``heuristic``),
 
 from pathlib import Path as _Path
 
-__all__ = ["Agent", "RandomBot", "HeuristicBot", "PIMCBot", "ISMCTSBot", "Determinizer",
+__all__ = ["Agent", "RandomBot", "HeuristicBot", "PIMCBot", "ISMCTSBot",
            "AgentSpec", "AgentSpecError", "AgentFactoryError", "AgentParameterError",
            "ENTRY_POINT_GROUP", "parse_spec", "make_agent", "register", "factories", "describe",
            "openspiel_seed"]
 
 _WHERE = {"Agent": "bots", "RandomBot": "bots", "HeuristicBot": "bots", "PIMCBot": "pimc",
-          "ISMCTSBot": "ismcts", "Determinizer": "ismcts", "AgentSpec": "registry",
+          "ISMCTSBot": "ismcts", "AgentSpec": "registry",
           "AgentSpecError": "registry", "AgentFactoryError": "registry",
           "AgentParameterError": "bots", "openspiel_seed": "registry",
           "ENTRY_POINT_GROUP": "registry",
@@ -25,12 +25,16 @@ _WHERE = {"Agent": "bots", "RandomBot": "bots", "HeuristicBot": "bots", "PIMCBot
 
 def _numba_cache_guard() -> None:
     """The search kernels inline the engine's: drop this folder's cached kernels
-    when a source of ``spiel_game``, of these modules or of ``solvers/net`` changed."""
+    when a source of ``spiel_game``, of these modules, of ``solvers/beliefs`` or of
+    ``solvers/net`` changed (the same for ``solvers/beliefs``' own cache)."""
     from spiel_game.numba_cache import engine_sources, guard
     here = _Path(__file__).resolve().parent
-    # solvers/inference.py inlines the network's forward pass (solvers/net/).
-    guard(here / "__pycache__", sorted(here.glob("*.py")) + sorted((here / "net").glob("*.py"))
-          + engine_sources())
+    # solvers/beliefs/replay.py inlines the network's forward pass (solvers/net/), and
+    # the search inlines the beliefs' kernels.
+    sources = (sorted(here.glob("*.py")) + sorted((here / "beliefs").glob("*.py"))
+               + sorted((here / "net").glob("*.py")) + engine_sources())
+    guard(here / "__pycache__", sources)
+    guard(here / "beliefs" / "__pycache__", sources)
 
 
 _numba_cache_guard()

@@ -23,9 +23,9 @@ target's own action when it is among them, else to the lowest action id; with
 by more than ``margin`` (in the game's utility).
 
 **Worlds** (``belief``). Candidates come from the exact constrained sampler
-(:class:`solvers.ismcts.Determinizer`, the distribution of
+(:class:`spiel_game.determinize.Determinizer`, the distribution of
 ``resample_from_infostate``), each completed into a full world
-(:func:`solvers.inference.complete_world`: the passes between other players,
+(:func:`solvers.beliefs.replay.complete_world`: the passes between other players,
 which the ABR never sees, drawn uniformly). With ``belief='target'`` each
 candidate's history is replayed from its deal and the ABR counts the observed
 decisions of the other players that the target would *not* have taken in that
@@ -40,13 +40,13 @@ few tricks the consistent worlds are a tiny fraction of the prior: at 6
 players, typically none of 2,000 candidates after the third trick), the ABR
 evaluates the ``worlds`` candidates with the fewest mismatches (ties to the
 earlier draw): the consistent ones first, then the nearest to consistent (the
-ordering of the softened model of :mod:`solvers.inference` as epsilon -> 0,
+ordering of the softened model of :mod:`solvers.beliefs.replay` as epsilon -> 0,
 whose likelihood is proportional to ``epsilon ** mismatches``).
 ``last_search`` reports ``consistent`` (consistent candidates found),
 ``mean_mismatches`` and ``max_mismatches`` of the evaluated worlds, and
 ``weighed`` (False when nothing was checked: passing phase, ``belief='none'``).
 Not checked: the passes between other players (hidden from the ABR; as in
-:mod:`solvers.inference`) and earlier hands of a match. ``belief='none'``: the
+:mod:`solvers.beliefs.replay`) and earlier hands of a match. ``belief='none'``: the
 plain sampler (no inference); ``belief='heuristic'``: the consistency check
 with the heuristic as a stand-in model (for targets whose likelihood
 cannot be computed cheaply, such as ISMCTS).
@@ -78,6 +78,7 @@ import numpy as np
 from numba import njit
 
 from spiel_game import engine as E
+from spiel_game.determinize import Determinizer, deal_shuffled, determinize
 from spiel_game.policies import uniform_policy
 from spiel_game.rng import make_rng_state
 from spiel_game.simulator import step_apply, step_legal
@@ -85,8 +86,7 @@ from spiel_game.simulator import step_apply, step_legal
 from .bots import (Agent, AgentParameterError, HeuristicBot, check_choice, check_int,
                    check_real)
 from .heuristic import heuristic_policy
-from .inference import complete_world, replay_legal, replay_pass, replay_start
-from .ismcts import Determinizer, _determinize, deal_shuffled
+from .beliefs.replay import complete_world, replay_legal, replay_pass, replay_start
 from .passing import CONVENTIONS, ConventionBot, convention_policy
 
 __all__ = ["ABRBot", "convention_agent", "target_code", "mismatches", "tabulate_agent",
@@ -183,7 +183,7 @@ def _greedy(p, s, me, tcode, legal, k, rng, deck_buf):
 def mismatches(p, w, me, tcode, cap, fresh, r, scratch, legal, seats, cards, deal, rng):
     """How many decisions of the other players that ``me`` observed differ, in
     the complete world ``w`` (every hidden field filled in, e.g. by
-    :func:`solvers.inference.complete_world`), from what deterministic policy
+    :func:`solvers.beliefs.replay.complete_world`), from what deterministic policy
     ``tcode`` (:func:`_act` codes >= 1) would have done: each card another
     player played this hand, plus, for the cards passed to ``me``, the size of
     the multiset difference between them and the giver's own passes under
@@ -191,7 +191,7 @@ def mismatches(p, w, me, tcode, cap, fresh, r, scratch, legal, seats, cards, dea
     hand from its deal in ``r``. Returns -1 when ``w`` contradicts the plays
     (an illegal play), a number > ``cap`` as soon as the count exceeds ``cap``,
     and 0 outside the play and moon phases. Work arrays as
-    :func:`solvers.inference.world_log_likelihood`; ``scratch``
+    :func:`solvers.beliefs.replay.world_log_likelihood`; ``scratch``
     int32[state_size]."""
     ph = w[E.S_PHASE]
     if ph != E.PH_PLAY and ph != E.PH_MOON:
@@ -265,7 +265,7 @@ def _draw_worlds(p, root, me, worlds, candidates, bcode, rng, det, kept, miss, c
     limit = candidates if weigh else worlds
     for _ in range(limit):
         cand[:] = root
-        if not _determinize(p, cand, rng, det):
+        if not determinize(p, cand, rng, det):
             return -1
         drawn += 1
         mm = 0
@@ -684,7 +684,7 @@ def exact_gains(game, target: str = "heuristic", abr: str = "abr", seats=None,
     (>= 0), and ``queried`` (information sets at which the ABR was asked).
     Utilities are the game's returns (minus points for ``utility='points'``)."""
     from solvers.cfr import best_response, build_tree, policy_values
-    from solvers.cfr.best_response import _cf_reach
+    from solvers.cfr.best_response import cf_reach
     from .registry import make_agent, parse_spec
     sp = parse_spec(abr)
     if sp.name != "abr" or "target" in sp.kwargs:
@@ -705,7 +705,7 @@ def exact_gains(game, target: str = "heuristic", abr: str = "abr", seats=None,
     out = []
     for p in seats:
         reach = np.zeros(tree.num_nodes)
-        _cf_reach(p, tree.node_player, tree.node_data, tree.child_start, tree.chance_prob,
+        cf_reach(p, tree.node_player, tree.node_data, tree.child_start, tree.chance_prob,
                   tree.infoset_seq_start, prof, reach)
         dec = np.flatnonzero((tree.node_player == p) & (reach > 0))
         infosets = np.unique(tree.node_data[dec])

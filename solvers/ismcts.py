@@ -6,13 +6,14 @@ seen from the player to move (the *observer*). Each iteration:
 
 1. **determinize**: draw the hidden cards uniformly given the observer's
    information state (the distribution of ``state.resample_from_infostate``,
-   see :class:`Determinizer`); with ``belief`` other than ``uniform``, the
-   world is instead drawn by sampling-importance-resampling from
-   ``belief_worlds`` such draws, weighted by the likelihood of the other
-   players' observed decisions under that opponent model
-   (:mod:`solvers.inference`), or, with ``belief_pool > 0``, drawn by weight
-   from a pool of ``belief_pool`` candidate worlds weighted once per move
-   (:class:`solvers.inference.WorldPool`: root-level inference);
+   see :class:`spiel_game.determinize.Determinizer`); with a ``belief``
+   model (:mod:`solvers.beliefs`), the world is instead drawn by
+   sampling-importance-resampling from ``belief.worlds`` such draws, weighted
+   by the likelihood of the other players' observed decisions under that
+   opponent model, or, with ``belief.pool > 0``, drawn by weight from a pool
+   of candidate worlds weighted once per move (root-level inference; the
+   search's glue for beliefs, :func:`search_weighted` and
+   :func:`search_pooled`, is here);
 2. **select**: from the root, follow the edges compatible with the
    determinization; at each decision the player to move picks the child
    maximising the subset-armed UCB1 of Cowling et al.,
@@ -72,17 +73,19 @@ from numba import njit
 
 from spiel_game import engine as E
 from spiel_game.policies import uniform_policy
-from spiel_game.rng import make_rng_state, rand_below, rand_uniform, shuffle_prefix
-from spiel_game.hidden import hidden_cards
-from spiel_game.sampler import HiddenProblem, SamplerWork, build_problem, sample_hidden
+from spiel_game.determinize import Determinizer, deal_shuffled, determinize
+from spiel_game.rng import make_rng_state, rand_below, rand_uniform
 # Engine steps compiled without reference counting (see spiel_game.simulator):
 # inlined, the engine kernels add atomic reference-count updates to every action.
 from spiel_game.simulator import step_apply, step_legal, step_uniform
 
+from .beliefs.models import BeliefModel, from_keywords
+from .beliefs.replay import pool_pick, sir_world
 from .bots import Agent, AgentParameterError, check_choice, check_int, check_real
 from .heuristic import heuristic_policy
 
-__all__ = ["ISMCTSBot", "Determinizer", "Determinization", "Tree", "FINAL_POLICIES",
+__all__ = ["ISMCTSBot", "ismcts_agent", "Tree", "rollout", "search_weighted", "search_pooled",
+           "FINAL_POLICIES",
            "ROLLOUT_POLICIES", "MAX_ITERATIONS", "MAX_TIME_LIMIT", "MAX_UCT_C", "MIN_NODES",
            "DEFAULT_MAX_NODES", "MAX_NODES_LIMIT"]
 
@@ -109,27 +112,14 @@ _OBS_FLAG = np.int64(1) << np.int64(62)
 
 # ================================================================ compiled kernels
 @njit(cache=True)
-def _policy(code, p, s, legal, k, rng):
+def rollout_policy(code, p, s, legal, k, rng):
     if code == 1:
         return heuristic_policy(p, s, legal, k, rng)
     return uniform_policy(p, s, legal, k, rng)
 
 
 @njit(cache=True)
-def deal_shuffled(p, s, rng, deck_buf):
-    """Deal the next hand of a match (``s`` at a deal) by shuffling the pack."""
-    deck = E.deck(p)
-    m = 0
-    for c in range(K):
-        for _ in range(deck[c]):
-            deck_buf[m] = c
-            m += 1
-    shuffle_prefix(deck_buf, m, rng)
-    E.apply_deal_sequence(p, s, deck_buf)
-
-
-@njit(cache=True)
-def _rollout(p, s, code, rng, legal, deck_buf):
+def rollout(p, s, code, rng, legal, deck_buf):
     """Play ``s`` to the end in place (new hands of a match dealt by shuffling)."""
     while s[E.S_PHASE] != E.PH_OVER:
         if s[E.S_PHASE] == E.PH_DEAL:
@@ -140,148 +130,6 @@ def _rollout(p, s, code, rng, legal, deck_buf):
         else:
             k = step_legal(p, s, legal)
             step_apply(p, s, heuristic_policy(p, s, legal, k, rng))
-
-
-# ---------------------------------------------------------------- determinization
-@njit(cache=True)
-def _write_determinization(p, s, det, rng):
-    """Put the sampled hidden cards (``det.work.out``) into engine state ``s``
-    (a copy of the root)."""
-    out, forced, tmp, seats, npass = det.work.out, det.forced, det.tmp, det.seats, det.npass
-    passing = det.passing
-    H = seats.shape[0]
-    points = E.card_points(p)                       # the rules' scoring table (R10)
-    for h in range(H):
-        q = seats[h]
-        if q < 0:                                   # the untaken kitty
-            kitty = E.kitty(p, s)
-            pts = 0
-            for c in range(K):
-                v = out[h, c] + forced[h, c]
-                kitty[c] = v
-                pts += v * points[c]
-            s[E.S_POTPTS] += pts - det.kitty_pts_old
-            continue
-        hand = E.hand(p, s, q)
-        if not passing:
-            for c in range(K):
-                hand[c] = out[h, c] + forced[h, c]
-        else:                                       # passing: dealt hand, hidden passes
-            dealt = E.dealt_hand(p, s, q)
-            passed = E.passed(p, s, q)
-            choices = E.pass_choices(p, s, q)
-            m = 0
-            for c in range(K):
-                v = out[h, c]
-                dealt[c] = v
-                hand[c] = v
-                passed[c] = 0
-                for _ in range(v):
-                    tmp[m] = c
-                    m += 1
-            for j in range(npass[h]):           # a uniform draw without replacement
-                r = j + rand_below(rng, m - j)
-                t = tmp[j]
-                tmp[j] = tmp[r]
-                tmp[r] = t
-                c = tmp[j]
-                choices[j] = c
-                passed[c] += 1
-                hand[c] -= 1
-        counts = E.suit_counts(p, s, q)
-        for su in range(4):
-            counts[su] = 0
-        for c in range(K):
-            counts[E.SUIT_OF[c]] += hand[c]
-
-
-class Determinization(NamedTuple):
-    """What the compiled determinizer reads: the hidden-card problem of one
-    information state (:func:`spiel_game.hidden.hidden_cards`, prepared for the
-    sampler) and where its draw goes in an engine state, plus work arrays.
-    Holder rows follow ``problem.order`` (constrained holders first)."""
-
-    problem: HiddenProblem  # the sampler's tables
-    work: SamplerWork       # the sampler's work arrays (``work.out``: the draw)
-    passing: bool           # passing phase: the draw is the dealt hands
-    seats: np.ndarray       # int64[H] holder seat, -1 = the kitty
-    forced: np.ndarray      # int32[H, K] cards a holder provably holds
-    npass: np.ndarray       # int64[H] hidden passes already made (passing phase)
-    kitty_pts_old: int      # points of the root's kitty (replaced by the draw's)
-    tmp: np.ndarray         # int64[8 K + 64] work array
-
-    def __repr__(self) -> str:
-        """One line (the default printed every table and work array)."""
-        seats = [int(q) for q in self.seats]
-        return (f"Determinization(holders {seats} (-1: kitty), passing={self.passing}, "
-                f"forced cards {int(self.forced.sum())}, {self.problem!r})")
-
-
-class Determinizer:
-    """Draws engine states consistent with ``player``'s information state.
-
-    The distribution is the one of ``state.resample_from_infostate`` (the same
-    hidden-card model, :func:`spiel_game.hidden.hidden_cards`: physical
-    assignments of the unseen cards consistent with everything the player
-    knows -- own and played cards, voids and lead constraints, the cards it
-    passed and that the receiver has not played yet -- each weighted by its
-    number of physical deals, a factor ``1 / C(k + p, k)`` for a holder with
-    ``k`` unseen and ``p`` played copies of a card); only the engine state is
-    built (no history), so a draw costs microseconds. Exact: a uniform
-    constrained assignment (rejection while it is likely to succeed, else the
-    exact class-table sampler of :mod:`spiel_game.sampler`), accepted with
-    probability equal to its weight. ``tests/test_agents.py`` checks the
-    distribution against ``resample_from_infostate`` (chi-square).
-
-    ``sample(rng) -> int32[state_size]``; ``sample_into(s, rng)`` writes into
-    ``s`` (int32[state_size], overwritten with the root first). ``rng`` is a
-    ``uint64[1]`` stream (:func:`spiel_game.simulator.make_rng`). ``method``
-    (for tests): ``auto``, or only ``table`` / only ``rejection`` sampling.
-    ``problem``: the sampler's :class:`~spiel_game.sampler.HiddenProblem`;
-    ``record``: the :class:`Determinization` the compiled kernels read.
-    """
-
-    def __init__(self, state, player: int, *, method: str = "auto"):
-        P = np.asarray(state.engine_params)
-        s = np.array(state.engine_state)
-        if s[E.S_PHASE] not in (E.PH_PASS, E.PH_PLAY, E.PH_MOON):
-            raise ValueError("determinization needs a decision node (passing, play or moon choice)")
-        self.P, self.root, self.player = P, s, int(player)
-        self.record = _make_determinization(P, s, int(player), method)
-        self.problem = self.record.problem
-
-    def sample_into(self, s: np.ndarray, rng: np.ndarray) -> np.ndarray:
-        s[:] = self.root
-        if not _determinize(self.P, s, rng, self.record):
-            raise RuntimeError("determinization: rejection sampling failed (table too large)")
-        return s
-
-    def sample(self, rng: np.ndarray) -> np.ndarray:
-        return self.sample_into(np.empty_like(self.root), rng)
-
-
-@njit(cache=True)
-def _determinize(p, s, rng, det):
-    """Draw the hidden cards of ``det`` (a :class:`Determinization`) into ``s``."""
-    if det.seats.shape[0] == 0:
-        return True
-    if not sample_hidden(det.problem, det.work, rng):
-        return False
-    _write_determinization(p, s, det, rng)
-    return True
-
-
-def _make_determinization(P, s, me, method: str = "auto") -> Determinization:
-    """The :class:`Determinization` of seat ``me`` in engine state ``s``."""
-    hc = hidden_cards(P, s, me)
-    hp = build_problem(hc.pool, hc.sizes, hc.forbid, hc.weights, method=method)
-    o = hp.order
-    kitty = E.kitty(P, s).astype(np.int64)
-    return Determinization(hp, hp.buffers(), hc.passing,
-                           np.ascontiguousarray(hc.seats[o]),
-                           np.ascontiguousarray(hc.forced[o].astype(np.int32)),
-                           np.ascontiguousarray(hc.npass[o]),
-                           int((kitty * E.card_points(P)).sum()), np.zeros(K * 8 + 64, np.int64))
 
 
 # ---------------------------------------------------------------- the search
@@ -321,7 +169,7 @@ class Tree(NamedTuple):
                 f"root visits {self.visits[0]:g})")
 
 
-def _new_tree(capacity: int) -> Tree:
+def new_tree(capacity: int) -> Tree:
     """A tree holding only the root."""
     t = Tree(np.ones(1, np.int64), *(np.zeros(capacity, np.int64) for _ in range(5)),
              *(np.zeros(capacity, np.float64) for _ in range(3)))
@@ -329,14 +177,14 @@ def _new_tree(capacity: int) -> Tree:
     return t
 
 
-def _grown(t: Tree, capacity: int) -> Tree:
+def grown(t: Tree, capacity: int) -> Tree:
     """``t`` with room for ``capacity`` nodes (the first ``len(t.child)`` kept)."""
     extra = capacity - t.child.shape[0]
     return Tree(t.size, *(np.concatenate([a, np.zeros(extra, a.dtype)]) for a in t[1:]))
 
 
 @njit(cache=True)
-def _new_node(t, parent, key, mover):
+def new_node(t, parent, key, mover):
     """Append a child of ``parent``; returns its index or -1 when the tree is full."""
     n = t.size[0]
     if n >= t.child.shape[0]:
@@ -365,7 +213,7 @@ def _search(p, root, me, n_iter, uct_c, lo, scale, code, rng, t, s, legal, deck_
     n = p[E.P_N]
     for _ in range(n_iter):
         s[:] = root
-        if not _determinize(p, s, rng, det):
+        if not determinize(p, s, rng, det):
             return False
         _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, n, opp,
                    rbias)
@@ -394,9 +242,9 @@ def _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, 
         k = step_legal(p, s, legal)
         if ph == E.PH_PASS and cur != me:
             # A hidden move for the observer: played by the policy, no edge.
-            step_apply(p, s, _policy(code, p, s, legal, k, rng))
+            step_apply(p, s, rollout_policy(code, p, s, legal, k, rng))
             if s[E.S_PHASE] != E.PH_PASS:
-                node = _obs_child(p, s, me, node, t)
+                node = obs_child(p, s, me, node, t)
                 if node < 0:
                     break
                 depth += 1
@@ -406,12 +254,12 @@ def _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, 
             # ``opponents='policy'``: another player's move is the rollout
             # policy's, not a UCB choice; its edge is followed (added if new)
             # without ending the descent.
-            a = _policy(code, p, s, legal, k, rng)
+            a = rollout_policy(code, p, s, legal, k, rng)
             child = first_child[node]
             while child >= 0 and keys[child] != a:
                 child = sibling[child]
             if child < 0:
-                child = _new_node(t, node, a, cur)
+                child = new_node(t, node, a, cur)
                 if child < 0:
                     break
             avail[child] += 1.0
@@ -459,7 +307,7 @@ def _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, 
                         a = legal[i]
                         break
                     r -= 1
-            child = _new_node(t, node, a, cur)
+            child = new_node(t, node, a, cur)
             if child < 0:
                 break
             avail[child] = 1.0
@@ -474,12 +322,12 @@ def _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, 
         if expanded:
             break
         if ph == E.PH_PASS and s[E.S_PHASE] != E.PH_PASS:
-            node = _obs_child(p, s, me, node, t)
+            node = obs_child(p, s, me, node, t)
             if node < 0:
                 break
             depth += 1
             path[depth] = node
-    _rollout(p, s, code, rng, legal, deck_buf)
+    rollout(p, s, code, rng, legal, deck_buf)
     ret = E.returns(p, s)
     visits[0] += 1.0
     for i in range(1, depth + 1):
@@ -490,15 +338,40 @@ def _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, 
             reward[v] += (ret[mv] - lo) * scale
 
 
+# ---------------------------------------------------------------- beliefs: the search's glue
 @njit(cache=True)
-def _obs_child(p, s, me, node, t):
+def search_weighted(p, root, me, n_iter, uct_c, lo, scale, code, rng, t, s, legal, deck_buf,
+                    path, det, bel, opp=0):
+    """:func:`_search` with every iteration's world drawn by
+    :func:`solvers.beliefs.replay.sir_world` (a ``belief`` weighing every iteration)."""
+    n = p[E.P_N]
+    for _ in range(n_iter):
+        if not sir_world(p, root, s, rng, det, bel):
+            return False
+        _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, n, opp)
+    return True
+
+
+@njit(cache=True)
+def search_pooled(p, root, me, n_iter, uct_c, lo, scale, code, rng, t, s, legal, deck_buf,
+                  path, pool, cum, m, opp=0):
+    """:func:`_search` with every iteration's world drawn from
+    the weighted pool ``pool[:m]`` (:class:`solvers.beliefs.replay.WorldPool`), with replacement."""
+    n = p[E.P_N]
+    for _ in range(n_iter):
+        s[:] = pool[pool_pick(cum, m, rng)]
+        _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, n, opp)
+
+
+@njit(cache=True)
+def obs_child(p, s, me, node, t):
     key = _obs_key(p, s, me)
     c = t.child[node]
     while c >= 0:
         if t.key[c] == key:
             return c
         c = t.sibling[c]
-    return _new_node(t, node, key, -1)
+    return new_node(t, node, key, -1)
 
 
 # ================================================================ the bot
@@ -519,49 +392,22 @@ class ISMCTSBot(Agent):
         number in [0, 10**6].
       final_policy: ``max_visit_count`` | ``normalized_visit_count`` | ``max_value``.
       rollout: rollout policy, ``random`` or ``heuristic``.
-      determinization: ``compiled`` (the :class:`Determinizer`, default) or
+      determinization: ``compiled`` (the :class:`~spiel_game.determinize.Determinizer`, default) or
         ``resample`` (call ``state.resample_from_infostate`` every iteration:
         the reference, about 100 times slower).
       max_nodes: the most nodes the tree may grow to, an int in [64, 2**28],
         or None for :data:`DEFAULT_MAX_NODES` (2**24). The tree grows on
         demand; a full tree keeps searching without adding nodes.
-      belief: opponent model weighting each iteration's world
-        (:mod:`solvers.inference`): ``uniform`` (default: no inference, the
-        plain determinizer, unchanged), ``random``, ``heuristic`` or ``network``
-        (a learned policy; needs ``belief_checkpoint``); or ``location``: a
-        learned card-location model (``belief_checkpoint``, from
-        ``python research/scripts/card_location.py train``) tilts a
-        root-level pool of prior worlds towards where it predicts the hidden
-        cards lie (:class:`solvers.net.location.LocationPool`; needs
-        ``belief_pool``, no ``belief_mcmc`` or ``belief_persist``).
-      belief_worlds: candidate worlds per iteration for ``belief`` other than
-        ``uniform`` (sampling-importance-resampling), an int in [1, 10**6].
-      belief_epsilon: softening of the ``heuristic`` and ``network`` models, a
-        number in (0, 1]. ``belief`` other than ``uniform`` needs
-        ``determinization='compiled'``.
-      belief_checkpoint: with ``belief='network'``, the path of a network
-        checkpoint covering this game (:mod:`solvers.net`); with
-        ``belief='location'``, of a card-location model covering it; refused
-        otherwise.
-      belief_pool: 0 (default) weighs ``belief_worlds`` candidates at every
-        iteration; an int in [1, 65536] weighs that many candidates once per
-        move and draws every iteration's world from them by weight
-        (:class:`solvers.inference.WorldPool`; ``belief_worlds`` is then unused).
-      belief_min_ess: with ``belief_pool``, temper the pool's weights so that
-        their effective sample size is at least this many worlds
-        (:func:`solvers.inference.tempered_weights`), a number in [0, 65536];
-        0 (default) keeps the posterior weights untempered.
-      belief_mcmc: with ``belief_pool``, resample the pool by its weights and
-        move every world this many Metropolis-Hastings steps towards the
-        posterior (two other players swap a card; ``WorldPool``'s ``mcmc``),
-        an int in [0, 10000]; 0 (default): no moves.
-      belief_persist: with ``belief_pool``, keep the pool's worlds from one
-        decision to the next within a hand (persistent chains): each world is
-        carried forward to the new position (the cards played since removed,
-        a play the world did not predict repaired by a swap, a world the new
-        plays contradict redrawn) and moved ``belief_mcmc`` more steps, so
-        the chains mix over the whole hand at a fraction of the cost per
-        move; the first decision of a hand builds the pool as usual.
+      belief: None (default: no inference, the plain determinizer, unchanged)
+        or a belief model of :mod:`solvers.beliefs` weighting the worlds the
+        search draws: :class:`~solvers.beliefs.HeuristicBelief`,
+        :class:`~solvers.beliefs.RandomBelief`,
+        :class:`~solvers.beliefs.NetworkBelief` (an opponent model; SIR per
+        iteration, or a root-level pool with ``pool``, ``min_ess``, ``mcmc``,
+        ``persist``) or :class:`~solvers.beliefs.LocationBelief` (a learned
+        card-location model tilting a root-level pool). A belief needs
+        ``determinization='compiled'``. An agent spec writes it as flat
+        keywords (:func:`ismcts_agent`).
       opponents: how the other players move inside the tree: ``search``
         (default, SO-ISMCTS: each picks by UCB on its own rewards, over what
         the observer knows) or ``policy`` (each plays the rollout policy in
@@ -577,11 +423,7 @@ class ISMCTSBot(Agent):
                  time_limit: float | None = None, uct_c: float = 0.4,
                  final_policy: str = "max_visit_count", rollout: str = "random",
                  determinization: str = "compiled", max_nodes: int | None = None,
-                 belief: str = "uniform", belief_worlds: int = 8,
-                 belief_epsilon: float = 0.1, belief_pool: int = 0,
-                 belief_min_ess: float = 0.0, belief_mcmc: int = 0,
-                 belief_persist: bool = False, opponents: str = "search",
-                 belief_checkpoint: str | None = None):
+                 belief: BeliefModel | None = None, opponents: str = "search"):
         super().__init__(game, player, seed)
         a = self.NAME
         self.iterations = check_int(a, "iterations", iterations, 1, MAX_ITERATIONS)
@@ -595,40 +437,23 @@ class ISMCTSBot(Agent):
                                             DETERMINIZATIONS)
         self.max_nodes = (None if max_nodes is None else
                           check_int(a, "max_nodes", max_nodes, MIN_NODES, MAX_NODES_LIMIT))
-        from .inference import (MAX_BELIEF_POOL, POOL_MODELS, check_belief,  # imports this
-                                check_network)
-        self.belief, self.belief_worlds, self.belief_epsilon = check_belief(
-            a, belief, belief_worlds, belief_epsilon, extra=POOL_MODELS)
-        self.belief_pool = check_int(a, "belief_pool", belief_pool, 0, MAX_BELIEF_POOL)
-        self.belief_min_ess = check_real(a, "belief_min_ess", belief_min_ess, 0.0,
-                                         float(MAX_BELIEF_POOL))
-        self.belief_mcmc = check_int(a, "belief_mcmc", belief_mcmc, 0, 10_000)
-        if not isinstance(belief_persist, (bool, np.bool_)):
-            raise AgentParameterError(f"{a}: belief_persist={belief_persist!r} is not "
-                                      f"allowed; allowed: True or False")
-        self.belief_persist = bool(belief_persist)
+        if belief is not None and not isinstance(belief, BeliefModel):
+            raise AgentParameterError(
+                f"{a}: belief={belief!r} is not allowed; allowed: None (no inference) or a "
+                f"belief model of solvers.beliefs, e.g. HeuristicBelief(pool=64) (an agent "
+                f"spec writes belief='heuristic', belief_pool=64)")
+        self.belief = belief
         self._chains = None             # (hand key, worlds) of the last search
         self.opponents = check_choice(a, "opponents", opponents, OPPONENTS)
         self._opp = OPPONENTS.index(self.opponents)
-        if self.belief != "uniform" and self.determinization != "compiled":
+        if belief is not None and self.determinization != "compiled":
             raise AgentParameterError(
-                f"{a}: belief={self.belief!r} with determinization="
+                f"{a}: belief={belief.name!r} with determinization="
                 f"{self.determinization!r} is not allowed; allowed: determinization="
                 f"'compiled' with a belief other than 'uniform'")
-        if self.belief in POOL_MODELS:
-            bad = [f"{k}={v!r}" for k, v, ok in (
-                ("belief_pool", belief_pool, self.belief_pool > 0),
-                ("belief_mcmc", belief_mcmc, self.belief_mcmc == 0),
-                ("belief_persist", belief_persist, not self.belief_persist)) if not ok]
-            if bad:
-                raise AgentParameterError(
-                    f"{a}: belief={self.belief!r} with {', '.join(bad)} is not allowed; "
-                    f"allowed: belief_pool >= 1 (the model weighs a root-level pool), no "
-                    f"belief_mcmc and no belief_persist (they move worlds by replaying the "
-                    f"hand under an opponent model)")
-        #: The belief's learned model: the policy network of belief='network', the
-        #: card-location model of belief='location', else None.
-        self._belief_model = check_network(a, self.belief, belief_checkpoint, game)
+        #: The belief's learned model: the policy network of NetworkBelief, the
+        #: card-location model of LocationBelief, else None.
+        self._belief_model = None if belief is None else belief.load(a, game)
         lo, hi = game.min_utility(), game.max_utility()
         self._lo, self._scale = float(lo), 1.0 / float(hi - lo)
         self._rng = make_rng_state(np.uint64(self.seed), 0)
@@ -649,16 +474,12 @@ class ISMCTSBot(Agent):
         root = np.array(state.engine_state)
         t0 = time.perf_counter()
         rbias = self._root_bias(P, root, me)        # inside the time budget
-        if self.belief != "uniform":
-            from .inference import make_belief, search_pooled, search_weighted
-            located = self.belief == "location"     # the pool draws plain worlds
-            bel = make_belief(P, me, "uniform" if located else self.belief,
-                              self.belief_worlds, self.belief_epsilon,
-                              None if located else self._belief_model)
-            if self.belief_pool and root[E.S_PHASE] in (E.PH_PLAY, E.PH_MOON):
+        if self.belief is not None:
+            bel = self.belief.record(P, me, self._belief_model)
+            if self.belief.pool and root[E.S_PHASE] in (E.PH_PLAY, E.PH_MOON):
                 pool = self._world_pool(state, P, root, det, bel)
                 bel = None
-            elif located:                            # passing: plain worlds
+            elif not self.belief.weighs_iterations():   # e.g. location while passing
                 bel = None
         budget = self.iterations if self.time_limit is None else None
         limit = self.max_nodes or DEFAULT_MAX_NODES
@@ -669,7 +490,7 @@ class ISMCTSBot(Agent):
         per = 2 if self._opp == 0 else int(P[E.P_N]) + 1
         # Start small; grow (doubling) before each chunk to what it may add, up to ``limit``.
         cap = min(limit, per * budget + 64 if budget is not None else _FIRST_NODES, _FIRST_NODES)
-        tree = _new_tree(cap)
+        tree = new_tree(cap)
         s = np.empty_like(root)
         legal = np.empty(K + 2, np.int32)
         deck_buf = np.empty(int(P[E.P_NCARDS]), np.int32)
@@ -689,7 +510,7 @@ class ISMCTSBot(Agent):
                 chunk = min(512, max(1, done))
             need = min(limit, int(tree.size[0]) + per * chunk + 2)
             if need > tree.child.shape[0]:
-                tree = _grown(tree, min(limit, max(need, 2 * tree.child.shape[0])))
+                tree = grown(tree, min(limit, max(need, 2 * tree.child.shape[0])))
             if pool is not None:
                 search_pooled(P, root, me, chunk, self.uct_c, self._lo, self._scale, code,
                               self._rng, tree, s, legal, deck_buf, path, pool.pool, pool.cum,
@@ -721,9 +542,9 @@ class ISMCTSBot(Agent):
             self.last_search["belief_pool_ess"] = pool.ess
             self.last_search["belief_pool_kept"] = pool.m
             self.last_search["belief_pool_beta"] = pool.beta
-            if self.belief_persist:
+            if self.belief.persist:
                 self.last_search["belief_carried"] = getattr(pool, "carried", 0)
-            if self.belief_mcmc:
+            if self.belief.mcmc:
                 self.last_search["belief_mcmc_accept"] = pool.accept
                 self.last_search["belief_pool_loglik"] = float(np.mean(pool.logw))
         acts, vis, val = [], [], []
@@ -745,29 +566,22 @@ class ISMCTSBot(Agent):
         return None
 
     def _world_pool(self, state, P, root, det, bel):
-        """The root-level world pool of one search (``belief_pool > 0``, play
-        and moon phases): a :class:`solvers.inference.WorldPool`, or any object
+        """The root-level world pool of one search (``belief.pool > 0``, play
+        and moon phases): the belief's pool (:meth:`solvers.beliefs.BeliefModel.world_pool`,
+        chains carried within a hand with ``belief.persist``), or any object
         with its ``pool``, ``cum``, ``m``, ``ess``, ``beta`` and ``accept``.
         Called once per search, inside the time budget. Subclasses may override
         it (e.g. ``research/scripts/oracle_worlds.py`` gives the search the true
         world, an upper bound on what inference can buy)."""
-        from .inference import WorldPool
-        if self.belief == "location":
-            from .net.location import LocationPool
-            return LocationPool(self._belief_model, self.game, P, root, bel.me, det.record,
-                                bel, self.belief_pool, self._rng, self.belief_min_ess)
-        if not self.belief_persist:
-            return WorldPool(P, root, det.record, bel, self.belief_pool, self._rng,
-                             self.belief_min_ess, self.belief_mcmc)
+        b = self.belief
+        if not b.persist:
+            return b.world_pool(self.game, P, root, det.record, bel, self._rng,
+                                self._belief_model)
         # The same hand: the observer's dealt hand and the hand number match.
         key = (int(root[E.S_HANDNO]), E.dealt_hand(P, root, bel.me).tobytes())
         prev = self._chains[1] if self._chains and self._chains[0] == key else None
-        if prev is None:
-            pool = WorldPool(P, root, det.record, bel, self.belief_pool, self._rng,
-                             self.belief_min_ess, self.belief_mcmc)
-        else:
-            pool = WorldPool(P, root, det.record, bel, self.belief_pool, self._rng,
-                             mcmc=self.belief_mcmc, previous=prev)
+        pool = b.world_pool(self.game, P, root, det.record, bel, self._rng, self._belief_model,
+                            previous=prev)
         self._chains = (key, pool.pool[:pool.m].copy())
         return pool
 
@@ -797,3 +611,32 @@ class ISMCTSBot(Agent):
     def _choice(self, ps):
         u = rand_uniform(self._rng) * ps.sum()
         return min(int(np.searchsorted(np.cumsum(ps), u, side="right")), len(ps) - 1)
+
+
+def ismcts_agent(game, player: int, seed: int = 0, *, iterations: int = 1000,
+                 time_limit: float | None = None, uct_c: float = 0.4,
+                 final_policy: str = "max_visit_count", rollout: str = "random",
+                 determinization: str = "compiled", max_nodes: int | None = None,
+                 belief: str = "uniform", belief_worlds: int = 8,
+                 belief_epsilon: float = 0.1, belief_pool: int = 0,
+                 belief_min_ess: float = 0.0, belief_mcmc: int = 0,
+                 belief_persist: bool = False, opponents: str = "search",
+                 belief_checkpoint: str | None = None) -> ISMCTSBot:
+    """SO-ISMCTS (:class:`ISMCTSBot`), the registry's ``ismcts`` agent; a belief is
+    written as flat keywords, e.g. ``ismcts(belief='heuristic', belief_pool=64)``.
+
+    ``belief`` names the model (``uniform``: none, ``random``, ``heuristic``,
+    ``network``, ``location``); ``belief_worlds``, ``belief_epsilon``,
+    ``belief_pool``, ``belief_min_ess``, ``belief_mcmc``, ``belief_persist`` and
+    ``belief_checkpoint`` are the model's ``worlds``, ``epsilon``, ``pool``,
+    ``min_ess``, ``mcmc``, ``persist`` and ``checkpoint``
+    (:mod:`solvers.beliefs`; :func:`solvers.beliefs.from_keywords` maps them,
+    errors name these keywords). The other keywords are :class:`ISMCTSBot`'s."""
+    a = ISMCTSBot.NAME
+    model = from_keywords(a, belief, worlds=belief_worlds, epsilon=belief_epsilon,
+                          pool=belief_pool, min_ess=belief_min_ess, mcmc=belief_mcmc,
+                          persist=belief_persist, checkpoint=belief_checkpoint)
+    return ISMCTSBot(game, player, seed, iterations=iterations, time_limit=time_limit,
+                     uct_c=uct_c, final_policy=final_policy, rollout=rollout,
+                     determinization=determinization, max_nodes=max_nodes, belief=model,
+                     opponents=opponents)

@@ -245,7 +245,9 @@ def _sub_seed(seed: int, *key: int) -> int:
     return int(ss.generate_state(1, np.uint32)[0] >> np.uint32(1))
 
 
-def _load_game(params: dict):
+def load_game(params: dict):
+    """``python_cancellation_hearts(params)``; a bad parameter is a ValueError
+    naming the parameters and what is wrong."""
     import spiel_game
     try:
         return spiel_game.load(dict(params))
@@ -389,7 +391,7 @@ def train(config: TrainConfig, *, progress=None) -> TrainResult:
     the networks and the learning curve (module docstring). ``progress``: an
     optional callable ``progress(curve_point)`` called at every curve point."""
     from open_spiel.python import rl_environment
-    game = _load_game(config.game)
+    game = load_game(config.game)
     n = game.num_players()
     if config.game.get("players", 6) != n:
         config = dataclasses.replace(config, game={**config.game, "players": n})
@@ -399,7 +401,7 @@ def train(config: TrainConfig, *, progress=None) -> TrainResult:
     device = _device(config.device)
     kind = (rl_environment.ObservationType.OBSERVATION if config.observation == "observation"
             else rl_environment.ObservationType.INFORMATION_STATE)
-    from experiments.metadata import git_commit
+    from spiel_game.provenance import git_commit
     commit = git_commit()
     t0 = time.perf_counter()
     curve: list[dict] = []
@@ -478,7 +480,7 @@ def save_checkpoint(result: TrainResult, path: str | Path, extra: dict | None = 
     """Write ``path`` (``.pt``: the networks) and ``path`` with ``.json`` (config,
     curve, provenance); both atomically. Returns the ``.pt`` path."""
     import torch
-    from experiments.metadata import metadata
+    from spiel_game.provenance import metadata
     path = Path(path)
     if path.suffix != ".pt":
         path = path.with_suffix(".pt")

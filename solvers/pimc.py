@@ -2,7 +2,7 @@
 
 For the player to move: draw ``worlds`` determinizations of the hidden cards
 (the distribution of ``state.resample_from_infostate``, via
-:class:`solvers.ismcts.Determinizer`); in each world evaluate every legal
+:class:`spiel_game.determinize.Determinizer`); in each world evaluate every legal
 action by ``rollouts`` playouts to the end of the game with a compiled policy
 (``heuristic`` by default, or ``random``), using the same random numbers for
 every action of a world and playout (common random numbers, so the
@@ -17,7 +17,7 @@ rollout policy inside each world. Everything random comes from ``seed``.
 With ``belief`` other than ``uniform`` each world is drawn by
 sampling-importance-resampling from ``belief_worlds`` candidates weighted by
 the likelihood of the other players' observed decisions under that opponent
-model (:mod:`solvers.inference`); ``belief='uniform'`` (the default) is the
+model (:mod:`solvers.beliefs.replay`); ``belief='uniform'`` (the default) is the
 plain determinizer, unchanged.
 
 Parameters are checked when the bot is built (:class:`solvers.bots.AgentParameterError`
@@ -34,13 +34,15 @@ import numpy as np
 from numba import njit
 
 from spiel_game import engine as E
+from spiel_game.determinize import Determinizer, determinize
 from spiel_game.rng import make_rng_state
 from spiel_game.simulator import step_apply
 
 from .heuristic import heuristic_policy
 from .bots import Agent, AgentParameterError, check_choice, check_int
-from .ismcts import Determinizer, ROLLOUT_POLICIES, _determinize, _rollout
-from .inference import DEFAULT_EPSILON, check_belief, check_network, make_belief, sir_world
+from .ismcts import ROLLOUT_POLICIES, rollout
+from .beliefs.replay import (DEFAULT_EPSILON, check_belief, check_network, make_belief,
+                             sir_world)
 
 __all__ = ["PIMCBot", "MAX_WORLDS", "MAX_ROLLOUTS", "MAX_PLAYOUTS_PER_ACTION"]
 
@@ -55,11 +57,11 @@ K = E.K
 def _pimc_values(p, root, me, legal, k, worlds, rollouts, code, rng, s, s2, lbuf, deck_buf,
                  sums, det):
     """``sums[i]``: total reward of ``me`` over every world and playout after
-    ``legal[i]``; worlds drawn by ``det`` (a :class:`solvers.ismcts.Determinization`)."""
+    ``legal[i]``; worlds drawn by ``det`` (a :class:`spiel_game.determinize.Determinization`)."""
     crn = np.empty(1, np.uint64)
     for _ in range(worlds):
         s[:] = root
-        if not _determinize(p, s, rng, det):
+        if not determinize(p, s, rng, det):
             return False
         for _r in range(rollouts):
             rng[0] += np.uint64(0x9E3779B97F4A7C15)
@@ -68,7 +70,7 @@ def _pimc_values(p, root, me, legal, k, worlds, rollouts, code, rng, s, s2, lbuf
                 s2[:] = s
                 step_apply(p, s2, legal[i])
                 crn[0] = start
-                _rollout(p, s2, code, crn, lbuf, deck_buf)
+                rollout(p, s2, code, crn, lbuf, deck_buf)
                 sums[i] += E.returns(p, s2)[me]
     return True
 
@@ -76,7 +78,7 @@ def _pimc_values(p, root, me, legal, k, worlds, rollouts, code, rng, s, s2, lbuf
 @njit(cache=True)
 def _pimc_values_weighted(p, root, me, legal, k, worlds, rollouts, code, rng, s, s2, lbuf,
                           deck_buf, sums, det, bel):
-    """:func:`_pimc_values` with each world drawn by :func:`solvers.inference.sir_world`."""
+    """:func:`_pimc_values` with each world drawn by :func:`solvers.beliefs.replay.sir_world`."""
     crn = np.empty(1, np.uint64)
     for _ in range(worlds):
         if not sir_world(p, root, s, rng, det, bel):
@@ -88,7 +90,7 @@ def _pimc_values_weighted(p, root, me, legal, k, worlds, rollouts, code, rng, s,
                 s2[:] = s
                 step_apply(p, s2, legal[i])
                 crn[0] = start
-                _rollout(p, s2, code, crn, lbuf, deck_buf)
+                rollout(p, s2, code, crn, lbuf, deck_buf)
                 sums[i] += E.returns(p, s2)[me]
     return True
 
@@ -104,7 +106,7 @@ class PIMCBot(Agent):
       rollouts: playouts per world and legal action, an int in [1, 10**6];
         ``worlds * rollouts`` at most 10**9.
       rollout: playout policy, ``heuristic`` or ``random``.
-      belief: opponent model weighting the worlds (:mod:`solvers.inference`):
+      belief: opponent model weighting the worlds (:mod:`solvers.beliefs.replay`):
         ``uniform`` (default: no inference), ``random``, ``heuristic`` or
         ``network`` (a learned policy; needs ``belief_checkpoint``).
       belief_worlds: candidate worlds per world played, an int in [1, 10**6].

@@ -13,13 +13,14 @@ executed); a wrong spec raises :class:`AgentSpecError` saying what is wrong.
 ``make_agent(spec, game, player, seed)`` builds a ``pyspiel.Bot``.
 
 A *factory* is any callable ``factory(game, player, seed, **params) ->
-pyspiel.Bot`` (an agent class of :mod:`solvers.bots` is one). Built in:
+pyspiel.Bot`` (an agent class of :mod:`solvers.bots` is one). Built in (the
+catalog :data:`solvers.catalog.BUILTIN_AGENTS`, also the package's entry points):
 
 ====================== ==========================================================
 ``random``             :class:`solvers.bots.RandomBot`
 ``heuristic``          :class:`solvers.bots.HeuristicBot`
 ``pimc``               :class:`solvers.pimc.PIMCBot`
-``ismcts``             :class:`solvers.ismcts.ISMCTSBot`
+``ismcts``             :class:`solvers.ismcts.ISMCTSBot` (:func:`solvers.ismcts.ismcts_agent`)
 ``openspiel_ismcts``   OpenSpiel's Python ``ISMCTSBot`` with random rollouts
 ``openspiel_uniform``  OpenSpiel's ``PolicyBot`` over ``UniformRandomPolicy``
 ``dqn``                OpenSpiel's PyTorch DQN, a checkpoint of :mod:`solvers.openspiel_rl`
@@ -399,18 +400,17 @@ def ismcts_bias(game, player, seed=0, *, checkpoint: str | None = None, bias: fl
                          opponents=opponents)
 
 
+def load_factory(target: str) -> Factory:
+    """The factory named ``"module:attr"`` (an entry of
+    :data:`solvers.catalog.BUILTIN_AGENTS`), imported on use."""
+    import importlib
+    module, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
 def _builtins() -> dict[str, Factory]:
-    from .bots import HeuristicBot, RandomBot
-    from .ismcts import ISMCTSBot
-    from .pimc import PIMCBot
-    from .openspiel_rl import dqn_agent, nfsp_agent
-    from .abr import ABRBot, convention_agent
-    return {"random": RandomBot, "heuristic": HeuristicBot, "pimc": PIMCBot,
-            "ismcts": ISMCTSBot, "openspiel_ismcts": openspiel_ismcts,
-            "openspiel_uniform": openspiel_uniform, "dqn": dqn_agent, "nfsp": nfsp_agent,
-            "network": network, "ismcts_net": ismcts_net, "ismcts_bias": ismcts_bias,
-            "convention": convention_agent,
-            "abr": ABRBot}
+    from .catalog import BUILTIN_AGENTS
+    return {name: load_factory(target) for name, target in BUILTIN_AGENTS.items()}
 
 
 _REGISTERED: dict[str, Factory] = {}

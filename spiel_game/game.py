@@ -18,6 +18,7 @@ from numba import njit
 
 from . import cards as C
 from . import engine as E
+from . import validation as V
 from . import resample as _resample
 from .rules import PARAMETER_DEFAULTS, RuleSet, GameParameterError, clause
 
@@ -464,7 +465,7 @@ class CancellationHeartsState(pyspiel.State):
         card = C.card_to_string(action) if 0 <= action < E.K else str(action)
         suit = ""
         if err == E.ERR_FOLLOW:
-            suit = "CDHS"[int(E._led_suit(self._P, self._s))]
+            suit = "CDHS"[int(E.led_suit(self._P, self._s))]
         opening = C.card_to_string(int(self._P[E.P_OPENING])) if self._P[E.P_OPENING] >= 0 else ""
         text = _ERR_TEXT.get(err, "illegal action {a}")
         if err == E.ERR_NOT_IN_HAND and self._b.a[E.S_PHASE] == E.PH_PASS:
@@ -585,7 +586,7 @@ def _checked_state(P: np.ndarray, value) -> np.ndarray:
         raise CorruptStateError(
             f"corrupted state: '_s' has {value.shape[0]} entries, this game's states "
             f"have {int(P[E.L_STATE_SIZE])} (a state of another game's parameters?)")
-    msg = E.validate_message(P, value)
+    msg = V.validate_message(P, value)
     if msg:
         raise CorruptStateError(f"corrupted state: {msg}")
     return value

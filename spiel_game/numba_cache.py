@@ -12,12 +12,19 @@ import hashlib
 from pathlib import Path
 from collections.abc import Iterable
 
-__all__ = ["guard", "engine_sources", "cache_locations"]
+__all__ = ["guard", "engine_sources", "cache_locations", "NOT_KERNEL_SOURCES"]
+
+
+#: Modules of ``spiel_game`` that hold no compiled kernel and that no kernel
+#: calls: editing them keeps the cached kernels (game records, provenance).
+NOT_KERNEL_SOURCES = ("records.py", "provenance.py")
 
 
 def engine_sources() -> list[Path]:
-    """The source files of the rules engine package (``spiel_game``)."""
-    return sorted(Path(__file__).resolve().parent.glob("*.py"))
+    """The source files of the rules engine package (``spiel_game``) that
+    compiled kernels may depend on (every module but :data:`NOT_KERNEL_SOURCES`)."""
+    return sorted(f for f in Path(__file__).resolve().parent.glob("*.py")
+                  if f.name not in NOT_KERNEL_SOURCES)
 
 
 def cache_locations(cache_dir: Path) -> list[Path]:

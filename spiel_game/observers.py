@@ -277,7 +277,7 @@ def _thermo(out, o, counts, M):
 
 
 @njit(cache=True)
-def _fill(p, s, player, base, offs, out):
+def fill_view(p, s, player, base, offs, out):
     """Write the pieces at ``offs[pid] >= 0`` of ``player``'s view into ``out``.
 
     ``base`` is the seat that relative seat 0 refers to (``player``, or 0 for
@@ -682,7 +682,7 @@ class CancellationHeartsObserver:
     def set_from(self, state, player: int) -> None:
         """Fill ``tensor`` (and so ``dict``) with ``state`` seen by ``player``."""
         self._check(state, player)
-        _fill(state._P, state._s, player, 0 if self._public_view else player,
+        fill_view(state._P, state._s, player, 0 if self._public_view else player,
               self._offs, self.tensor)
 
     def string_from(self, state, player: int) -> str:

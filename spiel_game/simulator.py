@@ -66,6 +66,7 @@ from numba.core.errors import NumbaExperimentalFeatureWarning as _ExperimentalWa
 
 from . import cards as C
 from . import engine as E
+from . import validation as V
 from .engine import K, S_PHASE, S_CUR, PH_DEAL, PH_OVER, P_N, P_NCARDS
 from .policies import uniform_policy, uniform_action
 from .rng import make_rng_state, rng_start, shuffle_prefix
@@ -541,8 +542,8 @@ def check_params(p) -> None:
 
 
 def _validate_text(code: int) -> str:
-    if code in E.VALIDATE_ERRORS:
-        name, text = E.VALIDATE_ERRORS[code]
+    if code in V.VALIDATE_ERRORS:
+        name, text = V.VALIDATE_ERRORS[code]
         return f" ({name}: {text})"
     return ""
 
@@ -551,7 +552,7 @@ def check_state(p, s, consistent: bool = True) -> None:
     """Raise TypeError/ValueError unless ``p`` passes :func:`check_params` and
     ``s`` is a state of those rules: int32, one-dimensional, contiguous, of
     length ``p[engine.L_STATE_SIZE]``, and (``consistent=True``)
-    ``engine.validate(p, s) == 0``."""
+    ``validation.validate(p, s) == 0``."""
     check_params(p)
     what = "an engine state vector of these rules (engine.new_state(p), state.engine_state)"
     _check_array("s", s, np.int32, what)
@@ -561,9 +562,9 @@ def check_state(p, s, consistent: bool = True) -> None:
                          f"(a state of another game?)")
     if not consistent:
         return
-    code = int(E.validate(p, s))
+    code = int(V.validate(p, s))
     if code != 0:
-        raise ValueError(f"s is not a consistent state of the rules p: engine.validate(p, s) "
+        raise ValueError(f"s is not a consistent state of the rules p: validation.validate(p, s) "
                          f"returned {code}{_validate_text(code)}")
 
 
@@ -861,7 +862,7 @@ def rollout(p: np.ndarray, s: np.ndarray, rng: np.ndarray,
     terminal state returns its returns), ``rng`` comes from :func:`make_rng`
     and advances in place. ``checked``: ``None`` (default) checks the
     arguments, ``True`` also every action of the registered policies, ``False``
-    skips ``engine.validate`` (types, shapes and rules are still checked): for
+    skips ``validation.validate`` (types, shapes and rules are still checked): for
     states known to be sound, such as a pyspiel state's ``engine_state``."""
     checked = _check_checked(checked)
     check_state(p, s, consistent=checked is not False)

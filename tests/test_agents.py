@@ -13,12 +13,14 @@ import scipy.stats
 import spiel_game
 from spiel_game import cards as C
 from spiel_game import engine as E
+from spiel_game import validation as V
 from solvers.heuristic import heuristic_policy
 from spiel_game.scenarios import state_from_hands
 from spiel_game.playout import play_random
 from spiel_game.simulator import make_rng
 
-from solvers import HeuristicBot, ISMCTSBot, Determinizer, make_agent
+from solvers import HeuristicBot, ISMCTSBot, make_agent
+from spiel_game.determinize import Determinizer
 
 K = E.K
 
@@ -286,7 +288,7 @@ def test_determinizations_are_consistent_states(variant):
         s0 = st.engine_state
         for _ in range(5):
             x = d.sample(r)
-            assert E.validate_determinization(P, x) == 0   # hands redrawn: sizes only
+            assert V.validate_determinization(P, x) == 0   # hands redrawn: sizes only
             assert (E.legal_actions(P, x) == E.legal_actions(P, s0)).all()
             assert (E.hand(P, x, me) == E.hand(P, s0, me)).all()
             assert (E.all_trick_cards(P, x) == E.all_trick_cards(P, s0)).all()
@@ -298,14 +300,14 @@ def test_determinizations_are_consistent_states(variant):
 def _opponent_fanout(game, st, opp):
     """Search 2,000 iterations on one world (the true state) and return the
     largest number of children of a node where another player moves."""
-    from solvers.inference import search_pooled
-    from solvers.ismcts import ROLLOUT_POLICIES, OPPONENTS, _new_tree
+    from solvers.ismcts import search_pooled
+    from solvers.ismcts import ROLLOUT_POLICIES, OPPONENTS, new_tree
     from spiel_game.rng import make_rng_state
     P = np.asarray(game.engine_params)
     root = np.array(st.engine_state)
     me = st.current_player()
     n, T = int(P[E.P_N]), int(P[E.P_HAND])
-    tree = _new_tree(200_000)
+    tree = new_tree(200_000)
     pool = root[None, :].copy()
     search_pooled(P, root, me, 2000, 0.4, float(game.min_utility()),
                   1.0 / float(game.max_utility() - game.min_utility()),

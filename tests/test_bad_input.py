@@ -22,6 +22,7 @@ import pytest
 import spiel_game
 from spiel_game import CorruptStateError, GameParameterError, IllegalActionError
 from spiel_game import engine as E
+from spiel_game import validation as V
 from spiel_game.playout import play_random
 from spiel_game.scenarios import state_from_hands
 
@@ -420,7 +421,7 @@ def test_changed_history_with_the_old_check_is_rejected(serial_game, mid_game_st
 # ------------------------------------------ engine vectors handed to a state
 # The one remaining way to hand a state an engine vector is to assign '_b'
 # (pyspiel's C++ deserializer does that): the vector is checked by
-# engine.validate and must be the one the state's history leads to.
+# validation.validate and must be the one the state's history leads to.
 def _corruptions(P, arr):
     """(name, corrupted copy) pairs of an engine vector in the play phase."""
     n = int(P[E.P_N])
@@ -488,11 +489,11 @@ def test_inconsistent_state_vector_is_rejected(serial_game, mid_game_state, case
 
 
 def test_engine_state_of_another_deal_is_rejected(serial_game, mid_game_state):
-    # Every count consistent (engine.validate accepts it), but not where this
+    # Every count consistent (validation.validate accepts it), but not where this
     # state's history leads.
     st = mid_game_state.clone()
     other = random_state(serial_game, seed=12, steps=len(st.history()))
-    assert E.validate(st.engine_params, other.engine_state) == 0
+    assert V.validate(st.engine_params, other.engine_state) == 0
     with pytest.raises(CorruptStateError, match="history"):
         st._b = np.array(other.engine_state)
     assert np.array_equal(st.engine_state, mid_game_state.engine_state)

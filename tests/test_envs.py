@@ -1,4 +1,4 @@
-"""The PettingZoo AEC and Gymnasium environments (solvers.envs)."""
+"""The PettingZoo AEC and Gymnasium environments (experiments.envs)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from pettingzoo.test import api_test, seed_test
 
 import spiel_game
 from solvers.bots import RandomBot
-from solvers.envs import (ENV_ID, CancellationHeartsAEC, CancellationHeartsEnv, env as aec_env,
+from experiments.envs import (ENV_ID, CancellationHeartsAEC, CancellationHeartsEnv, env as aec_env,
                           raw_env)
 from solvers.registry import AgentSpecError
 from spiel_game import engine as E

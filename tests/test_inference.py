@@ -1,6 +1,6 @@
-"""Inference-weighted determinization (solvers/inference.py).
+"""Inference-weighted determinization (solvers/beliefs/replay.py).
 
-What is checked, against the module docstring of :mod:`solvers.inference`:
+What is checked, against the module docstring of :mod:`solvers.beliefs.replay`:
 
 (1) The compiled log-likelihood of a world equals one computed independently
     in plain Python through pyspiel states (the world's history replayed with
@@ -34,11 +34,13 @@ import scipy.stats
 import spiel_game
 from spiel_game import cards as C
 from spiel_game import engine as E
+from spiel_game import validation as V
 from spiel_game.rng import make_rng_state
 from solvers.bots import AgentParameterError
 from solvers.heuristic import heuristic_policy
-from solvers.inference import MODELS, WeightedDeterminizer, make_belief
-from solvers.ismcts import ISMCTSBot
+from solvers.beliefs import HeuristicBelief, LocationBelief, RandomBelief
+from solvers.beliefs.replay import MODELS, WeightedDeterminizer, make_belief
+from solvers.ismcts import ISMCTSBot, ismcts_agent
 from solvers.pimc import PIMCBot
 from solvers.registry import AgentSpecError, make_agent
 
@@ -164,7 +166,7 @@ def test_1_compiled_log_likelihood_equals_pyspiel_replay(name, params, played):
             wd = WeightedDeterminizer(st, me, model=model, epsilon=eps)
             for _ in range(2):
                 w = wd.candidate(rng)
-                assert E.validate(P, w) == 0, E.validate_message(P, w)
+                assert V.validate(P, w) == 0, V.validate_message(P, w)
                 hist = world_history(game, w)
                 ll_py, end = py_log_likelihood(game, hist, me, model, eps)
                 # The completed world is a real state the observer cannot tell apart.
@@ -330,7 +332,7 @@ def test_3_uniform_belief_leaves_the_agents_bit_identical():
     st = heuristic_game_state(game, 11, lambda s: int(s.engine_state[E.S_NPLAYED]) >= 20)
     me = st.current_player()
     a = ISMCTSBot(game, me, 5, iterations=300).search(st)
-    b = ISMCTSBot(game, me, 5, iterations=300, belief="uniform", belief_worlds=9).search(st)
+    b = ismcts_agent(game, me, 5, iterations=300, belief="uniform", belief_worlds=9).search(st)
     for x, y in zip(a, b):
         assert np.array_equal(x, y)
     pa = PIMCBot(game, me, 5, worlds=3, rollouts=1).action_values(st)
@@ -367,7 +369,7 @@ def test_2_world_pool_matches_the_brute_force_posterior(seed, played):
     the hidden hands is the exact posterior (total variation < 0.03 with 20,000
     candidates, where the unweighted pool is the prior, > 0.05 away), and the
     search's draws from the pool follow its weights (chi-square)."""
-    from solvers.inference import WorldPool, pool_pick
+    from solvers.beliefs.replay import WorldPool, pool_pick
     game = spiel_game.load(SMALL)
     st = heuristic_game_state(game, seed, lambda s: int(s.engine_state[E.S_PHASE]) ==
                               E.PH_PLAY and int(s.engine_state[E.S_NPLAYED]) >= played)
@@ -399,7 +401,7 @@ def test_2_mcmc_moves_reach_the_brute_force_posterior(seed, played):
     (no resampling: ``min_ess`` = the pool) end distributed as the brute-force
     posterior (chi-square), for the heuristic and the random model; the prior
     itself is rejected by the same test (power)."""
-    from solvers.inference import WorldPool
+    from solvers.beliefs.replay import WorldPool
     game = spiel_game.load(SMALL)
     st = heuristic_game_state(game, seed, lambda s: int(s.engine_state[E.S_PHASE]) ==
                               E.PH_PLAY and int(s.engine_state[E.S_NPLAYED]) >= played)
@@ -431,7 +433,7 @@ def test_mcmc_moves_keep_the_observers_knowledge_with_passing():
     played, hand sizes and the observer's hand never change, every moved world
     is consistent with the plays (finite log-likelihood), and the moves raise
     the mean log-likelihood of a prior pool (6 players, heuristic model)."""
-    from solvers.inference import WorldPool, move_constraints
+    from solvers.beliefs.replay import WorldPool, move_constraints
     game = spiel_game.load({"players": 6})
     st = heuristic_game_state(game, 3, lambda s: int(s.engine_state[E.S_NPLAYED]) >= 30)
     me = st.current_player()
@@ -480,13 +482,13 @@ def test_ismcts_with_a_world_pool_plays_legal_moves_and_repeats_with_its_seed():
     assert ls["belief_pool_loglik"] == moved[1].last_search["belief_pool_loglik"]
     # The same searches with the uniform model are the plain ones, pool or not.
     a = ISMCTSBot(game, me, 5, iterations=300).search(st)
-    b = ISMCTSBot(game, me, 5, iterations=300, belief_pool=64).search(st)
+    b = ismcts_agent(game, me, 5, iterations=300, belief_pool=64).search(st)
     for x, y in zip(a, b):
         assert np.array_equal(x, y)
 
 
 def test_tempered_weights_keep_the_asked_effective_size_and_no_more_tempering():
-    from solvers.inference import tempered_weights
+    from solvers.beliefs.replay import tempered_weights
     rng = np.random.default_rng(3)
     logw = rng.normal(0.0, 6.0, 200)               # a sharp posterior: one world dominates
     w1, b1 = tempered_weights(logw, 0.0)
@@ -580,7 +582,7 @@ def test_the_true_world_of_heuristic_players_is_as_likely_as_the_model_allows(pa
     study (``research/scripts/belief_quality.py``) reads this number against the
     sampler's candidates."""
     from experiments.bench.inference import heuristic_state
-    from solvers.inference import WeightedDeterminizer
+    from solvers.beliefs.replay import WeightedDeterminizer
     eps = 0.1
     game = spiel_game.load(params)
     st = heuristic_state(game, 4, 37)
@@ -607,7 +609,7 @@ def test_persistent_chains_carry_worlds_forward_consistently():
     consistent with every play since (finite log-likelihood, the one
     recorded), and most are carried rather than redrawn; the agent carries
     its chains within a hand and starts afresh in a new hand."""
-    from solvers.inference import WorldPool, move_constraints
+    from solvers.beliefs.replay import WorldPool, move_constraints
     game = spiel_game.load({"players": 6})
     first = heuristic_game_state(game, 21, lambda s: int(s.engine_state[E.S_NPLAYED]) >= 20)
     me = first.current_player()
@@ -646,3 +648,45 @@ def test_persistent_chains_carry_worlds_forward_consistently():
     assert bot.last_search["belief_carried"] == 0
     with pytest.raises(AgentSpecError, match="belief_persist=1.*True or False"):
         make_agent("ismcts(belief_persist=1)", game, 0, 1)
+
+
+@pytest.mark.parametrize("keywords, model", [
+    ("belief='heuristic', belief_worlds=4, belief_epsilon=0.2",
+     HeuristicBelief(worlds=4, epsilon=0.2)),
+    ("belief='heuristic', belief_pool=16, belief_min_ess=4, belief_mcmc=5, belief_persist=True",
+     HeuristicBelief(pool=16, min_ess=4, mcmc=5, persist=True)),
+    ("belief='random', belief_pool=8", RandomBelief(pool=8))])
+def test_a_spec_with_belief_keywords_and_the_belief_object_play_the_same_moves(keywords, model):
+    """``ismcts(belief='heuristic', belief_pool=16, ...)`` (the spec's flat
+    keywords) is ``ISMCTSBot(belief=HeuristicBelief(pool=16, ...))``: the same
+    moves and search statistics, seed for seed, over a whole hand."""
+    game = spiel_game.load({"players": 6})
+    spec = f"ismcts(iterations=60, rollout='heuristic', {keywords})"
+    by_spec = make_agent(spec, game, 0, 4)
+    by_object = ISMCTSBot(game, 0, 4, iterations=60, rollout="heuristic", belief=model)
+    assert by_spec.belief == model
+    gen = np.random.default_rng(8)
+    st = game.new_initial_state()
+    moves = 0
+    while not st.is_terminal():
+        if st.is_chance_node():
+            acts, probs = zip(*st.chance_outcomes())
+            st.apply_action(int(gen.choice(acts, p=probs)))
+        elif st.current_player() == 0:
+            a, b = by_spec.step(st), by_object.step(st)
+            assert a == b and by_spec.last_search.keys() == by_object.last_search.keys()
+            moves += 1
+            st.apply_action(a)
+        else:
+            legal = st.legal_actions()
+            st.apply_action(legal[int(gen.integers(len(legal)))])
+    assert moves > 5
+
+
+def test_belief_objects_check_their_parameters():
+    with pytest.raises(AgentParameterError, match=r"HeuristicBelief: pool=-1 .*\[0, 65536\]"):
+        HeuristicBelief(pool=-1)
+    with pytest.raises(AgentParameterError, match="LocationBelief: pool=0, mcmc=3"):
+        LocationBelief(checkpoint="x", mcmc=3)
+    with pytest.raises(AgentParameterError, match="belief='heuristic' is not allowed"):
+        ISMCTSBot(spiel_game.load({"players": 6}), 0, 1, belief="heuristic")

@@ -1,4 +1,4 @@
-"""The learned opponent model of inference (``belief='network'``, solvers/inference.py).
+"""The learned opponent model of inference (``belief='network'``, solvers/beliefs/replay.py).
 
 A policy-value network (:mod:`solvers.net`) as the opponent model: a world is
 weighted by the probability, under the network seeing each other player's own
@@ -32,9 +32,10 @@ torch = pytest.importorskip("torch")
 
 import spiel_game  # noqa: E402
 from spiel_game import engine as E  # noqa: E402
+from spiel_game import validation as V  # noqa: E402
 from spiel_game.rng import make_rng_state  # noqa: E402
 from solvers.bots import AgentParameterError  # noqa: E402
-from solvers.inference import WeightedDeterminizer, WorldPool, make_belief, pool_pick  # noqa: E402
+from solvers.beliefs.replay import WeightedDeterminizer, WorldPool, make_belief, pool_pick  # noqa: E402
 from solvers.net.features import FeatureLayout, game_base_params  # noqa: E402
 from solvers.net.inference import NetEvaluator  # noqa: E402
 from solvers.net.model import PolicyValueNet, save_checkpoint  # noqa: E402
@@ -108,7 +109,7 @@ def test_1_network_log_likelihood_equals_pyspiel_replay(tmp_path, net_probabilit
         lls = []
         for _ in range(3):
             w = wd.candidate(rng)
-            assert E.validate(P, w) == 0, E.validate_message(P, w)
+            assert V.validate(P, w) == 0, V.validate_message(P, w)
             ll_py, end = ti.py_log_likelihood(game, ti.world_history(game, w), me, net, eps)
             assert np.array_equal(end.engine_state, w)
             ll = wd.log_likelihood(w)

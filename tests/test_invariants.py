@@ -4,7 +4,7 @@ For random parameters (players, deck scheme, custom suits/ranks/packs, pass
 count and offset, first lead, void last trick, moon rule, small matches) and
 random play, after **every** action:
 
-* ``engine.validate(p, s) == 0`` and the legal actions are never empty before
+* ``validation.validate(p, s) == 0`` and the legal actions are never empty before
   the end (and always come from the mover's hand; R7 follow suit);
 * cards are conserved: hands + passed-in-flight + kitty + pot + current trick
   + taken/discarded (+ undealt during the deal) = the deck, row by row of
@@ -29,6 +29,7 @@ from hypothesis import HealthCheck, event, given, settings, strategies as st
 
 import spiel_game
 from spiel_game import engine as E
+from spiel_game import validation as V
 from spiel_game.playout import play_random
 
 NAME = spiel_game.GAME_NAME
@@ -311,8 +312,8 @@ def engine_view(state):
 def check_common(state, shadow: ShadowHand, where: str):
     """validate == 0, legal actions never empty, legal ⊆ hand, R7 follow suit."""
     P, s, hands = engine_view(state)
-    code = E.validate(P, s)
-    assert code == 0, f"{where}: engine.validate = {code}"
+    code = V.validate(P, s)
+    assert code == 0, f"{where}: validation.validate = {code}"
     if state.is_terminal():
         assert state.legal_actions() == []
         return

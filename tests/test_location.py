@@ -1,4 +1,4 @@
-"""The learned card-location model (solvers.net.location) and ISMCTS's belief='location'."""
+"""The learned card-location model (solvers.beliefs.location) and ISMCTS's belief='location'."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import pytest
 
 import spiel_game
 from solvers.bots import AgentParameterError
-from solvers.inference import make_belief
-from solvers.ismcts import _make_determinization
-from solvers.net import location as LOC
+from solvers.beliefs.replay import make_belief
+from spiel_game.determinize import make_determinization
+from solvers.beliefs import location as LOC
 from solvers.net.checkpoint import CheckpointError
 from solvers.net.features import FeatureLayout
 from solvers.registry import AgentSpecError, make_agent
@@ -23,7 +23,7 @@ K = E.K
 def collect(players: int, hands: int, seed: int) -> dict:
     """Every play-phase decision of ``hands`` hands with the heuristic in every
     seat (hand ``h`` dealt from ``default_rng([seed, h])``), in the layout
-    :func:`solvers.net.location.prepare_collection` reads (what
+    :func:`solvers.beliefs.location.prepare_collection` reads (what
     ``research/scripts/card_location.py collect`` writes)."""
     from solvers.net.selfplay import play_hand
     game = pyspiel.load_game(spiel_game.GAME_NAME, {"players": players})
@@ -137,7 +137,7 @@ def test_the_tilt_moves_the_pool_towards_the_prediction_and_zero_is_the_prior(si
     c = int(np.flatnonzero(prep["live"][b, 0])[0])
     s, me = data["states"][b], int(data["observers"][b])
     q = (me + 1) % 6
-    record = _make_determinization(P, s, me)
+    record = make_determinization(P, s, me)
     out = {}
     for name, model in (("zero", _model(layout)), ("up", _model(layout, entry=(0, c), value=2.0))):
         bel = make_belief(P, me, "uniform")

@@ -407,5 +407,6 @@ def test_ismcts_bias_is_plain_ismcts_plus_a_root_bias(small_ckpt):
         make_agent("ismcts_bias(checkpoint='/nonexistent/net.npz')", game, 0)
     from solvers.bots import AgentParameterError
     from solvers.net.search import BiasISMCTSBot
-    with pytest.raises(AgentParameterError, match="belief_pool not allowed"):
-        BiasISMCTSBot(game, 0, checkpoint=str(path), belief_pool=4)
+    from solvers.beliefs import HeuristicBelief
+    with pytest.raises(AgentParameterError, match="belief not allowed"):
+        BiasISMCTSBot(game, 0, checkpoint=str(path), belief=HeuristicBelief(pool=4))

@@ -1,4 +1,4 @@
-"""The Jupyter play widget (experiments.play_widget): a whole hand played by pressing
+"""The Jupyter play widget (experiments.play.widget): a whole hand played by pressing
 its buttons, the record replays to the shown result. ipywidgets is not a test
 dependency: the buttons run on a small stand-in with the same API
 (``on_click``/``click``, ``observe`` on ``value``), and on the real ipywidgets too
@@ -12,7 +12,7 @@ import types
 
 import pytest
 
-from experiments.play_widget import PlayWidget, _ipywidgets
+from experiments.play.widget import PlayWidget, _ipywidgets
 from spiel_game import records as R
 
 SMALL = {"players": 3, "deck": "custom", "suits": "HS", "ranks": "QKA", "packs": 2,

@@ -19,6 +19,7 @@ import pytest
 import spiel_game
 from spiel_game import cards as C
 from spiel_game import engine as E
+from spiel_game import validation as V
 from spiel_game.rules import GameParameterError, RuleSet
 from spiel_game.simulator import simulate
 
@@ -49,7 +50,7 @@ def test_r10_jack_of_diamonds_scores_minus_ten_for_its_taker():
     assert hand_points(st) == [-10, 2]
     assert last_hand_and_scores(st) == ([-10, 2], [-10, 2])
     assert list(st.returns()) == [10.0, -2.0]
-    assert E.validate(st.engine_params, np.asarray(st.engine_state)) == 0
+    assert V.validate(st.engine_params, np.asarray(st.engine_state)) == 0
 
 
 def test_r10_the_moon_needs_hearts_and_black_marias_not_the_jack():
@@ -61,7 +62,7 @@ def test_r10_the_moon_needs_hearts_and_black_marias_not_the_jack():
     # The shooter who also takes the JD gets both: 2 - 10 - 26.
     st = deal(game, ["AD AH", "JD JH"], plays="AD JD AH JH")
     assert last_hand_and_scores(st) == ([-34, 0], [-34, 0])
-    assert E.validate(st.engine_params, np.asarray(st.engine_state)) == 0
+    assert V.validate(st.engine_params, np.asarray(st.engine_state)) == 0
     # moon="add": the others get 26, the shooter keeps its JD.
     st = deal(load(moon="add", **DH2), ["AD AH", "JD JH"], plays="AD JD AH JH")
     assert last_hand_and_scores(st) == ([-8, 26], [-8, 26])
@@ -81,7 +82,7 @@ def test_r7_r8_a_cancelled_jack_still_counts(void_last, expect):
     assert hand_points(st) == expect
     if void_last == "discard":
         assert st.engine_state[E.S_DISCARDED] == -20
-    assert E.validate(st.engine_params, np.asarray(st.engine_state)) == 0
+    assert V.validate(st.engine_params, np.asarray(st.engine_state)) == 0
 
 
 @pytest.mark.parametrize("value, ok", [(0, True), (-10, True), (-26, True), (-27, False),

@@ -70,6 +70,35 @@ def test_unknown_agents_and_parameters_are_named_with_suggestions():
         make_agent("openspiel_ismcts(final_policy='best')", game, 0)
 
 
+def _declared_entry_points() -> dict[str, str]:
+    import tomllib
+    meta = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())
+    return meta["project"]["entry-points"][registry.ENTRY_POINT_GROUP]
+
+
+def test_pyproject_entry_points_are_the_builtin_catalog():
+    from solvers.catalog import BUILTIN_AGENTS
+    declared = _declared_entry_points()
+    differ = sorted(k for k in set(declared) & set(BUILTIN_AGENTS)
+                    if declared[k] != BUILTIN_AGENTS[k])
+    assert declared == BUILTIN_AGENTS, (
+        f"pyproject.toml's [project.entry-points.\"{registry.ENTRY_POINT_GROUP}\"] differs from "
+        f"solvers/catalog.py: only in pyproject {sorted(set(declared) - set(BUILTIN_AGENTS))}, "
+        f"only in the catalog {sorted(set(BUILTIN_AGENTS) - set(declared))}, different "
+        f"targets {differ}")
+    assert "ismcts_bias" in declared
+
+
+def test_every_builtin_loads_through_its_entry_point():
+    """Each declared entry point, loaded as an installed package's would be, is
+    the factory the registry uses for that name."""
+    from importlib.metadata import EntryPoint
+    fs = registry.factories()
+    for name, value in _declared_entry_points().items():
+        factory = EntryPoint(name, value, registry.ENTRY_POINT_GROUP).load()
+        assert callable(factory) and fs[name] is factory, name
+
+
 def test_builtins_build_pyspiel_bots():
     game = spiel_game.load(players=6)
     names = registry.factories()

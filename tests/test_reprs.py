@@ -17,7 +17,8 @@ import spiel_game
 from experiments.runner import RunResult
 from experiments.tournament import TournamentConfig, TournamentResult, summarize
 from solvers.cfr.tree import build_tree
-from solvers.ismcts import Determinizer, _new_tree
+from solvers.ismcts import new_tree
+from spiel_game.determinize import Determinizer
 from spiel_game.hidden import hidden_cards
 from spiel_game.playout import cards_played, play_random
 from spiel_game.sampler import build_problem
@@ -86,7 +87,7 @@ def test_determinization_and_search_tree_reprs_are_one_line():
     seats = [int(q) for q in det.seats]
     assert text.startswith(f"Determinization(holders {seats} (-1: kitty), passing=False")
     assert repr(det.problem) in text
-    tree = _new_tree(1 << 16)
+    tree = new_tree(1 << 16)
     tree.size[0] = 3
     tree.visits[0] = 2.0
     assert repr(tree) == "Tree(3 nodes of 65,536, root visits 2)"

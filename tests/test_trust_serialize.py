@@ -40,6 +40,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import spiel_game
 from spiel_game import CorruptStateError
 from spiel_game import engine as E
+from spiel_game import validation as V
 from spiel_game import game as G
 from spiel_game.playout import play_random
 
@@ -427,7 +428,7 @@ def test_damaged_pyspiel_layout_gives_an_error_or_a_consistent_state(no_unpickli
         for a in back.history():
             replay.apply_action(a)
         assert identity(replay) == identity(back), kind
-        assert E.validate(back.engine_params, back.engine_state) == 0
+        assert V.validate(back.engine_params, back.engine_state) == 0
     assert all(c == EMPTY_DICT_PICKLE for c in no_unpickling)
     _sources_unchanged()
 

@@ -28,6 +28,7 @@ from numba import njit
 import solvers.passing  # noqa: F401  (registers "heuristic" and "pass:*" in the simulator)
 import spiel_game
 from spiel_game import engine as E
+from spiel_game import validation as V
 from spiel_game.cards import JD, card_to_string
 from spiel_game.rng import rand_below
 from spiel_game.rules import RuleSet
@@ -312,7 +313,7 @@ BAD_ROLLOUT = ["s_zeros_float", "s_zeros_int32", "s_list", "s_dtype", "s_2d", "s
                "policy_unknown", "policy_count", "policy_function"]
 
 
-# Bad states that only engine.validate sees (rollout(checked=False) skips it).
+# Bad states that only validation.validate sees (rollout(checked=False) skips it).
 NEEDS_VALIDATE = {"s_other_game", "p_other_game", "s_card_added", "s_card_removed", "s_phase",
                   "s_dealt"}
 
@@ -345,7 +346,7 @@ def test_wrong_arrays_for_rollout_give_a_clear_error(kind, config, other, steps,
         p2, s = _real_state(other, steps, seed + 1)
         if p2.tobytes() == p.tobytes():
             s = s[:-1].copy()
-        elif s.shape[0] == p[E.L_STATE_SIZE] and E.validate(p, s) == 0:
+        elif s.shape[0] == p[E.L_STATE_SIZE] and V.validate(p, s) == 0:
             return                      # a state of both games
     elif kind in ("s_card_added", "s_card_removed"):
         c = data.draw(st.integers(0, E.K - 1))
@@ -364,7 +365,7 @@ def test_wrong_arrays_for_rollout_give_a_clear_error(kind, config, other, steps,
     elif kind == "p_other_game":
         p2, _ = _real_state(other, 0, seed)
         if p2.tobytes() == p.tobytes() or (
-                p2[E.L_STATE_SIZE] == p[E.L_STATE_SIZE] and E.validate(p2, s) == 0):
+                p2[E.L_STATE_SIZE] == p[E.L_STATE_SIZE] and V.validate(p2, s) == 0):
             return                      # the same rules, or a state valid under both
         p = p2
     elif kind == "p_dtype":
@@ -419,7 +420,7 @@ def test_wrong_arrays_for_rollout_give_a_clear_error(kind, config, other, steps,
     names = "p|s" if kind.endswith("other_game") else arg
     assert re.match(rf"({names})\b", str(info.value)), str(info.value)
     if kind not in NEEDS_VALIDATE:
-        # checked=False skips engine.validate only: the same error.
+        # checked=False skips validation.validate only: the same error.
         with pytest.raises(type(info.value)) as unchecked:
             rollout(p, s, rng, policy, checked=False)
         assert str(unchecked.value) == str(info.value)

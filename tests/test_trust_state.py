@@ -1,4 +1,4 @@
-"""Trust in engine states: ``engine.validate`` rejects every forged engine state.
+"""Trust in engine states: ``validation.validate`` rejects every forged engine state.
 
 * Every state reached by legal play validates to 0 (no false positives):
   a few hundred random games over every preset and further schemes (matches
@@ -32,6 +32,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import spiel_game
 from spiel_game import CorruptStateError
 from spiel_game import engine as E
+from spiel_game import validation as V
 
 NAME = spiel_game.GAME_NAME
 K = 53
@@ -103,9 +104,9 @@ def test_every_state_of_legal_play_validates():
         for seed in range(GAMES_PER_CONFIG):
             games += 1
             for s in play(game, seed):
-                code = int(E.validate(P, s))
+                code = int(V.validate(P, s))
                 assert code == 0, (f"{CONFIGS[i]} seed {seed}, {int(s[E.S_NPLAYED])} cards "
-                                   f"played: {E.validate_message(P, s)}")
+                                   f"played: {V.validate_message(P, s)}")
                 ph = int(s[E.S_PHASE])
                 seen.add(("phase", ph))
                 if ph == E.PH_OVER:
@@ -220,7 +221,7 @@ def fields(i: int):
 
 
 def code_of(name: str) -> int:
-    codes = [c for c, (nm, _) in E.VALIDATE_ERRORS.items() if nm == name]
+    codes = [c for c, (nm, _) in V.VALIDATE_ERRORS.items() if nm == name]
     assert len(codes) == 1, f"check {name} must have exactly one code, got {codes}"
     return codes[0]
 
@@ -247,10 +248,10 @@ def _inside(allowed, v) -> bool:
 
 
 def test_every_check_has_its_own_code_and_message():
-    names = [nm for nm, _ in E.VALIDATE_ERRORS.values()]
+    names = [nm for nm, _ in V.VALIDATE_ERRORS.values()]
     assert len(names) == len(set(names))
-    assert sorted(E.VALIDATE_ERRORS) == list(range(1, len(names) + 1))
-    assert all(len(text) > 20 for _, text in E.VALIDATE_ERRORS.values())
+    assert sorted(V.VALIDATE_ERRORS) == list(range(1, len(names) + 1))
+    assert all(len(text) > 20 for _, text in V.VALIDATE_ERRORS.values())
 
 
 def test_the_field_list_matches_every_config():
@@ -275,13 +276,13 @@ def test_out_of_range_value_in_any_field_gives_its_own_code(data):
     s = s0.copy()
     s[idx] = value
     before = s.copy()
-    code = int(E.validate(P, s))
+    code = int(V.validate(P, s))
     assert code == code_of(name), (
         f"{CONFIGS[i]}: s[{idx}] ({name}) = {value}: validate gave {code} "
-        f"{E.VALIDATE_ERRORS.get(code)}, expected {name}")
+        f"{V.VALIDATE_ERRORS.get(code)}, expected {name}")
     assert np.array_equal(s, before), "validate must not write to the state"
-    msg = E.validate_message(P, s)
-    assert name in msg and E.VALIDATE_ERRORS[code][1] in msg
+    msg = V.validate_message(P, s)
+    assert name in msg and V.VALIDATE_ERRORS[code][1] in msg
 
 
 #: Fields that may legitimately differ in a match: counters and scores carry
@@ -314,7 +315,7 @@ def test_any_change_of_one_entry_is_detected(data):
                       .filter(lambda d: d != 0), label="delta")
     s = s0.copy()
     s[idx] = np.int32(np.clip(int(s0[idx]) + delta, INT32_MIN, INT32_MAX))
-    code = int(E.validate(P, s))
+    code = int(V.validate(P, s))
     name = [nm for nm, idx_, _ in fields(i) if idx_ == idx][0]
     assert code != 0, (f"{CONFIGS[i]}: s[{idx}] ({name}) changed from {int(s0[idx])} to "
                        f"{int(s[idx])} in phase {int(s0[E.S_PHASE])} is not detected")
@@ -343,7 +344,7 @@ def test_the_issues_forged_states_are_rejected_and_leave_the_state_alone(name, f
     P = game._P
     forged = np.array(st_.engine_state)
     forged[field] = value
-    assert int(E.validate(P, forged)) == code_of(name)
+    assert int(V.validate(P, forged)) == code_of(name)
     before = (np.array(st_.engine_state), st_.history(), str(st_))
     with pytest.raises(CorruptStateError) as info:
         st_._b = forged
@@ -420,7 +421,7 @@ def test_targeted_inconsistencies_get_their_own_code(params):
     assert s[E.S_TRICK] >= 1
     got = {}
     for name, bad in _targeted(game, s):
-        got[name] = E.VALIDATE_ERRORS.get(int(E.validate(game._P, bad)), ("OK",))[0]
+        got[name] = V.VALIDATE_ERRORS.get(int(V.validate(game._P, bad)), ("OK",))[0]
     assert got == {name: name for name in TARGETED}
 
 
@@ -430,18 +431,18 @@ def test_kitty_flag_is_checked_against_the_tricks():
     s = np.array(st_.engine_state)
     assert s[E.S_KITTY_IN_POT] == 0
     s[E.S_KITTY_IN_POT] = 1
-    assert E.VALIDATE_ERRORS[int(E.validate(game._P, s))][0] == "KITTY_IN_POT_PHASE"
+    assert V.VALIDATE_ERRORS[int(V.validate(game._P, s))][0] == "KITTY_IN_POT_PHASE"
 
 
 def test_validate_is_compiled_and_fast():
     game, st_ = mid_play_state({"players": 11, "packs": 3})
     s = np.array(st_.engine_state)
-    assert hasattr(E.validate, "py_func"), "validate must stay a numba kernel"
+    assert hasattr(V.validate, "py_func"), "validate must stay a numba kernel"
     import time
-    E.validate(game._P, s)
+    V.validate(game._P, s)
     t0 = time.perf_counter()
     for _ in range(200):
-        E.validate(game._P, s)
+        V.validate(game._P, s)
     per_call = (time.perf_counter() - t0) / 200
     assert per_call < 2e-3, f"validate took {per_call * 1e6:.0f} us on an 11-player state"
 
@@ -463,11 +464,11 @@ def test_determinization_check_allows_redrawn_hands_only():
         swapped[hands + seat * K + inn] += 1
         swapped[sc + seat * 4 + E.SUIT_OF[out]] -= 1
         swapped[sc + seat * 4 + E.SUIT_OF[inn]] += 1
-    assert E.VALIDATE_ERRORS[int(E.validate(P, swapped))][0] == "HANDS_CONTENT"
-    assert int(E.validate_determinization(P, swapped)) == 0
+    assert V.VALIDATE_ERRORS[int(V.validate(P, swapped))][0] == "HANDS_CONTENT"
+    assert int(V.validate_determinization(P, swapped)) == 0
     short = swapped.copy()                       # q gives c away without getting d back
     short[hands + q * K + d] -= 1
     short[sc + q * 4 + E.SUIT_OF[d]] -= 1
     short[hands + r * K + d] += 1
     short[sc + r * 4 + E.SUIT_OF[d]] += 1
-    assert E.VALIDATE_ERRORS[int(E.validate_determinization(P, short))][0] == "HANDS_CONTENT"
+    assert V.VALIDATE_ERRORS[int(V.validate_determinization(P, short))][0] == "HANDS_CONTENT"

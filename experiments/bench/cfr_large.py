@@ -140,10 +140,10 @@ def run(config: LargeSolveConfig, state: str | None = None) -> dict:
     from solvers.cfr import build_tree, make_solver, nash_conv
     from solvers.cfr.solvers import SOLVERS
 
-    from .cfr_scale import _load
+    from .cfr_scale import load_game
     if config.solver not in SOLVERS:
         raise ValueError(f"unknown solver {config.solver!r}; known: {sorted(SOLVERS)}")
-    game = _load(config.game)
+    game = load_game(config.game)
     t0 = time.perf_counter()
     tree = build_tree(game)
     build_s = time.perf_counter() - t0
@@ -274,8 +274,8 @@ def paper_macros(m, results: Path, bench: Path) -> None:
         """The solved game as a preset's name when one has its rules, else as given."""
         import spiel_game
 
-        from .cfr_scale import _load
-        params = _load(large()["game"]).get_parameters()
+        from .cfr_scale import load_game
+        params = load_game(large()["game"]).get_parameters()
         same = [k for k in spiel_game.PRESETS
                 if spiel_game.load(k).get_parameters() == params and k != large()["game"]]
         return f"{same[0]} ({large()['game']})" if same else large()["game"]
@@ -285,8 +285,8 @@ def paper_macros(m, results: Path, bench: Path) -> None:
     def rules():
         import spiel_game
 
-        from .cfr_scale import _load
-        return spiel_game.RuleSet.from_params(_load(large()["game"]).get_parameters())
+        from .cfr_scale import load_game
+        return spiel_game.RuleSet.from_params(load_game(large()["game"]).get_parameters())
     add("CfrLargeDeck", lambda: rules().deck_description, str, "its deck")
     m.flag("CfrLargeMoonChoice", lambda: rules().moon == "choose",
            "the solved game lets the shooter choose how the moon scores")

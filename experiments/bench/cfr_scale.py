@@ -67,7 +67,7 @@ from numba import njit, prange
 import spiel_game
 from solvers.cfr.best_response import nash_conv
 from solvers.cfr.policy import from_policy
-from solvers.cfr.solvers import CFR, _accumulate, _reach_and_values
+from solvers.cfr.solvers import CFR, accumulate, reach_and_values
 from solvers.cfr.tree import CHANCE, TERMINAL, GameTree, build_tree
 
 from . import run_and_write
@@ -114,7 +114,9 @@ def parse_game(spec: str) -> dict:
     return params
 
 
-def _load(name: str) -> pyspiel.Game:
+def load_game(name: str) -> pyspiel.Game:
+    """A game by name: a preset of ours (with ``+key=value`` overrides,
+    :func:`parse_game`) or any pyspiel game name."""
     if name.split("+")[0] in spiel_game.PRESETS:
         return spiel_game.load(parse_game(name))
     return pyspiel.load_game(name)
@@ -172,10 +174,10 @@ class _SimultaneousCFR(CFR):
             self.iteration += 1
             w = 0.0 if self.iteration == 1 else 1.0
             for p in range(tr.num_players):
-                _reach_and_values(p, tr.node_player, tr.node_data, tr.child_start,
+                reach_and_values(p, tr.node_player, tr.node_data, tr.child_start,
                                   tr.chance_prob, tr.payoff_table, tr.infoset_seq_start,
                                   self.policy, self._reach, self._value)
-                _accumulate(p, tr.node_player, tr.node_data, tr.child_start,
+                accumulate(p, tr.node_player, tr.node_data, tr.child_start,
                             tr.infoset_seq_start, self.policy, self._reach, self._value,
                             self.regret, self.avg_numerator, w)
             for p in range(tr.num_players):
@@ -251,7 +253,7 @@ def liteefg_row(name: str, repeats: int, check_iterations: int,
 
     if loader not in ("openspiel", "tree"):
         raise ValueError(f"loader must be 'openspiel' or 'tree', got {loader!r}")
-    game = _load(name)
+    game = load_game(name)
     t0 = time.perf_counter()
     tree = build_tree(game)
     build_s = time.perf_counter() - t0
@@ -321,7 +323,7 @@ def liteefg_row(name: str, repeats: int, check_iterations: int,
 def multicore_row(name: str, threads: int, repeats: int, target_s: float = 1.0) -> dict:
     """One core against ``threads`` subtree blocks on ``name`` (see the module
     docstring); iterates compared bit for bit."""
-    tree = build_tree(_load(name))
+    tree = build_tree(load_game(name))
     one = CFR(tree).iterate(1)
     par1 = CFR(tree, threads=threads).iterate(1)       # run on one numba thread
     par = CFR(tree, threads=threads).iterate(1)        # run on `threads`
@@ -376,14 +378,14 @@ def bytes_touched(tree: GameTree, kernel: str = "one_core") -> dict:
     once per pass; reads and writes both counted, as STREAM counts them;
     ``payoff_table`` left out, a few rows that stay in cache):
 
-    * top down (``_reach_and_values``): ``node_player`` of every node;
+    * top down (``reach_and_values``): ``node_player`` of every node;
       ``node_data``, ``child_start`` and the ``n + 1`` reaches of every
       non-terminal; ``infoset_seq_start`` of decision nodes; per edge, the
       child's ``n + 1`` reaches written and one probability read;
     * bottom up: ``node_player``, ``node_data`` and ``value`` (written) of
       every node; ``child_start`` of non-terminals, ``infoset_seq_start`` of
       decision nodes; per edge, the child's value and one probability;
-    * ``_accumulate``: ``node_player`` of every node; at ``p``'s decision
+    * ``accumulate``: ``node_player`` of every node; at ``p``'s decision
       nodes the ``n + 1`` reaches, value, ``node_data``, ``child_start``,
       ``infoset_seq_start``; per edge of theirs, child value, policy, and
       ``regret`` and ``avg_numerator`` read and written;
@@ -538,7 +540,7 @@ def run(config: BenchScaleConfig) -> dict:
     res["estimates"] = []
     for spec in config.estimate:
         t0 = time.perf_counter()
-        mean, se = estimate_histories(_load(spec), config.probes, config.seed)
+        mean, se = estimate_histories(load_game(spec), config.probes, config.seed)
         res["estimates"].append({"game": spec, "histories": mean, "standard_error": se,
                                  "probes": config.probes, "seconds": time.perf_counter() - t0})
     res["omp_wait_policy"] = os.environ.get("OMP_WAIT_POLICY")

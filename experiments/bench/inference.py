@@ -6,11 +6,11 @@ at several points of the hand (``--played``: cards played so far), medians
 over ``--repeats`` interleaved repeats of ``--number`` draws, all inside one
 compiled loop (no Python call per draw), in CPU time (``time.process_time``):
 
-* ``plain``: one determinization (:func:`solvers.ismcts._determinize`, what
+* ``plain``: one determinization (:func:`spiel_game.determinize.determinize`, what
   an ISMCTS iteration or a PIMC world costs to draw today);
 * ``weighted``: one candidate world weighted: determinization,
-  :func:`solvers.inference.complete_world` and
-  :func:`solvers.inference.world_log_likelihood` (for each model);
+  :func:`solvers.beliefs.replay.complete_world` and
+  :func:`solvers.beliefs.replay.world_log_likelihood` (for each model);
 * ``sir(M)``: one SIR draw with ``M`` candidates (``--worlds``), what a
   weighted ISMCTS iteration or PIMC world costs to draw;
 * the mean effective sample size of those SIR draws (``M`` when every
@@ -39,9 +39,9 @@ import spiel_game
 from spiel_game import engine as E
 from spiel_game.rng import make_rng_state
 from solvers.heuristic import heuristic_policy
-from solvers.inference import (MODELS, complete_world, make_belief, sir_world,
+from solvers.beliefs.replay import (MODELS, complete_world, make_belief, sir_world,
                                belief_log_likelihood)
-from solvers.ismcts import Determinizer, _determinize
+from spiel_game.determinize import Determinizer, determinize
 
 from ..metadata import metadata, write_result
 from . import default_out
@@ -53,7 +53,7 @@ __all__ = ["heuristic_state", "run", "table"]
 def _plain_loop(p, root, s, rng, det, number):
     for _ in range(number):
         s[:] = root
-        if not _determinize(p, s, rng, det):
+        if not determinize(p, s, rng, det):
             return False
     return True
 
@@ -63,7 +63,7 @@ def _weighted_loop(p, root, s, rng, det, bel, number):
     acc = 0.0
     for _ in range(number):
         s[:] = root
-        if not _determinize(p, s, rng, det):
+        if not determinize(p, s, rng, det):
             return -1.0
         complete_world(p, s, bel.me, rng, bel.seats, bel.cards, bel.tmp)
         acc += belief_log_likelihood(p, s, bel.me, bel, rng)
@@ -119,7 +119,7 @@ def run(players=(6, 11), played=(10, 40, 80), repeats: int = 5, number: int = 30
     """Per-draw seconds (medians over repeats) for each player count and point
     of the hand; see the module docstring. ``checkpoint``: also the ``network``
     model of that network checkpoint (it must cover every player count)."""
-    from solvers.inference import network_for
+    from solvers.beliefs.replay import network_for
     models = ("random", "heuristic") + (("network",) if checkpoint else ())
     rows = []
     for n in players:

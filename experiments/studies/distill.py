@@ -67,10 +67,9 @@ import numpy as np
 
 from ..config import ConfigError, config_to_dict
 from ..registry import Summary, Unit, register
-from .expert_iteration import (_base_params, _folder, _layout, _load, _seed, _start_model,
-                               _valid_files, checkpoint_folder,
-                               _weights_sha256)
-from .expert_iteration import _hash as _ei_hash
+from .expert_iteration import (base_params, checkpoint_folder, config_hash, feature_layout,
+                               load_game, start_model, summary_checkpoint_folder, unit_seed,
+                               valid_files, weights_sha256)
 
 __all__ = ["DistillConfig", "PROFILES", "units", "run_unit", "summarize", "checkpoint_dir",
            "checkpoint_path", "play_labelled", "train_mixed", "CURVE_COLUMNS"]
@@ -172,12 +171,12 @@ def _ignored(config) -> tuple[str, ...]:
 def _hash(config) -> str:
     """The hash of what the checkpoints and samples depend on: not where they go,
     how many rounds follow, nor the evaluation (a longer run reuses them)."""
-    return _ei_hash(config, _ignored(config))
+    return config_hash(config, _ignored(config))
 
 
 def checkpoint_dir(config) -> Path:
     """The folder of the checkpoints and samples (module docstring)."""
-    return _folder(config, "distill", _ignored(config))
+    return checkpoint_folder(config, "distill", _ignored(config))
 
 
 def checkpoint_path(config, r: int) -> Path:
@@ -191,7 +190,7 @@ def _data_path(config, r: int) -> Path:
 
 def _valid(config, r: int) -> bool:
     """Round ``r``'s checkpoint and samples exist and are this config's."""
-    return _valid_files(checkpoint_path(config, r), _data_path(config, r), _hash(config),
+    return valid_files(checkpoint_path(config, r), _data_path(config, r), _hash(config),
                         "round", r)
 
 
@@ -280,7 +279,7 @@ def _round(config, r: int) -> list[dict]:
     from solvers.net.model import save_checkpoint
     from solvers.net.selfplay import concat, evaluate_losses, load_samples, save_samples, size
 
-    base = _base_params(config)
+    base = base_params(config)
     if _valid(config, r):
         from solvers.net.checkpoint import read_checkpoint
         cfg, _ = read_checkpoint(checkpoint_path(config, r))
@@ -288,16 +287,16 @@ def _round(config, r: int) -> list[dict]:
             return _evaluate_rows(config, base, cfg["row"], checkpoint_path(config, r))
     if r > 0 and not _valid(config, r - 1):
         _round(config, r - 1)
-    layout = _layout(config)
+    layout = feature_layout(config)
     prev = checkpoint_path(config, r - 1) if r > 0 else None
     # 1. data
     t0 = time.perf_counter()
     parts, searches = [], 0
     for n in config.players:
-        game = _load(base, n)
-        rng = np.random.default_rng(_seed(config, r, n, 1000))
+        game = load_game(base, n)
+        rng = np.random.default_rng(unit_seed(config, r, n, 1000))
         if r == 0:
-            actors = [HeuristicBot(game, q, _seed(config, r, n, q)) for q in range(n)]
+            actors = [HeuristicBot(game, q, unit_seed(config, r, n, q)) for q in range(n)]
             samples, _, _ = play_labelled(game, layout, actors, ["self"] * n,
                                           config.bc_hands, rng)
             parts.append(samples)
@@ -308,7 +307,7 @@ def _round(config, r: int) -> list[dict]:
                 net[rng.integers(n)] = True
             actors, teachers = [], []
             for q in range(n):
-                seed = _seed(config, r, n, q, h)
+                seed = unit_seed(config, r, n, q, h)
                 if net[q]:
                     actors.append(NetworkBot(game, q, seed, checkpoint=str(prev)))
                     teachers.append(ISMCTSBot(game, q, seed ^ 1,
@@ -328,7 +327,7 @@ def _round(config, r: int) -> list[dict]:
     t0 = time.perf_counter()
     from solvers.net.model import torch_threads
     with torch_threads(config.threads):
-        model, step0 = _start_model(config, layout, prev)
+        model, step0 = start_model(config, layout, prev)
         tt = config.target_temperature if r > 0 else 1.0
         if size(new) == 0:
             raise RuntimeError(f"distill: round {r} recorded no samples (raise hands or "
@@ -343,7 +342,7 @@ def _round(config, r: int) -> list[dict]:
             lr, share = config.lr, config.bc_mix * config.bc_decay ** (r - 1)
         train_mixed(model, main, extra, steps=steps, extra_share=share,
                     batch_size=config.batch, lr=lr, weight_decay=config.weight_decay,
-                    value_coef=config.value_coef, seed=_seed(config, r, 0, 3000),
+                    value_coef=config.value_coef, seed=unit_seed(config, r, 0, 3000),
                     target_temperature=tt)
         after = evaluate_losses(model, new, target_temperature=tt)
         row = {"round": r, "phase": "bc" if r == 0 else "distill", "samples": size(new),
@@ -368,7 +367,7 @@ def _evaluate_rows(config, base, row: dict, path) -> list[dict]:
             "policy_loss_before", "policy_loss_after", "value_loss_before", "value_loss_after",
             "data_seconds", "train_seconds")     # one column order, fresh or stored
     common = {**{k: row[k] for k in keys}, "checkpoint": str(path),
-              "checkpoint_sha256": _weights_sha256(path)}
+              "checkpoint_sha256": weights_sha256(path)}
     rows = []
     for n in (config.eval_players or config.players[:1]):
         t0 = time.perf_counter()
@@ -382,7 +381,7 @@ def _evaluate(config, path, base, n: int) -> dict:
     from ..tournament import TournamentConfig, run_tournament, summarize as tsum
     agents = (f"network(checkpoint={str(path)!r})", "heuristic")
     tc = TournamentConfig(agents=agents, game={**base, "players": n},
-                          deals=config.eval_deals, seed=_seed(config, 0, n, 4000))
+                          deals=config.eval_deals, seed=unit_seed(config, 0, n, 4000))
     s = tsum(tc, run_tournament(tc, None, progress=False).records)
     d = s["pairs"][0]["payoff_difference"]
     return {"eval_players": n, "eval_deals": config.eval_deals,
@@ -396,7 +395,7 @@ def _evaluate(config, path, base, n: int) -> dict:
 def units(config: DistillConfig) -> list[dict]:
     """One unit per round (0: behaviour cloning); checks the game family first."""
     try:
-        _layout(config)
+        feature_layout(config)
     except ValueError as err:
         raise ConfigError(f"distill: {err}") from None
     return [{"round": r} for r in range(config.rounds + 1)]
@@ -432,8 +431,8 @@ def summarize(config: DistillConfig, rows) -> Summary:
                      f"{r.net_minus_heuristic:+.2f} [{r.net_minus_heuristic_lo:+.2f}, "
                      f"{r.net_minus_heuristic_hi:+.2f}]  {r.net_minus_heuristic_p:.1g}  "
                      f"{r.data_seconds:.0f}/{r.train_seconds:.0f}")
-    lines.append(f"checkpoints: {checkpoint_folder(rows, config, checkpoint_dir)} (the rows' "
-                 f"checkpoint column)")
+    folder = summary_checkpoint_folder(rows, config, checkpoint_dir)
+    lines.append(f"checkpoints: {folder} (the rows' checkpoint column)")
     return Summary(tables={"curve": curve}, text="\n".join(lines))
 
 

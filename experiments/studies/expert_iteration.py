@@ -69,7 +69,8 @@ from ..config import ConfigError, config_to_dict, fingerprint
 from ..registry import Summary, Unit, register
 
 __all__ = ["ExpertIterationConfig", "PROFILES", "units", "run_unit", "summarize",
-           "checkpoint_dir", "checkpoint_path", "checkpoint_folder", "CURVE_COLUMNS"]
+           "checkpoint_dir", "checkpoint_path", "checkpoint_folder", "summary_checkpoint_folder",
+           "CURVE_COLUMNS"]
 
 SEARCHES = ("net", "plain")
 
@@ -142,13 +143,15 @@ PROFILES = {
 }
 
 
-def _base_params(config) -> dict:
+def base_params(config) -> dict:
+    """The game parameters of ``config.game`` without the player count (the
+    networks cover several counts)."""
     from .tournament import TournamentStudyConfig, game_params
     return {k: v for k, v in game_params(TournamentStudyConfig(players=6, game=config.game))
             .items() if k != "players"}
 
 
-def _hash(config, ignore=("checkpoints",)) -> str:
+def config_hash(config, ignore=("checkpoints",)) -> str:
     """The hash of what the checkpoints depend on: the config without the fields
     in ``ignore`` (where the files go does not change them)."""
     d = config_to_dict(config)
@@ -157,15 +160,15 @@ def _hash(config, ignore=("checkpoints",)) -> str:
     return fingerprint(d)
 
 
-def _folder(config, prefix: str, ignore=("checkpoints",)) -> Path:
+def checkpoint_folder(config, prefix: str, ignore=("checkpoints",)) -> Path:
     """``config.checkpoints``, else ``<run root>/checkpoints/<prefix>-<hash>``."""
     if config.checkpoints:
         return Path(config.checkpoints)
     from ..runner import run_root
-    return run_root() / "checkpoints" / f"{prefix}-{_hash(config, ignore)[:12]}"
+    return run_root() / "checkpoints" / f"{prefix}-{config_hash(config, ignore)[:12]}"
 
 
-def _valid_files(checkpoint: Path, data: Path, expected_hash: str, key: str, value) -> bool:
+def valid_files(checkpoint: Path, data: Path, expected_hash: str, key: str, value) -> bool:
     """A checkpoint and its samples exist, and the checkpoint's config has
     ``experiment_hash == expected_hash`` and ``key == value``."""
     from solvers.net.checkpoint import CheckpointError, read_checkpoint
@@ -180,10 +183,10 @@ def _valid_files(checkpoint: Path, data: Path, expected_hash: str, key: str, val
 
 def checkpoint_dir(config) -> Path:
     """The folder of the checkpoints and samples (module docstring)."""
-    return _folder(config, "expert_iteration")
+    return checkpoint_folder(config, "expert_iteration")
 
 
-def checkpoint_folder(rows, config, folder_of) -> str:
+def summary_checkpoint_folder(rows, config, folder_of) -> str:
     """The folder the run wrote its checkpoints to, for a summary: the folder of the
     rows' ``checkpoint`` column (so the text is a function of the saved rows, the
     same wherever they are read), else ``folder_of(config)`` (``config.checkpoints``
@@ -202,24 +205,28 @@ def _data_path(config, generation: int) -> Path:
     return checkpoint_dir(config) / f"data-{generation:04d}.npz"
 
 
-def _layout(config):
+def feature_layout(config):
+    """The network's :class:`~solvers.net.features.FeatureLayout` for ``config``
+    (its game, the player counts it covers)."""
     from solvers.net.features import FeatureLayout
-    return FeatureLayout(_base_params(config), config.cover,
+    return FeatureLayout(base_params(config), config.cover,
                          hint=getattr(config, "hint", "") or None)
 
 
 def _valid(config, generation: int) -> bool:
     """Generation ``generation``'s checkpoint and samples exist and are this config's."""
-    return _valid_files(checkpoint_path(config, generation), _data_path(config, generation),
-                        _hash(config), "generation", generation)
+    return valid_files(checkpoint_path(config, generation), _data_path(config, generation),
+                        config_hash(config), "generation", generation)
 
 
-def _seed(config, *words) -> int:
+def unit_seed(config, *words) -> int:
+    """A seed below ``2**62`` derived from ``config.seed`` and the ints ``words``
+    (``numpy.random.SeedSequence`` spawn key): one independent stream per use."""
     ss = np.random.SeedSequence(entropy=int(config.seed), spawn_key=tuple(int(w) for w in words))
     return int(ss.generate_state(1, np.uint64)[0] >> np.uint64(2))
 
 
-def _start_model(config, layout, prev):
+def start_model(config, layout, prev):
     """The network to train next and its step count: a fresh
     :class:`~solvers.net.model.PolicyValueNet` (``config.hidden``,
     ``config.blocks``, seeded) when ``prev`` is None, else the checkpoint
@@ -228,7 +235,7 @@ def _start_model(config, layout, prev):
     if prev is None:
         return PolicyValueNet(layout.size, layout.num_actions, layout.max_players,
                               hidden=config.hidden, blocks=config.blocks,
-                              seed=_seed(config, 0, 0, 2000)), 0
+                              seed=unit_seed(config, 0, 0, 2000)), 0
     model, pcfg = load_model(prev)
     return model, int(pcfg["step"])
 
@@ -244,17 +251,17 @@ def _generation(config, g: int) -> dict:
 
     if g > 0 and not _valid(config, g - 1):
         _generation(config, g - 1)
-    layout = _layout(config)
-    base = _base_params(config)
+    layout = feature_layout(config)
+    base = base_params(config)
     prev = checkpoint_path(config, g - 1) if g > 0 else None
     # 1. self-play
     t0 = time.perf_counter()
     parts = []
     for n in config.players:
-        game = _load(base, n)
+        game = load_game(base, n)
         bots = []
         for q in range(n):
-            seed = _seed(config, g, n, q)
+            seed = unit_seed(config, g, n, q)
             if prev is None or config.search == "plain":
                 bots.append(ISMCTSBot(game, q, seed, iterations=config.iterations,
                                       rollout=config.rollout))
@@ -263,7 +270,7 @@ def _generation(config, g: int) -> dict:
                                          iterations=config.net_iterations,
                                          c_puct=config.c_puct, rollout=config.rollout,
                                          value_weight=config.value_weight))
-        rng = np.random.default_rng(_seed(config, g, n, 1000))
+        rng = np.random.default_rng(unit_seed(config, g, n, 1000))
         samples, _ = play_hands(game, layout, bots, config.hands, rng)
         parts.append(samples)
     new = concat(parts)
@@ -273,18 +280,18 @@ def _generation(config, g: int) -> dict:
     t0 = time.perf_counter()
     from solvers.net.model import torch_threads
     with torch_threads(config.threads):
-        model, step0 = _start_model(config, layout, prev)
+        model, step0 = start_model(config, layout, prev)
         data = concat([load_samples(_data_path(config, h))
                        for h in range(max(0, g - config.replay + 1), g)] + [new])
         tt = config.target_temperature
         before = evaluate_losses(model, data, target_temperature=tt)
         train(model, data, steps=config.steps, batch_size=config.batch, lr=config.lr,
-              weight_decay=config.weight_decay, seed=_seed(config, g, 0, 3000),
+              weight_decay=config.weight_decay, seed=unit_seed(config, g, 0, 3000),
               target_temperature=tt)
         after = evaluate_losses(model, data, target_temperature=tt)
         path = save_checkpoint(checkpoint_path(config, g), model, layout,
                                step=step0 + config.steps, generation=g,
-                               experiment="expert_iteration", experiment_hash=_hash(config),
+                               experiment="expert_iteration", experiment_hash=config_hash(config),
                                experiment_config=config_to_dict(config),
                                train_samples=size(data), losses_before=list(before),
                                losses_after=list(after))
@@ -298,10 +305,10 @@ def _generation(config, g: int) -> dict:
             "value_loss_before": before[1], "value_loss_after": after[1],
             **ev, "selfplay_seconds": selfplay_s, "train_seconds": train_s,
             "eval_seconds": eval_s, "checkpoint": str(path),
-            "checkpoint_sha256": _weights_sha256(path)}
+            "checkpoint_sha256": weights_sha256(path)}
 
 
-def _weights_sha256(path) -> str:
+def weights_sha256(path) -> str:
     """SHA-256 of the checkpoint's parameters (not its config, which names the commit)."""
     from solvers.net.checkpoint import read_checkpoint
     _, params = read_checkpoint(path)
@@ -312,7 +319,8 @@ def _weights_sha256(path) -> str:
     return h.hexdigest()
 
 
-def _load(base: dict, n: int):
+def load_game(base: dict, n: int):
+    """``python_cancellation_hearts`` with parameters ``base`` and ``n`` players."""
     import pyspiel
     return pyspiel.load_game(spiel_game.GAME_NAME, {**base, "players": n})
 
@@ -321,7 +329,7 @@ def _evaluate(config, path, base) -> dict:
     from ..tournament import TournamentConfig, run_tournament, summarize as tsum
     agents = (f"network(checkpoint={str(path)!r})", "heuristic")
     tc = TournamentConfig(agents=agents, game={**base, "players": config.players[0]},
-                          deals=config.eval_deals, seed=_seed(config, 0, 0, 4000))
+                          deals=config.eval_deals, seed=unit_seed(config, 0, 0, 4000))
     s = tsum(tc, run_tournament(tc, None, progress=False).records)
     d = s["pairs"][0]["payoff_difference"]
     return {"eval_players": config.players[0], "eval_deals": config.eval_deals,
@@ -335,7 +343,7 @@ def _evaluate(config, path, base) -> dict:
 def units(config: ExpertIterationConfig) -> list[dict]:
     """One unit per generation (checks the game family first)."""
     try:
-        _layout(config)
+        feature_layout(config)
     except ValueError as err:
         raise ConfigError(f"expert_iteration: {err}") from None
     return [{"generation": g} for g in range(config.generations)]
@@ -366,8 +374,8 @@ def summarize(config: ExpertIterationConfig, rows) -> Summary:
                      f"{r.value_loss_after:.4f}        {r.net_minus_heuristic:+.2f} "
                      f"[{r.net_minus_heuristic_lo:+.2f}, {r.net_minus_heuristic_hi:+.2f}]"
                      f"  {r.selfplay_seconds:.1f}/{r.train_seconds:.1f}")
-    lines.append(f"checkpoints: {checkpoint_folder(rows, config, checkpoint_dir)} (the rows' "
-                 f"checkpoint column)")
+    folder = summary_checkpoint_folder(rows, config, checkpoint_dir)
+    lines.append(f"checkpoints: {folder} (the rows' checkpoint column)")
     return Summary(tables={"curve": curve}, text="\n".join(lines))
 
 

@@ -134,7 +134,7 @@ def checkpoint_path(config: RLBaselinesConfig, algorithm: str, index: int) -> Pa
 def units(config: RLBaselinesConfig) -> list[dict]:
     """One unit per (algorithm, seed index); every training config and the game are
     checked first (:class:`ConfigError`)."""
-    from solvers.openspiel_rl import ALGORITHMS, _load_game
+    from solvers.openspiel_rl import ALGORITHMS, load_game
     from solvers.registry import AgentSpecError, make_agent
     bad = [a for a in config.algorithms if a not in ALGORITHMS]
     if bad or not config.algorithms:
@@ -142,7 +142,7 @@ def units(config: RLBaselinesConfig) -> list[dict]:
                           f"{', '.join(ALGORITHMS)} (at least one)")
     tc = train_config(config, config.algorithms[0], 0)
     try:
-        game = _load_game(tc.game)
+        game = load_game(tc.game)
         make_agent(config.eval_opponent, game, 0, 0)
     except (ValueError, AgentSpecError) as e:
         raise ConfigError(f"rl_baselines: {e}") from None

@@ -54,9 +54,9 @@ def proposal_gap(players=(6, 11), played=(10, 40, 80), candidates: int = 300,
     posterior: weighting it cannot recover what the plays reveal. ``rules``:
     other game parameters (default: the default rules). ``mcmc`` > 0: the
     candidates then take that many Metropolis-Hastings steps
-    (:func:`solvers.inference.move_pool`) and the same numbers are reported
+    (:func:`solvers.beliefs.replay.move_pool`) and the same numbers are reported
     after the moves (``moved_best``, ``moved_median``, ``accept``)."""
-    from solvers.inference import WeightedDeterminizer, move_pool
+    from solvers.beliefs.replay import WeightedDeterminizer, move_pool
     rows = []
     for n in players:
         game = spiel_game.load({**(rules or {}), "players": n})
@@ -103,7 +103,7 @@ def calibration(players: int = 6, played=(8, 16, 24, 32), seeds=range(15),
                 designs=CALIBRATION_DESIGNS, epsilon: float = 0.1, bins: int = 10) -> dict:
     """Are a world pool's beliefs calibrated? For heuristic self-play states
     (:func:`heuristic_state`: every seat the heuristic, so the model is exact up
-    to ``epsilon``), each pool design (:class:`solvers.inference.WorldPool` with
+    to ``epsilon``), each pool design (:class:`solvers.beliefs.replay.WorldPool` with
     ``(size, min_ess, mcmc)``) predicts, for every other seat and card type, the
     probability that the seat holds at least one copy (its weighted share of
     worlds); predictions strictly between 0 and 1 are binned and compared with
@@ -113,7 +113,7 @@ def calibration(players: int = 6, played=(8, 16, 24, 32), seeds=range(15),
     ``|predicted - observed|`` weighted by their counts); ``brier``: the mean
     squared error; ``sharpness``: the mean squared distance of the
     predictions from the base rate."""
-    from solvers.inference import WeightedDeterminizer, WorldPool
+    from solvers.beliefs.replay import WeightedDeterminizer, WorldPool
     game = spiel_game.load({"players": players})
     n = players
     edges = np.linspace(0.0, 1.0, bins + 1)

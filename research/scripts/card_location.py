@@ -1,11 +1,11 @@
 """A learned card-location model: data, training and what it knows.
 
 Inference by replaying the others' plays under an opponent model
-(:mod:`solvers.inference`) costs a replay per world. A *card-location model*
+(:mod:`solvers.beliefs.replay`) costs a replay per world. A *card-location model*
 (Solinas, Rebstock and Buro 2019, for Skat) instead predicts, from the
 observer's information state, where the hidden cards lie, once per decision;
-:mod:`solvers.net.location` turns that prediction into a tilt of the exact
-constrained prior (:class:`solvers.net.location.LocationModel`). This script
+:mod:`solvers.beliefs.location` turns that prediction into a tilt of the exact
+constrained prior (:class:`solvers.beliefs.location.LocationModel`). This script
 makes its data, trains it and measures it:
 
 ``collect``: play ``--hands`` hands with every seat the agent ``--agent`` (a
@@ -18,16 +18,16 @@ Every ``--block`` hands are saved as they finish; an interrupted run (Ctrl-C,
 a killed job) resumes when the same command is rerun.
 
 ``train``: prepare every recorded decision
-(:func:`solvers.net.location.prepare`: the prior's expected counts from
+(:func:`solvers.beliefs.location.prepare`: the prior's expected counts from
 ``--prior-worlds`` determinizations, the features, the true counts), fit
-the model, write a checkpoint (:func:`solvers.net.location.save_location`).
+the model, write a checkpoint (:func:`solvers.beliefs.location.save_location`).
 
 ``evaluate``: on decisions of other hands (another ``collect`` run), the
 mean squared error of the expected counts held by every other seat, for the
 prior and for the model, for a fresh pool of prior worlds and for that pool
 tilted by the model (what the search sees), the share of the prior's error
 each removes, the Brier score of "the seat holds the card" and the tilted
-pool's effective size (:func:`solvers.net.location.evaluate_location`); also
+pool's effective size (:func:`solvers.beliefs.location.evaluate_location`); also
 the log-likelihood of the true counts per uncertain card. JSON with its
 metadata, one entry per player count; the paper reads
 ``bench/card_location.json``
@@ -206,11 +206,11 @@ def cost(checkpoint, data: dict, decisions: int = 200, pool: int = 128, seed: in
     """Median wall time per decision (ms) over the first ``decisions`` recorded
     decisions: the determinizer's setup plus a pool of ``pool`` plain worlds
     (``plain_ms``), the same plus the model's tilt (``tilted_ms``:
-    :class:`solvers.net.location.LocationPool`), and the model's forward pass
+    :class:`solvers.beliefs.location.LocationPool`), and the model's forward pass
     alone (``model_ms``). Each is run once first to compile."""
-    from solvers.inference import make_belief, weighted_pool
-    from solvers.ismcts import _make_determinization
-    from solvers.net import location as LOC
+    from solvers.beliefs.replay import make_belief, weighted_pool
+    from spiel_game.determinize import make_determinization
+    from solvers.beliefs import location as LOC
     from spiel_game.rng import make_rng_state
     model = LOC.load_location(checkpoint)
     n = int(data["meta"]["config"]["players"])
@@ -222,12 +222,12 @@ def cost(checkpoint, data: dict, decisions: int = 200, pool: int = 128, seed: in
     for b in [0] + rows:
         s, me = data["states"][b], int(data["observers"][b])
         t0 = time.perf_counter()
-        det = _make_determinization(P, s, me)
+        det = make_determinization(P, s, me)
         bel = make_belief(P, me, "uniform")
         buf = np.empty((pool, s.shape[0]), s.dtype)
         weighted_pool(P, s, rng, det, bel, buf, np.empty(pool))
         t1 = time.perf_counter()
-        det = _make_determinization(P, s, me)
+        det = make_determinization(P, s, me)
         bel = make_belief(P, me, "uniform")
         LOC.LocationPool(model, game, P, s, me, det, bel, pool, rng)
         t2 = time.perf_counter()
@@ -308,7 +308,7 @@ def main(argv=None) -> int:
         print(f"{len(d['observers'])} decisions from {args.hands} hands in "
               f"{d['meta']['seconds']:.0f} s -> {args.out}")
         return 0
-    from solvers.net import location as LOC
+    from solvers.beliefs import location as LOC
     if args.cmd == "train":
         parts = [load_collection(p) for p in args.data]
         prepared = [LOC.prepare_collection(d, args.prior_worlds, seed=args.seed) for d in parts]

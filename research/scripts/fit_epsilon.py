@@ -1,4 +1,4 @@
-"""Fit the softened-heuristic opponent model of :mod:`solvers.inference` to an agent.
+"""Fit the softened-heuristic opponent model of :mod:`solvers.beliefs.replay` to an agent.
 
 The ``heuristic`` opponent model gives the heuristic player's card
 probability ``1 - eps + eps / k`` and every other legal card ``eps / k``

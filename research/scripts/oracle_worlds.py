@@ -1,6 +1,6 @@
 """What knowing the hidden cards is worth to ISMCTS: the oracle-world upper bound.
 
-Inference (:mod:`solvers.inference`) can at best give the search the true
+Inference (:mod:`solvers.beliefs.replay`) can at best give the search the true
 world. This script measures that bound: it registers the agent
 ``ismcts_oracle`` (this process only), an :class:`solvers.ismcts.ISMCTSBot`
 whose root-level world pool (``_world_pool``) is the **true** engine state of
@@ -21,7 +21,7 @@ by ``python research/scripts/field_pair.py``::
 
 With ``source='posterior'`` no truth is used: the pool is ``worlds`` chains
 from the determinizer's prior moved ``steps`` Metropolis-Hastings steps each
-under the heuristic model (:class:`solvers.inference.WorldPool`), a far better
+under the heuristic model (:class:`solvers.beliefs.replay.WorldPool`), a far better
 approximation of the posterior than a move's budget allows. Every pool is
 built before the move's clock starts (not charged to ``time_limit``): these
 runs measure what the worlds are worth, not what they cost.
@@ -43,6 +43,7 @@ import sys
 import numpy as np
 from numba import njit
 
+from solvers.beliefs import HeuristicBelief
 from solvers.bots import AgentParameterError, check_choice, check_int
 from solvers.ismcts import ISMCTSBot
 from spiel_game import engine as E
@@ -118,7 +119,7 @@ def world_accuracy(P, world, truth, me: int) -> float:
 
 
 class _Pool:
-    """The attributes of :class:`solvers.inference.WorldPool` that the search reads."""
+    """The attributes of :class:`solvers.beliefs.replay.WorldPool` that the search reads."""
 
     def __init__(self, pool: np.ndarray):
         self.pool = pool
@@ -138,7 +139,7 @@ class OracleISMCTS(ISMCTSBot):
     perturbed by ``noise`` swaps each: a cheating upper bound, not an agent
     for play. ``source='posterior'``: no truth is used; ``worlds`` chains
     start from the determinizer's prior and take ``steps`` Metropolis-Hastings
-    moves (:class:`solvers.inference.WorldPool`, heuristic model, epsilon
+    moves (:class:`solvers.beliefs.replay.WorldPool`, heuristic model, epsilon
     0.1): the posterior approximated far better than a move's budget allows,
     at no cost to the search (what inference would buy if it were free).
     ``accuracy``: the mean world accuracy of each search."""
@@ -150,7 +151,7 @@ class OracleISMCTS(ISMCTSBot):
             raise AgentParameterError(f"ismcts_oracle: {bad[0]} is not allowed (the oracle sets "
                                       f"the worlds); allowed: source, noise, worlds, steps and "
                                       f"ismcts's other parameters")
-        super().__init__(game, player, seed, belief="heuristic", belief_pool=1, **kw)
+        super().__init__(game, player, seed, belief=HeuristicBelief(pool=1), **kw)
         self.source = check_choice("ismcts_oracle", "source", source, ("truth", "posterior"))
         self.noise = check_int("ismcts_oracle", "noise", noise, 0, 1000)
         self.worlds = check_int("ismcts_oracle", "worlds", worlds, 1, 4096)
@@ -164,7 +165,7 @@ class OracleISMCTS(ISMCTSBot):
         truth = np.array(state.engine_state)
         me = state.current_player()
         if self.source == "posterior":
-            from solvers.inference import WeightedDeterminizer, WorldPool
+            from solvers.beliefs.replay import WeightedDeterminizer, WorldPool
             wd = WeightedDeterminizer(state, me, model="heuristic", epsilon=0.1)
             pool = WorldPool(wd.P, wd.root, wd.det.record, wd.belief, self.worlds,
                              self._noise_rng, min_ess=self.worlds, mcmc=self.steps).pool

@@ -59,7 +59,7 @@ def _values(p, node_player, node_data, child_start, chance_prob, payoff, seq_sta
 
 
 @njit(cache=True)
-def _cf_reach(p, node_player, node_data, child_start, chance_prob, seq_start, policy, reach):
+def cf_reach(p, node_player, node_data, child_start, chance_prob, seq_start, policy, reach):
     """``reach[u]``: probability of reaching ``u`` by chance and players other than ``p``."""
     reach[0] = 1.0
     for u in range(node_player.shape[0]):
@@ -92,7 +92,9 @@ def _node_value(p, u, node_player, node_data, child_start, chance_prob, payoff,
 
 
 @njit(cache=True)
-def _decide(i, seq_start, q, choice):
+def best_action(i, seq_start, q, choice):
+    """Set ``choice[i]`` to the action (an index within information set ``i``'s
+    sequences ``seq_start[i]:seq_start[i + 1]``) of the largest ``q``, the first on ties."""
     best = 0
     bv = q[seq_start[i]]
     for j in range(1, seq_start[i + 1] - seq_start[i]):
@@ -116,7 +118,7 @@ def _br_by_level(p, node_player, node_data, child_start, level_start, chance_pro
                     q[s0 + c] += reach[u] * value[c]
         for u in range(a, b):
             if node_player[u] == p and choice[node_data[u]] < 0:
-                _decide(node_data[u], seq_start, q, choice)
+                best_action(node_data[u], seq_start, q, choice)
         for u in range(a, b):
             value[u] = _node_value(p, u, node_player, node_data, child_start, chance_prob,
                                    payoff, seq_start, policy, choice, value)
@@ -216,14 +218,14 @@ def best_response(tree: GameTree, policy: np.ndarray, player: int) -> BestRespon
     value = np.empty(tr.num_nodes)
     q = np.zeros(tr.num_sequences)
     choice = np.full(tr.num_infosets, -1, np.int64)
-    _cf_reach(player, tr.node_player, tr.node_data, tr.child_start, tr.chance_prob,
+    cf_reach(player, tr.node_player, tr.node_data, tr.child_start, tr.chance_prob,
               tr.infoset_seq_start, policy, reach)
     if tr.infosets_level_consistent:
         _br_by_level(player, tr.node_player, tr.node_data, tr.child_start, tr.level_start,
                      tr.chance_prob, tr.payoff_table, tr.infoset_seq_start, policy, reach,
                      q, choice, value)
     else:
-        own_depth = _own_depths(tr)
+        own_depth = own_depths(tr)
         mine = slice(tr.player_infoset_start[player], tr.player_infoset_start[player + 1])
         top = int(own_depth[mine].max()) if mine.stop > mine.start else -1
         for d in range(top, -1, -1):
@@ -232,14 +234,14 @@ def best_response(tree: GameTree, policy: np.ndarray, player: int) -> BestRespon
                      q, choice, value)
             for i in range(mine.start, mine.stop):
                 if own_depth[i] == d:
-                    _decide(i, tr.infoset_seq_start, q, choice)
+                    best_action(i, tr.infoset_seq_start, q, choice)
         _br_pass(player, -1, own_depth, tr.node_player, tr.node_data, tr.child_start,
                  tr.chance_prob, tr.payoff_table, tr.infoset_seq_start, policy, reach,
                  q, choice, value)
     return BestResponse(player=player, value=float(value[0]), choice=choice)
 
 
-def _own_depths(tree: GameTree) -> np.ndarray:
+def own_depths(tree: GameTree) -> np.ndarray:
     """Number of the player's own earlier decisions before each information set."""
     depth = np.full(tree.num_infosets, -1, np.int64)
     parent_infoset = np.where(tree.infoset_parent_seq >= 0,

@@ -72,8 +72,8 @@ import time
 import numpy as np
 from numba import njit
 
-from .best_response import BestResponse, _decide, _own_depths, nash_conv
-from .solvers import SOLVERS, _accumulate, _reach_and_values, fill_reach, make_solver
+from .best_response import BestResponse, best_action, own_depths, nash_conv
+from .solvers import SOLVERS, accumulate, reach_and_values, fill_reach, make_solver
 from .tree import TERMINAL, GameTree
 
 __all__ = ["EmpiricalPlay", "CCEGapResult", "simultaneous_iterate", "run_cce",
@@ -172,7 +172,7 @@ def _br_levels(p, node_player, node_data, child_start, level_start, seq_start, q
                     q[s0 + c] += cv[c]
         for u in range(a, b):
             if node_player[u] == p and choice[node_data[u]] < 0:
-                _decide(node_data[u], seq_start, q, choice)
+                best_action(node_data[u], seq_start, q, choice)
         for u in range(a, b):
             if node_player[u] != TERMINAL:
                 cv[u] = _cf_value(p, u, node_player, node_data, child_start, choice, cv)
@@ -295,7 +295,7 @@ class EmpiricalPlay:
             _br_levels(player, tr.node_player, tr.node_data, tr.child_start, tr.level_start,
                        tr.infoset_seq_start, q, choice, cv)
         else:
-            own_depth = _own_depths(tr)
+            own_depth = own_depths(tr)
             mine = range(int(tr.player_infoset_start[player]),
                          int(tr.player_infoset_start[player + 1]))
             top = int(own_depth[mine.start:mine.stop].max()) if len(mine) else -1
@@ -304,7 +304,7 @@ class EmpiricalPlay:
                          tr.infoset_seq_start, q, choice, cv)
                 for i in mine:
                     if own_depth[i] == d:
-                        _decide(i, tr.infoset_seq_start, q, choice)
+                        best_action(i, tr.infoset_seq_start, q, choice)
             _br_pass(player, -1, own_depth, tr.node_player, tr.node_data, tr.child_start,
                      tr.infoset_seq_start, q, choice, cv)
         return BestResponse(player=player, value=float(cv[0] / self.total_weight),
@@ -359,10 +359,10 @@ def simultaneous_iterate(solver, iterations: int = 1, play: EmpiricalPlay | None
             _record(play, solver, w if weighting == "solver" else 1.0, rng)
         t1 = time.perf_counter()
         for p in range(tr.num_players):
-            _reach_and_values(p, tr.node_player, tr.node_data, tr.child_start, tr.chance_prob,
+            reach_and_values(p, tr.node_player, tr.node_data, tr.child_start, tr.chance_prob,
                               tr.payoff_table, tr.infoset_seq_start, solver.policy,
                               solver._reach, solver._value)
-            _accumulate(p, tr.node_player, tr.node_data, tr.child_start, tr.infoset_seq_start,
+            accumulate(p, tr.node_player, tr.node_data, tr.child_start, tr.infoset_seq_start,
                         solver.policy, solver._reach, solver._value, solver._regret_target(p),
                         solver.avg_numerator, w)
         for p in range(tr.num_players):

@@ -266,7 +266,7 @@ def cfr_pass(p, stale, split, bounds, fused, node_player, node_data, child_start
              owned_node, edge_regret, edge_avg, shared_infoset, shared_start, shared_nodes, k0, k1):
     """One CFR pass for player ``p`` on the blocks of a plan (see the module
     docstring): ``regret`` and ``avg`` receive ``p``'s terms, bit for bit as
-    ``solvers._reach_and_values`` then ``solvers._accumulate``. ``k0 .. k1 - 1``:
+    ``solvers.reach_and_values`` then ``solvers.accumulate``. ``k0 .. k1 - 1``:
     ``p``'s shared information sets (indices into ``shared_infoset``).
     ``stale``: -1 recomputes every reach row; ``q >= 0`` only player ``q``'s
     (the others still hold this profile's reaches: each pass changes only the

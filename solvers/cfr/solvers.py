@@ -86,7 +86,7 @@ def fill_reach(node_player, node_data, child_start, chance_prob, seq_start, poli
 
 
 @njit(cache=True)
-def _reach_and_values(p, node_player, node_data, child_start, chance_prob, payoff,
+def reach_and_values(p, node_player, node_data, child_start, chance_prob, payoff,
                       seq_start, policy, reach, value):
     """Fill ``reach[q, u]`` (players then chance) top down and ``value[u]``,
     the value to player ``p``, bottom up."""
@@ -96,7 +96,7 @@ def _reach_and_values(p, node_player, node_data, child_start, chance_prob, payof
 
 
 @njit(cache=True)
-def _accumulate(p, node_player, node_data, child_start, seq_start, policy, reach, value,
+def accumulate(p, node_player, node_data, child_start, seq_start, policy, reach, value,
                 regret, avg, avg_weight):
     """Over ``p``'s decision nodes in order: ``regret += cf_reach * (v(child) - v)``
     and ``avg += reach_p * policy * avg_weight``."""
@@ -224,10 +224,10 @@ class CFR:
             w = self._avg_weight(t)
             for p in range(tr.num_players):
                 if self._plan is None:
-                    _reach_and_values(p, tr.node_player, tr.node_data, tr.child_start,
+                    reach_and_values(p, tr.node_player, tr.node_data, tr.child_start,
                                       tr.chance_prob, tr.payoff_table, tr.infoset_seq_start,
                                       self.policy, self._reach, self._value)
-                    _accumulate(p, tr.node_player, tr.node_data, tr.child_start,
+                    accumulate(p, tr.node_player, tr.node_data, tr.child_start,
                                 tr.infoset_seq_start, self.policy, self._reach, self._value,
                                 self._regret_target(p), self.avg_numerator, w)
                 else:

@@ -6,7 +6,7 @@ Modules:
   covers several player counts (each named piece of the observer's
   information-state tensor padded to its largest shape over the covered
   games, plus a one-hot of the player count), and compiled, batched feature
-  extraction from engine vectors (the observer's own kernel, ``_fill``);
+  extraction from engine vectors (the observer's own kernel, ``fill_view``);
 * :mod:`.model`: the PyTorch model (:class:`~.model.PolicyValueNet`: a sparse
   first layer, residual MLP blocks, masked policy logits, a value head with
   every seat's scaled return), training losses, checkpoints (``.npz``:
@@ -30,12 +30,14 @@ from pathlib import Path
 def _numba_cache_guard() -> None:
     """The kernels here inline the engine's, the observer's and the search's:
     drop this package's cached kernels when a source of ``spiel_game``, of
-    ``solvers/ismcts.py`` / ``heuristic.py`` or of the kernel modules here changed."""
+    ``solvers/ismcts.py`` / ``heuristic.py`` / ``beliefs/`` or of the kernel modules here
+    changed."""
     from spiel_game.numba_cache import engine_sources, guard
     here = Path(__file__).resolve().parent
-    kernels = [here / f for f in ("features.py", "inference.py", "location.py", "search.py")]
+    kernels = [here / f for f in ("features.py", "inference.py", "search.py")]
     guard(here / "__pycache__", engine_sources() + kernels
-          + [here.parent / "ismcts.py", here.parent / "heuristic.py"])
+          + [here.parent / "ismcts.py", here.parent / "heuristic.py"]
+          + sorted((here.parent / "beliefs").glob("*.py")))
 
 
 _numba_cache_guard()

@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 
 import numpy as np
 
 __all__ = ["FORMAT", "CheckpointError", "read_checkpoint", "write_checkpoint", "read_npz",
            "write_npz",
-           "param_shapes", "versions", "git_commit"]
+           "param_shapes", "versions"]
 
 FORMAT = "cancellation-hearts-policy-value-mlp/1"
 _SIZE_KEYS = ("input_size", "num_actions", "max_players", "hidden", "blocks")
@@ -62,20 +61,6 @@ def versions() -> dict[str, str]:
     return out
 
 
-def git_commit() -> str:
-    """The source checkout's commit (``+dirty`` if modified), or ``unknown``."""
-    root = Path(__file__).resolve().parents[2]
-    try:
-        head = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True,
-                              text=True, timeout=10, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain",
-                                "--untracked-files=no"], capture_output=True, text=True,
-                               timeout=10).stdout.strip()
-        return head + ("+dirty" if dirty else "")
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-
-
 def write_checkpoint(path, params: dict[str, np.ndarray], config: dict) -> Path:
     """Write ``params`` (name -> array) and ``config`` to ``path`` atomically
     (a temporary file renamed into place). ``config`` gets ``format``."""
@@ -92,7 +77,7 @@ def write_npz(path, params: dict[str, np.ndarray], config: dict) -> Path:
     """``params`` (as float32 arrays ``param/<name>``) and ``config`` (JSON) written
     to ``path`` atomically (a temporary file renamed into place); the file format
     of every network checkpoint (this module's and
-    :mod:`solvers.net.location`'s)."""
+    :mod:`solvers.beliefs.location`'s)."""
     path = Path(path)
     arrays = {f"param/{k}": np.ascontiguousarray(v, np.float32) for k, v in params.items()}
     arrays["config"] = np.array(json.dumps(config, sort_keys=True, default=str))

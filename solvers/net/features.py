@@ -24,7 +24,7 @@ guided* network that learns when to depart from the heuristic, not a raw one.
 A layout without a hint is unchanged (same pieces, same fingerprint).
 
 Features are computed by the observer's compiled kernel
-(``spiel_game.observers._fill``) over engine vectors (``state.engine_params``,
+(``spiel_game.observers.fill_view``) over engine vectors (``state.engine_params``,
 ``state.engine_state``) and scattered into the padded layout in compiled code,
 for a batch of states at once: dense (:meth:`FeatureLayout.dense`) or sparse
 (:meth:`FeatureLayout.sparse`: indices, values and per-row offsets, the input
@@ -44,7 +44,7 @@ from numba import njit
 
 import spiel_game
 from spiel_game import engine as E
-from spiel_game.observers import INFO_STATE_OBS_TYPE, _fill, make_observer, tensor_layout
+from spiel_game.observers import INFO_STATE_OBS_TYPE, fill_view, make_observer, tensor_layout
 from spiel_game.rng import make_rng_state
 from spiel_game.simulator import step_legal
 from solvers.heuristic import heuristic_policy
@@ -82,11 +82,11 @@ def hint_index(p, s, player, hint_idx, legal, rng):
 
 
 @njit(cache=True)
-def _sparse_row(p, s, player, offs, scatter, count_idx, hint_idx, legal, rng, tmp, idx, val,
+def sparse_row(p, s, player, offs, scatter, count_idx, hint_idx, legal, rng, tmp, idx, val,
                 start):
     """Write the non-zeros of ``player``'s padded features at ``idx/val[start:]``;
     returns the new end."""
-    _fill(p, s, player, player, offs, tmp)
+    fill_view(p, s, player, player, offs, tmp)
     m = start
     for i in range(tmp.shape[0]):
         v = tmp[i]
@@ -112,7 +112,7 @@ def _sparse_batch(p, states, players, offs, scatter, count_idx, hint_idx, legal,
     m = 0
     for b in range(states.shape[0]):
         offsets[b] = m
-        m = _sparse_row(p, states[b], players[b], offs, scatter, count_idx, hint_idx, legal,
+        m = sparse_row(p, states[b], players[b], offs, scatter, count_idx, hint_idx, legal,
                         rng, tmp, idx, val, m)
     offsets[states.shape[0]] = m
     return m
@@ -122,7 +122,7 @@ def _sparse_batch(p, states, players, offs, scatter, count_idx, hint_idx, legal,
 def _dense_batch(p, states, players, offs, scatter, count_idx, hint_idx, legal, rng, tmp, out):
     """Dense padded features of ``states[b]`` seen by ``players[b]`` into ``out[b]``."""
     for b in range(states.shape[0]):
-        _fill(p, states[b], players[b], players[b], offs, tmp)
+        fill_view(p, states[b], players[b], players[b], offs, tmp)
         row = out[b]
         row[:] = 0.0
         for i in range(tmp.shape[0]):

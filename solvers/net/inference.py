@@ -24,7 +24,7 @@ from spiel_game import engine as E
 from spiel_game.simulator import step_legal
 
 from .checkpoint import CheckpointError, read_checkpoint
-from .features import FeatureLayout, GameFamilyError, _sparse_row
+from .features import FeatureLayout, GameFamilyError, sparse_row
 
 __all__ = ["NetWeights", "NetGame", "NetEvaluator", "net_eval"]
 
@@ -97,7 +97,7 @@ def net_eval(net, ng, p, s, player, probs, value):
     # Features: the observer's kernel, the non-zeros mapped to the padded layout
     # (the same row as FeatureLayout.sparse, hint included).
     idx, val = ng.idx, ng.val
-    m = _sparse_row(p, s, player, ng.offs, ng.scatter, ng.count_idx, ng.hint_idx, ng.legal,
+    m = sparse_row(p, s, player, ng.offs, ng.scatter, ng.count_idx, ng.hint_idx, ng.legal,
                     ng.rng, ng.tmp, idx, val, 0)
     h, g = ng.h, ng.g
     H = h.shape[0]

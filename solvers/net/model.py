@@ -30,7 +30,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from .checkpoint import git_commit, read_checkpoint, versions, write_checkpoint
+from spiel_game.provenance import git_commit
+
+from .checkpoint import read_checkpoint, versions, write_checkpoint
 from .features import FeatureLayout
 
 __all__ = ["PolicyValueNet", "losses", "to_batch", "sharpen", "save_checkpoint", "load_model",

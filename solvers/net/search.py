@@ -1,7 +1,7 @@
 """ISMCTS guided by the policy-value network (PUCT prior, value at the leaves), compiled.
 
 The search of :mod:`solvers.ismcts` (single-observer ISMCTS over
-determinizations drawn by its :class:`~solvers.ismcts.Determinizer`, the same
+determinizations drawn by its :class:`~spiel_game.determinize.Determinizer`, the same
 tree arrays, hidden passes of the others played by the rollout policy,
 received cards as observation children), with AlphaZero-style selection and
 evaluation instead of UCB and random expansion:
@@ -42,13 +42,14 @@ import numpy as np
 from numba import njit
 
 from spiel_game import engine as E
+from spiel_game.determinize import Determinizer, determinize
 from spiel_game.rng import make_rng_state, rand_below, rand_uniform
 from spiel_game.simulator import step_apply, step_legal
 
 from ..bots import Agent, AgentParameterError, check_choice, check_int, check_real
 from ..ismcts import (DEFAULT_MAX_NODES, MAX_ITERATIONS, MAX_NODES_LIMIT, MAX_TIME_LIMIT,
-                      MIN_NODES, ROLLOUT_POLICIES, Determinizer, ISMCTSBot, _determinize,
-                      _grown, _new_node, _new_tree, _obs_child, _policy, _rollout)
+                      MIN_NODES, ROLLOUT_POLICIES, ISMCTSBot,
+                      grown, new_node, new_tree, obs_child, rollout_policy, rollout)
 from .agents import evaluator_for
 from .inference import net_eval
 
@@ -69,7 +70,7 @@ def _net_search(p, root, me, n_iter, c_puct, lo, scale, code, rng, t, prior, nva
     s = np.empty_like(root)
     for _ in range(n_iter):
         s[:] = root
-        if not _determinize(p, s, rng, det):
+        if not determinize(p, s, rng, det):
             return False
         _net_iteration(p, s, me, c_puct, lo, scale, code, rng, t, prior, nval, legal, deck_buf,
                        path, n, net, ng, probs, value, vw, vabs, mix)
@@ -92,9 +93,9 @@ def _net_iteration(p, s, me, c_puct, lo, scale, code, rng, t, prior, nval, legal
         cur = s[E.S_CUR]
         k = step_legal(p, s, legal)
         if ph == E.PH_PASS and cur != me:
-            step_apply(p, s, _policy(code, p, s, legal, k, rng))
+            step_apply(p, s, rollout_policy(code, p, s, legal, k, rng))
             if s[E.S_PHASE] != E.PH_PASS:
-                node = _obs_child(p, s, me, node, t)
+                node = obs_child(p, s, me, node, t)
                 if node < 0:
                     break
                 depth += 1
@@ -111,7 +112,7 @@ def _net_iteration(p, s, me, c_puct, lo, scale, code, rng, t, prior, nval, legal
             for i in range(k):
                 a = legal[i]
                 if (unexp >> a) & 1:
-                    c = _new_node(t, node, a, cur)
+                    c = new_node(t, node, a, cur)
                     if c < 0:
                         break
                     prior[c] = (1.0 - mix) * probs[a] + mix / k
@@ -152,7 +153,7 @@ def _net_iteration(p, s, me, c_puct, lo, scale, code, rng, t, prior, nval, legal
         path[depth] = best
         node = best
         if ph == E.PH_PASS and s[E.S_PHASE] != E.PH_PASS:
-            node = _obs_child(p, s, me, node, t)
+            node = obs_child(p, s, me, node, t)
             if node < 0:
                 break
             depth += 1
@@ -160,7 +161,7 @@ def _net_iteration(p, s, me, c_puct, lo, scale, code, rng, t, prior, nval, legal
     if leaf and vw >= 1.0:
         pass
     else:
-        _rollout(p, s, code, rng, legal, deck_buf)
+        rollout(p, s, code, rng, legal, deck_buf)
         ret = E.returns(p, s)
         for q in range(n):
             r = (ret[q] - lo) * scale
@@ -236,7 +237,7 @@ class NetISMCTSBot(Agent):
         limit = self.max_nodes or DEFAULT_MAX_NODES
         # An iteration adds at most K + 1 nodes (a full expansion and an observation).
         cap = min(limit, 4096)
-        tree = _new_tree(cap)
+        tree = new_tree(cap)
         prior = np.zeros(cap)
         nval = np.zeros(cap)
         legal = np.empty(K + 2, np.int32)
@@ -261,7 +262,7 @@ class NetISMCTSBot(Agent):
             if need > tree.child.shape[0]:
                 new = min(limit, max(need, 2 * tree.child.shape[0]))
                 extra = new - tree.child.shape[0]
-                tree = _grown(tree, new)
+                tree = grown(tree, new)
                 prior = np.concatenate([prior, np.zeros(extra)])
                 nval = np.concatenate([nval, np.zeros(extra)])
             if not _net_search(P, root, me, chunk, self.c_puct, self._lo, self._scale, code,
@@ -329,10 +330,7 @@ class BiasISMCTSBot(ISMCTSBot):
     def __init__(self, game, player: int, seed: int = 0, *, checkpoint: str | None = None,
                  bias: float = 1.0, **kwargs):
         a = self.NAME
-        bad = sorted(set(kwargs) & {"belief", "belief_worlds", "belief_epsilon", "belief_pool",
-                                    "belief_min_ess", "belief_mcmc", "belief_persist",
-                                    "belief_checkpoint",
-                                    "determinization"})
+        bad = sorted(set(kwargs) & {"belief", "determinization"})
         if bad:
             raise AgentParameterError(
                 f"{a}: {', '.join(bad)} not allowed (the search uses the compiled "

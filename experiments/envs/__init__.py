@@ -26,7 +26,7 @@ try:
     import pettingzoo  # noqa: F401
 except ImportError as e:  # pragma: no cover - depends on the installed extras
     raise ImportError(
-        f"solvers.envs needs gymnasium and pettingzoo ({e}); install the extra: "
+        f"experiments.envs needs gymnasium and pettingzoo ({e}); install the extra: "
         "pip install 'cancellation-hearts[pettingzoo]'") from e
 
 from .core import OBSERVATION_KINDS
@@ -37,4 +37,4 @@ __all__ = ["CancellationHeartsAEC", "CancellationHeartsEnv", "env", "raw_env", "
            "OBSERVATION_KINDS"]
 
 if ENV_ID not in gymnasium.registry:
-    gymnasium.register(id=ENV_ID, entry_point="solvers.envs:CancellationHeartsEnv")
+    gymnasium.register(id=ENV_ID, entry_point="experiments.envs:CancellationHeartsEnv")

@@ -1,8 +1,8 @@
 """A learned card-location model: a tilt of the exact prior, once per decision.
 
-The determinizer (:class:`solvers.ismcts.Determinizer`) draws the hidden
+The determinizer (:class:`spiel_game.determinize.Determinizer`) draws the hidden
 cards from the prior given the rules. Replaying the others' plays under an
-opponent model (:mod:`solvers.inference`) costs a replay per world. This
+opponent model (:mod:`solvers.beliefs.replay`) costs a replay per world. This
 module learns instead *where the hidden cards lie* from the observer's
 information state (the idea of Solinas, Rebstock and Buro 2019's card
 location inference for Skat) and uses it as a tilt of that exact prior:
@@ -43,11 +43,14 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from solvers.ismcts import _determinize, _make_determinization
 from spiel_game import engine as E
+from spiel_game.determinize import determinize, make_determinization
 
-from .checkpoint import CheckpointError, git_commit, read_npz, versions, write_npz
-from .features import FeatureLayout
+from spiel_game.provenance import git_commit
+
+from ..net.checkpoint import CheckpointError, read_npz, versions, write_npz
+from ..net.features import FeatureLayout
+from .replay import tempered_weights, weighted_pool
 
 __all__ = ["FORMAT", "LocationModel", "LocationPool", "pool_counts", "tilt_log_weights",
            "prior_counts",
@@ -81,7 +84,7 @@ def _draw_counts(p, root, rng, det, m, s, out):
     out[:] = 0.0
     for _ in range(m):
         s[:] = root
-        if not _determinize(p, s, rng, det):
+        if not determinize(p, s, rng, det):
             return False
         for q in range(n):
             h = E.hand(p, s, q)
@@ -106,7 +109,7 @@ def prior_counts(P, root, me, worlds: int, rng) -> np.ndarray:
     ``root`` seen by ``me``: the mean over ``worlds`` determinizations
     (``rng`` a ``uint64[1]`` stream)."""
     P = np.asarray(P)
-    det = _make_determinization(P, np.asarray(root, np.int32), int(me))
+    det = make_determinization(P, np.asarray(root, np.int32), int(me))
     out = np.zeros((int(P[E.P_N]), K))
     if not _draw_counts(P, np.asarray(root, np.int32), rng, det, int(worlds),
                         np.empty_like(root), out):
@@ -239,18 +242,17 @@ class LocationModel:
 class LocationPool:
     """Root-level inference with a card-location model (ISMCTS's
     ``belief='location'``): ``size`` prior worlds drawn once per decision
-    (:func:`solvers.inference.weighted_pool` under the ``uniform`` belief
+    (:func:`solvers.beliefs.replay.weighted_pool` under the ``uniform`` belief
     ``belief``: plain determinizations, completed), the model's correction
     ``z`` computed from their mean counts, each world weighted by
     :func:`tilt_log_weights` (tempered to an effective size of at least
-    ``min_ess``, :func:`solvers.inference.tempered_weights`); the search draws
+    ``min_ess``, :func:`solvers.beliefs.replay.tempered_weights`); the search draws
     every iteration's world from them by weight. The attributes of
-    :class:`solvers.inference.WorldPool` (``pool``, ``cum``, ``m``, ``ess``,
+    :class:`solvers.beliefs.replay.WorldPool` (``pool``, ``cum``, ``m``, ``ess``,
     ``beta``, ``accept``, ``logw``, ``carried``) and ``z``."""
 
     def __init__(self, model: LocationModel, game, P, root, me, det_record, belief, size,
                  rng, min_ess: float = 0.0):
-        from solvers.inference import tempered_weights, weighted_pool
         self.pool = np.empty((size, root.shape[0]), root.dtype)
         logw = np.empty(size)
         m = int(weighted_pool(P, root, rng, det_record, belief, self.pool, logw))
@@ -528,6 +530,25 @@ def save_location(path, model: LocationModel, config: dict, curve) -> Path:
     return path
 
 
+def check_location(agent: str, checkpoint, game) -> LocationModel:
+    """The card-location model at ``checkpoint`` (``belief='location'``'s
+    ``belief_checkpoint``), checked to cover ``game``; a missing path, a
+    damaged file or a model of other rules is an
+    :class:`~solvers.bots.AgentParameterError` naming ``agent``."""
+    from ..bots import AgentParameterError
+    from ..net.features import GameFamilyError
+    if checkpoint is None:
+        raise AgentParameterError(
+            f"{agent}: belief='location' needs belief_checkpoint=PATH (a card-location "
+            f"model, from `python research/scripts/card_location.py train`)")
+    try:
+        model = load_location(checkpoint)
+        model.layout.view(game)
+    except (CheckpointError, GameFamilyError) as err:
+        raise AgentParameterError(f"{agent}: belief_checkpoint: {err}") from None
+    return model
+
+
 def load_location(path) -> LocationModel:
     """The :class:`LocationModel` of a checkpoint written by :func:`save_location`;
     a missing, damaged or other file raises :class:`CheckpointError` naming it."""
@@ -568,10 +589,9 @@ def evaluate_location(model: LocationModel, prep: dict, pool_worlds: int | None 
     prior's error removed, the Brier score of "the seat holds the card"
     (prior pool and tilted pool), the tilted pool's mean effective size, the
     same for the pool tempered to an effective size of at least ``min_ess``
-    (:func:`solvers.inference.tempered_weights`, what ``belief_min_ess``
+    (:func:`solvers.beliefs.replay.tempered_weights`, what ``belief_min_ess``
     plays; keys ``..._tempered``), and the binomial log-likelihood per live
     entry (prior and model)."""
-    from solvers.inference import tempered_weights
     import pyspiel
 
     import spiel_game
@@ -596,11 +616,11 @@ def evaluate_location(model: LocationModel, prep: dict, pool_worlds: int | None 
         z = model.z(game, s, me, prior)
         pred = model.predict(game, s, me, prior, z=z)
         # a fresh pool, tilted as the search would
-        det = _make_determinization(P, s, me)
+        det = make_determinization(P, s, me)
         pool = np.empty((M, s.shape[0]), np.int32)
         for i in range(M):
             pool[i] = s
-            if not _determinize(P, pool[i], rng, det):
+            if not determinize(P, pool[i], rng, det):
                 raise RuntimeError("evaluate_location: the determinizer failed")
         cnt = np.empty((M, n, K))
         pool_counts(P, pool, M, cnt)

@@ -1,6 +1,6 @@
 """The play loop of :mod:`experiments.play` as a Jupyter widget (ipywidgets)::
 
-    from experiments.play_widget import play_widget
+    from experiments.play.widget import play_widget
     play_widget(["heuristic", "ismcts(iterations=2000)"], players=6)   # last line of a cell
 
 The table is :func:`spiel_game.render.state_to_html` from your seat; your
@@ -19,7 +19,7 @@ from typing import Any
 
 from spiel_game.render import card_label
 
-from .play import DEFAULT_RECORDS, PlayError, PlaySession, _check_settings
+from .app import DEFAULT_RECORDS, PlayError, PlaySession, check_settings
 
 __all__ = ["PlayWidget", "play_widget"]
 
@@ -44,7 +44,7 @@ class PlayWidget:
                  seed: int = 0, params: Mapping[str, Any] | None = None,
                  out: str | Path | None = DEFAULT_RECORDS, *, widgets=None):
         self.w = w = widgets or _ipywidgets()
-        self._checked = _check_settings(agents, players, seat, seed, params)
+        self._checked = check_settings(agents, players, seat, seed, params)
         self.seat, self.seed, self.out = seat, seed, out
         self.number = 0
         self.status, self.message = w.HTML(), w.HTML()

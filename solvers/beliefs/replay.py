@@ -10,7 +10,7 @@ under an **opponent model** ``pi(action | engine state)``, and the search
 uses a world drawn by sampling-importance-resampling (SIR):
 
 1. draw ``M`` candidate worlds from the exact constrained sampler
-   (:func:`solvers.ismcts._determinize`);
+   (:func:`spiel_game.determinize.determinize`);
 2. complete each into a full, consistent engine state (:func:`complete_world`:
    the passes the observer never saw are drawn uniformly, as
    :mod:`spiel_game.resample` does);
@@ -85,26 +85,27 @@ from spiel_game.hidden import played_counts, proven_absent
 from spiel_game.rng import rand_below, rand_uniform
 from spiel_game.simulator import step_apply, step_legal
 
-from .bots import AgentParameterError, check_choice, check_int, check_real
-from .heuristic import heuristic_policy
-from .ismcts import Determinizer, _determinize, _iteration
-from .net.inference import NetGame, NetWeights, net_eval
+from ..bots import AgentParameterError, check_choice, check_int, check_real
+from ..heuristic import heuristic_policy
+from spiel_game.determinize import Determinizer, determinize
+
+from ..net.inference import NetGame, NetWeights, net_eval
 
 __all__ = ["MODELS", "POOL_MODELS", "DEFAULT_EPSILON", "MAX_BELIEF_WORLDS", "MAX_WEIGHED_PASS",
            "Belief",
            "make_belief", "check_belief", "action_probability", "complete_world",
            "world_log_likelihood", "belief_log_likelihood", "network_for", "check_network",
-           "sir_world", "search_weighted", "WeightedDeterminizer",
+           "sir_world", "WeightedDeterminizer",
            "WorldPool", "tempered_weights", "mh_step", "move_pool", "move_constraints",
            "advance_world", "advance_pool",
-           "weighted_pool", "search_pooled", "MAX_BELIEF_POOL"]
+           "weighted_pool", "pool_pick", "MAX_BELIEF_POOL"]
 
 K = E.K
 #: Opponent models: name -> compiled code (see the module docstring).
 MODELS = {"uniform": 0, "random": 1, "heuristic": 2, "network": 3}
 #: Beliefs that weigh a root-level pool without replaying the hand (ISMCTS
 #: with ``belief_pool`` only): ``location``, a learned card-location model's
-#: tilt of the prior (:mod:`solvers.net.location`).
+#: tilt of the prior (:mod:`solvers.beliefs.location`).
 POOL_MODELS = ("location",)
 DEFAULT_EPSILON = 0.1
 #: Most candidate worlds per SIR draw.
@@ -152,7 +153,7 @@ def _draw_passes(counts, k, rng, tmp, dst):
 @njit(cache=True)
 def complete_world(p, w, me, rng, seats, cards, tmp):
     """Make the determinized world ``w`` (play or moon phase: the other seats'
-    current hands filled in, see :class:`solvers.ismcts.Determinizer`) a full,
+    current hands filled in, see :class:`spiel_game.determinize.Determinizer`) a full,
     consistent engine state in place: the passes ``me`` never saw (between
     other players) are drawn uniformly from each receiver's hand after passing
     (current hand plus the cards it played), and every other seat's dealt
@@ -469,7 +470,7 @@ def _candidate(p, root, cand, rng, det, bel):
     completed by :func:`complete_world`) and its log-weight; ``-inf`` (counted in
     ``bel.stats[2]``) for weight 0, :data:`_FAILED` when the sampler fails."""
     cand[:] = root
-    if not _determinize(p, cand, rng, det):
+    if not determinize(p, cand, rng, det):
         return _FAILED
     if not complete_world(p, cand, bel.me, rng, bel.seats, bel.cards, bel.tmp):
         bel.stats[2] += 1.0
@@ -484,7 +485,7 @@ def _candidate(p, root, cand, rng, det, bel):
 def sir_world(p, root, s, rng, det, bel):
     """Draw one world into ``s`` by sampling-importance-resampling: ``bel.worlds``
     candidates from the determinizer ``det`` (a
-    :class:`solvers.ismcts.Determinization` of ``root``), each completed
+    :class:`spiel_game.determinize.Determinization` of ``root``), each completed
     (:func:`complete_world`) and weighted by ``exp(world_log_likelihood)``,
     one kept with probability proportional to its weight (one-pass weighted
     reservoir). With the ``uniform`` model, one candidate, or outside the play
@@ -493,7 +494,7 @@ def sir_world(p, root, s, rng, det, bel):
     ph = root[E.S_PHASE]
     if bel.model == 0 or bel.worlds == 1 or (ph != E.PH_PLAY and ph != E.PH_MOON):
         s[:] = root
-        return _determinize(p, s, rng, det)
+        return determinize(p, s, rng, det)
     cand = bel.cand
     log_w = _NEG_INF                           # log of the sum of weights so far
     log_w2 = _NEG_INF                          # log of the sum of squared weights
@@ -519,19 +520,6 @@ def sir_world(p, root, s, rng, det, bel):
         return False
     bel.stats[0] += 1.0
     bel.stats[1] += math.exp(2.0 * log_w - log_w2)
-    return True
-
-
-@njit(cache=True)
-def search_weighted(p, root, me, n_iter, uct_c, lo, scale, code, rng, t, s, legal, deck_buf,
-                    path, det, bel, opp=0):
-    """:func:`solvers.ismcts._search` with every iteration's world drawn by
-    :func:`sir_world` (the ISMCTS agent's ``belief`` other than ``uniform``)."""
-    n = p[E.P_N]
-    for _ in range(n_iter):
-        if not sir_world(p, root, s, rng, det, bel):
-            return False
-        _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, n, opp)
     return True
 
 
@@ -567,17 +555,6 @@ def pool_pick(cum, m, rng):
         else:
             lo = mid + 1
     return lo
-
-
-@njit(cache=True)
-def search_pooled(p, root, me, n_iter, uct_c, lo, scale, code, rng, t, s, legal, deck_buf,
-                  path, pool, cum, m, opp=0):
-    """:func:`solvers.ismcts._search` with every iteration's world drawn from
-    the weighted pool ``pool[:m]`` (:class:`WorldPool`), with replacement."""
-    n = p[E.P_N]
-    for _ in range(n_iter):
-        s[:] = pool[pool_pick(cum, m, rng)]
-        _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, n, opp)
 
 
 @njit(cache=True)
@@ -797,7 +774,7 @@ def advance_world(p, old, root, me, out, rng, det, bel, seats, cards, forbid, kn
     even the fresh draw failed. Work arrays ``seats``, ``cards``: int64[n * t]."""
     n = p[E.P_N]
     out[:] = root
-    if not _determinize(p, out, rng, det):
+    if not determinize(p, out, rng, det):
         return _FAILED, False
     target = np.zeros((n, K), np.int64)
     for q in range(n):
@@ -1074,30 +1051,16 @@ def network_for(agent: str, checkpoint, game, keyword: str = "belief_checkpoint"
     A missing, damaged or mismatched checkpoint (another rule set, an uncovered
     player count) is an :class:`~solvers.bots.AgentParameterError` naming
     ``keyword``. Needs numpy and numba only (no torch)."""
-    from .net.agents import evaluator_for
+    from ..net.agents import evaluator_for
     ev = evaluator_for(agent, checkpoint, game, keyword=keyword)
     return ev.weights, ev.game_arrays(game)
 
 
 def check_network(agent: str, belief: str, checkpoint, game):
     """The agents' ``belief_checkpoint``: required with ``belief='network'``
-    (returns :func:`network_for`) and with ``belief='location'`` (returns the
-    :class:`solvers.net.location.LocationModel`, checked to cover ``game``),
-    refused with any other model (returns None)."""
-    if belief == "location":
-        if checkpoint is None:
-            raise AgentParameterError(
-                f"{agent}: belief='location' needs belief_checkpoint=PATH (a card-location "
-                f"model, from `python research/scripts/card_location.py train`)")
-        from .net.checkpoint import CheckpointError
-        from .net.features import GameFamilyError
-        from .net.location import load_location
-        try:
-            model = load_location(checkpoint)
-            model.layout.view(game)
-        except (CheckpointError, GameFamilyError) as err:
-            raise AgentParameterError(f"{agent}: belief_checkpoint: {err}") from None
-        return model
+    (returns :func:`network_for`), refused with the other opponent models
+    (returns None). The card-location model's checkpoint (``belief='location'``)
+    is checked by :func:`solvers.beliefs.location.check_location`."""
     if belief == "network":
         if checkpoint is None:
             raise AgentParameterError(
@@ -1126,7 +1089,7 @@ def make_belief(P, me: int, model: str = "heuristic", worlds: int = 8,
     if (model == "network") != (network is not None):
         raise AgentParameterError(
             "belief: the 'network' model needs network=(NetWeights, NetGame) "
-            "(solvers.inference.network_for) and the other models take none; got model "
+            "(solvers.beliefs.replay.network_for) and the other models take none; got model "
             f"{model!r} with network={'given' if network is not None else None}")
     if network is None:
         net, ng = _no_network()
@@ -1135,7 +1098,7 @@ def make_belief(P, me: int, model: str = "heuristic", worlds: int = 8,
         net, ng = network
         if not (isinstance(net, NetWeights) and isinstance(ng, NetGame)):
             raise AgentParameterError("belief: network must be (NetWeights, NetGame), from "
-                                      "solvers.inference.network_for")
+                                      "solvers.beliefs.replay.network_for")
         if int(net.w0.shape[0]) <= int(ng.scatter.max(initial=0)):
             raise AgentParameterError("belief: network: the weights and the game arrays "
                                       "come from different layouts")

@@ -2,7 +2,7 @@
 
 ``CancellationHeartsEnv(opponents="heuristic", seat=0, **params)`` or
 ``gymnasium.make("CancellationHearts-v0", ...)`` (registered when
-``solvers.envs`` is imported). Arguments:
+``experiments.envs`` is imported). Arguments:
 
 * ``opponents``: one agent for every other seat, or a list with one per other
   seat in seat order (the learner's seat left out). An agent is anything
@@ -41,7 +41,7 @@ from gymnasium import spaces
 
 from spiel_game import IllegalActionError
 
-from ..registry import AgentSpec, factories, make_agent, parse_spec
+from solvers.registry import AgentSpec, factories, make_agent, parse_spec
 from .core import (TensorView, action_mask, checked_action, describe_illegal, make_game,
                    sample_chance, score_utility)
 

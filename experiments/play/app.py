@@ -54,7 +54,7 @@ from spiel_game import engine as E
 from spiel_game import records as R
 from spiel_game.render import card_label, hand_replay_html, state_to_html
 
-__all__ = ["PlayError", "PlaySession", "create_app", "main"]
+__all__ = ["PlayError", "PlaySession", "check_settings", "create_app", "main"]
 
 DEFAULT_RECORDS = Path("results") / "play"
 
@@ -68,8 +68,12 @@ def _seed(*words: int) -> int:
                & np.uint64(2**62 - 1))
 
 
-def _check_settings(agents, players, seat, seed, params) -> tuple[list[str], dict, Any]:
-    """Check the app's settings; returns (agent specs, game parameters, loaded game)."""
+def check_settings(agents, players, seat, seed, params) -> tuple[list[str], dict, Any]:
+    """Check the settings of a play session (the app's and the widget's): agent
+    specs, player count, the person's seat, the seed and game parameters.
+
+    Returns (agent specs, game parameters, loaded game); raises
+    :class:`PlayError` naming the bad setting and what is allowed."""
     if isinstance(agents, str) or not isinstance(agents, Sequence) or not agents:
         raise PlayError(f"agents must be a non-empty list of agent specs, got {agents!r}")
     agents = [str(a) for a in agents]
@@ -106,7 +110,7 @@ class PlaySession:
     def __init__(self, agents: Sequence[str], params: Mapping[str, Any] | None = None, *,
                  seat: int = 0, seed: int = 0, number: int = 0, out: str | Path | None = None,
                  game_id: str | None = None, players: int | None = None, _checked=None):
-        agents, params, game = _checked or _check_settings(agents, players, seat, seed, params)
+        agents, params, game = _checked or check_settings(agents, players, seat, seed, params)
         from solvers.registry import make_agent
         self.id = game_id or secrets.token_hex(16)
         self.game, self.params, self.seat = game, params, int(seat)
@@ -406,7 +410,7 @@ def create_app(agents: Sequence[str], players: int | None = None, seat: int = 0,
     not saved). Settings are checked first (:class:`PlayError`). The app's
     ``config["PLAY_SESSIONS"]`` maps game ids to :class:`PlaySession`."""
     from flask import Flask, abort, jsonify, redirect, request
-    checked = _check_settings(agents, players, seat, seed, params)
+    checked = check_settings(agents, players, seat, seed, params)
     app = Flask(__name__)
     sessions: dict[str, PlaySession] = {}
     app.config["PLAY_SESSIONS"] = sessions
@@ -500,6 +504,3 @@ def main(argv=None) -> int:
     app.run(host=args.host, port=args.port, threaded=True)
     return 0
 
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,0 +1,16 @@
+"""Beliefs: where the hidden cards probably are, given what the others did.
+
+A search draws the hidden cards from the rules' prior
+(:class:`spiel_game.determinize.Determinizer`); a *belief* reweighs those
+worlds. :mod:`solvers.beliefs.models` holds the plug-in objects an agent
+takes (``ISMCTSBot(..., belief=HeuristicBelief(pool=64))``);
+:mod:`solvers.beliefs.replay` weighs worlds by replaying the others'
+decisions under an opponent model (SIR, world pools, MCMC moves);
+:mod:`solvers.beliefs.location` is the learned card-location model.
+"""
+
+from .models import (BELIEFS, BeliefModel, HeuristicBelief, LocationBelief, NetworkBelief,
+                     OpponentBelief, RandomBelief, from_keywords)
+
+__all__ = ["BELIEFS", "BeliefModel", "OpponentBelief", "RandomBelief", "HeuristicBelief",
+           "NetworkBelief", "LocationBelief", "from_keywords"]
