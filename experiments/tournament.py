@@ -112,7 +112,7 @@ import scipy.stats
 import spiel_game
 from spiel_game import engine as E
 
-from .config import config_from_dict
+from .config import ConfigError, check_output_dir, check_seed, config_from_dict
 from .metadata import metadata, write_result
 from .runner import _signals_blocked as _runner_signals_blocked
 from .runner import unit_progress
@@ -182,6 +182,10 @@ class TournamentConfig:
             object.__setattr__(self, "lineup", tuple(int(i) for i in self.lineup))
         if len(self.agents) < 1:
             raise TournamentError("a tournament needs at least one agent")
+        try:
+            check_seed(self.seed)
+        except ConfigError as err:
+            raise TournamentError(str(err)) from None
         for name, lo in (("deals", 0), ("seed", None), ("workers", 1), ("first_deal", 0)):
             v = getattr(self, name)
             if not _is_int(v):
@@ -1087,7 +1091,10 @@ def run_tournament(config: TournamentConfig, out: str | Path | None = None, *,
     kept_games: dict[int, list] = {}
     try:
         if out is not None:
-            out = Path(out)
+            try:
+                out = check_output_dir(out)
+            except ConfigError as err:
+                raise TournamentError(str(err)) from None
             out.mkdir(parents=True, exist_ok=True)
             lock = _FolderLock(out)
             path = out / SHARD

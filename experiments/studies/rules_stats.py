@@ -31,6 +31,7 @@ from spiel_game.rules import RuleSet
 from spiel_game.simulator import BUILTIN_POLICIES, simulate
 
 from ..registry import Summary, Unit, register
+from ..config import check_unit_count
 from ..stats import mean_ci_from_sums
 
 __all__ = ["RulesStatsConfig", "PROFILES", "configurations", "units", "run_unit",
@@ -51,6 +52,8 @@ class RulesStatsConfig:
             raise ValueError(f"hands must be >= 2 (for a confidence interval), got {self.hands}")
         if self.chunk < 1:
             raise ValueError(f"chunk must be >= 1, got {self.chunk}")
+        check_unit_count(len(configurations()) * -(-self.hands // self.chunk),
+                         f"hands={self.hands}, chunk={self.chunk}")
         if self.policy not in BUILTIN_POLICIES:
             raise ValueError(f"policy {self.policy!r} is not one of {sorted(BUILTIN_POLICIES)}")
 

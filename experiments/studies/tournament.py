@@ -48,7 +48,7 @@ import dataclasses
 import spiel_game
 from spiel_game.rules import unknown_parameters_message
 
-from ..config import ConfigError
+from ..config import ConfigError, check_unit_count
 from ..registry import Summary, Unit, UnitOutput, register
 from ..tournament import (TournamentConfig, TournamentError, _load_game, check_agents,
                           deal_records, deal_rows, play_block, seat_assignments,
@@ -79,6 +79,8 @@ class TournamentStudyConfig:
         for name in ("deals", "deals_per_unit"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        check_unit_count(-(-self.deals // self.deals_per_unit),
+                         f"deals={self.deals}, deals_per_unit={self.deals_per_unit}")
 
 
 PROFILES = {
