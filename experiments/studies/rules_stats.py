@@ -38,6 +38,16 @@ __all__ = ["RulesStatsConfig", "PROFILES", "configurations", "units", "run_unit"
            "summarize_rows", "HAND_STATISTICS", "SEAT_STATISTICS"]
 
 
+def configurations() -> list[tuple[str, dict]]:
+    out = []
+    for n in range(5, 12):
+        out.append((f"balanced {n}", {"players": n}))
+    out.append(("balanced 11, 3 packs", {"players": 11, "packs": 3}))
+    for n in range(5, 12):
+        out.append((f"kitty {n}", {"deck": "kitty", "players": n}))
+    return out
+
+
 @dataclasses.dataclass(frozen=True)
 class RulesStatsConfig:
     """Random-play rules statistics for every player count and scheme."""
@@ -60,16 +70,6 @@ class RulesStatsConfig:
 
 PROFILES = {"quick": RulesStatsConfig(hands=20_000),
             "paper": RulesStatsConfig(hands=1_000_000, chunk=50_000)}
-
-
-def configurations() -> list[tuple[str, dict]]:
-    out = []
-    for n in range(5, 12):
-        out.append((f"balanced {n}", {"players": n}))
-    out.append(("balanced 11, 3 packs", {"players": 11, "packs": 3}))
-    for n in range(5, 12):
-        out.append((f"kitty {n}", {"deck": "kitty", "players": n}))
-    return out
 
 
 # ------------------------------------------------------------ runner experiment
