@@ -646,12 +646,21 @@ def _record_line(rec: dict, fingerprint: str) -> bytes:
     return (json.dumps({**rec, "sha256": _digest(rec, fingerprint)}) + "\n").encode()
 
 
+def _short_keys(obj: dict) -> str:
+    keys = sorted(map(str, obj))
+    text = repr(keys)
+    return text if len(text) <= 120 else text[:100] + f"... ({len(keys)} keys)"
+
+
 def _header_problem(obj: dict) -> str | None:
     """Why a header line is damaged (None: intact)."""
     if "sha256" in obj:
         if obj.get("format") != FORMAT:
             return f"unknown record-file format {obj.get('format')!r} (this version reads {FORMAT})"
         return None if obj["sha256"] == _digest(obj, "") else "the header's checksum does not match"
+    if set(obj) != {"fingerprint", "config"}:  # a checksummed header whose "sha256" is damaged
+        return (f"the header's fields {_short_keys(obj)} are damaged (a header has format, "
+                f"fingerprint, config and sha256)")
     try:                                        # written before checksums: self-consistency
         ok = TournamentConfig.from_dict(obj["config"]).fingerprint() == obj["fingerprint"]
     except (TournamentError, KeyError, TypeError, ValueError):

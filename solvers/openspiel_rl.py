@@ -627,7 +627,7 @@ def load_checkpoint(path: str | Path, agent: str = "openspiel_rl") -> dict:
             return _CACHE[key]
         try:
             zip_members(f, st.st_size, f"checkpoint {str(p)!r}", max_total=st.st_size,
-                        max_members=4096, label="torch checkpoint",
+                        label="torch checkpoint",
                         methods=(0,)).close()
             f.seek(0)
             blob = torch.load(f, map_location="cpu", weights_only=True)

@@ -58,7 +58,7 @@ MAX_MEMBERS = 1024
 #: The most bytes of the JSON config member.
 MAX_CONFIG_BYTES = 1 << 20
 #: The longest checkpoint file, and the most bytes all its members may declare.
-MAX_FILE_BYTES = 4 * MAX_PARAMETERS + MAX_CONFIG_BYTES + MAX_MEMBERS * 4096
+MAX_FILE_BYTES = 4 * MAX_PARAMETERS + MAX_CONFIG_BYTES + MAX_MEMBERS * (1 << 12)
 _F32 = np.dtype("<f4")
 _MEMBER = re.compile(r"config\.npy|param/[A-Za-z0-9_.]{1,200}\.npy")
 
