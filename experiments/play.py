@@ -478,7 +478,20 @@ def create_app(agents: Sequence[str], players: int | None = None, seat: int = 0,
         raise PlayError(f"idle_seconds must be a number of seconds >= 0, got "
                         f"{str(idle_seconds)[:40]!r}")
     checked = _check_settings(agents, players, seat, seed, params)
-    app = Flask(__name__)
+
+    class PlayFlask(Flask):
+        """Flask whose ``run`` never turns on the debugger or the reloader (Flask's
+        own ``run`` reads ``FLASK_DEBUG`` from the environment)."""
+
+        def run(self, host=None, port=None, debug=None, load_dotenv=False, **options):
+            if debug:
+                raise PlayError("the play app never runs in debug mode (Werkzeug's debugger "
+                                "would serve a Python console)")
+            options.update(use_reloader=False, use_debugger=False, use_evalex=False)
+            self.debug = False
+            return super().run(host, port, debug=False, load_dotenv=False, **options)
+
+    app = PlayFlask(__name__)
     app.debug = False                   # FLASK_DEBUG must never turn on the debugger
     app.config.update(DEBUG=False, TESTING=False, PROPAGATE_EXCEPTIONS=False,
                       MAX_CONTENT_LENGTH=MAX_BODY_BYTES, PLAY_SEED=int(seed))

@@ -48,8 +48,8 @@ def test_flask_debug_in_the_environment_is_ignored(monkeypatch, capsys):
     assert client.get("/console").status_code == 404
     ran = {}
 
-    def fake_run(self, **kwargs):
-        ran.update(kwargs, debug_attr=self.debug)
+    def fake_run(self, host=None, port=None, debug=None, load_dotenv=True, **kwargs):
+        ran.update(kwargs, host=host, port=port, debug=debug, debug_attr=self.debug)
 
     monkeypatch.setattr("flask.Flask.run", fake_run)
     assert play.main(["--agents", "random", "--players", "3", "--records", "-",
@@ -58,6 +58,11 @@ def test_flask_debug_in_the_environment_is_ignored(monkeypatch, capsys):
     assert ran["debug"] is False and ran["use_reloader"] is False
     assert ran["use_debugger"] is False and ran["use_evalex"] is False
     assert ran["port"] == 8123 and ran["debug_attr"] is False
+    ran.clear()
+    app.run(port=8124)                      # as a script calling app.run() would
+    assert ran["debug"] is False and ran["use_debugger"] is False and not ran["use_reloader"]
+    with pytest.raises(PlayError, match="never runs in debug mode"):
+        app.run(debug=True)
     out = capsys.readouterr().out
     assert "http://127.0.0.1:8123/" in out and "server seed " in out and "--seed" in out
 
