@@ -28,11 +28,83 @@ from typing import Any
 
 __all__ = ["ConfigError", "config_fields", "make_config", "config_from_dict", "convert_fields",
            "load_toml", "load_config_file", "parse_assignments",
-           "config_to_dict", "fingerprint", "check_config_class", "check_names"]
+           "config_to_dict", "fingerprint", "check_config_class", "check_names",
+           "check_seed", "seed_bits", "check_unit_count", "check_output_dir", "short",
+           "SEED_LIMIT", "MAX_UNITS"]
+
+#: Seeds are integers ``0 <= seed < SEED_LIMIT``.
+SEED_LIMIT = 2**32
+#: The most units of work one run may list (each unit is a dict in memory and a
+#: shard file on disk); a config asking for more is refused before listing them.
+MAX_UNITS = 100_000
 
 
 class ConfigError(ValueError):
     """An unknown key, or a value that does not fit the field's type."""
+
+
+def short(value, limit: int = 200) -> str:
+    """``repr(value)`` cut to about ``limit`` characters, saying how long it was
+    (error messages never echo a huge value in full)."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit - 30]}... ({len(text):,} characters)"
+
+
+def check_seed(seed, where: str = "seed", *, bits: int = 32) -> int:
+    """``seed`` as an int if ``0 <= seed < 2**bits`` (default :data:`SEED_LIMIT`,
+    ``2**32``), else :class:`ConfigError` ``"seed must be 0 <= seed < 2**32, got ..."``.
+    Tournaments take ``bits=63``: the studies derive their tournaments' seeds
+    below ``2**62`` from their own seed."""
+    limit = 2**bits
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < limit:
+        try:                                  # numpy integers
+            import numpy as np
+            if isinstance(seed, np.integer) and 0 <= int(seed) < limit:
+                return int(seed)
+        except ImportError:                   # pragma: no cover
+            pass
+        raise ConfigError(f"{where} must be 0 <= seed < 2**{bits}, got {short(seed)}")
+    return int(seed)
+
+
+def check_unit_count(count: int, what: str) -> None:
+    """Raise :class:`ConfigError` if ``count`` units of work (asked for by ``what``,
+    e.g. ``"hands=10**12, chunk=1"``) exceed :data:`MAX_UNITS`."""
+    if count > MAX_UNITS:
+        raise ConfigError(f"{what} asks for {count:,} units of work; a run has at most "
+                          f"{MAX_UNITS:,} (make the chunks larger)")
+
+
+def check_output_dir(path) -> Path:
+    """``path`` as a :class:`Path` if it is a folder that can be created and written
+    (its first existing ancestor is a writable folder); otherwise
+    :class:`ConfigError` ``"cannot write to PATH: ..."``. Nothing is created."""
+    import os
+    path = Path(path)
+    probe = path
+    while not probe.exists():
+        if probe.is_symlink():
+            raise ConfigError(f"cannot write to {path}: {probe} is a dangling link")
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    if not probe.is_dir():
+        raise ConfigError(f"cannot write to {path}: {probe} is a file, not a folder")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise ConfigError(f"cannot write to {path}: no permission to write in {probe}")
+    return path
+
+
+def seed_bits(cls) -> int:
+    """How many bits a config class's ``seed`` may have: its ``SEED_BITS`` class
+    attribute (tournaments: 63), else 32."""
+    return int(getattr(cls, "SEED_BITS", 32))
+
+
+def _check_config_seed(config):
+    if "seed" in {f.name for f in dataclasses.fields(config)}:
+        check_seed(config.seed, f"{type(config).__name__}.seed", bits=seed_bits(type(config)))
+    return config
 
 
 def check_names(kind: str, names, known) -> None:
@@ -94,10 +166,18 @@ def make_config(cls, base=None, overrides: Mapping[str, Any] | None = None):
     if not isinstance(base, cls):
         raise ConfigError(f"base config is a {type(base).__name__}, expected {cls.__name__}")
     changes = convert_fields(cls, overrides or {})
+    if "seed" in changes:
+        check_seed(changes["seed"], f"{cls.__name__}.seed", bits=seed_bits(cls))
     try:
-        return dataclasses.replace(base, **changes)
+        config = dataclasses.replace(base, **changes)
+    except ConfigError:
+        raise
     except (TypeError, ValueError) as err:   # __post_init__ validation
-        raise ConfigError(f"{cls.__name__}: {err}") from None
+        msg = str(err)
+        if len(msg) > 600:
+            msg = f"{msg[:570]}... ({len(msg):,} characters)"
+        raise ConfigError(f"{cls.__name__}: {msg}") from None
+    return _check_config_seed(config)
 
 
 def config_from_dict(cls, data: Mapping[str, Any], *, error: type[Exception] = ConfigError):
@@ -117,6 +197,11 @@ def config_from_dict(cls, data: Mapping[str, Any], *, error: type[Exception] = C
                and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING]
     if missing:
         raise error(f"{cls.__name__} needs {missing}; allowed: {', '.join(names)}")
+    if "seed" in values:
+        try:
+            check_seed(values["seed"], f"{cls.__name__}.seed", bits=seed_bits(cls))
+        except ConfigError as err:
+            raise error(str(err)) from None
     return cls(**values)
 
 
@@ -129,7 +214,7 @@ def convert_fields(cls, data: Mapping[str, Any], where: str = "") -> dict[str, A
     pre = f"{where}: " if where else ""
     unknown = sorted(set(data) - set(fields))
     if unknown:
-        raise ConfigError(f"{pre}unknown config key(s) {unknown} for {cls.__name__}; "
+        raise ConfigError(f"{pre}unknown config key(s) {short(unknown)} for {cls.__name__}; "
                           f"allowed: {', '.join(fields)}")
     out = {}
     for key, value in data.items():
@@ -137,8 +222,8 @@ def convert_fields(cls, data: Mapping[str, Any], where: str = "") -> dict[str, A
             out[key] = convert(value, fields[key])
         except (TypeError, ValueError) as err:
             if where:
-                raise ConfigError(f"{pre}{key} = {value!r}: {err} (field {cls.__name__}.{key}: "
-                                  f"{_type_name(fields[key])})") from None
+                raise ConfigError(f"{pre}{key} = {short(value)}: {err} (field "
+                                  f"{cls.__name__}.{key}: {_type_name(fields[key])})") from None
             raise ConfigError(f"{cls.__name__}.{key}: {err}") from None
     return out
 
@@ -256,7 +341,7 @@ def convert(value, tp):
         if isinstance(value, str) and not all(isinstance(a, str) for a in args):
             v = _parse_literal(value)
         if v not in args:
-            raise ValueError(f"{value!r} is not one of {list(args)}")
+            raise ValueError(f"{short(value)} is not one of {list(args)}")
         return v
     if origin in (tuple, list):
         if isinstance(value, Mapping):        # {key: value} for a tuple of pairs, sorted
@@ -268,7 +353,7 @@ def convert(value, tp):
             else:
                 value = [x.strip() for x in text.split(",") if x.strip()] if text else []
         if not isinstance(value, (list, tuple)):
-            raise TypeError(f"expected a list, got {value!r}")
+            raise TypeError(f"expected a list, got {short(value)}")
         if origin is tuple and not (len(args) == 2 and args[1] is Ellipsis) and args:
             if len(args) != len(value):
                 raise ValueError(f"expected {len(args)} items, got {len(value)}")
@@ -281,35 +366,35 @@ def convert(value, tp):
             return value
         if isinstance(value, str) and value.lower() in _TRUE | _FALSE:
             return value.lower() in _TRUE
-        raise ValueError(f"expected a boolean, got {value!r}")
+        raise ValueError(f"expected a boolean, got {short(value)}")
     if tp is int:
         if isinstance(value, bool):
-            raise TypeError(f"expected an integer, got {value!r}")
+            raise TypeError(f"expected an integer, got {short(value)}")
         if isinstance(value, int):
             return value
         if isinstance(value, str):
             try:
                 return int(value.replace("_", ""))
             except ValueError:
-                raise ValueError(f"expected an integer, got {value!r}") from None
+                raise ValueError(f"expected an integer, got {short(value)}") from None
         if isinstance(value, float) and value.is_integer():
             return int(value)
-        raise TypeError(f"expected an integer, got {value!r}")
+        raise TypeError(f"expected an integer, got {short(value)}")
     if tp is float:
         if isinstance(value, bool):
-            raise TypeError(f"expected a number, got {value!r}")
+            raise TypeError(f"expected a number, got {short(value)}")
         if isinstance(value, (int, float)):
             return float(value)
         if isinstance(value, str):
             try:
                 return float(value)
             except ValueError:
-                raise ValueError(f"expected a number, got {value!r}") from None
-        raise TypeError(f"expected a number, got {value!r}")
+                raise ValueError(f"expected a number, got {short(value)}") from None
+        raise TypeError(f"expected a number, got {short(value)}")
     if tp is str:
         if isinstance(value, str):
             return value
-        raise TypeError(f"expected a string, got {value!r}")
+        raise TypeError(f"expected a string, got {short(value)}")
     if isinstance(tp, type) and isinstance(value, tp):
         return value
-    raise TypeError(f"cannot convert {value!r} to {tp}")
+    raise TypeError(f"cannot convert {short(value)} to {tp}")

@@ -54,6 +54,7 @@ elsewhere register by being imported (or are named in
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import importlib
 import os
 import pkgutil
@@ -65,7 +66,7 @@ from typing import Any
 
 import numpy as np
 
-from .config import check_config_class, make_config
+from .config import MAX_UNITS, ConfigError, check_config_class, make_config
 
 __all__ = ["register", "get", "experiments", "Experiment", "Unit", "UnitOutput", "Summary",
            "discovery_errors", "unit_seed", "UnknownExperimentError"]
@@ -142,7 +143,14 @@ class Experiment:
         return make_config(self.config_cls, base, overrides)
 
     def units(self, config) -> list[Unit]:
-        params = list(self.units_fn(config))
+        """The units of ``config`` (at most :data:`experiments.config.MAX_UNITS`;
+        a units function may yield them, so a larger count is refused after
+        ``MAX_UNITS + 1`` of them)."""
+        params = list(itertools.islice(self.units_fn(config), MAX_UNITS + 1))
+        if len(params) > MAX_UNITS:
+            raise ConfigError(f"{self.name}: its config asks for more than {MAX_UNITS:,} units "
+                              f"of work; a run has at most {MAX_UNITS:,} (make the chunks "
+                              f"larger)")
         for p in params:
             if not isinstance(p, Mapping):
                 raise TypeError(f"{self.name}: units() must return dicts, got {type(p).__name__}")

@@ -97,7 +97,7 @@ from pathlib import Path
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from .config import config_to_dict, fingerprint, load_config_file
+from .config import ConfigError, check_output_dir, config_to_dict, fingerprint, load_config_file
 from .metadata import git_commit, metadata
 from .registry import Experiment, Summary, Unit, UnitOutput, get
 
@@ -855,6 +855,7 @@ def run(name: str, *, profile: str = "quick", overrides: Mapping[str, Any] | Non
               "`if __name__ == '__main__':`", file=sys.stderr, flush=True)
         raise SystemExit(1)
     exp, config, folder, changed = resolve(name, profile, overrides, config_file, seed)
+    check_output_dir(_root(out, profile) / folder)     # before anything is written
     units = exp.units(config)
     run_dir = _root(out, profile) / folder
     manifest = _manifest(exp, profile, config, units)
@@ -891,9 +892,13 @@ def run_root() -> Path:
 @contextlib.contextmanager
 def _exclusive(run_dir: Path):
     """One run per results folder at a time (released when the process dies)."""
-    run_dir.mkdir(parents=True, exist_ok=True)
     lock = run_dir / _LOCK
-    with open(lock, "a") as f:
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        f = open(lock, "a")
+    except OSError as err:
+        raise ConfigError(f"cannot write to {run_dir}: {err.strerror or err}") from None
+    with f:
         try:
             fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:

@@ -103,7 +103,7 @@ import time
 import traceback
 from pathlib import Path
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pyspiel
@@ -112,7 +112,7 @@ import scipy.stats
 import spiel_game
 from spiel_game import engine as E
 
-from .config import config_from_dict
+from .config import ConfigError, check_output_dir, check_seed, config_from_dict
 from .metadata import metadata, write_result
 from .runner import _signals_blocked as _runner_signals_blocked
 from .runner import unit_progress
@@ -168,6 +168,8 @@ class TournamentConfig:
     workers: int = 1
     move_time_limit: float | None = None
     first_deal: int = 0
+    #: seeds are ``0 <= seed < 2**63`` (the studies derive theirs below ``2**62``)
+    SEED_BITS: ClassVar[int] = 63
 
     def __post_init__(self):
         if isinstance(self.game, Mapping):
@@ -182,6 +184,10 @@ class TournamentConfig:
             object.__setattr__(self, "lineup", tuple(int(i) for i in self.lineup))
         if len(self.agents) < 1:
             raise TournamentError("a tournament needs at least one agent")
+        try:
+            check_seed(self.seed, bits=self.SEED_BITS)
+        except ConfigError as err:
+            raise TournamentError(str(err)) from None
         for name, lo in (("deals", 0), ("seed", None), ("workers", 1), ("first_deal", 0)):
             v = getattr(self, name)
             if not _is_int(v):
@@ -642,12 +648,21 @@ def _record_line(rec: dict, fingerprint: str) -> bytes:
     return (json.dumps({**rec, "sha256": _digest(rec, fingerprint)}) + "\n").encode()
 
 
+def _short_keys(obj: dict) -> str:
+    keys = sorted(map(str, obj))
+    text = repr(keys)
+    return text if len(text) <= 120 else text[:100] + f"... ({len(keys)} keys)"
+
+
 def _header_problem(obj: dict) -> str | None:
     """Why a header line is damaged (None: intact)."""
     if "sha256" in obj:
         if obj.get("format") != FORMAT:
             return f"unknown record-file format {obj.get('format')!r} (this version reads {FORMAT})"
         return None if obj["sha256"] == _digest(obj, "") else "the header's checksum does not match"
+    if set(obj) != {"fingerprint", "config"}:  # a checksummed header whose "sha256" is damaged
+        return (f"the header's fields {_short_keys(obj)} are damaged (a header has format, "
+                f"fingerprint, config and sha256)")
     try:                                        # written before checksums: self-consistency
         ok = TournamentConfig.from_dict(obj["config"]).fingerprint() == obj["fingerprint"]
     except (TournamentError, KeyError, TypeError, ValueError):
@@ -1087,7 +1102,10 @@ def run_tournament(config: TournamentConfig, out: str | Path | None = None, *,
     kept_games: dict[int, list] = {}
     try:
         if out is not None:
-            out = Path(out)
+            try:
+                out = check_output_dir(out)
+            except ConfigError as err:
+                raise TournamentError(str(err)) from None
             out.mkdir(parents=True, exist_ok=True)
             lock = _FolderLock(out)
             path = out / SHARD

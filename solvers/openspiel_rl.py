@@ -48,6 +48,14 @@ parameters, the tensor kind and size, the layer sizes and every seat's policy
 network ``state_dict`` (NFSP: the average network; its Q-networks too), and
 ``NAME.json`` with the configuration, the learning curve, episodes trained,
 wall time, package versions and git commit (:mod:`experiments.metadata`).
+Reading is bounded (a checkpoint is untrusted input): only a regular file of
+at most :data:`MAX_PT_BYTES` is opened, its zip members must be stored
+uncompressed (as ``torch.save`` writes them) so nothing inflates, and the
+sizes (``input_size``, ``num_actions``, at most :data:`MAX_LAYERS` ``hidden``
+layers of at most :data:`MAX_HIDDEN` units, at most
+:data:`solvers.net.checkpoint.MAX_PARAMETERS` parameters) and every tensor's
+name, dtype (float32: nothing is cast) and shape are checked before a network
+is built.
 
 **The agents.** ``dqn(checkpoint='PATH.pt')`` and ``nfsp(checkpoint='PATH.pt',
 greedy=False)`` (:func:`dqn_agent`, :func:`nfsp_agent`; registered in
@@ -520,6 +528,72 @@ def save_checkpoint(result: TrainResult, path: str | Path, extra: dict | None = 
 
 _CACHE: OrderedDict = OrderedDict()
 _CACHE_SIZE = 8
+#: The longest ``.pt`` checkpoint file read.
+MAX_PT_BYTES = 1 << 28
+#: The most hidden layers, and the most units in one, of a checkpoint's network.
+MAX_LAYERS, MAX_HIDDEN = 16, 8192
+#: The largest input and action counts of a checkpoint's network.
+MAX_INPUT, MAX_ACTIONS = 1 << 20, 1 << 16
+
+
+def _short(value, limit: int = 120) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit - 30]}... ({len(text):,} characters)"
+
+
+def _mlp_shapes(input_size: int, hidden, num_actions: int) -> dict:
+    """``{name: shape}`` of the state_dict of :func:`_make_mlp` for these sizes, built
+    on torch's ``meta`` device (nothing allocated)."""
+    import torch
+    with torch.device("meta"):
+        net = _make_mlp(input_size, hidden, num_actions)
+    return {k: tuple(v.shape) for k, v in net.state_dict().items()}
+
+
+def _check_networks(blob: dict) -> str | None:
+    """What is wrong with the sizes and seat networks of a loaded checkpoint (None:
+    nothing): sizes within :data:`MAX_INPUT`, :data:`MAX_ACTIONS`,
+    :data:`MAX_LAYERS` x :data:`MAX_HIDDEN` and the parameter limit, and every
+    seat's ``state_dict`` exactly the network's names, shapes and float32."""
+    import torch
+
+    from .net.checkpoint import MAX_PARAMETERS
+    D, A, hidden = blob["input_size"], blob["num_actions"], blob["hidden"]
+    if not 1 <= D <= MAX_INPUT:
+        return f"field 'input_size' is {D}; allowed: 1..{MAX_INPUT}"
+    if not 1 <= A <= MAX_ACTIONS:
+        return f"field 'num_actions' is {A}; allowed: 1..{MAX_ACTIONS}"
+    if (not 1 <= len(hidden) <= MAX_LAYERS or not all(
+            isinstance(h, int) and not isinstance(h, bool) and 1 <= h <= MAX_HIDDEN
+            for h in hidden)):
+        return (f"field 'hidden' is {_short(hidden)}; allowed: 1..{MAX_LAYERS} layer sizes, "
+                f"each an integer 1..{MAX_HIDDEN}")
+    widths = [D, *hidden, A]
+    count = sum(a * b + b for a, b in zip(widths, widths[1:]))
+    if count > MAX_PARAMETERS:
+        return (f"its sizes (input_size={D}, hidden={hidden}, num_actions={A}) ask for "
+                f"{count:,} parameters; the limit is {MAX_PARAMETERS:,}")
+    want = _mlp_shapes(D, hidden, A)
+    nets = blob["policy_networks"]
+    if len(nets) > 64:
+        return f"{len(nets)} seat networks; allowed: at most 64"
+    for q, sd in enumerate(nets):
+        if not isinstance(sd, dict):
+            return f"seat {q}'s network is a {type(sd).__name__}, not a state_dict"
+        if set(sd) != set(want):
+            return (f"seat {q}'s network does not fit {hidden} hidden units: it has tensors "
+                    f"{_short(sorted(map(str, sd)))}, expected {sorted(want)}")
+        for k, shape in want.items():
+            t = sd[k]
+            if not isinstance(t, torch.Tensor) or t.dtype != torch.float32:
+                what = t.dtype if isinstance(t, torch.Tensor) else type(t).__name__
+                return f"seat {q}'s {k} is {what}; allowed: float32 (nothing is cast)"
+            if tuple(t.shape) != shape:
+                return (f"seat {q}'s network does not fit {hidden} hidden units: {k} has "
+                        f"shape {tuple(t.shape)}, expected {shape}")
+            if not bool(torch.isfinite(t).all()):
+                return f"seat {q}'s {k} holds NaN or infinity"
+    return None
 
 
 def load_checkpoint(path: str | Path, agent: str = "openspiel_rl") -> dict:
@@ -535,36 +609,56 @@ def load_checkpoint(path: str | Path, agent: str = "openspiel_rl") -> dict:
         raise AgentParameterError(f"{agent}: checkpoint={path!r} is not allowed; allowed: "
                                   f"the path of a .pt file written by solvers.openspiel_rl")
     p = Path(path)
+    from .net.checkpoint import CheckpointError, open_regular_file, zip_members
     try:
-        st = p.stat()
+        p.stat()
     except OSError as e:
         raise AgentParameterError(f"{agent}: checkpoint {str(p)!r} cannot be read "
                                   f"({e.strerror or e}); train one with python -m "
                                   f"solvers.openspiel_rl train") from None
-    key = (str(p.resolve()), st.st_size, st.st_mtime_ns)
-    if key in _CACHE:
-        _CACHE.move_to_end(key)
-        return _CACHE[key]
     try:
-        blob = torch.load(p, map_location="cpu", weights_only=True)
-    except Exception as e:      # truncated, not a zip, pickled code refused, ...
-        raise AgentParameterError(f"{agent}: checkpoint {str(p)!r} is damaged or not a "
-                                  f"torch checkpoint ({type(e).__name__}: "
-                                  f"{str(e).splitlines()[0][:200] if str(e) else ''})") from None
+        f = open_regular_file(p, "checkpoint", "python -m solvers.openspiel_rl train",
+                              MAX_PT_BYTES)
+    except CheckpointError as e:
+        raise AgentParameterError(f"{agent}: {e}") from None
+    with f:
+        st = os.fstat(f.fileno())
+        key = (str(p.resolve()), st.st_size, st.st_mtime_ns)
+        if key in _CACHE:
+            _CACHE.move_to_end(key)
+            return _CACHE[key]
+        try:
+            zip_members(f, st.st_size, f"checkpoint {str(p)!r}", max_total=st.st_size,
+                        label="torch checkpoint",
+                        methods=(0,)).close()
+            f.seek(0)
+            blob = torch.load(f, map_location="cpu", weights_only=True)
+        except CheckpointError as e:
+            raise AgentParameterError(f"{agent}: {e}") from None
+        except Exception as e:      # truncated, not a zip, pickled code refused, ...
+            raise AgentParameterError(f"{agent}: checkpoint {str(p)!r} is damaged or not a "
+                                      f"torch checkpoint ({type(e).__name__}: "
+                                      f"{str(e).splitlines()[0][:200] if str(e) else ''})"
+                                      ) from None
     if not isinstance(blob, dict) or blob.get("format") != FORMAT:
         got = blob.get("format") if isinstance(blob, dict) else type(blob).__name__
         raise AgentParameterError(f"{agent}: {str(p)!r} is not a checkpoint of "
-                                  f"solvers.openspiel_rl (format {got!r}, expected {FORMAT!r})")
+                                  f"solvers.openspiel_rl (format {_short(got)}, expected "
+                                  f"{FORMAT!r})")
     need = {"algorithm": str, "game": str, "observation": str, "input_size": int,
             "num_actions": int, "hidden": list, "policy_networks": list}
     for k, t in need.items():
-        if not isinstance(blob.get(k), t):
+        if not isinstance(blob.get(k), t) or isinstance(blob.get(k), bool):
             raise AgentParameterError(f"{agent}: checkpoint {str(p)!r} is damaged: field "
-                                      f"{k!r} missing or not a {t.__name__}")
+                                      f"{k!r} missing or not a {t.__name__} (got "
+                                      f"{_short(blob.get(k))})")
     if blob["algorithm"] not in ALGORITHMS or blob["observation"] not in OBSERVATIONS:
         raise AgentParameterError(f"{agent}: checkpoint {str(p)!r} is damaged: algorithm "
-                                  f"{blob['algorithm']!r} / observation "
-                                  f"{blob['observation']!r} unknown")
+                                  f"{_short(blob['algorithm'])} / observation "
+                                  f"{_short(blob['observation'])} unknown")
+    problem = _check_networks(blob)
+    if problem:
+        raise AgentParameterError(f"{agent}: checkpoint {str(p)!r} is damaged: {problem}")
     _CACHE[key] = blob
     while len(_CACHE) > _CACHE_SIZE:
         _CACHE.popitem(last=False)

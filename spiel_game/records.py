@@ -50,6 +50,7 @@ import dataclasses
 import json
 import math
 import os
+import stat
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -79,8 +80,12 @@ def _is_int(v) -> bool:
 
 
 def _is_num(v) -> bool:
-    return (isinstance(v, (int, float, np.integer, np.floating))
-            and not isinstance(v, (bool, np.bool_)) and math.isfinite(float(v)))
+    if not isinstance(v, (int, float, np.integer, np.floating)) or isinstance(v, (bool, np.bool_)):
+        return False
+    try:
+        return math.isfinite(float(v))
+    except OverflowError:                # an integer too large for a float
+        return False
 
 
 def _short(v, limit: int = 60) -> str:
@@ -290,9 +295,21 @@ def _parse(text: str, origin: str) -> GameRecord:
 def _read_text(path) -> str:
     path = Path(path)
     try:
+        mode = path.stat().st_mode
+    except OSError:
+        mode = None                      # reported by read_text below
+    if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        raise RecordError(f"{path} is not a regular file (a FIFO, device or socket); give "
+                          f"the path of a record file (.json or .jsonl)")
+    try:
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise RecordError(f"{path}: no such record file") from None
+    except IsADirectoryError:
+        raise RecordError(f"{path} is a folder; give the path of a record file (.json or "
+                          f".jsonl)") from None
+    except OSError as e:
+        raise RecordError(f"{path}: cannot be read ({e.strerror or e})") from None
     except UnicodeDecodeError as e:
         raise RecordError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
 
@@ -334,6 +351,9 @@ def write_record(record: GameRecord, path) -> Path:
     if not isinstance(record, GameRecord):
         raise TypeError(f"write_record: expected a GameRecord, got {type(record).__name__}")
     path = Path(path)
+    if path.is_dir():
+        raise RecordError(f"cannot write the record to {path}: it is a folder; give a file "
+                          f"name (e.g. {path / 'game.json'})")
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(record.to_json(indent=1) + "\n", encoding="utf-8")
     os.replace(tmp, path)

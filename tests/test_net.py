@@ -216,7 +216,7 @@ def test_bad_checkpoints_give_clear_errors(tmp_path, small_ckpt):
     for name, edit, msg in [
             ("format.npz", lambda c, p: c.update(format="other/9"), "has format 'other/9'"),
             ("shape.npz", lambda c, p: p.update({"bias0": np.zeros(3, np.float32)}),
-             r"bias0: shape \(3,\)"),
+             r"'bias0' has shape \(3,\)"),
             ("layout.npz", lambda c, p: c.update(layout_fingerprint="0" * 64),
              "another input layout")]:
         c, p = json.loads(json.dumps(cfg)), dict(params)

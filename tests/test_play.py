@@ -45,9 +45,10 @@ def _choose(v: dict) -> list[int]:
 def test_api_plays_a_whole_hand_and_saves_a_record(tmp_path):
     app = create_app(AGENTS, seat=1, seed=3, params=SMALL, out=tmp_path)
     client = app.test_client()
-    r = client.get("/new")
-    assert r.status_code == 302
-    gid = r.headers["Location"].rsplit("/", 1)[1]
+    r = client.post("/api/new", json={})
+    assert r.status_code == 201
+    gid = r.get_json()["id"]
+    assert r.get_json()["url"] == f"/game/{gid}"
     page = client.get(f"/game/{gid}")
     assert page.status_code == 200 and f'data-game="{gid}"' in page.get_data(as_text=True)
     v = client.get(f"/api/game/{gid}").get_json()
@@ -93,7 +94,7 @@ def test_same_seed_and_clicks_give_the_same_game():
 
 def test_bad_clicks_are_refused_with_a_message(tmp_path):
     client = create_app(AGENTS, seat=0, seed=1, params=SMALL, out=None).test_client()
-    gid = client.get("/new").headers["Location"].rsplit("/", 1)[1]
+    gid = client.post("/api/new", json={}).get_json()["id"]
     v = client.get(f"/api/game/{gid}").get_json()
     legal = {x["action"] for x in v["legal"]}
     not_held = next(a for a in (42, 43, 46, 47, 50, 51) if a not in legal)
@@ -134,7 +135,8 @@ def test_bad_clicks_are_refused_with_a_message(tmp_path):
     ({"agents": ["nosuchagent"]}, "bad agent 'nosuchagent'"),
     ({"agents": ["heuristic(depth=3)"]}, "bad agent 'heuristic\\(depth=3\\)'"),
     ({"seat": 3}, r"seat must be a seat of the 3-player game \(0..2\), got 3"),
-    ({"seed": -1}, "seed must be an integer >= 0"),
+    ({"seed": -1}, r"seed must be 0 <= seed < 2\*\*32, got '-1'"),
+    ({"seed": 2**32}, r"seed must be 0 <= seed < 2\*\*32"),
     ({"params": {**SMALL, "moon": "never"}}, "bad game parameters .*moon"),
     ({"players": 1}, "bad game parameters"),
 ])
@@ -169,7 +171,7 @@ def test_readme_play_example(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     ns = runpy.run_path(str(ROOT / "examples" / "play_app_example.py"), run_name="example")
     client = ns["app"].test_client()
-    gid = client.get("/new").headers["Location"].rsplit("/", 1)[1]
+    gid = client.post("/api/new", json={}).get_json()["id"]
     v = client.get(f"/api/game/{gid}").get_json()
     assert v["players"] == 4 and v["your_turn"]
 
@@ -209,7 +211,8 @@ def test_browser_plays_a_whole_hand_by_clicking(tmp_path):
             try:
                 page = browser.new_page()
                 page.set_default_timeout(20_000)
-                page.goto(url + "/new")
+                page.goto(url + "/")
+                page.click("#new-game")
                 page.wait_for_selector("body[data-phase]")
                 clicks = 0
                 while page.get_attribute("body", "data-over") != "true":

@@ -6,6 +6,8 @@ starts the browser app. The app's names are exported here; the widget, which
 needs ipywidgets, is imported from :mod:`experiments.play.widget`.
 """
 
-from .app import DEFAULT_RECORDS, PlayError, PlaySession, check_settings, create_app, main
+from .app import (DEFAULT_RECORDS, IDLE_SECONDS, MAX_BODY_BYTES, MAX_GAMES, PlayError,
+                  PlaySession, check_settings, create_app, fresh_seed, main)
 
-__all__ = ["DEFAULT_RECORDS", "PlayError", "PlaySession", "check_settings", "create_app", "main"]
+__all__ = ["DEFAULT_RECORDS", "PlayError", "PlaySession", "check_settings", "create_app", "main",
+           "fresh_seed", "MAX_BODY_BYTES", "MAX_GAMES", "IDLE_SECONDS"]

@@ -4,7 +4,8 @@
     python -m experiments.play --agents heuristic --players 6 [--seat 0] [--seed 0]
         [--port 8000] [--host 127.0.0.1] [--records DIR] [--game '{"moon": "choose"}']
 
-starts a local Flask app (http://127.0.0.1:8000/). Every new game gets its own
+starts a local Flask app (http://127.0.0.1:8000/): its start page has a "New
+game" button. Every new game gets its own
 id and lives on the server (:class:`PlaySession`); the page shows the table
 with :func:`spiel_game.render.state_to_html` as the person's seat sees it
 (other hands face down), the current trick with cancelled cards struck
@@ -20,15 +21,52 @@ record (:mod:`spiel_game.records`) in ``--records`` (default
 **Seeds.** Game number ``g`` of an app started with ``seed`` draws its chance
 outcomes from ``numpy.random.default_rng([seed, g, 1])`` and seat ``q``'s agent
 is seeded from ``SeedSequence([seed, g, 2, q])``: the same clicks replay the
-same game.
+same game. Without ``--seed`` the server draws a fresh random seed
+(``0 <= seed < 2**32``) when it starts, prints it, and stores it in every
+record (``seed``, and ``info.server_seed``), so the deals of one server cannot
+be computed from another's; give ``--seed`` to fix them (a study that wants
+every participant to get the same deals).
 
-**Input.** The page talks JSON to the API: ``GET /api/game/<id>`` (the view),
+**Input.** The page talks JSON to the API: ``POST /api/new`` with a JSON body
+``{}`` (a new game: ``{"id", "url"}``), ``GET /api/game/<id>`` (the view),
 ``POST /api/game/<id>/move`` with ``{"actions": [int, ...]}`` (one card, one
 moon choice, or every card still to pass), ``GET /api/game/<id>/record`` (the
 finished game's record). Nothing the browser sends is evaluated: game ids are
-looked up, actions must be integers legal in the current state; anything else
-is answered with HTTP 400 (404 for an unknown game) and ``{"error": message}``
-saying what is allowed.
+looked up, actions must be integers legal in the current state; a body must
+be JSON sent as ``application/json`` (so another web site cannot post to the
+app from a visitor's browser without a CORS preflight, which the app never
+grants) and at most :data:`MAX_BODY_BYTES` long; anything else is answered
+with HTTP 400 (404 for an unknown game, 405 for a wrong method, 413 for a
+longer body, 503 when the server is full) and ``{"error": message}`` saying
+what is allowed.
+
+**Deploying for a human study.** What the app guarantees:
+
+* no code runs from a request, and Flask's debugger and reloader are off
+  whatever the environment says (``FLASK_DEBUG`` is ignored);
+* a person sees only their own hand (other hands are rendered face down and
+  the API sends no hidden card); the deals of a server started without
+  ``--seed`` cannot be computed in advance;
+* every finished game is written atomically as a record holding the seed,
+  the agents, their seeds, every action and the thinking time per action;
+* memory is bounded: at most ``max_games`` (``--max-games``, default 100)
+  games live at once; a new game evicts games idle for more than
+  ``idle_seconds`` (``--idle-minutes``, default 60), and when none is idle it
+  is refused with HTTP 503; request bodies are at most
+  :data:`MAX_BODY_BYTES`; a game in the middle of an agent's move is never
+  evicted.
+
+What it does not do: there are no accounts or logins. A game id (128 random
+bits, in the page's address) is the only credential: whoever has it plays
+that seat, so give each participant their own game and do not share the
+address. It has no HTTPS (put it behind a reverse proxy that terminates TLS
+when it is reachable beyond one machine: ``--host 0.0.0.0`` exposes it to
+the network), no rate limiting beyond the game cap, and no consent or
+questionnaire pages; an evicted or restarted server's unfinished games are
+lost (finished ones are on disk). It is Flask's development server: for more
+than a handful of simultaneous participants serve ``create_app(...)`` with a
+WSGI server (e.g. ``gunicorn -w 1 --threads 8``; one process, since games
+live in its memory).
 """
 
 from __future__ import annotations
@@ -54,9 +92,20 @@ from spiel_game import engine as E
 from spiel_game import records as R
 from spiel_game.render import card_label, hand_replay_html, state_to_html
 
-__all__ = ["PlayError", "PlaySession", "check_settings", "create_app", "main"]
+__all__ = ["PlayError", "PlaySession", "check_settings", "create_app", "main", "fresh_seed",
+           "MAX_BODY_BYTES", "MAX_GAMES", "IDLE_SECONDS"]
 
 DEFAULT_RECORDS = Path("results") / "play"
+#: The longest request body the app reads (a move is a few dozen bytes).
+MAX_BODY_BYTES = 16 * 1024
+#: Default cap on games held at once, and seconds after which an idle one may be evicted.
+MAX_GAMES, IDLE_SECONDS = 100, 3600.0
+_SEED_LIMIT = 2**32
+
+
+def fresh_seed() -> int:
+    """A random server seed ``0 <= seed < 2**32`` from the operating system."""
+    return secrets.randbits(32)
 
 
 class PlayError(ValueError):
@@ -89,8 +138,9 @@ def check_settings(agents, players, seat, seed, params) -> tuple[list[str], dict
     n = game.num_players()
     if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
         raise PlayError(f"seat must be a seat of the {n}-player game (0..{n - 1}), got {seat!r}")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise PlayError(f"seed must be an integer >= 0, got {seed!r}")
+    if (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
+            or not 0 <= seed < _SEED_LIMIT):
+        raise PlayError(f"seed must be 0 <= seed < 2**32, got {str(seed)[:40]!r}")
     from solvers.registry import AgentFactoryError, AgentSpecError, make_agent
     for spec in dict.fromkeys(agents):
         try:
@@ -134,6 +184,7 @@ class PlaySession:
         self.record_path: Path | None = None
         self._lock = threading.Lock()
         self._since = time.perf_counter()
+        self.last_used = time.monotonic()   # for the app's eviction of idle games
         self._advance()
 
     # ------------------------------------------------------------ the game
@@ -191,7 +242,7 @@ class PlaySession:
     def _finish(self) -> None:
         seats = [{"agent": s, "seed": sd} for s, sd in zip(self.specs, self.seat_seeds)]
         info = {"source": "experiments.play", "game_id": self.id, "human_seat": self.seat,
-                "game_number": self.number,
+                "game_number": self.number, "server_seed": self.seed,
                 "finished": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")}
         self.record = R.record_from_state(self.state, seats, seed=self.seed,
                                           seconds=self.seconds, info=info)
@@ -311,7 +362,7 @@ button { font-size: 100%; margin-right: .5em; }
 <div id="table"></div>
 <div id="recent"></div>
 <div id="replay"></div>
-<p><a href="/new" id="new-game">New game</a></p>
+<p><button type="button" id="new-game">New game</button></p>
 <script>
 const GAME = document.body.dataset.game;
 let view = null, selected = [];
@@ -393,25 +444,61 @@ function show(v) {
     });
   }
 }
-call("GET", "/api/game/" + GAME).then(show).catch(
+async function newGame() {
+  try { location.href = (await call("POST", "/api/new", {})).url; }
+  catch (e) { document.getElementById("message").textContent = e.message; }
+}
+document.getElementById("new-game").onclick = newGame;
+if (GAME) call("GET", "/api/game/" + GAME).then(show).catch(
   e => { document.getElementById("message").textContent = e.message; });
+else document.getElementById("status").textContent = "Press New game to start.";
 </script>
 </body></html>
 """
 
 
 def create_app(agents: Sequence[str], players: int | None = None, seat: int = 0,
-               seed: int = 0, params: Mapping[str, Any] | None = None,
-               out: str | Path | None = DEFAULT_RECORDS):
-    """The Flask app: ``GET /`` or ``/new`` starts a game and redirects to
-    ``/game/<id>``; the JSON API is described in the module docstring. ``agents``:
-    agent specs cycled over the seats other than ``seat``; ``players`` overrides
-    ``params["players"]``; ``out``: folder for the finished games' records (None:
-    not saved). Settings are checked first (:class:`PlayError`). The app's
-    ``config["PLAY_SESSIONS"]`` maps game ids to :class:`PlaySession`."""
-    from flask import Flask, abort, jsonify, redirect, request
+               seed: int | None = None, params: Mapping[str, Any] | None = None,
+               out: str | Path | None = DEFAULT_RECORDS, *, max_games: int = MAX_GAMES,
+               idle_seconds: float = IDLE_SECONDS):
+    """The Flask app: ``GET /`` (or ``/new``) is the start page, ``POST /api/new``
+    starts a game (``{"id", "url"}``), ``/game/<id>`` is its page; the JSON API
+    is described in the module docstring. ``agents``: agent specs cycled over the
+    seats other than ``seat``; ``players`` overrides ``params["players"]``;
+    ``seed``: the server seed (None: :func:`fresh_seed`, in ``config["PLAY_SEED"]``);
+    ``out``: folder for the finished games' records (None: not saved);
+    ``max_games``: games held at once; ``idle_seconds``: how long a game must be
+    untouched before a new one may evict it. Settings are checked first
+    (:class:`PlayError`). Debug mode is off whatever ``FLASK_DEBUG`` says. The
+    app's ``config["PLAY_SESSIONS"]`` maps game ids to :class:`PlaySession`."""
+    from flask import Flask, abort, jsonify, request
+    from werkzeug.exceptions import HTTPException
+    if seed is None:
+        seed = fresh_seed()
+    if isinstance(max_games, bool) or not isinstance(max_games, int) or max_games < 1:
+        raise PlayError(f"max_games must be an integer >= 1, got {str(max_games)[:40]!r}")
+    if (isinstance(idle_seconds, bool) or not isinstance(idle_seconds, (int, float))
+            or not idle_seconds >= 0 or idle_seconds == float("inf")):
+        raise PlayError(f"idle_seconds must be a number of seconds >= 0, got "
+                        f"{str(idle_seconds)[:40]!r}")
     checked = check_settings(agents, players, seat, seed, params)
-    app = Flask(__name__)
+
+    class PlayFlask(Flask):
+        """Flask whose ``run`` never turns on the debugger or the reloader (Flask's
+        own ``run`` reads ``FLASK_DEBUG`` from the environment)."""
+
+        def run(self, host=None, port=None, debug=None, load_dotenv=False, **options):
+            if debug:
+                raise PlayError("the play app never runs in debug mode (Werkzeug's debugger "
+                                "would serve a Python console)")
+            options.update(use_reloader=False, use_debugger=False, use_evalex=False)
+            self.debug = False
+            return super().run(host, port, debug=False, load_dotenv=False, **options)
+
+    app = PlayFlask(__name__)
+    app.debug = False                   # FLASK_DEBUG must never turn on the debugger
+    app.config.update(DEBUG=False, TESTING=False, PROPAGATE_EXCEPTIONS=False,
+                      MAX_CONTENT_LENGTH=MAX_BODY_BYTES, PLAY_SEED=int(seed))
     sessions: dict[str, PlaySession] = {}
     app.config["PLAY_SESSIONS"] = sessions
     counter = {"next": 0}
@@ -419,21 +506,45 @@ def create_app(agents: Sequence[str], players: int | None = None, seat: int = 0,
 
     def new_session() -> PlaySession:
         with lock:
+            now = time.monotonic()
+            for gid, old in list(sessions.items()):
+                if (len(sessions) >= max_games and now - old.last_used > idle_seconds
+                        and not old._lock.locked()):
+                    del sessions[gid]
+            if len(sessions) >= max_games:
+                abort(503, description=f"the server holds {len(sessions)} games, none idle "
+                                       f"for {idle_seconds:g} s; try again later")
             number = counter["next"]
             counter["next"] += 1
-        s = PlaySession(checked[0], checked[1], seat=seat, seed=seed, number=number, out=out,
-                        _checked=checked)
-        sessions[s.id] = s
+            s = PlaySession(checked[0], checked[1], seat=seat, seed=seed, number=number,
+                            out=out, _checked=checked)
+            sessions[s.id] = s
         return s
 
     def session(game_id: str) -> PlaySession:
-        if not _ID.match(game_id) or game_id not in sessions:
-            abort(404, description=f"no game {game_id[:40]!r} on this server; start one at /new")
-        return sessions[game_id]
+        s = sessions.get(game_id) if _ID.match(game_id) else None
+        if s is None:
+            abort(404, description=f"no game {game_id[:40]!r} on this server; start one at /")
+        s.last_used = time.monotonic()
+        return s
 
-    @app.errorhandler(404)
-    def not_found(e):
-        return jsonify(error=e.description), 404
+    def json_body(allowed: set[str]) -> dict:
+        """The request's JSON object with exactly the keys ``allowed`` (PlayError else)."""
+        want = "{" + ", ".join(f'"{k}": ...' for k in sorted(allowed)) + "}"
+        if request.mimetype != "application/json":
+            raise PlayError(f"send {want} as Content-Type application/json, got "
+                            f"{request.mimetype[:60]!r}")
+        try:
+            body = json.loads(request.get_data(cache=False, as_text=False) or b"null")
+        except (ValueError, RecursionError):
+            raise PlayError(f"the body is not JSON; send {want}") from None
+        if not isinstance(body, dict) or set(body) != allowed:
+            raise PlayError(f"send a JSON object {want}")
+        return body
+
+    @app.errorhandler(HTTPException)
+    def http_error(e):
+        return jsonify(error=e.description), e.code
 
     @app.errorhandler(PlayError)
     def bad_move(e):
@@ -441,9 +552,14 @@ def create_app(agents: Sequence[str], players: int | None = None, seat: int = 0,
 
     @app.get("/")
     @app.get("/new")
-    def new_game():
+    def start():
+        return _PAGE.replace("__GAME__", "")
+
+    @app.post("/api/new")
+    def api_new():
+        json_body(set())
         app.config["PLAY_LAST"] = s = new_session()
-        return redirect(f"/game/{s.id}")
+        return jsonify(id=s.id, url=f"/game/{s.id}"), 201
 
     @app.get("/game/<game_id>")
     def page(game_id):
@@ -457,10 +573,7 @@ def create_app(agents: Sequence[str], players: int | None = None, seat: int = 0,
     @app.post("/api/game/<game_id>/move")
     def api_move(game_id):
         s = session(game_id)
-        body = request.get_json(silent=True)
-        if not isinstance(body, dict) or set(body) != {"actions"}:
-            raise PlayError('send a JSON object {"actions": [action, ...]}')
-        return jsonify(s.move(body["actions"]))
+        return jsonify(s.move(json_body({"actions"})["actions"]))
 
     @app.get("/api/game/<game_id>/record")
     def api_record(game_id):
@@ -472,6 +585,39 @@ def create_app(agents: Sequence[str], players: int | None = None, seat: int = 0,
     return app
 
 
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a port number; allowed: an "
+                                         f"integer 1..65535") from None
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port; allowed: 1..65535")
+    return port
+
+
+def _seed_arg(text: str) -> int:
+    try:
+        seed = int(text)
+    except ValueError:
+        seed = None
+    if seed is None or not 0 <= seed < _SEED_LIMIT:
+        raise argparse.ArgumentTypeError(f"seed must be 0 <= seed < 2**32, got {text[:40]!r}")
+    return seed
+
+
+def _positive(kind):
+    def parse(text: str):
+        try:
+            v = kind(text)
+        except ValueError:
+            v = None
+        if v is None or not v > 0 or v == float("inf"):
+            raise argparse.ArgumentTypeError(f"{text[:40]!r}: allowed: a number > 0")
+        return v
+    return parse
+
+
 def main(argv=None) -> int:
     """``python -m experiments.play``: start the app and serve it until Ctrl-C."""
     ap = argparse.ArgumentParser(prog="python -m experiments.play",
@@ -480,27 +626,45 @@ def main(argv=None) -> int:
                     help="agent specs for the other seats (solvers.registry), cycled")
     ap.add_argument("--players", type=int, default=None)
     ap.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=_seed_arg, default=None,
+                    help="server seed, 0 <= seed < 2**32 (default: a fresh random one, "
+                         "printed and stored in every record)")
     ap.add_argument("--game", default="{}", help='other game parameters as JSON, e.g. '
                                                  '\'{"moon": "choose"}\'')
     ap.add_argument("--records", default=str(DEFAULT_RECORDS),
                     help=f"folder for the finished games' records (default {DEFAULT_RECORDS})")
-    ap.add_argument("--host", default="127.0.0.1")
-    ap.add_argument("--port", type=int, default=8000)
+    ap.add_argument("--host", default="127.0.0.1",
+                    help="address to listen on (default 127.0.0.1: this machine only)")
+    ap.add_argument("--port", type=_port, default=8000, help="1..65535 (default 8000)")
+    ap.add_argument("--max-games", type=_positive(int), default=MAX_GAMES,
+                    help=f"games held at once (default {MAX_GAMES})")
+    ap.add_argument("--idle-minutes", type=_positive(float), default=IDLE_SECONDS / 60,
+                    help=f"a game idle this long may be evicted for a new one (default "
+                         f"{IDLE_SECONDS / 60:g})")
     args = ap.parse_args(argv)
     try:
         params = json.loads(args.game)
-    except json.JSONDecodeError as e:
-        ap.error(f"--game is not JSON: {e}")
+    except (json.JSONDecodeError, RecursionError) as e:
+        ap.error(f"--game is not JSON: {str(e)[:200]}")
     if not isinstance(params, dict):
-        ap.error(f"--game must be a JSON object, got {args.game}")
+        ap.error(f"--game must be a JSON object, got {args.game[:200]}")
+    seed = fresh_seed() if args.seed is None else args.seed
     try:
-        app = create_app(args.agents, args.players, args.seat, args.seed, params, args.records)
+        app = create_app(args.agents, args.players, args.seat, seed, params, args.records,
+                         max_games=args.max_games, idle_seconds=args.idle_minutes * 60)
     except PlayError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    print(f"Cancellation Hearts: open http://{args.host}:{args.port}/ (Ctrl-C stops)",
+    print(f"Cancellation Hearts: open http://{args.host}:{args.port}/ (Ctrl-C stops); "
+          f"server seed {seed}" + (" (random; rerun with --seed "
+                                   f"{seed} for the same deals)" if args.seed is None else ""),
           flush=True)
-    app.run(host=args.host, port=args.port, threaded=True)
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"warning: listening on {args.host}: anyone who can reach this address can "
+              f"start games, and anyone with a game's address plays its seat (no accounts, "
+              f"no HTTPS; see 'Deploying for a human study' in python -m pydoc "
+              f"experiments.play)", file=sys.stderr, flush=True)
+    app.run(host=args.host, port=args.port, threaded=True, debug=False, use_reloader=False,
+            use_debugger=False, use_evalex=False, load_dotenv=False)
     return 0
 

@@ -8,18 +8,22 @@ legal cards are buttons under it (while passing, toggle the cards to pass and
 press Pass; when you shot the moon under ``moon="choose"``, two buttons
 choose); the agents move in the kernel until you are to act; at the end the
 hand's replay is shown and the game is saved as a record, as in the browser
-app. Needs ``ipywidgets`` (the ``notebooks`` extra).
+app. Needs ``ipywidgets`` (the ``notebooks`` extra). Text that is not the
+rendered table (messages, the record's path) is HTML-escaped before it is
+shown. Without ``seed`` a fresh random one is drawn (as in the app; the
+widget's ``seed`` attribute and every record hold it).
 """
 
 from __future__ import annotations
 
+import html
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from spiel_game.render import card_label
 
-from .app import DEFAULT_RECORDS, PlayError, PlaySession, check_settings
+from .app import DEFAULT_RECORDS, PlayError, PlaySession, check_settings, fresh_seed
 
 __all__ = ["PlayWidget", "play_widget"]
 
@@ -41,9 +45,10 @@ class PlayWidget:
     number (its own deal and agent seeds)."""
 
     def __init__(self, agents: Sequence[str], players: int | None = None, seat: int = 0,
-                 seed: int = 0, params: Mapping[str, Any] | None = None,
+                 seed: int | None = None, params: Mapping[str, Any] | None = None,
                  out: str | Path | None = DEFAULT_RECORDS, *, widgets=None):
         self.w = w = widgets or _ipywidgets()
+        seed = fresh_seed() if seed is None else seed
         self._checked = check_settings(agents, players, seat, seed, params)
         self.seat, self.seed, self.out = seat, seed, out
         self.number = 0
@@ -77,7 +82,7 @@ class PlayWidget:
             self.session.move(actions)
             self.message.value = ""
         except PlayError as e:
-            self.message.value = f"<span style='color:#a00'>{e}</span>"
+            self.message.value = f"<span style='color:#a00'>{html.escape(str(e))}</span>"
         self.refresh()
 
     def toggle(self, index: int) -> None:
@@ -105,7 +110,8 @@ class PlayWidget:
             r = v["returns"]
             self.status.value = (f"Game over. Your result: {r[v['seat']]:g} (returns "
                                  f"{', '.join(f'{x:g}' for x in r)})"
-                                 + (f"; saved as {v['record']}" if v["record"] else ""))
+                                 + (f"; saved as {html.escape(v['record'])}" if v["record"]
+                                    else ""))
         elif v["moon"]:
             self.status.value = "You shot the moon: choose"
             for m in v["moon"]:
@@ -131,7 +137,7 @@ class PlayWidget:
 
 
 def play_widget(agents: Sequence[str], players: int | None = None, seat: int = 0,
-                seed: int = 0, params: Mapping[str, Any] | None = None,
+                seed: int | None = None, params: Mapping[str, Any] | None = None,
                 out: str | Path | None = DEFAULT_RECORDS) -> PlayWidget:
     """A :class:`PlayWidget` (displays itself as the last expression of a cell)."""
     return PlayWidget(agents, players, seat, seed, params, out)

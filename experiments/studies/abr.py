@@ -53,7 +53,7 @@ from pathlib import Path
 
 import spiel_game
 
-from ..config import check_names
+from ..config import check_names, check_unit_count
 from ..registry import Summary, Unit, register
 from ..stats import mean_ci
 
@@ -85,6 +85,9 @@ class ABRStudyConfig:
         for name in ("deals", "deals_per_unit", "exact_seeds"):
             if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
                 raise ValueError(f"abr: {name} must be an int >= 1, got {getattr(self, name)!r}")
+        check_unit_count(len(self.targets) * len(self.players)
+                         * -(-self.deals // self.deals_per_unit),
+                         f"abr: deals={self.deals}, deals_per_unit={self.deals_per_unit}")
         for n in self.players:
             if not isinstance(n, int) or not 5 <= n <= 11:
                 raise ValueError(f"abr: players {n!r} is not allowed; allowed: ints 5..11")

@@ -21,6 +21,7 @@ from spiel_game import engine as E
 from spiel_game.playout import play_random
 
 from ..registry import Summary, Unit, register
+from ..config import check_unit_count
 
 __all__ = ["DemoConfig", "PROFILES", "units", "run_unit", "summarize_rows"]
 
@@ -39,6 +40,8 @@ class DemoConfig:
         # refused before the runner writes anything (not inside a unit).
         if self.hands < 1 or self.chunk < 1:
             raise ValueError(f"hands and chunk must be >= 1, got {self.hands}, {self.chunk}")
+        check_unit_count(len(self.players) * -(-self.hands // self.chunk),
+                         f"hands={self.hands}, chunk={self.chunk}")
         if not self.players:
             raise ValueError("players must name at least one player count (e.g. players=6,11)")
         if len(set(self.players)) != len(self.players):

@@ -31,10 +31,21 @@ from spiel_game.rules import RuleSet
 from spiel_game.simulator import BUILTIN_POLICIES, simulate
 
 from ..registry import Summary, Unit, register
+from ..config import check_unit_count
 from ..stats import mean_ci_from_sums
 
 __all__ = ["RulesStatsConfig", "PROFILES", "configurations", "units", "run_unit",
            "summarize_rows", "HAND_STATISTICS", "SEAT_STATISTICS"]
+
+
+def configurations() -> list[tuple[str, dict]]:
+    out = []
+    for n in range(5, 12):
+        out.append((f"balanced {n}", {"players": n}))
+    out.append(("balanced 11, 3 packs", {"players": 11, "packs": 3}))
+    for n in range(5, 12):
+        out.append((f"kitty {n}", {"deck": "kitty", "players": n}))
+    return out
 
 
 @dataclasses.dataclass(frozen=True)
@@ -51,22 +62,14 @@ class RulesStatsConfig:
             raise ValueError(f"hands must be >= 2 (for a confidence interval), got {self.hands}")
         if self.chunk < 1:
             raise ValueError(f"chunk must be >= 1, got {self.chunk}")
+        check_unit_count(len(configurations()) * -(-self.hands // self.chunk),
+                         f"hands={self.hands}, chunk={self.chunk}")
         if self.policy not in BUILTIN_POLICIES:
             raise ValueError(f"policy {self.policy!r} is not one of {sorted(BUILTIN_POLICIES)}")
 
 
 PROFILES = {"quick": RulesStatsConfig(hands=20_000),
             "paper": RulesStatsConfig(hands=1_000_000, chunk=50_000)}
-
-
-def configurations() -> list[tuple[str, dict]]:
-    out = []
-    for n in range(5, 12):
-        out.append((f"balanced {n}", {"players": n}))
-    out.append(("balanced 11, 3 packs", {"players": 11, "packs": 3}))
-    for n in range(5, 12):
-        out.append((f"kitty {n}", {"deck": "kitty", "players": n}))
-    return out
 
 
 # ------------------------------------------------------------ runner experiment

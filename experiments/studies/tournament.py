@@ -43,12 +43,14 @@ Lines file.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import dataclasses
 
 import spiel_game
 from spiel_game.rules import unknown_parameters_message
 
-from ..config import ConfigError
+from ..config import ConfigError, check_unit_count
 from ..registry import Summary, Unit, UnitOutput, register
 from ..tournament import (TournamentConfig, TournamentError, _load_game, check_agents,
                           deal_records, deal_rows, play_block, seat_assignments,
@@ -74,11 +76,15 @@ class TournamentStudyConfig:
     lineup: tuple[int, ...] | None = None
     deals_per_unit: int = 10     # deals per unit of work (does not change the numbers)
     move_time_limit: float | None = None
+    #: seeds are ``0 <= seed < 2**63``, as :class:`experiments.tournament.TournamentConfig`'s
+    SEED_BITS: ClassVar[int] = 63
 
     def __post_init__(self):
         for name in ("deals", "deals_per_unit"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        check_unit_count(-(-self.deals // self.deals_per_unit),
+                         f"deals={self.deals}, deals_per_unit={self.deals_per_unit}")
 
 
 PROFILES = {

@@ -48,8 +48,9 @@ from spiel_game.determinize import determinize, make_determinization
 
 from spiel_game.provenance import git_commit
 
-from ..net.checkpoint import CheckpointError, read_npz, versions, write_npz
-from ..net.features import FeatureLayout
+from ..net.checkpoint import (MAX_PARAMETERS, CheckpointError, read_npz, shorten, versions,
+                              write_npz)
+from ..net.features import FeatureLayout, GameFamilyError
 from .replay import tempered_weights, weighted_pool
 
 __all__ = ["FORMAT", "LocationModel", "LocationPool", "pool_counts", "tilt_log_weights",
@@ -551,27 +552,48 @@ def check_location(agent: str, checkpoint, game) -> LocationModel:
 
 def load_location(path) -> LocationModel:
     """The :class:`LocationModel` of a checkpoint written by :func:`save_location`;
-    a missing, damaged or other file raises :class:`CheckpointError` naming it."""
+    a missing, damaged or other file raises :class:`CheckpointError` naming it.
+    Read within the bounds of :mod:`solvers.net.checkpoint`: the config (format,
+    layout, ``hidden``) is checked and every parameter's shape known before any
+    parameter is read."""
+    where = f"card-location checkpoint {path}"
+    built = {}
+
+    def shapes(config: dict) -> dict:
+        if config.get("format") != FORMAT:
+            raise CheckpointError(f"checkpoint {path} has format {shorten(config.get('format'))}"
+                                  f"; a card-location model has {FORMAT!r}")
+        lay = config.get("layout")
+        if (not isinstance(lay, dict) or not isinstance(lay.get("players", ()), list)
+                or len(lay.get("players", ())) > 64 or len(lay) > 8):
+            raise CheckpointError(f"{where}: config field 'layout' is {shorten(lay)}; allowed: "
+                                  f"an object with base and players (at most 64 counts)")
+        try:
+            layout = FeatureLayout(**lay)
+        except (GameFamilyError, TypeError, AttributeError, ValueError, KeyError,
+                OverflowError) as err:
+            raise CheckpointError(f"{where}: its layout {shorten(lay)} cannot be rebuilt: "
+                                  f"{shorten(str(err))}") from None
+        if layout.fingerprint != config.get("layout_fingerprint"):
+            raise CheckpointError(f"{where}: its layout does not match this code's features "
+                                  f"(fingerprint differs)")
+        H = config.get("hidden")
+        if isinstance(H, bool) or not isinstance(H, int) or not 1 <= H <= 8192:
+            raise CheckpointError(f"{where}: config field 'hidden' is {shorten(H)}; allowed: an "
+                                  f"integer 1..8192")
+        rows = layout.max_players - 1
+        want = {"embed": (layout.size, H), "b0": (H,), "wp": (H, rows * K), "w1": (H, H),
+                "b1": (H,), "wo": (rows * K, H), "bo": (rows * K,)}
+        count = sum(int(np.prod(s)) for s in want.values())
+        if count > MAX_PARAMETERS:
+            raise CheckpointError(f"{where}: its config asks for {count:,} parameters; the "
+                                  f"limit is {MAX_PARAMETERS:,}")
+        built["layout"] = layout
+        return want
+
     config, params = read_npz(path, "card-location checkpoint",
-                              "python research/scripts/card_location.py train")
-    if not isinstance(config, dict) or config.get("format") != FORMAT:
-        got = config.get("format") if isinstance(config, dict) else config
-        raise CheckpointError(f"checkpoint {path} has format {got!r}; a card-location model "
-                              f"has {FORMAT!r}")
-    missing = [k for k in _PARAMS if k not in params]
-    if missing:
-        raise CheckpointError(f"card-location checkpoint {path}: parameters {missing} missing")
-    layout = FeatureLayout(**config["layout"])
-    if layout.fingerprint != config.get("layout_fingerprint"):
-        raise CheckpointError(f"card-location checkpoint {path}: its layout does not match "
-                              f"this code's features (fingerprint differs)")
-    H, rows = params["b0"].shape[0], layout.max_players - 1
-    shapes = {"embed": (layout.size, H), "b0": (H,), "wp": (H, rows * K), "w1": (H, H),
-              "b1": (H,), "wo": (rows * K, H), "bo": (rows * K,)}
-    bad = [f"{k}: {params[k].shape} (expected {s})" for k, s in shapes.items()
-           if params[k].shape != s]
-    if bad:
-        raise CheckpointError(f"card-location checkpoint {path}: " + "; ".join(bad))
+                              "python research/scripts/card_location.py train", shapes=shapes)
+    layout = built["layout"]
     if not all(np.isfinite(v).all() for v in params.values()):
         raise CheckpointError(f"card-location checkpoint {path}: parameters hold NaN or "
                               f"infinity")

@@ -23,7 +23,7 @@ from numba import njit
 from spiel_game import engine as E
 from spiel_game.simulator import step_legal
 
-from .checkpoint import CheckpointError, read_checkpoint
+from .checkpoint import CheckpointError, read_checkpoint, shorten
 from .features import FeatureLayout, GameFamilyError, sparse_row
 
 __all__ = ["NetWeights", "NetGame", "NetEvaluator", "net_eval"]
@@ -169,12 +169,18 @@ class NetEvaluator:
         self.path = str(checkpoint)
         self.config, params = read_checkpoint(checkpoint)
         lay = self.config["layout"]
+        base, players = lay.get("base"), lay.get("players", ())
+        if (not isinstance(base, (dict, type(None))) or len(base or {}) > 64
+                or not isinstance(players, list) or len(players) > 64):
+            raise CheckpointError(f"checkpoint {checkpoint}: config field 'layout' is "
+                                  f"{shorten(lay)}; allowed: base (an object of game "
+                                  f"parameters) and players (a list of at most 64 counts)")
         try:
-            self.layout = FeatureLayout(lay.get("base"), lay.get("players", ()),
-                                        hint=lay.get("hint"))
-        except (GameFamilyError, TypeError, AttributeError) as err:
-            raise CheckpointError(f"checkpoint {checkpoint}: its layout {lay!r} cannot be "
-                                  f"rebuilt: {err}") from None
+            self.layout = FeatureLayout(base, players, hint=lay.get("hint"))
+        except (GameFamilyError, TypeError, AttributeError, ValueError, KeyError,
+                OverflowError) as err:
+            raise CheckpointError(f"checkpoint {checkpoint}: its layout {shorten(lay)} cannot "
+                                  f"be rebuilt: {shorten(str(err))}") from None
         if self.layout.fingerprint != self.config["layout_fingerprint"]:
             raise CheckpointError(f"checkpoint {checkpoint} was made for another input layout "
                                   f"than this code builds for {lay!r} (fingerprints differ)")
