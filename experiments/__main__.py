@@ -151,6 +151,33 @@ def cmd_agents(args) -> int:
     return 0
 
 
+def cmd_models(args) -> int:
+    from solvers.net import zoo
+    cards = zoo.models()
+    if args.name:
+        if args.name not in cards:
+            print(f"no shipped model {args.name!r}; the models: {', '.join(sorted(cards))}",
+                  file=sys.stderr)
+            return 2
+        cards = {args.name: cards[args.name]}
+    for card in cards.values():
+        default = "  (default of network, ismcts_net, ismcts_bias)" \
+            if card.name == zoo.DEFAULT_MODEL else ""
+        print(f"{card.name}{default}")
+        print(f"    {card.summary}")
+        print(f"    players {min(card.players)}-{max(card.players)}; "
+              f"{card.size_bytes / 1e6:.1f} MB ({card.quantization.get('weights', 'float32')}); "
+              f"sha256 {card.sha256[:16]}...; {card.path}")
+        for s in card.strength:
+            print(f"    {s['comparison']}: {s['result']} ({s['protocol']})")
+        if args.name:
+            print(f"    rebuilt by: {card.training.get('command')}")
+    print("\nUse one with checkpoint=NAME, e.g. \"network(checkpoint='guided-5-11')\"; "
+          "no checkpoint means the default model. python -m experiments models NAME shows "
+          "how a model is rebuilt.")
+    return 0
+
+
 def paper_scripts() -> list[Path]:
     """Every figure and table script (``paper/figures/*.py``, ``paper/tables/*.py``)."""
     out = []
@@ -478,6 +505,8 @@ def main(argv=None) -> int:
                                        "or describe one")
     ag.add_argument("name", nargs="?", default=None,
                     help="an agent name (or module:factory, path/to/bot.py:factory)")
+    mo = sub.add_parser("models", help="list the trained networks shipped with the package")
+    mo.add_argument("name", nargs="?", default=None, help="a model's name: its recipe too")
     sub.add_parser("play", add_help=False,
                    help="play in the browser against agents (python -m experiments play "
                         "--help: experiments.play)")
@@ -490,7 +519,8 @@ def main(argv=None) -> int:
         try:
             return {"list": cmd_list, "show": cmd_show, "run": cmd_run, "paper": cmd_paper,
                     "reproduce": cmd_reproduce, "ship": cmd_ship,
-                    "check": cmd_check, "agents": cmd_agents}[args.cmd](args)
+                    "check": cmd_check, "agents": cmd_agents,
+                    "models": cmd_models}[args.cmd](args)
         except (ConfigError, runner.RunError, registry.UnknownExperimentError,
                 AgentSpecError) as err:
             print(f"error: {err.args[0] if err.args else err}", file=sys.stderr)

@@ -368,7 +368,9 @@ def openspiel_uniform(game, player, seed=0):
 
 def network(game, player, seed=0, *, checkpoint: str | None = None, policy: str = "argmax",
             temperature: float = 1.0):
-    """The raw policy network (:class:`solvers.net.agents.NetworkBot`; imported on use)."""
+    """The raw policy network (:class:`solvers.net.agents.NetworkBot`; imported on use);
+    ``checkpoint``: a path or a shipped model's name (None: the default shipped
+    model, :mod:`solvers.net.zoo`)."""
     from .net.agents import NetworkBot
     return NetworkBot(game, player, seed, checkpoint=checkpoint, policy=policy,
                       temperature=temperature)
@@ -378,7 +380,8 @@ def ismcts_net(game, player, seed=0, *, checkpoint: str | None = None, iteration
                time_limit: float | None = None, c_puct: float = 1.0, prior_mix: float = 0.0,
                value_weight: float = 1.0, rollout: str = "heuristic",
                final_policy: str = "max_visit_count", max_nodes: int | None = None):
-    """ISMCTS with the network (:class:`solvers.net.search.NetISMCTSBot`; imported on use)."""
+    """ISMCTS with the network (:class:`solvers.net.search.NetISMCTSBot`; imported on use);
+    ``checkpoint`` as ``network``'s (None: the default shipped model)."""
     from .net.search import NetISMCTSBot
     return NetISMCTSBot(game, player, seed, checkpoint=checkpoint, iterations=iterations,
                         time_limit=time_limit, c_puct=c_puct, prior_mix=prior_mix,
@@ -391,8 +394,9 @@ def ismcts_bias(game, player, seed=0, *, checkpoint: str | None = None, bias: fl
                 final_policy: str = "max_visit_count", rollout: str = "random",
                 max_nodes: int | None = None, opponents: str = "search"):
     """ISMCTS with the network's policy as progressive bias at the root
-    (:class:`solvers.net.search.BiasISMCTSBot`; imported on use); the other
-    keywords and their defaults are ``ismcts``'s."""
+    (:class:`solvers.net.search.BiasISMCTSBot`; imported on use); ``checkpoint``
+    as ``network``'s (None: the default shipped model); the other keywords and
+    their defaults are ``ismcts``'s."""
     from .net.search import BiasISMCTSBot
     return BiasISMCTSBot(game, player, seed, checkpoint=checkpoint, bias=bias,
                          iterations=iterations, time_limit=time_limit, uct_c=uct_c,
@@ -609,13 +613,10 @@ def agents() -> list[AgentInfo]:
 
 
 def describe(name: str) -> str:
-    """The parameters (with defaults), source and documentation of agent ``name``::
-
-        ismcts(iterations=1000, time_limit=None, uct_c=0.4, ...)
-        built-in; factory solvers.ismcts.ISMCTSBot
-
-        <its docstring>
-    """
+    """The parameters (with defaults), source and documentation of agent ``name``:
+    a line such as ``ismcts(iterations=1000, time_limit=None, uct_c=0.4, ...)``,
+    then where it comes from (``built-in; factory solvers.ismcts.ismcts_agent``),
+    then its factory's docstring."""
     info = agent_info(name)
     doc = inspect.getdoc(_lookup(name)) or "(no description)"
     return f"{info.signature()}\n{info.source}; factory {info.factory}\n\n{doc}"

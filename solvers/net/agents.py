@@ -6,8 +6,10 @@ most probable legal action (ties at random), ``sample`` draws from the policy
 (sharpened or flattened by ``temperature``). Illegal actions have probability
 0 (masked before the softmax), so it never plays one.
 ``ismcts_net`` (the network-guided search) is :class:`solvers.net.search.NetISMCTSBot`.
-Both take the checkpoint's path; a process loads each checkpoint once
-(:func:`evaluator_for`, keyed by path, size and modification time).
+Both take the checkpoint's path, a shipped model's name, or nothing (the
+default shipped model, :mod:`solvers.net.zoo`); a process loads each
+checkpoint once (:func:`evaluator_for`, keyed by path, size and modification
+time).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import numpy as np
 from spiel_game.rng import make_rng_state, rand_below, rand_uniform
 
 from ..bots import Agent, AgentParameterError, check_choice, check_real
+from . import zoo
 from .checkpoint import CheckpointError
 from .features import GameFamilyError
 from .inference import NetEvaluator
@@ -32,11 +35,20 @@ _CACHE: dict[tuple, NetEvaluator] = {}
 def evaluator_for(agent: str, checkpoint, game, keyword: str = "checkpoint") -> NetEvaluator:
     """The :class:`NetEvaluator` of ``checkpoint`` for ``game``; a missing, damaged
     or mismatched checkpoint is an :class:`AgentParameterError` naming the agent
-    and the keyword that gave it (``keyword``)."""
+    and the keyword that gave it (``keyword``). ``checkpoint``: a path, the name
+    of a shipped model (:mod:`solvers.net.zoo`), or, for ``keyword='checkpoint'``,
+    None: the default shipped model (:data:`solvers.net.zoo.DEFAULT_MODEL`)."""
+    if checkpoint is not None or keyword == "checkpoint":
+        try:
+            checkpoint = zoo.resolve(checkpoint)
+        except (CheckpointError, KeyError) as err:
+            raise AgentParameterError(f"{agent}: {keyword}={checkpoint!r}: "
+                                      f"{err.args[0]}") from None
     if not isinstance(checkpoint, (str, os.PathLike)) or not str(checkpoint):
         raise AgentParameterError(f"{agent}: {keyword}={checkpoint!r}; allowed: the path of a "
-                                  f"network checkpoint (.npz), e.g. {agent}({keyword}="
-                                  f"'results/.../gen-0003.npz')")
+                                  f"network checkpoint (.npz) or a shipped model's name "
+                                  f"({', '.join(sorted(zoo.models()))}), e.g. {agent}("
+                                  f"{keyword}='{zoo.DEFAULT_MODEL}')")
     path = os.path.abspath(str(checkpoint))
     try:
         st = os.stat(path)

@@ -41,7 +41,7 @@ import numpy as np
 
 __all__ = ["FORMAT", "CheckpointError", "read_checkpoint", "write_checkpoint", "read_npz",
            "write_npz", "check_sizes", "open_regular_file", "LIMITS", "MAX_PARAMETERS",
-           "MAX_FILE_BYTES", "MAX_MEMBERS", "MAX_CONFIG_BYTES", "shorten",
+           "MAX_FILE_BYTES", "MAX_MEMBERS", "MAX_CONFIG_BYTES", "WEIGHT_DTYPES", "shorten",
            "param_shapes", "versions"]
 
 FORMAT = "cancellation-hearts-policy-value-mlp/1"
@@ -59,6 +59,10 @@ MAX_CONFIG_BYTES = 1 << 20
 #: The longest checkpoint file, and the most bytes all its members may declare.
 MAX_FILE_BYTES = 4 * MAX_PARAMETERS + MAX_CONFIG_BYTES + MAX_MEMBERS * (1 << 12)
 _F32 = np.dtype("<f4")
+#: The dtypes a checkpoint's config may declare for its weights (``weights_dtype``;
+#: absent: float32). float16 weights (the shipped models, :mod:`solvers.net.zoo`)
+#: are widened to float32 on load, as declared.
+WEIGHT_DTYPES = {"float32": _F32, "float16": np.dtype("<f2")}
 _MEMBER = re.compile(r"config\.npy|param/[A-Za-z0-9_.]{1,200}\.npy")
 
 
@@ -108,12 +112,13 @@ def write_checkpoint(path, params: dict[str, np.ndarray], config: dict) -> Path:
 
 
 def write_npz(path, params: dict[str, np.ndarray], config: dict) -> Path:
-    """``params`` (as float32 arrays ``param/<name>``) and ``config`` (JSON) written
-    to ``path`` atomically (a temporary file renamed into place); the file format
-    of every network checkpoint (this module's and
-    :mod:`solvers.beliefs.location`'s)."""
+    """``params`` (as arrays ``param/<name>`` of the config's ``weights_dtype``,
+    float32 unless it says float16) and ``config`` (JSON) written to ``path``
+    atomically (a temporary file renamed into place); the file format of every
+    network checkpoint (this module's and :mod:`solvers.beliefs.location`'s)."""
     path = Path(path)
-    arrays = {f"param/{k}": np.ascontiguousarray(v, np.float32) for k, v in params.items()}
+    dtype = WEIGHT_DTYPES[config.get("weights_dtype", "float32")]
+    arrays = {f"param/{k}": np.ascontiguousarray(v, dtype) for k, v in params.items()}
     arrays["config"] = np.array(json.dumps(config, sort_keys=True, default=str))
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -269,7 +274,7 @@ def zip_members(f, size: int, where: str, *, max_members: int = MAX_MEMBERS,
 
 
 def _read_member(z: zipfile.ZipFile, info: zipfile.ZipInfo, where: str, *, kind: str,
-                 shape=None) -> np.ndarray:
+                 shape=None, dtype_name: str = "float32") -> np.ndarray:
     """One ``.npy`` member of ``z``: its header read and checked (``kind``
     ``"config"``: a 0-d unicode string of at most :data:`MAX_CONFIG_BYTES`;
     ``"param"``: float32 of ``shape`` if given) and its size against the declared
@@ -292,9 +297,10 @@ def _read_member(z: zipfile.ZipFile, info: zipfile.ZipInfo, where: str, *, kind:
                                           f"{shp}; allowed: one JSON string of at most "
                                           f"{MAX_CONFIG_BYTES:,} bytes")
             else:
-                if dtype != _F32:
+                if dtype != WEIGHT_DTYPES[dtype_name]:
                     raise CheckpointError(f"{where}: parameter {label[6:]!r} has dtype {dtype}"
-                                          f"; allowed: float32 (nothing is cast)")
+                                          f"; allowed: {dtype_name}, as its config declares "
+                                          f"(weights_dtype; nothing is cast)")
                 if shape is not None and tuple(shp) != tuple(shape):
                     raise CheckpointError(f"{where}: parameter {label[6:]!r} has shape "
                                           f"{tuple(shp)}; its config says {tuple(shape)}")
@@ -346,6 +352,11 @@ def read_npz(path, what: str = "checkpoint",
             if not isinstance(config, dict):
                 raise CheckpointError(f"{where}: its config is a {type(config).__name__}, "
                                       f"not a JSON object")
+            dtype_name = config.get("weights_dtype", "float32")
+            if not isinstance(dtype_name, str) or dtype_name not in WEIGHT_DTYPES:
+                raise CheckpointError(f"{where}: config field 'weights_dtype' is "
+                                      f"{shorten(dtype_name)}; allowed: "
+                                      f"{', '.join(WEIGHT_DTYPES)}")
             want = shapes(config) if shapes is not None else None
             if want is not None:
                 have = {n[6:-4] for n in infos}
@@ -358,7 +369,8 @@ def read_npz(path, what: str = "checkpoint",
             for name, info in infos.items():
                 key = name[6:-4]
                 params[key] = _read_member(z, info, where, kind="param",
-                                           shape=None if want is None else want[key])
+                                           shape=None if want is None else want[key],
+                                           dtype_name=dtype_name).astype(np.float32, copy=False)
     return config, params
 
 

@@ -1,0 +1,188 @@
+"""The model zoo: trained networks shipped with the package.
+
+Each model is a checkpoint file in ``solvers/net/models/`` (package data) and
+an entry of ``models.json`` beside it: its file, SHA-256, what it is, the
+players it was trained at, how it was trained (the command that rebuilds it)
+and its measured strength. :func:`model_path` checks the file's SHA-256 the
+first time a process uses it and refuses a file that differs
+(:class:`~solvers.net.checkpoint.CheckpointError`), so a damaged or replaced
+model never plays silently.
+
+The network agents (``network``, ``ismcts_net``, ``ismcts_bias``) take
+``checkpoint=None`` (the default) as :data:`DEFAULT_MODEL`, and a model's name
+(``checkpoint='guided-5-11'``) as that model; any other value is a path.
+``python -m experiments models`` lists the models.
+
+Rebuilding a model: train it with the command in its card
+(``python -m experiments models NAME``), then
+``python -m solvers.net.zoo build CHECKPOINT NAME`` writes the float16 file
+and updates the manifest's SHA-256 and size (:func:`build`).
+
+Example::
+
+    from solvers.net import zoo
+    for m in zoo.models().values():
+        print(m.name, m.size_bytes, m.summary)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from .checkpoint import CheckpointError
+
+__all__ = ["MODELS_DIR", "DEFAULT_MODEL", "ModelCard", "models", "model_path", "resolve",
+           "file_sha256", "build", "models_from"]
+
+#: The folder of the shipped models and their manifest ``models.json``.
+MODELS_DIR = Path(__file__).resolve().parent / "models"
+#: The model the network agents use when no checkpoint is given.
+DEFAULT_MODEL = "guided-5-11"
+
+_VERIFIED: dict[tuple, str] = {}
+
+
+@dataclasses.dataclass(frozen=True)
+class ModelCard:
+    """One shipped model: ``name``, ``file`` (in :data:`MODELS_DIR`), ``sha256``
+    of the file, ``size_bytes``, a one-line ``summary``, the ``players`` it was
+    trained at, ``training`` (the recipe: command, commit, wall time, source
+    checkpoint), ``strength`` (measured results, each with its protocol) and
+    ``quantization`` (what was shrunk and what it costs)."""
+
+    name: str
+    file: str
+    sha256: str
+    size_bytes: int
+    summary: str
+    players: tuple[int, ...]
+    training: dict
+    strength: tuple[dict, ...] = ()
+    quantization: dict = dataclasses.field(default_factory=dict)
+
+    @property
+    def path(self) -> Path:
+        return MODELS_DIR / self.file
+
+    def __repr__(self) -> str:
+        return (f"ModelCard({self.name!r}, {self.size_bytes / 1e6:.1f} MB, players "
+                f"{min(self.players)}-{max(self.players)}: {self.summary})")
+
+
+def models() -> dict[str, ModelCard]:
+    """The shipped models by name (read from ``models.json``)."""
+    try:
+        return models_from(MODELS_DIR / "models.json")
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        raise CheckpointError(f"the model zoo's manifest {MODELS_DIR / 'models.json'} cannot "
+                              f"be read: {err}") from None
+
+
+def file_sha256(path) -> str:
+    """The SHA-256 of a file's bytes (hex)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def model_path(name: str) -> Path:
+    """The checked path of the shipped model ``name``: its SHA-256 must equal
+    the manifest's (checked once per process and file version), else
+    :class:`CheckpointError`; an unknown name is a :class:`KeyError` listing the
+    models."""
+    cards = models()
+    if name not in cards:
+        raise KeyError(f"no shipped model {name!r}; the models: {', '.join(sorted(cards))}")
+    card = cards[name]
+    path = card.path
+    try:
+        st = os.stat(path)
+    except OSError:
+        raise CheckpointError(f"the shipped model {name!r} ({path}) is missing: reinstall the "
+                              f"package or rebuild it ({card.training.get('command')})") from None
+    key = (str(path), st.st_size, st.st_mtime_ns)
+    if _VERIFIED.get(key) != card.sha256:
+        got = file_sha256(path)
+        if got != card.sha256:
+            raise CheckpointError(f"the shipped model {name!r} ({path}) has SHA-256 {got}, "
+                                  f"but the manifest says {card.sha256}: the file is damaged "
+                                  f"or was replaced; reinstall the package")
+        _VERIFIED[key] = got
+    return path
+
+
+def resolve(checkpoint) -> str | os.PathLike | None:
+    """What a network agent's ``checkpoint=`` means: None -> the checked path of
+    :data:`DEFAULT_MODEL`; a shipped model's name (that is not an existing file)
+    -> its checked path; a bare word that is neither (no folder, no ``.npz``) ->
+    :class:`KeyError` listing the models; anything else unchanged (a path, checked
+    by the loader)."""
+    if checkpoint is None:
+        return str(model_path(DEFAULT_MODEL))
+    if isinstance(checkpoint, str) and not os.path.exists(checkpoint):
+        if checkpoint in models() or not (os.sep in checkpoint or "/" in checkpoint
+                                          or checkpoint.endswith(".npz")):
+            return str(model_path(checkpoint))
+    return checkpoint
+
+
+def build(source, name: str, models_dir: Path | None = None) -> ModelCard:
+    """Write the float16 copy of the float32 checkpoint ``source`` as model
+    ``name`` (``<name>.npz`` in ``models_dir``, default :data:`MODELS_DIR`) and
+    update its manifest entry's file, SHA-256, size and the source's SHA-256
+    (the entry must exist: its summary, training and strength are written by
+    hand). Returns the updated card."""
+    import numpy as np
+
+    from .checkpoint import read_checkpoint, write_npz
+    folder = Path(models_dir) if models_dir is not None else MODELS_DIR
+    manifest = folder / "models.json"
+    raw = json.loads(manifest.read_text())
+    entries = {e["name"]: e for e in raw["models"]}
+    if name not in entries:
+        raise KeyError(f"no entry {name!r} in {manifest}; add one (name, summary, players, "
+                       f"training) first")
+    config, params = read_checkpoint(source)
+    config = {**config, "weights_dtype": "float16"}
+    out = write_npz(folder / f"{name}.npz", params, config)
+    _, half = read_checkpoint(out)
+    change = max(float(np.abs(half[k] - params[k]).max()) for k in params)
+    entry = entries[name]
+    entry.update(file=out.name, sha256=file_sha256(out), size_bytes=out.stat().st_size)
+    entry.setdefault("training", {})["source_checkpoint_sha256"] = file_sha256(source)
+    entry.setdefault("quantization", {}).update(
+        weights="float16 (widened to float32 on load)",
+        float32_bytes=Path(source).stat().st_size, max_abs_weight_change=round(change, 6))
+    manifest.write_text(json.dumps(raw, indent=1) + "\n")
+    return models_from(manifest)[name]
+
+
+def models_from(manifest: Path) -> dict[str, ModelCard]:
+    """The models of a manifest file (:func:`models` reads the package's)."""
+    raw = json.loads(Path(manifest).read_text())
+    out = {}
+    for entry in raw["models"]:
+        entry = dict(entry)
+        entry["players"] = tuple(entry["players"])
+        entry["strength"] = tuple(entry.get("strength", ()))
+        out[entry["name"]] = ModelCard(**entry)
+    return out
+
+
+if __name__ == "__main__":
+    import argparse
+    ap = argparse.ArgumentParser(prog="python -m solvers.net.zoo",
+                                 description="Rebuild a shipped model from its checkpoint.")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    b = sub.add_parser("build", help="write a float32 checkpoint as a shipped float16 model")
+    b.add_argument("checkpoint")
+    b.add_argument("name")
+    b.add_argument("--models-dir", default=None)
+    a = ap.parse_args()
+    print(build(a.checkpoint, a.name, a.models_dir))
