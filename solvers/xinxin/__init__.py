@@ -60,7 +60,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-import pyspiel
 
 from spiel_game import cards as C
 
