@@ -8,7 +8,7 @@
 # Usage (from the repository root): nice -n 10 research/xinxin/run_cells.sh [ROUNDS]
 set -u
 PY=${PY:-python}
-OUT=research/xinxin/runs
+OUT=${OUT:-research/xinxin/runs}
 ROUNDS=${1:-20}
 BASE='"players": 4, "deck": "classic", "packs": 1, "moon": "both"'
 NOPASS="{$BASE, \"pass_count\": 0}"

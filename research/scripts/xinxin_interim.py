@@ -1,6 +1,6 @@
 """Interim results of the xinxin cells from their finished runner shards.
 
-``python research/xinxin/interim.py [RUNS] [--json FILE]`` (RUNS defaults to
+``python research/scripts/xinxin_interim.py [RUNS] [--json FILE]`` (RUNS defaults to
 ``research/xinxin/runs``) reads every finished unit of every cell (the
 runner's ``shards/unit-*.json``, each checked against ``shards.sha256``),
 also while a run is still going or after it was stopped, and prints per cell:

@@ -1,6 +1,6 @@
 """xinxin's thinking time per decision in the classic game (four xinxin seats).
 
-``python research/xinxin/time_per_move.py SPEC GAMES [nopass]``: plays GAMES
+``python research/scripts/xinxin_time_per_move.py SPEC GAMES [nopass]``: plays GAMES
 games (deal ``g`` from ``numpy.random.default_rng(100 + g)``, seat ``p``'s
 agent seed ``1000 g + p``) with the agent SPEC (e.g. ``xinxin``) on every
 seat, times every decision that has more than one legal action (forced
