@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PROFILE ?= quick
 
-.PHONY: test reproduce bench venv clean browser latex docs
+.PHONY: test reproduce bench venv clean browser latex docs xinxin
 
 # The neural agents (extra "torch") need PyTorch. TORCH pins the CPU build the
 # tests use: on this project's machines `pip install torch==2.13.0` takes the
@@ -73,3 +73,27 @@ docs: $(STAMP)
 
 clean:
 	rm -rf $(VENV) results/quick docs/_build docs/api/_generated
+
+# xinxin, Nathan Sturtevant's Hearts program (GPL v3), as an opponent for the
+# classic 4-player game (agent "xinxin", docs/xinxin.md). Its sources are not
+# part of this repository: clone https://github.com/nathansttt/hearts and name
+# the folder, e.g. make xinxin XINXIN_SRC=$$HOME/hearts. This compiles our
+# driver (solvers/xinxin/driver.cc) with xinxin's sources into
+# build/xinxin/xinxin_driver (git-ignored; it links GPL code).
+XINXIN_SRC ?=
+XINXIN_BUILD := build/xinxin
+CXX ?= g++
+XINXIN_CXXFLAGS ?= -std=c++14 -O3 -pthread -w
+# xinxin's sources except its own main program (main.cpp, statistics.cpp).
+XINXIN_FILES := Algorithm CardGameState CardProbabilityData Game GameState Hearts \
+  HeartsGameData HeartsGameHistories Player ProblemState States Timer UCT \
+  algorithmStates fpUtil hash iiGameState iiMonteCarlo mt_random
+xinxin:
+	@test -n "$(XINXIN_SRC)" || { echo "make xinxin needs XINXIN_SRC=/path/to/hearts (a clone of https://github.com/nathansttt/hearts)"; exit 2; }
+	@for f in $(XINXIN_FILES); do test -f "$(XINXIN_SRC)/$$f.cpp" || { echo "$(XINXIN_SRC)/$$f.cpp not found: XINXIN_SRC must be a clone of https://github.com/nathansttt/hearts"; exit 2; }; done
+	mkdir -p $(XINXIN_BUILD)/obj
+	@for f in $(XINXIN_FILES); do \
+	  if [ ! -f $(XINXIN_BUILD)/obj/$$f.o ] || [ "$(XINXIN_SRC)/$$f.cpp" -nt $(XINXIN_BUILD)/obj/$$f.o ]; then \
+	    echo "$(CXX) $$f.cpp"; $(CXX) $(XINXIN_CXXFLAGS) -c "$(XINXIN_SRC)/$$f.cpp" -o $(XINXIN_BUILD)/obj/$$f.o || exit 1; fi; done
+	$(CXX) $(XINXIN_CXXFLAGS) -I"$(XINXIN_SRC)" solvers/xinxin/driver.cc $(XINXIN_BUILD)/obj/*.o -o $(XINXIN_BUILD)/xinxin_driver
+	@echo "built $(XINXIN_BUILD)/xinxin_driver (agent 'xinxin' finds it there)"

@@ -28,4 +28,5 @@ BUILTIN_AGENTS: dict[str, str] = {
     "ismcts_bias": "solvers.registry:ismcts_bias",
     "convention": "solvers.abr:convention_agent",
     "abr": "solvers.abr:ABRBot",
+    "xinxin": "solvers.xinxin:XinxinBot",
 }

@@ -30,6 +30,8 @@ catalog :data:`solvers.catalog.BUILTIN_AGENTS`, also the package's entry points)
 ``ismcts_bias``        :class:`solvers.net.search.BiasISMCTSBot` (ISMCTS, network bias at the root)
 ``convention``         :func:`solvers.abr.convention_agent` (a passing convention, then heuristic)
 ``abr``                :class:`solvers.abr.ABRBot` (approximate best response to a known target)
+``xinxin``             :class:`solvers.xinxin.XinxinBot` (Sturtevant's xinxin, classic game;
+                       build it first: ``make xinxin XINXIN_SRC=...``, see ``docs/xinxin.md``)
 ====================== ==========================================================
 
 **The factory contract.** ``make_agent`` calls ``factory(game, player, seed,
