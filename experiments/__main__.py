@@ -4,9 +4,10 @@
     python -m experiments show NAME [--profile P]
     python -m experiments run NAME [--profile quick|paper] [--backend local|ray]
         [--address auto|HOST:PORT] [--workers N] [--seed S] [--config FILE.toml]
-        [--set key=value ...] [--out DIR] [--fresh] [--recompute-corrupt] [--no-progress]
+        [--set key=value ...] [--out DIR] [--fresh] [--recompute-corrupt] [--reuse-stale]
+        [--no-progress]
     python -m experiments reproduce [--profile quick|paper] [--out DIR] [--backend ...]
-        [--workers N] [--recompute-corrupt] [--no-paper]
+        [--workers N] [--recompute-corrupt] [--reuse-stale] [--no-paper]
     python -m experiments paper [--profile quick|paper] [--out DIR] [--no-build]
     python -m experiments ship [--src results/paper] [--dst paper/results] [--only STUDY ...]
     python -m experiments check [--quick results/quick] [--paper paper/results] [--run]
@@ -89,6 +90,9 @@ def _add_exec_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--recompute-corrupt", action="store_true",
                    help="move damaged shards (content hash mismatch) to corrupt/ and "
                         "recompute them; without it they stop the run")
+    p.add_argument("--reuse-stale", action="store_true",
+                   help="reuse saved units made by other code (this package, an agent's "
+                        "module, a checkpoint); without it they are recomputed")
 
 
 def _toml_value(v) -> str:
@@ -129,7 +133,7 @@ def cmd_run(args) -> int:
                      config_file=args.config, seed=args.seed, backend=args.backend,
                      address=args.address, workers=args.workers, out=args.out,
                      fresh=args.fresh, recompute_corrupt=args.recompute_corrupt,
-                     progress=not args.no_progress)
+                     reuse_stale=args.reuse_stale, progress=not args.no_progress)
     print(f"results: {res.path}")
     return 0
 
@@ -321,6 +325,7 @@ def cmd_reproduce(args) -> int:
         try:
             runner.run(name, profile=args.profile, backend=args.backend, address=args.address,
                        workers=args.workers, out=out, recompute_corrupt=args.recompute_corrupt,
+                       reuse_stale=args.reuse_stale,
                        progress=not args.no_progress)
         except runner.RunError as err:    # names the files and the remedy
             print(f"experiment {name} failed: {err}", file=sys.stderr)
@@ -431,7 +436,7 @@ def cmd_check(args) -> int:
         print(f"=== running the quick profile into {quick} (finished units are kept)")
         rc = cmd_reproduce(argparse.Namespace(
             profile="quick", out=str(quick), backend="local", address=None, workers=None,
-            recompute_corrupt=False, no_progress=True, no_paper=True))
+            recompute_corrupt=False, reuse_stale=False, no_progress=True, no_paper=True))
         if rc != 0:
             return rc
     if not _check_inputs(paper) or not _check_inputs(quick):

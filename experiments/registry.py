@@ -131,6 +131,8 @@ class Experiment:
     description: str
     reproduce: bool
     module: str
+    call_time_limit_fn: Callable[[Any], float | None] | None = None
+    sources_fn: Callable[[Any], Mapping[str, str]] | None = None
 
     def config(self, profile: str = "quick", overrides: Mapping[str, Any] | None = None):
         """The profile's configuration with ``overrides`` applied (types converted)."""
@@ -159,7 +161,9 @@ class Experiment:
 
 def register(name: str, config_cls: type, units_fn: Callable, unit_fn: Callable,
              summary_fn: Callable | None = None, *, profiles: Mapping[str, Any] | None = None,
-             description: str = "", reproduce: bool = True) -> Experiment:
+             description: str = "", reproduce: bool = True,
+             call_time_limit: Callable[[Any], float | None] | None = None,
+             sources: Callable[[Any], Mapping[str, str]] | None = None) -> Experiment:
     """Register an experiment (see the module docstring).
 
     Args:
@@ -172,6 +176,14 @@ def register(name: str, config_cls: type, units_fn: Callable, unit_fn: Callable,
         dict of overrides of the defaults; a missing one means the defaults.
       description: one line for ``python -m experiments list``.
       reproduce: whether ``make reproduce`` runs it.
+      call_time_limit: optional ``f(config) -> seconds | None``: the longest a
+        call the units report (:func:`experiments.runner.call_watch`) may take
+        before the local backend stops the run; the units then run in worker
+        processes (at least one).
+      sources: optional ``f(config) -> {label: sha256}``: the code and files the
+        results depend on besides this package (e.g. ``"agent module
+        /path/bot.py"``, ``"checkpoint /path/net.pt"``); a saved unit made with
+        other contents is recomputed (:func:`experiments.runner.run`).
     """
     check_config_class(config_cls)
     profiles = dict(profiles or {})
@@ -179,7 +191,7 @@ def register(name: str, config_cls: type, units_fn: Callable, unit_fn: Callable,
         profiles.setdefault(prof, {})
     exp = Experiment(name, config_cls, units_fn, unit_fn, summary_fn, profiles,
                      description or (config_cls.__doc__ or "").strip().split("\n")[0],
-                     reproduce, getattr(unit_fn, "__module__", "?"))
+                     reproduce, getattr(unit_fn, "__module__", "?"), call_time_limit, sources)
     for prof in profiles:
         exp.config(prof)                  # validate every profile now
     old = _REGISTRY.get(name)

@@ -51,6 +51,16 @@ Folders written before these hashes existed are adopted by the next run (the
 shards are checked against the unit list and their hashes recorded; a note
 says so); :func:`load` asks for that run first.
 
+Never silently stale: every shard records the code that made it
+(``code``: :func:`code_fingerprint`: the SHA-256 of this package's sources,
+:func:`package_code_hash`, and the experiment's ``sources``: the module files
+of user agents, checkpoint files). A run that finds saved units prints
+``N of M units reused (same code), K recomputed`` (stderr) and recomputes a
+unit made by other code, naming the part that differs (``package code``,
+``agent module X``, ``checkpoint Y``); ``reuse_stale=True``
+(``--reuse-stale``) keeps such units, ``fresh=True`` (``--fresh``) recomputes
+everything. Shards saved before code was recorded count as made by other code.
+
 A results folder belongs to one configuration and unit list: when the
 experiment's code changes its profile or units, the profile folder is refused
 unless ``fresh=True`` (``--fresh``), which deletes that folder's old results
@@ -69,6 +79,14 @@ without ``if __name__ == "__main__":`` is detected and run in this process
 worker. Worker processes ignore SIGINT/SIGTERM (the driver stops them) and
 die with the driver on Linux. Rows do not depend on the backend or the number
 of workers. One run per results folder at a time (a lock file next to it).
+An experiment registered with a ``call_time_limit`` runs its units in worker
+processes (at least one) that report every call that may hang
+(:func:`call_watch`); the driver stops the run with :class:`RunError` when one
+stays open longer than the limit (the tournament's per-move time limit).
+
+:func:`run_experiment` runs an experiment object (registered or not) into an
+explicit folder (what :func:`experiments.tournament.run_tournament` uses) and
+:func:`execute` runs units on the same backends without writing anything.
 """
 
 from __future__ import annotations
@@ -104,7 +122,8 @@ from .registry import Experiment, Summary, Unit, UnitOutput, get
 __all__ = ["run", "load", "resolve", "RunResult", "RunError", "RunInterrupted",
            "CorruptResultError", "UnverifiedResultError", "ResultsNotFoundError",
            "results_root", "unit_threads", "ray_runtime_env", "RAY_PACKAGES",
-           "BACKENDS", "attachments", "run_root", "unit_progress"]
+           "BACKENDS", "attachments", "run_root", "unit_progress", "run_experiment",
+           "execute", "call_watch", "CallWatch", "package_code_hash", "code_fingerprint"]
 
 BACKENDS = ("local", "ray")
 FORMAT = 2                      # run.json/metadata.json layout with content hashes
@@ -398,10 +417,16 @@ def _parse_journal(path: Path, data: bytes) -> tuple[dict[str, str], list[tuple[
     return recorded, problems, note
 
 
-def _journal_text(recorded: Mapping[str, str], count: int) -> str:
+def _journal_text(recorded: Mapping[str, str]) -> str:
     """The canonical ``shards.sha256``: one line per recorded unit, in unit order."""
-    return "".join(f"{recorded[_shard_name(i)]}  {_shard_name(i)}\n" for i in range(count)
-                   if _shard_name(i) in recorded)
+    return "".join(f"{recorded[name]}  {name}\n" for name in sorted(recorded))
+
+
+def _indices(meta: Mapping) -> list[int]:
+    """The unit indices of a finished run (``unit_indices`` when they are not
+    ``0 .. units - 1``)."""
+    got = meta.get("unit_indices")
+    return [int(i) for i in got] if got is not None else list(range(int(meta.get("units", 0))))
 
 
 def _check_shard(run_dir: Path, index: int, recorded: Mapping[str, str],
@@ -472,6 +497,8 @@ def _execute(unit_fn, config, unit: Unit, threads: int | None = None) -> dict:
         out = unit_fn(config, unit)
     finally:
         _CURRENT_UNIT = None
+        if _WATCH is not None:
+            _WATCH.end()
     extra = None
     if isinstance(out, UnitOutput):
         out, extra = out.rows, dict(out.attachments)
@@ -482,12 +509,92 @@ def _execute(unit_fn, config, unit: Unit, threads: int | None = None) -> dict:
     return res
 
 
-def _worker_init(parent: int, progress=None) -> None:
+# ------------------------------------------------------------------ the call watch
+_LABEL = 1024                   # bytes of a call's description in shared memory
+_WATCH: CallWatch | None = None
+
+
+class CallWatch:
+    """A worker process's report of the call its unit is in, read by the driver.
+
+    With a call time limit (:func:`experiments.registry.register`'s
+    ``call_time_limit``) the local backend runs the units in worker processes
+    and gives each a watch (:func:`call_watch`); the unit brackets every call
+    that might hang (an agent's move) with :meth:`begin` and :meth:`end`. The
+    driver checks every worker every 0.05 s; a call open for longer than the
+    limit stops the run: the workers are killed and :class:`RunError` carries the
+    call's description (finished units stay saved)."""
+
+    __slots__ = ("_nums", "_text", "_base", "_off")
+
+    def __init__(self, nums, text, slot: int):
+        self._nums, self._text = nums, text
+        self._base, self._off = 3 * slot, _LABEL * slot
+
+    def begin(self, what: bytes) -> None:
+        """A call starts. ``what`` (UTF-8, at most 1024 bytes kept) is the error
+        message if it does not return in time; ``{limit}`` in it stands for the
+        limit in seconds."""
+        n = min(len(what), _LABEL)
+        self._text[self._off:self._off + n] = what[:n]
+        b, a = self._base, self._nums
+        a[b + 2] = n
+        a[b] += 1
+        a[b + 1] = 1
+
+    def end(self) -> None:
+        """The call returned."""
+        self._nums[self._base + 1] = 0
+
+
+def call_watch() -> CallWatch | None:
+    """This worker's :class:`CallWatch` while a run with a call time limit runs its
+    unit here; None otherwise (no limit, or a unit run in the driver)."""
+    return _WATCH
+
+
+class _Watchdog:
+    """The driver's side: shared memory of every worker's open call, checked against
+    ``limit`` seconds by sequence number (no clocks are compared across processes)."""
+
+    def __init__(self, ctx, workers: int, limit: float):
+        self.limit = limit
+        self.nums = ctx.RawArray("q", 3 * workers)
+        self.text = ctx.RawArray("c", _LABEL * workers)
+        self.slots = ctx.Value("i", 0)
+        self.seen = [(-1, 0.0)] * workers
+
+    def check(self) -> None:
+        """Raise :class:`RunError` when a call has been open longer than the limit."""
+        now = time.monotonic()
+        a = self.nums
+        for i in range(len(self.seen)):
+            b = 3 * i
+            if not a[b + 1]:
+                continue
+            seq = a[b]
+            if self.seen[i][0] != seq:
+                self.seen[i] = (seq, now)
+            elif now - self.seen[i][1] > self.limit:
+                what = bytes(self.text[_LABEL * i:_LABEL * i + a[b + 2]])
+                if a[b] == seq and a[b + 1]:
+                    text = what.decode("utf-8", "replace").replace("{limit}",
+                                                                   f"{self.limit:g}")
+                    raise RunError(text)
+
+
+def _worker_init(parent: int, progress=None, watchdog: _Watchdog | None = None) -> None:
     """Pool workers leave SIGINT/SIGTERM to the driver (which stops them) and, on
     Linux, die with it (a driver killed with SIGKILL leaves no orphans); ``progress``
-    is the queue of :func:`unit_progress` reports (None: no bar)."""
-    global _PROGRESS_QUEUE
+    is the queue of :func:`unit_progress` reports (None: no bar). With a watchdog,
+    each takes a slot of its shared memory (:func:`call_watch`)."""
+    global _PROGRESS_QUEUE, _WATCH
     _PROGRESS_QUEUE = progress
+    if watchdog is not None:
+        with watchdog.slots.get_lock():
+            slot = watchdog.slots.value
+            watchdog.slots.value += 1
+        _WATCH = CallWatch(watchdog.nums, watchdog.text, slot)
     for sig in _STOP_SIGNALS:
         signal.signal(sig, signal.SIG_IGN)
     if sys.platform.startswith("linux"):
@@ -527,39 +634,53 @@ def _stop_processes(procs) -> None:
             p.join(max(0.0, deadline - time.monotonic()))
 
 
-def _local_backend(exp, config, todo, workers,
+def _local_backend(unit_fn, config, todo, workers, limit: float | None = None,
                    bar: _UnitBar | None = None) -> Iterator[tuple[Unit, dict]]:
+    """Run ``todo`` in this process (``workers <= 1`` and no ``limit``) or in
+    ``workers`` spawned processes; with ``limit``, a call a unit reports
+    (:class:`CallWatch`) that stays open longer stops the run. ``bar`` gets the
+    units' progress reports (:func:`unit_progress`)."""
     global _PROGRESS_SINK
-    if workers <= 1:
+    if workers <= 1 and limit is None:
         _PROGRESS_SINK = bar.report if bar is not None else None
         try:
             for u in todo:
-                yield u, _execute(exp.unit_fn, config, u, None)
+                yield u, _execute(unit_fn, config, u, None)
         finally:
             _PROGRESS_SINK = None
         return
+    if not todo:
+        return
+    workers = max(1, workers)
     threads = max(1, (os.cpu_count() or 1) // workers)
     ctx = multiprocessing.get_context("spawn")
+    watchdog = _Watchdog(ctx, workers, limit) if limit is not None else None
     reports = ctx.Queue() if bar is not None else None
     stop = threading.Event()
     if reports is not None:
         threading.Thread(target=bar.pump, args=(reports, stop), daemon=True,
                          name="unit-progress").start()
     pool = cf.ProcessPoolExecutor(workers, mp_context=ctx, initializer=_worker_init,
-                                  initargs=(os.getpid(), reports))
+                                  initargs=(os.getpid(), reports, watchdog))
     finished = False
     try:
         with _signals_blocked():          # the workers are spawned by submit()
-            futs = {pool.submit(_execute, exp.unit_fn, config, u, threads): u for u in todo}
-        for f in cf.as_completed(futs):
-            try:
-                res = f.result()
-            except cf.process.BrokenProcessPool as err:
-                raise RunError(
-                    "a worker process died (killed, out of memory, or a script that calls "
-                    "experiments.run outside `if __name__ == '__main__':` - local workers "
-                    "are spawned and import the main script again)") from err
-            yield futs[f], res
+            futs = {pool.submit(_execute, unit_fn, config, u, threads): u for u in todo}
+        pending = set(futs)
+        while pending:
+            ready, pending = cf.wait(pending, timeout=None if watchdog is None else 0.05,
+                                     return_when=cf.FIRST_COMPLETED)
+            for f in ready:
+                try:
+                    res = f.result()
+                except cf.process.BrokenProcessPool as err:
+                    raise RunError(
+                        "a worker process died (killed, out of memory, or a script that "
+                        "calls experiments.run outside `if __name__ == '__main__':` - local "
+                        "workers are spawned and import the main script again)") from err
+                yield futs[f], res
+            if watchdog is not None:
+                watchdog.check()
         finished = True
     finally:
         stop.set()
@@ -611,7 +732,7 @@ def _execute_ray(unit_fn, config, unit: Unit, threads: int | None = None) -> dic
     return res
 
 
-def _ray_backend(exp, config, todo, workers, address) -> Iterator[tuple[Unit, dict]]:
+def _ray_backend(unit_fn, config, todo, workers, address) -> Iterator[tuple[Unit, dict]]:
     if not todo:
         return
     try:
@@ -642,7 +763,7 @@ def _ray_backend(exp, config, todo, workers, address) -> Iterator[tuple[Unit, di
         while queue or inflight:
             while queue and len(inflight) < limit:
                 u = queue.pop(0)
-                inflight[remote.remote(exp.unit_fn, config, u, 1)] = u
+                inflight[remote.remote(unit_fn, config, u, 1)] = u
             ready, _ = ray.wait(list(inflight), num_returns=1)
             for ref in ready:
                 u = inflight.pop(ref)
@@ -712,6 +833,48 @@ def _unguarded_main_script() -> str | None:
     return None
 
 
+# ------------------------------------------------------------------ code fingerprints
+_PACKAGE_HASH: str | None = None
+
+
+def package_code_hash() -> str:
+    """SHA-256 of the Python sources of :data:`RAY_PACKAGES` as this process
+    imports them (every ``.py`` file's path and content), computed once per
+    process (a few milliseconds)."""
+    global _PACKAGE_HASH
+    if _PACKAGE_HASH is None:
+        import importlib.util
+        h = hashlib.sha256()
+        for pkg in RAY_PACKAGES:
+            spec = importlib.util.find_spec(pkg)
+            for where in (spec.submodule_search_locations or []) if spec else []:
+                base = Path(where)
+                for f in sorted(base.rglob("*.py")):
+                    if "__pycache__" in f.parts:
+                        continue
+                    h.update(f"{pkg}/{f.relative_to(base).as_posix()}\n".encode())
+                    h.update(hashlib.sha256(f.read_bytes()).digest())
+        _PACKAGE_HASH = h.hexdigest()
+    return _PACKAGE_HASH
+
+
+def code_fingerprint(exp: Experiment, config) -> dict[str, str]:
+    """What made a unit's results besides its config: ``{"package code": sha256}``
+    (:func:`package_code_hash`) and the experiment's own ``sources``
+    (:func:`experiments.registry.register`: agent modules, checkpoints)."""
+    out = {"package code": package_code_hash()}
+    if exp.sources_fn is not None:
+        out.update({str(k): str(v) for k, v in dict(exp.sources_fn(config)).items()})
+    return out
+
+
+def _differing(old, new: Mapping[str, str]) -> list[str]:
+    """The parts (labels) in which the code that made a shard differs from ``new``."""
+    if not isinstance(old, Mapping):
+        return ["code not recorded (saved before code fingerprints)"]
+    return [k for k in sorted(set(old) | set(new)) if old.get(k) != new.get(k)]
+
+
 # ------------------------------------------------------------------ folders
 def resolve(name: str, profile: str = "quick", overrides: Mapping[str, Any] | None = None,
             config_file: str | Path | None = None, seed: int | None = None):
@@ -761,11 +924,13 @@ def _command(name: str, profile: str, out, changed: Mapping[str, Any], *extra: s
 
 
 # ------------------------------------------------------------------ the run
-def _manifest(exp: Experiment, profile: str, config, units: list[Unit]) -> dict:
+def _manifest(exp: Experiment, profile: str, config, units: list[Unit],
+              identity: str | None = None) -> dict:
     cfg = config_to_dict(config)
     params = [u.params for u in units]
     return {"format": FORMAT, "experiment": exp.name, "profile": profile, "config": cfg,
-            "units": len(units), "fingerprint": fingerprint({"config": cfg, "units": params})}
+            "units": len(units),
+            "fingerprint": identity or fingerprint({"config": cfg, "units": params})}
 
 
 def _move_aside(run_dir: Path, path: Path, stamp: str) -> Path:
@@ -815,7 +980,7 @@ def run(name: str, *, profile: str = "quick", overrides: Mapping[str, Any] | Non
         config_file: str | Path | None = None, seed: int | None = None,
         backend: str = "local", address: str | None = None, workers: int | None = None,
         out: str | Path | None = None, fresh: bool = False, recompute_corrupt: bool = False,
-        progress: bool = True, verbose: bool = True) -> RunResult:
+        reuse_stale: bool = False, progress: bool = True, verbose: bool = True) -> RunResult:
     """Run experiment ``name`` (resuming finished units) and write its results.
 
     The configuration is checked (keys, types, the experiment's own checks)
@@ -836,10 +1001,15 @@ def run(name: str, *, profile: str = "quick", overrides: Mapping[str, Any] | Non
         the most Ray tasks in flight (default: all units).
       out: results folder holding one folder per experiment and configuration
         (default :func:`results_root` ``/ profile``).
-      fresh: delete existing results of this configuration's folder first.
+      fresh: delete existing results of this configuration's folder first (every
+        unit is computed again).
       recompute_corrupt: move damaged files (a shard whose hash does not match,
         a truncated run.json) to ``corrupt/`` and recompute them; without it a
         damaged shard stops the run with :class:`CorruptResultError`.
+      reuse_stale: reuse saved units made by other code (another version of
+        this package, of an agent's module, of a checkpoint); without it they are
+        recomputed. Every run that finds saved units says how many it reused and
+        why it recomputed the others (stderr).
       progress: show a progress bar (tqdm; works in terminals and Jupyter).
       verbose: print the summary at the end.
 
@@ -855,14 +1025,75 @@ def run(name: str, *, profile: str = "quick", overrides: Mapping[str, Any] | Non
               "`if __name__ == '__main__':`", file=sys.stderr, flush=True)
         raise SystemExit(1)
     exp, config, folder, changed = resolve(name, profile, overrides, config_file, seed)
-    check_output_dir(_root(out, profile) / folder)     # before anything is written
-    units = exp.units(config)
-    run_dir = _root(out, profile) / folder
-    manifest = _manifest(exp, profile, config, units)
-    command = (exp.name, profile, out, changed)
+    return run_experiment(exp, config, _root(out, profile) / folder, profile=profile,
+                          backend=backend, address=address, workers=workers, fresh=fresh,
+                          recompute_corrupt=recompute_corrupt, reuse_stale=reuse_stale,
+                          progress=progress, verbose=verbose,
+                          command=(exp.name, profile, out, changed))
+
+
+def run_experiment(exp: Experiment, config, run_dir: str | Path, *,
+                   units: list[Unit] | None = None, identity: str | None = None,
+                   profile: str = "quick", backend: str = "local",
+                   address: str | None = None, workers: int | None = None,
+                   fresh: bool = False, recompute_corrupt: bool = False,
+                   reuse_stale: bool = False, progress: bool = True, verbose: bool = True,
+                   command: tuple | str | None = None) -> RunResult:
+    """:func:`run` for an experiment object (registered or not) and an explicit
+    results folder ``run_dir`` (the folder itself, not its parent): the same
+    files, checks, resume, signals and backends. ``units`` (default
+    ``exp.units(config)``) may have any distinct indices; ``identity`` (default:
+    a hash of the config and the unit list) is what a saved folder must match to
+    be resumed, so a caller whose unit list may grow (more deals of the same
+    tournament) passes a hash of what the rows depend on, and every saved shard
+    is then checked against its own unit (params and seed). ``command``: the
+    call or command that resumes, for messages."""
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; choose from {BACKENDS}")
+    run_dir = Path(run_dir)
+    check_output_dir(run_dir)                           # before anything is written
+    units = exp.units(config) if units is None else list(units)
+    if len({u.index for u in units}) != len(units):
+        raise RunError(f"{exp.name}: the unit indices are not distinct")
+    manifest = _manifest(exp, profile, config, units, identity)
+    if command is None:
+        command = f"the same call of {exp.name}"
     with _exclusive(run_dir), _run_root_set(run_dir.parent):
         return _run_locked(exp, profile, config, units, run_dir, manifest, fresh, backend,
-                           address, workers, progress, verbose, recompute_corrupt, command)
+                           address, workers, progress, verbose, recompute_corrupt, command,
+                           reuse_stale)
+
+
+def execute(exp: Experiment, config, units: list[Unit] | None = None, *,
+            backend: str = "local", address: str | None = None,
+            workers: int | None = 1) -> Iterator[tuple[Unit, dict]]:
+    """Run units without a results folder: yields ``(unit, result)`` as they finish
+    (``result["rows"]``, ``result.get("attachments")``), on the same backends as
+    :func:`run` (the call time limit included). Nothing is written; SIGINT and
+    SIGTERM reach the caller as ``KeyboardInterrupt`` (the workers are stopped)."""
+    units = exp.units(config) if units is None else list(units)
+    if backend == "local" and (int(workers or 1) > 1 or _call_limit(exp, config) is not None):
+        script = _unguarded_main_script()
+        if script is not None:
+            raise RunError(f"{exp.name} is run at the top level of {script} without `if "
+                           f"__name__ == \"__main__\":`; its worker processes are spawned "
+                           f"and would run that script again: put the call under the guard")
+    yield from _backend_stream(exp, config, units, backend, address, workers)
+
+
+def _call_limit(exp: Experiment, config) -> float | None:
+    lim = exp.call_time_limit_fn(config) if exp.call_time_limit_fn is not None else None
+    return None if lim is None else float(lim)
+
+
+def _backend_stream(exp, config, todo, backend, address, workers, bar=None):
+    limit = _call_limit(exp, config)
+    if backend == "local":
+        return _local_backend(exp.unit_fn, config, todo, int(workers or 1), limit, bar)
+    if limit is not None:
+        raise RunError(f"{exp.name}: a call time limit needs the local backend (the ray "
+                       f"backend cannot watch a worker's calls); run without it or locally")
+    return _ray_backend(exp.unit_fn, config, todo, int(workers or 0), address)
 
 
 @contextlib.contextmanager
@@ -917,12 +1148,13 @@ class _Tally:
 
 
 def _run_locked(exp, profile, config, units, run_dir, manifest, fresh, backend, address,
-                workers, progress, verbose, recompute, command) -> RunResult:
+                workers, progress, verbose, recompute, command, reuse_stale) -> RunResult:
     tally = _Tally(len(units))
     with _stop_on_signals():
         try:
             return _run_steps(exp, profile, config, units, run_dir, manifest, fresh, backend,
-                              address, workers, progress, verbose, recompute, command, tally)
+                              address, workers, progress, verbose, recompute, command, tally,
+                              reuse_stale)
         except _Stop as stop:
             name = signal.Signals(stop.signum).name
             raise RunInterrupted(
@@ -932,22 +1164,24 @@ def _run_locked(exp, profile, config, units, run_dir, manifest, fresh, backend, 
 
 
 def _run_steps(exp, profile, config, units, run_dir, manifest, fresh, backend, address,
-               workers, progress, verbose, recompute, command, tally) -> RunResult:
+               workers, progress, verbose, recompute, command, tally,
+               reuse_stale=False) -> RunResult:
     import pandas as pd
     with warnings.catch_warnings():   # Jupyter without ipywidgets: a text bar is fine
         warnings.simplefilter("ignore")
         from tqdm.auto import tqdm
 
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S.%fZ")
+    again = (_command(*command, '--recompute-corrupt') if isinstance(command, tuple)
+             else f"{command} with recompute_corrupt=True")
     remedy = (f"rerun with --recompute-corrupt (recompute_corrupt=True) to move the damaged "
-              f"files to {run_dir / _ASIDE}/ and recompute them: "
-              f"{_command(*command, '--recompute-corrupt')}")
+              f"files to {run_dir / _ASIDE}/ and recompute them: {again}")
     notes: list[str] = []
     old, legacy = _prepare(run_dir, manifest, fresh, recompute, remedy, stamp, notes)
     shards_dir = run_dir / "shards"
     shards_dir.mkdir(parents=True, exist_ok=True)
-    for stale in [*run_dir.glob(".*.tmp"), *shards_dir.glob(".*.tmp")]:
-        stale.unlink(missing_ok=True)     # left by a killed run
+    for leftover in [*run_dir.glob(".*.tmp"), *shards_dir.glob(".*.tmp")]:
+        leftover.unlink(missing_ok=True)  # left by a killed run
 
     # Verify every finished shard against its recorded hash before using any.
     jpath = run_dir / _JOURNAL
@@ -958,6 +1192,7 @@ def _run_steps(exp, profile, config, units, run_dir, manifest, fresh, backend, a
         notes.append(note)
     done: set[int] = set()
     bad: list[int] = []
+    made_by: dict[int, Any] = {}
     adopted = 0
     for u in units:
         shard, _, problem = _check_shard(run_dir, u.index, recorded, u, adopt=legacy)
@@ -966,6 +1201,7 @@ def _run_steps(exp, profile, config, units, run_dir, manifest, fresh, backend, a
             bad.append(u.index)
         elif shard is not None:
             done.add(u.index)
+            made_by[u.index] = shard.get("code")
             if _shard_name(u.index) not in recorded:
                 recorded[_shard_name(u.index)] = _sha256(_shard_path(run_dir, u.index)
                                                          .read_bytes())
@@ -986,8 +1222,32 @@ def _run_steps(exp, profile, config, units, run_dir, manifest, fresh, backend, a
                      f"hashes; recorded now (checked against the unit list only)")
     for n in notes:
         print(f"note: {n}", file=sys.stderr)
-    recorded = {_shard_name(i): recorded[_shard_name(i)] for i in sorted(done)}
-    _atomic_write(jpath, _journal_text(recorded, len(units)))
+    mine = {_shard_name(u.index) for u in units}
+    recorded = {k: v for k, v in recorded.items()          # other units' shards stay
+                if k not in mine or int(k[-11:-5]) in done}
+    _atomic_write(jpath, _journal_text(recorded))
+
+    # Saved units made by other code are recomputed (unless reuse_stale).
+    code = code_fingerprint(exp, config)
+    stale: dict[int, list[str]] = {i: _differing(made_by[i], code) for i in sorted(done)
+                                   if made_by[i] != code}
+    if done:
+        why = sorted({p for parts in stale.values() for p in parts})
+        saved, fresh_n = len(done), len(units) - len(done)
+        if stale and not reuse_stale:
+            done -= set(stale)
+            line = (f"{len(done)} of {len(units)} units reused (same code), {len(stale)} "
+                    f"recomputed (made by other code: {'; '.join(why)} differ(s); "
+                    f"--reuse-stale (reuse_stale=True) keeps them)")
+        elif stale:
+            line = (f"{saved} of {len(units)} units reused, {len(stale)} of them made by "
+                    f"other code ({'; '.join(why)} differ(s)) and kept because of "
+                    f"--reuse-stale, 0 recomputed")
+        else:
+            line = f"{saved} of {len(units)} units reused (same code), 0 recomputed"
+        if fresh_n:
+            line += f"; {fresh_n} not computed before"
+        print(f"{run_dir}: {line}", file=sys.stderr, flush=True)
 
     now = dt.datetime.now(dt.UTC)
     sessions = list(old.get("sessions", []))
@@ -1004,7 +1264,8 @@ def _run_steps(exp, profile, config, units, run_dir, manifest, fresh, backend, a
         workers = (os.cpu_count() or 1) if backend == "local" else 0
     if backend == "local":
         workers = max(1, min(int(workers), len(todo) or 1))
-        script = _unguarded_main_script() if workers > 1 else None
+        script = (_unguarded_main_script()
+                  if workers > 1 or _call_limit(exp, config) is not None else None)
         if script is not None:
             warnings.warn(
                 f"experiments.run is called at the top level of {script} without "
@@ -1018,15 +1279,13 @@ def _run_steps(exp, profile, config, units, run_dir, manifest, fresh, backend, a
                disable=not progress or not todo, file=sys.stderr,
                bar_format="{l_bar}{bar}| {n:.1f}/{total_fmt} units [{elapsed}<{remaining}]")
     ubar = _UnitBar(bar) if progress and todo else None
-    if backend == "local":
-        stream = _local_backend(exp, config, todo, workers, ubar)
-    else:
-        stream = _ray_backend(exp, config, todo, int(workers), address)
+    stream = _backend_stream(exp, config, todo, backend, address, workers, ubar)
 
     try:
         with open(jpath, "ab") as journal:
             for u, res in stream:
-                shard = {"index": u.index, "seed": u.seed, "params": u.params, **res}
+                shard = {"index": u.index, "seed": u.seed, "params": u.params, "code": code,
+                         **res}
                 data = _dumps(shard).encode("utf-8")
                 digest = _sha256(data)
                 # The hash first (on disk), then the shard: a shard is never without it.
@@ -1058,7 +1317,7 @@ def _run_steps(exp, profile, config, units, run_dir, manifest, fresh, backend, a
     if problems:
         raise CorruptResultError(f"{run_dir}: shards changed during the run:\n"
                                  f"{_problem_lines(problems)}\n{remedy}", problems)
-    digests = {_JOURNAL: _atomic_write(jpath, _journal_text(recorded, len(units)))}
+    digests = {_JOURNAL: _atomic_write(jpath, _journal_text(recorded))}
     table = pd.DataFrame.from_records(rows)
     written, digests = _write_frame(table, run_dir / "rows", digests)
     summary = _summarize(exp, config, table)
@@ -1082,6 +1341,7 @@ def _run_steps(exp, profile, config, units, run_dir, manifest, fresh, backend, a
                  "folder": run_dir.name, "backend": backend,
                  "address": address, "workers": workers, "units": len(units),
                  "units_run_this_session": len(todo), "seconds_this_session": round(elapsed, 3),
+                 "code": code,
                  "sessions": len(sessions), "fingerprint": manifest["fingerprint"],
                  # git_commit above is the code that wrote this summary; the units
                  # were computed by the sessions that ran them, at these commits
@@ -1089,6 +1349,9 @@ def _run_steps(exp, profile, config, units, run_dir, manifest, fresh, backend, a
                                      if x.get("units_to_run", 1)],
                  "rows": len(table), "files": written, "sha256": digests,
                  "host": socket.gethostname()})
+    indices = [u.index for u in units]
+    if indices != list(range(len(units))):
+        meta["unit_indices"] = indices
     _atomic_write(run_dir / "metadata.json", _sealed(meta))
     if verbose:
         print(f"{exp.name} ({profile}): {len(units)} units ({len(done)} already done), "
@@ -1222,7 +1485,7 @@ def load(name: str, profile: str = "quick", out: str | Path | None = None, *,
         problems += jproblems
         if note:
             problems.append((jpath, "its last line is incomplete (truncated)"))
-    for i in range(int(meta.get("units", 0))):
+    for i in _indices(meta):
         shard, _, problem = _check_shard(run_dir, i, recorded, parse=False)
         if shard is None:
             recompute.append((_shard_path(run_dir, i), problem or "missing (deleted)"))
@@ -1277,7 +1540,7 @@ def attachments(result: RunResult, key: str) -> list[tuple[int, Any]]:
     jpath = run_dir / _JOURNAL
     recorded, problems, _ = _parse_journal(jpath, jpath.read_bytes())
     out: list[tuple[int, Any]] = []
-    for i in range(int(result.metadata.get("units", 0))):
+    for i in _indices(result.metadata):
         shard, _, problem = _check_shard(run_dir, i, recorded)
         if shard is None:
             problems.append((_shard_path(run_dir, i), problem or "missing (deleted)"))

@@ -17,90 +17,77 @@ is better). Means and 95% confidence intervals (Student t,
 deals, the independent unit; for each pair of agents, the per-deal
 difference gives a paired t-test and a 95% CI of the mean difference.
 
-**Reproducible and resumable.** Deal ``d`` depends only on ``(seed, d)``: its
-chance outcomes and every agent's seed are drawn from
+**Reproducible.** Deal ``d`` depends only on ``(seed, d)``: its chance
+outcomes and every agent's seed are drawn from
 ``numpy.random.SeedSequence([seed, d, ...])``, so results do not depend on the
-number of worker processes (``multiprocessing``, spawned) or on the order in
-which deals finish (agents with a time budget are the exception). Finished
-deals are appended to ``<out>/deals.jsonl`` (one JSON line each, written
-with SIGINT/SIGTERM held back, flushed and fsynced); a killed tournament
-restarted with the same configuration skips them. The summary goes to
-``<out>/tournament.json`` with the configuration, seed, package versions and
-git commit (:mod:`experiments.metadata`).
+number of worker processes, on how the deals are split into units or on the
+order in which they finish (agents with a time budget are the exception).
 
-**The record file is checked before it is used.** ``deals.jsonl`` starts
-with a header line (format, configuration, its fingerprint); every deal
-line carries ``sha256``, the SHA-256 of the configuration's fingerprint and
-the record's canonical JSON, and must match the configuration (deal index,
-seat assignments, one points row of ``players`` numbers and a whole number
-of hands per assignment, timings per agent). A line that is not JSON, fails
-its checksum (an edited number), repeats a deal, or is out of place is a
-*bad line*: the tournament stops before playing, naming the file, the line
-number and what is wrong, and changes nothing. ``repair=True``
-moves every bad line, verbatim, with its line number and
-problem, to ``<out>/deals.jsonl.bad`` (one JSON object per line: ``line``,
-``problem``, ``text``), keeps every valid record and replays the missing
-deals, so the results equal those of an undamaged run. An incomplete last
-line (no newline: a writer killed mid-line) is the normal crash case: it is
-dropped with a note and its deal replayed. The checksum detects accidental
-damage and hand edits, not a deliberate forgery (anyone can recompute it).
-Files written before checksums (a header without ``format``) are read with
-the structural checks only. ``<out>/deals.jsonl.lock`` keeps a second
-process from writing the same folder at the same time.
+**One results engine.** Tournaments run through :mod:`experiments.runner`:
+its worker backends (spawned processes that ignore SIGINT and die with the
+driver; Ray for the registered experiment) and its results store (one shard
+per unit with its SHA-256 recorded first, a lock per folder, resume, damaged
+shards named and, with ``repair``/``recompute_corrupt``, moved aside and
+recomputed, the code that made every unit recorded). ``run_tournament(config,
+out)`` writes a runner folder at ``out`` (one unit per deal; ``rows.csv``,
+``agents.csv``, ``pairs.csv``, ``summary.txt``, ``metadata.json``): a killed
+tournament restarted with the same configuration plays only the deals not
+saved, and a longer tournament of the same configuration (more ``deals``)
+reuses the saved ones. ``--out`` folders of earlier versions (``deals.jsonl``,
+one checksummed line per deal) are read by :func:`read_records` and turned
+into runner folders by :func:`convert_deals`.
 
 **Bad input is refused before anything is written.** The game parameters,
 the seat lineup and every agent spec are checked (each agent is built once
 on a throwaway seat) before ``out`` is created or touched.
 
-**Per-move time limit.** With ``move_time_limit`` (seconds)
-deals run in worker processes (at least one, also with ``workers=1``) that
-report every agent call (building, ``restart``, ``step``, ``inform_action``)
-to the main process; a call that has not returned after the limit (measured
-by the main process, 0.05 s resolution) stops the tournament: the workers are
-killed and a :class:`TournamentError` names the agent, the seat, the deal,
-the seat assignment and the limit. Finished deals stay saved.
+**Per-move time limit.** With ``move_time_limit`` (seconds) the units run in
+worker processes (at least one, also with ``workers=1``) that report every
+agent call (building, ``restart``, ``step``, ``inform_action``) to the main
+process (:func:`experiments.runner.call_watch`); a call that has not returned
+after the limit (0.05 s resolution) stops the run: the workers are killed and
+a :class:`TournamentError` (:class:`experiments.runner.RunError` from the
+runner) names the agent, the seat, the deal, the seat assignment and the
+limit. Finished deals stay saved.
 
-**Stopping.** SIGINT (Ctrl-C) or SIGTERM stops the workers (killed at once;
-they ignore SIGINT themselves and exit when the main process disappears)
+**Stopping.** SIGINT (Ctrl-C) or SIGTERM stops the workers (killed at once)
 and raises :class:`TournamentInterrupted` (a ``KeyboardInterrupt``) saying
 how many deals are saved. Rerunning resumes.
 
-**Runner units and the command line.** A runner experiment plays blocks of
-deals in memory (:func:`play_block`) and keeps them as tidy rows
-(:func:`deal_rows`, inverted by :func:`deal_records`): the registered
-experiment ``tournament`` (:mod:`experiments.studies.tournament`) and the
-ladder. ``python -m experiments.tournament --agents heuristic
+**Results are never silently stale.** Every saved unit records the code that
+made it: this package's sources, the source file of the module defining each
+agent's factory and the SHA-256 of every agent parameter naming an existing
+file (a checkpoint), :func:`agent_sources`. A rerun says how many units it
+reused; a unit made by other code is recomputed (saying which part differs)
+unless ``reuse_stale``; ``fresh`` recomputes everything.
+
+**The command line.** ``python -m experiments.tournament --agents heuristic
 "ismcts(iterations=500)" --game '{"players": 6}' --deals 100 --workers 2 --out
-results/tournaments/x`` is a front end of ``tournament``: it runs it through
-:func:`experiments.runner.run` (results, resumable, in
-``results/tournaments/x/tournament@<8 hex>/``: ``rows.csv``, ``agents.csv``,
-``pairs.csv``, ``summary.txt``, ``metadata.json``) and prints the summary
-table; ``--move-time-limit SECONDS`` sets ``move_time_limit``,
-``--recompute-corrupt`` is the runner's (damaged shards are moved aside and
-recomputed; the record file ``deals.jsonl`` and its ``repair`` belong to
-:func:`run_tournament` with an output folder). Ctrl-C or SIGTERM prints one
-line (how many units are saved) and exits with 128 + the signal number; the
-same command resumes.
+results/tournaments/x`` runs the registered runner experiment ``tournament``
+(:mod:`experiments.studies.tournament`, units of ``--deals-per-unit`` deals)
+into ``results/tournaments/x/tournament@<8 hex>/`` (``rows.csv``,
+``agents.csv``, ``pairs.csv``, ``summary.txt``, ``metadata.json``) and prints
+the summary table; ``--move-time-limit SECONDS`` sets ``move_time_limit``,
+``--recompute-corrupt`` moves damaged shards aside and recomputes them,
+``--reuse-stale`` and ``--fresh`` as above. Ctrl-C or SIGTERM prints one line
+(how many units are saved) and exits with 128 + the signal number; the same
+command resumes.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import dataclasses
-import datetime as _dt
+import functools
 import hashlib
+import inspect
 import json
 import math
-import multiprocessing
 import os
-import pickle
-import queue
 import signal
+import socket
 import sys
-import threading
 import time
-import traceback
 from pathlib import Path
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
@@ -112,21 +99,19 @@ import scipy.stats
 import spiel_game
 from spiel_game import engine as E
 
-from .config import ConfigError, check_output_dir, check_seed, config_from_dict
-from .metadata import metadata, write_result
-from .runner import _signals_blocked as _runner_signals_blocked
+from . import runner
+from .config import ConfigError, check_output_dir, check_seed, config_from_dict, config_to_dict
+from .registry import Experiment, Summary, Unit, UnitOutput, unit_seed
 from .runner import unit_progress
 from .stats import mean_ci
 
 __all__ = ["TournamentConfig", "TournamentError", "TournamentInterrupted", "TournamentResult",
            "seat_assignments", "run_tournament", "play_deal", "check_agents", "read_records",
-           "paired_test", "summarize", "summary_table", "deal_rows", "deal_records",
-           "play_block", "ROW_COLUMNS", "agent_parameters"]
+           "convert_deals", "paired_test", "summarize", "summary_table", "summary_tables",
+           "deal_rows", "deal_records", "play_block", "game_records", "agent_sources",
+           "ROW_COLUMNS", "AGENT_COLUMNS", "PAIR_COLUMNS", "agent_parameters"]
 
-SHARD = "deals.jsonl"
-BAD = "deals.jsonl.bad"
-LOCK = "deals.jsonl.lock"
-RESULT = "tournament.json"
+SHARD = "deals.jsonl"            # the record file of earlier versions (read_records)
 FORMAT = 2                      # deals.jsonl with a checksum on every line
 
 
@@ -255,6 +240,8 @@ def seat_assignments(n_seats: int, n_agents: int, lineup: Sequence[int] | None =
     return out
 
 
+
+
 # ------------------------------------------------------------------ playing
 def _seed(*words: int) -> int:
     return int(np.random.SeedSequence([int(w) for w in words]).generate_state(1, np.uint64)[0]
@@ -287,47 +274,34 @@ class _Chance:
         return self._seq[pos]
 
 
-# What a worker's agent is doing, for the move time limit (see _Watch).
+# The agent calls a watched unit reports (experiments.runner.call_watch).
 _BUILD, _RESTART, _STEP, _INFORM = range(4)
 _CALLS = {_BUILD: "building the agent", _RESTART: "restart()", _STEP: "step() (its move)",
           _INFORM: "inform_action()"}
-_SLOT = 6                       # seq, busy, deal, assignment, seat, call
 
 
-class _Watch:
-    """A worker's window on shared memory: which agent call is running. The main
-    process times each call by the sequence number (no clocks are compared)."""
-
-    __slots__ = ("a", "b", "deal", "assignment")
-
-    def __init__(self, arr, slot: int):
-        self.a, self.b = arr, slot * _SLOT
-        self.deal = self.assignment = -1
-
-    def begin(self, seat: int, call: int) -> None:
-        a, b = self.a, self.b
-        a[b + 2] = self.deal
-        a[b + 3] = self.assignment
-        a[b + 4] = seat
-        a[b + 5] = call
-        a[b] += 1
-        a[b + 1] = 1
-
-    def end(self) -> None:
-        self.a[self.b + 1] = 0
+def _labels(config: TournamentConfig, deal: int, ai: int, assign, where: str) -> list:
+    """``labels[seat][call]``: the error message of a watched call that does not
+    return (``{limit}``: the limit, filled in by the runner), UTF-8."""
+    pre = f"{where}: " if where else ""
+    return [[(f"{pre}agent {config.agents[a]!r} on seat {q} did not return from {_CALLS[c]} "
+              f"within the move time limit of {{limit}} s (deal {deal}, seat assignment "
+              f"{ai}); the tournament was stopped").encode() for c in range(4)]
+            for q, a in enumerate(assign)]
 
 
-def play_game(game, bots: Sequence, chance: _Chance, watch: _Watch | None = None,
-              keep: list | None = None):
+def play_game(game, bots: Sequence, chance: _Chance, watch: runner.CallWatch | None = None,
+              keep: list | None = None, labels: Sequence | None = None):
     """Play one game; returns (points per seat per hand, hands, seconds per seat,
-    decisions per seat). ``watch`` (worker processes): reports every agent call.
+    decisions per seat). ``watch`` (a watched worker, :func:`experiments.runner.call_watch`)
+    gets every agent call reported, described by ``labels[seat][call]`` (:func:`_labels`).
     ``keep`` (a list): gets the final state and the thinking seconds of every action
     (None for chance and forced moves) appended, for a game record."""
     n = game.num_players()
     st = game.new_initial_state()
     for q, b in enumerate(bots):
         if watch is not None:
-            watch.begin(q, _RESTART)
+            watch.begin(labels[q][_RESTART])
         b.restart()
     if watch is not None:
         watch.end()
@@ -346,7 +320,7 @@ def play_game(game, bots: Sequence, chance: _Chance, watch: _Watch | None = None
             else:
                 t0 = time.perf_counter()
                 if watch is not None:
-                    watch.begin(player, _STEP)
+                    watch.begin(labels[player][_STEP])
                 a = bots[player].step(st)
                 if watch is not None:
                     watch.end()
@@ -360,7 +334,7 @@ def play_game(game, bots: Sequence, chance: _Chance, watch: _Watch | None = None
             for q, b in enumerate(bots):
                 if q != player:
                     if watch is not None:
-                        watch.begin(q, _INFORM)
+                        watch.begin(labels[q][_INFORM])
                     b.inform_action(st, player, a)
             if watch is not None:
                 watch.end()
@@ -379,6 +353,32 @@ def _make(label: str, game, seat: int, seed: int, factories: Mapping[str, Callab
     if factories and label in factories:
         return make_agent(factories[label], game, seat, seed)
     return make_agent(label, game, seat, seed)
+
+
+def _resolved(agents: Sequence[str], factories: Mapping[str, Callable] | None) -> dict:
+    """``factories`` plus, for every other agent spec, its factory with the spec's
+    keywords bound (``functools.partial``), looked up once: building a registry agent
+    by its spec looks the name up among the installed plug-ins each time, which
+    costs far more than building the agent. The same factory gets the same
+    arguments, so the agents are the same. Specs that do not resolve are left to
+    :func:`_make` (which names what is wrong)."""
+    from solvers import registry as reg
+    out = dict(factories or {})
+    todo = [a for a in dict.fromkeys(agents) if a not in out]
+    if todo:
+        known = reg.factories()
+        for label in todo:
+            try:
+                sp = reg.parse_spec(label)
+            except reg.AgentSpecError:
+                continue
+            try:
+                f = reg.factory(sp.name) if ":" in sp.name else known.get(sp.name)
+            except reg.AgentSpecError:
+                f = None
+            if f is not None:
+                out[label] = functools.partial(f, **sp.kwargs) if sp.params else f
+    return out
 
 
 def check_agents(agents: Sequence[str], game, factories: Mapping[str, Callable] | None = None,
@@ -411,30 +411,33 @@ def _load_game(params: Mapping[str, Any]):
 
 def play_deal(config: TournamentConfig, deal: int, game=None,
               factories: Mapping[str, Callable] | None = None,
-              watch: _Watch | None = None, games: bool = False,
-              on_game: Callable[[int, int], None] | None = None) -> dict:
-    """Every seat assignment of deal ``deal``; the record written to the shard. With
-    ``games``, the dict also has ``"games"``: one game record
-    (:mod:`spiel_game.records`, as a JSON object) per seat assignment. ``on_game(i,
-    m)`` (optional) is called after the ``i``-th of the ``m`` seat assignments
-    (progress)."""
+              watch: runner.CallWatch | None = None, games: bool = False,
+              where: str = "", on_game: Callable[[int, int], None] | None = None) -> dict:
+    """Every seat assignment of deal ``deal``: its record (assignments, points, hands,
+    timing). With ``games``, the dict also has ``"games"``: one game record
+    (:mod:`spiel_game.records`, as a JSON object) per seat assignment. ``watch``:
+    report every agent call (:func:`experiments.runner.call_watch`; ``where``
+    prefixes the error of a call over the time limit). ``on_game(i, m)`` (optional)
+    is called after the ``i``-th of the ``m`` seat assignments (progress)."""
     game = game or spiel_game.load(config.game_params)
+    factories = _resolved(config.agents, factories)
     n, k = game.num_players(), len(config.agents)
     assigns = seat_assignments(n, k, config.lineup, config.rotations)
     points, hands = [], []
     secs, decs = np.zeros(k), np.zeros(k, np.int64)
-    if watch is not None:
-        watch.deal = deal
     kept: list = [] if games else None
+    if watch is not None:
+        import solvers.registry  # noqa: F401  (the import is not the agent's build time)
     for ai, assign in enumerate(assigns):
         bots = []
+        labels = _labels(config, deal, ai, assign, where) if watch is not None else None
         for q in range(n):
             if watch is not None:
-                watch.assignment = ai
-                watch.begin(q, _BUILD)
+                watch.begin(labels[q][_BUILD])
             bots.append(_make(config.agents[assign[q]], game, q,
                               _seed(config.seed, deal, 2, ai, q), factories))
-        pts, h, sc, dc = play_game(game, bots, _Chance(game, config.seed, deal), watch, kept)
+        pts, h, sc, dc = play_game(game, bots, _Chance(game, config.seed, deal), watch, kept,
+                                   labels)
         points.append(pts)
         hands.append(h)
         for q in range(n):
@@ -460,6 +463,8 @@ def _game_record(config: TournamentConfig, deal: int, ai: int, assign, state, se
         info={"source": "experiments.tournament", "fingerprint": config.fingerprint(),
               "deal": deal, "assignment": ai, "lineup": list(assign),
               "chance": "numpy.random.default_rng([seed, deal, 1, hand])"})
+
+
 
 
 # ------------------------------------------------------------------ statistics
@@ -586,24 +591,34 @@ def deal_records(rows) -> list[dict]:
     return [recs[d] for d in sorted(recs)]
 
 
+
+
 def play_block(config: TournamentConfig, where: str, games: bool = False):
     """The deal records of ``config`` (a block of deals: :attr:`TournamentConfig.first_deal`),
-    played without a record file, for a unit of a runner experiment (in a watched
-    worker process when ``move_time_limit`` is set); with ``games``, the pair
-    ``(deal records, game records)`` (:attr:`TournamentResult.games`). A :class:`TournamentError`
-    becomes a :class:`experiments.runner.RunError` starting with ``where``; SIGINT or
-    SIGTERM, which the runner's handler raises in its own process, goes back to the
-    runner as that handler's exception (its message says how many units are saved)."""
-    from . import runner
+    played in this process for a unit of a runner experiment (every agent call
+    reported to the runner's call watch when the run has a time limit:
+    :func:`experiments.runner.call_watch`); with ``games``, the pair ``(deal
+    records, game records)``. A :class:`TournamentError` becomes a
+    :class:`experiments.runner.RunError` starting with ``where``; SIGINT and
+    SIGTERM are the runner's (its handler's exception passes through)."""
+    watch = runner.call_watch()
     try:
-        res = run_tournament(config, None, progress=False, keep_games=games)
-        return (res.records, res.games) if games else res.records
+        game = _game_of(config)
+        recs, kept = [], []
+        deals = _deal_range(config)
+        for i, d in enumerate(deals):
+            def step(a, m, i=i):
+                unit_progress(i + a / m, len(deals))
+            rec = play_deal(config, d, game, None, watch=watch, games=games, where=where,
+                            on_game=step)
+            kept += rec.pop("games", None) or []
+            recs.append(rec)
     except TournamentError as err:
         raise runner.RunError(f"{where}: {err}") from None
-    except TournamentInterrupted as err:
-        raise runner._Stop(err.signum) from None
+    return (recs, kept) if games else recs
 
 
+# ------------------------------------------------------------------ results
 # ------------------------------------------------------------------ the record file
 @dataclasses.dataclass
 class TournamentResult:
@@ -626,6 +641,367 @@ class TournamentResult:
                 f"deals={len(self.records)}, mean payoff {{{pay}}}{where})")
 
 
+
+# ------------------------------------------------------------------ running (the runner)
+_GAMES: dict[str, Any] = {}
+
+
+def _game_of(config: TournamentConfig):
+    """The loaded game of ``config`` (cached per process: units of one tournament)."""
+    key = json.dumps(sorted(config.game), default=str)
+    if key not in _GAMES:
+        _GAMES[key] = spiel_game.load(config.game_params)
+    return _GAMES[key]
+
+
+def _deal_unit(config: TournamentConfig, unit: Unit, factories=None,
+               games: bool = False) -> UnitOutput:
+    """A unit of :func:`run_tournament`: deal ``unit.params["deal"]``, its tidy rows and
+    (with ``games``) its game records as the attachment ``"games"``."""
+    rec = play_deal(config, unit.params["deal"], _game_of(config), factories,
+                    watch=runner.call_watch(), games=games)
+    kept = rec.pop("games", None)
+    return UnitOutput(deal_rows([rec]), {"games": kept} if games else {})
+
+
+def _library_summary(config: TournamentConfig, rows) -> Summary:
+    records = deal_records(rows)
+    s = summarize(dataclasses.replace(config, deals=len(records)), records)
+    agents, pairs = summary_tables(s)
+    return Summary(tables={"agents": agents, "pairs": pairs}, text=summary_table(s))
+
+
+def _experiment(config: TournamentConfig, factories, games: bool) -> Experiment:
+    """The runner experiment of :func:`run_tournament` (not registered)."""
+    return Experiment(
+        name="tournament", config_cls=TournamentConfig, units_fn=lambda c: [],
+        unit_fn=functools.partial(_deal_unit, factories=dict(factories) if factories else None,
+                                  games=games),
+        summary_fn=_library_summary, profiles={}, description="run_tournament",
+        reproduce=False, module=__name__,
+        call_time_limit_fn=lambda c: c.move_time_limit,
+        sources_fn=lambda c: agent_sources(c.agents, factories))
+
+
+def _units(config: TournamentConfig) -> list[Unit]:
+    return [Unit(d, unit_seed(config.seed, d), {"deal": d}) for d in _deal_range(config)]
+
+
+def run_tournament(config: TournamentConfig, out: str | Path | None = None, *,
+                   factories: Mapping[str, Callable] | None = None,
+                   progress: bool = True, repair: bool = False,
+                   records: str | Path | None = None, keep_games: bool = False,
+                   fresh: bool = False, reuse_stale: bool = False) -> TournamentResult:
+    """Play (or resume) the tournament through :mod:`experiments.runner`.
+
+    ``out`` (a folder): the runner's results folder of this tournament, one unit
+    per deal (module docstring): finished deals are saved as they finish, a rerun
+    plays only the missing ones (and those made by other code, unless
+    ``reuse_stale``; ``fresh`` deletes the folder's results first), a longer
+    tournament of the same configuration reuses the saved deals. A damaged
+    shard stops the run naming the file unless ``repair`` (the runner's
+    ``recompute_corrupt``: moved to ``out/corrupt/`` and played again, so the
+    results equal those of an undamaged run). ``out=None``: nothing is written.
+
+    ``records`` (a file path): also write every game played (one per deal and
+    seat assignment) as a game record (:mod:`spiel_game.records`, JSON Lines) to
+    that file (replaced); the results are the same with or without it.
+    ``keep_games``: also return them in ``TournamentResult.games`` (deal, then
+    seat-assignment order). With ``out`` the game records are always kept in
+    the shards.
+
+    ``factories`` maps agent labels of ``config.agents`` to factories
+    ``f(game, player, seed) -> pyspiel.Bot`` (OpenSpiel's bots, for example);
+    with worker processes (``workers > 1`` or a ``move_time_limit``) they must
+    be picklable (module-level functions). Everything is checked (game,
+    lineup, every agent built once) before ``out`` is created or touched.
+    Notes (units reused or recomputed) go to stderr.
+    """
+    if not isinstance(config, TournamentConfig):
+        raise TournamentError(f"config must be a TournamentConfig, got {type(config).__name__}")
+    game = _load_game(config.game_params)
+    n = game.num_players()
+    assigns = seat_assignments(n, len(config.agents), config.lineup, config.rotations)
+    check_agents(config.agents, game, factories, assigns[0])
+    if out is not None:
+        try:
+            check_output_dir(out)
+        except ConfigError as err:
+            raise TournamentError(str(err)) from None
+    if out is not None and (Path(out) / SHARD).exists() and not (Path(out) / "run.json").exists():
+        raise TournamentError(
+            f"{out} holds the record file of an earlier version ({SHARD}); "
+            f"convert_deals({str(out)!r}, NEW_FOLDER) turns it into a results folder, or "
+            f"choose another folder")
+    want_games = records is not None or keep_games or out is not None
+    others = _other_records(Path(records), config.fingerprint()) if records is not None else None
+    exp = _experiment(config, factories, want_games)
+    units = _units(config)
+    try:
+        if out is None:
+            recs, games = _run_in_memory(exp, config, units, progress)
+        else:
+            res = runner.run_experiment(
+                exp, config, Path(out), units=units, identity=config.fingerprint(),
+                workers=config.workers, fresh=fresh, recompute_corrupt=repair,
+                reuse_stale=reuse_stale, progress=progress, verbose=False,
+                command=f"run_tournament(config, {str(out)!r})")
+            recs = deal_records(res.rows)
+            games = ([g for _, gs in runner.attachments(res, "games") for g in gs]
+                     if records is not None or keep_games else None)
+    except TournamentInterrupted:
+        raise
+    except KeyboardInterrupt as e:          # a signal (the runner's) or a bare Ctrl-C
+        signum = getattr(e, "signum", signal.SIGINT)
+        where = f"saved in {out}; rerun the same command to resume"
+        if out is None:
+            raise TournamentInterrupted(
+                f"tournament stopped by {signal.Signals(signum).name}: nothing is saved (no "
+                f"output folder)", signum) from None
+        saved = sum((Path(out) / "shards" / f"unit-{u.index:06d}.json").exists()
+                    for u in units)
+        raise TournamentInterrupted(
+            f"tournament stopped by {signal.Signals(signum).name}: {saved} of "
+            f"{config.deals} deals are {where}", signum) from None
+    except runner.RunError as e:
+        raise TournamentError(str(e)) from None
+    if records is not None:
+        _write_records(Path(records), others, games, config, recs)
+    summary = summarize(config, recs)
+    return TournamentResult(config, recs, summary, None if out is None else Path(out), [],
+                            games if keep_games else None)
+
+
+def _other_records(path: Path, fingerprint: str) -> list[str]:
+    """The lines of an existing game record file that belong to other tournaments
+    (kept when ``path`` is rewritten); a damaged file raises TournamentError
+    before anything is played."""
+    from spiel_game.records import RecordError, iter_records
+    if not path.exists():
+        return []
+    try:
+        recs = list(iter_records(path))
+    except RecordError as e:
+        raise TournamentError(f"the game record file cannot be appended to: {e}") from None
+    lines = [ln for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
+    return [ln for ln, r in zip(lines, recs) if r.info.get("fingerprint") != fingerprint]
+
+
+def _write_records(path: Path, others: list[str], games: list[dict], config, recs) -> None:
+    """Rewrite ``path`` atomically: the other tournaments' lines, then this one's
+    game records (each deal once)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    text = "".join(ln + "\n" for ln in others) + "".join(json.dumps(g) + "\n" for g in games)
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+    have = {g["info"].get("deal") for g in games}
+    missing = [r["deal"] for r in recs if r["deal"] not in have]
+    if missing:
+        print(f"note: {len(missing)} saved deals (first {missing[:5]}) were played without "
+              f"game records; {path} holds only the deals played with them", file=sys.stderr)
+
+
+def _run_in_memory(exp, config: TournamentConfig, units, progress: bool):
+    """The units on the runner's local backend, nothing written: (records, games)."""
+    bar = None
+    if progress:
+        from tqdm import tqdm
+        bar = tqdm(total=len(units), unit="deal", desc=" vs ".join(config.agents)[:60],
+                   file=sys.stderr)
+    got: dict[int, dict] = {}
+    try:
+        with runner._stop_on_signals():
+            try:
+                stream = runner.execute(exp, config, units, workers=config.workers)
+                try:
+                    for u, res in stream:
+                        got[u.index] = res
+                        if bar is not None:
+                            bar.update(1)
+                finally:
+                    stream.close()
+            except runner._Stop as stop:
+                raise TournamentInterrupted(
+                    f"tournament stopped by {signal.Signals(stop.signum).name}: {len(got)} of "
+                    f"{config.deals} deals were played (no output folder: nothing is saved)",
+                    stop.signum) from None
+    finally:
+        if bar is not None:
+            bar.close()
+    rows = [r for d in sorted(got) for r in got[d]["rows"]]
+    games = [g for d in sorted(got) for g in (got[d].get("attachments") or {}).get("games", [])]
+    return deal_records(rows), games
+
+
+# ------------------------------------------------------------------ tables, records, sources
+#: The columns of the ``agents`` and ``pairs`` tables.
+AGENT_COLUMNS = ("agent", "spec", "deals", "seat_assignments", "points_per_hand", "points_lo",
+                 "points_hi", "payoff", "payoff_lo", "payoff_hi", "seconds", "decisions",
+                 "ms_per_decision")
+PAIR_COLUMNS = ("a", "b", "a_spec", "b_spec", "payoff_difference", "payoff_lo", "payoff_hi",
+                "payoff_p_value", "points_difference", "points_lo", "points_hi",
+                "points_p_value")
+
+
+def summary_tables(s: dict):
+    """The DataFrames ``(agents, pairs)`` of a :func:`summarize` result: per agent
+    its points per hand and zero-sum payoff with 95% intervals, thinking time and
+    decisions; per pair ``a < b`` the paired differences (payoff, points) with
+    95% intervals and p-values (columns :data:`AGENT_COLUMNS`, :data:`PAIR_COLUMNS`)."""
+    import pandas as pd
+    agents = []
+    for i, (a, t) in enumerate(zip(s["agents"], s["timing"])):
+        p, z = a["points_per_hand"], a["zero_sum_payoff"]
+        agents.append({"agent": i, "spec": a["agent"], "deals": s["deals"],
+                       "seat_assignments": len(s["assignments"]),
+                       "points_per_hand": p["mean"], "points_lo": p["lo"], "points_hi": p["hi"],
+                       "payoff": z["mean"], "payoff_lo": z["lo"], "payoff_hi": z["hi"],
+                       "seconds": t["seconds"], "decisions": t["decisions"],
+                       "ms_per_decision": t["ms_per_decision"]})
+    k = len(s["agents"])
+    index = [(i, j) for i in range(k) for j in range(i + 1, k)]    # summarize's order
+    pairs = []
+    for (i, j), p in zip(index, s["pairs"]):
+        z, q = p["payoff_difference"], p["points_difference"]
+        pairs.append({"a": i, "b": j, "a_spec": p["a"], "b_spec": p["b"],
+                      "payoff_difference": z["mean"], "payoff_lo": z["lo"],
+                      "payoff_hi": z["hi"], "payoff_p_value": z["p_value"],
+                      "points_difference": q["mean"], "points_lo": q["lo"],
+                      "points_hi": q["hi"], "points_p_value": q["p_value"]})
+    return (pd.DataFrame(agents, columns=list(AGENT_COLUMNS)),
+            pd.DataFrame(pairs, columns=list(PAIR_COLUMNS)))
+
+
+def game_records(result) -> tuple[list, list[int]]:
+    """``(records, missing)`` of a loaded tournament run (:func:`experiments.runner.load`
+    or :func:`run_tournament`'s folder): the :class:`spiel_game.records.GameRecord` of
+    every deal and seat assignment, in deal order (each shard checked against its
+    recorded hash), and the deals whose unit was saved without game records."""
+    from spiel_game.records import GameRecord
+    got = runner.attachments(result, "games")
+    have = {i for i, _ in got}
+    records = [GameRecord.from_dict(g, origin=f"{result.path} unit {i}")
+               for i, games in got for g in games]
+    records.sort(key=lambda r: (r.info.get("deal", 0), r.info.get("assignment", 0)))
+    cfg = result.config or {}
+    if dataclasses.is_dataclass(cfg):
+        cfg = dataclasses.asdict(cfg)
+    per = int(cfg.get("deals_per_unit", 10))
+    total = int(cfg.get("deals", 0))
+    missing = [d for i in runner._indices(result.metadata) if i not in have
+               for d in range(i * per, min((i + 1) * per, total))]
+    return records, missing
+
+
+def _file_sha256(path: str | Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def agent_sources(agents: Sequence[str], factories: Mapping[str, Callable] | None = None
+                  ) -> dict[str, str]:
+    """What the agents' results depend on besides this package, as
+    ``{label: sha256}``: ``"agent module <file>"``, the source file of the module
+    that defines each agent's factory (``inspect.getsourcefile``: built-in,
+    registered, plug-in or file-defined agents alike), and ``"checkpoint <file>"``
+    for every agent parameter naming an existing file. Specs that cannot be
+    resolved contribute nothing (they are refused elsewhere)."""
+    from solvers import registry as reg
+    out: dict[str, str] = {}
+    known = None
+    for label in dict.fromkeys(agents):
+        params: dict = {}
+        if factories and label in factories:
+            f = factories[label]
+        else:
+            try:
+                sp = reg.parse_spec(label)
+            except Exception:           # refused with a clear error by check_agents
+                continue
+            params = sp.kwargs
+            if ":" in sp.name:              # module:factory or path/to/bot.py:factory
+                try:
+                    f = reg.factory(sp.name)
+                except Exception:           # refused with a clear error by check_agents
+                    f = None
+            else:
+                known = reg.factories() if known is None else known
+                f = known.get(sp.name)
+        if f is not None:
+            f = inspect.unwrap(getattr(f, "func", f))
+            if not (inspect.isfunction(f) or inspect.isclass(f) or inspect.ismethod(f)):
+                f = type(f)                 # a callable object: its class's module
+            try:
+                src = inspect.getsourcefile(f)
+            except TypeError:
+                src = None
+            if src and os.path.isfile(src):
+                out[f"agent module {src}"] = _file_sha256(src)
+        for v in params.values():
+            if isinstance(v, str) and v and os.path.isfile(v):
+                out[f"checkpoint {os.path.abspath(v)}"] = _file_sha256(v)
+    return out
+
+
+# ------------------------------------------------------------------ earlier record files
+def convert_deals(old: str | Path, out: str | Path, *, progress: bool = False
+                  ) -> TournamentResult:
+    """Turn an ``--out`` folder of an earlier version (``old/deals.jsonl``: a header
+    with the configuration, one checksummed line per deal) into the runner folder
+    ``out`` of the same tournament, without playing a deal.
+
+    Every line is checked as :func:`read_records` does (header, fingerprint,
+    checksums, structure); the deals become the units' shards (marked
+    ``imported_from``), the runner records their hashes and writes the tables,
+    ``summary.txt`` and ``metadata.json``. The code that played them is not
+    known, so they are reused as made by other code (a later
+    ``run_tournament(config, out)`` recomputes them unless ``reuse_stale``).
+    Refuses an ``out`` that exists. Returns the :class:`TournamentResult`."""
+    old, out = Path(old), Path(out)
+    path = old / SHARD
+    try:
+        header = json.loads(path.read_text(encoding="utf-8").split("\n", 1)[0])
+        config = TournamentConfig.from_dict(header["config"])
+    except FileNotFoundError:
+        raise TournamentError(f"{path} not found") from None
+    except (ValueError, KeyError, TypeError, AttributeError) as e:
+        raise TournamentError(f"{path}: the header line (format, fingerprint, config) is "
+                              f"damaged or missing: {e}") from None
+    saved = _scan_shard(path, config, seat_assignments(
+        _load_game(config.game_params).num_players(), len(config.agents), config.lineup,
+        config.rotations), _load_game(config.game_params).num_players()).records
+    deals = sorted(d for d in saved if d >= config.first_deal)
+    last = deals[-1] + 1 if deals else config.first_deal
+    config = dataclasses.replace(config, deals=last - config.first_deal, workers=1)
+    records = read_records(old, config)             # every deal, every check
+    if out.exists():
+        raise TournamentError(f"{out} exists; convert into a new folder")
+    tmp = out.with_name(out.name + ".converting")
+    runner_tmp = tmp / "shards"
+    import shutil
+    shutil.rmtree(tmp, ignore_errors=True)
+    runner_tmp.mkdir(parents=True)
+    units = _units(config)
+    for u, rec in zip(units, records):
+        shard = {"index": u.index, "seed": u.seed, "params": u.params,
+                 "rows": json.loads(json.dumps(deal_rows([rec]))),
+                 "elapsed_s": sum(rec["timing"]["seconds"]), "host": socket.gethostname(),
+                 "imported_from": str(path)}
+        (runner_tmp / f"unit-{u.index:06d}.json").write_text(json.dumps(shard, indent=1))
+    cfg = config_to_dict(config)
+    (tmp / "run.json").write_text(json.dumps(
+        {"experiment": "tournament", "profile": "quick", "config": cfg, "units": len(units),
+         "fingerprint": config.fingerprint()}, indent=1))
+    tmp.rename(out)
+    return run_tournament(config, out, progress=progress, reuse_stale=True)
+
+
+
+# ------------------------------------------------------------------ deals.jsonl (read-only)
 def _canonical(obj) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"))
 
@@ -637,15 +1013,6 @@ def _digest(obj: dict, salt: str) -> str:
     return hashlib.sha256((salt + "\n" + _canonical(body)).encode()).hexdigest()
 
 
-def _header(config: TournamentConfig) -> dict:
-    h = json.loads(json.dumps({"format": FORMAT, "fingerprint": config.fingerprint(),
-                               "config": config.to_dict()}, default=str))
-    h["sha256"] = _digest(h, "")
-    return h
-
-
-def _record_line(rec: dict, fingerprint: str) -> bytes:
-    return (json.dumps({**rec, "sha256": _digest(rec, fingerprint)}) + "\n").encode()
 
 
 def _short_keys(obj: dict) -> str:
@@ -800,62 +1167,9 @@ def _problem_report(path: Path, problems, limit: int = 20) -> str:
     if len(problems) > limit:
         lines.append(f"  ... and {len(problems) - limit} more")
     return (f"{path}: {len(problems)} bad line(s); nothing was changed:\n" + "\n".join(lines)
-            + f"\nrerun with run_tournament(..., repair=True) to move the bad lines "
-            f"to {path.with_name(BAD)} (verbatim, with their line numbers) and play their deals "
-            f"again; valid records are kept")
+            + "\n(a record file of an earlier version: read-only; convert_deals turns its "
+            "valid deals into a runner folder)")
 
-
-def _fsync_write(path: Path, data: bytes, mode: str = "wb") -> None:
-    with open(path, mode) as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-
-
-def _open_shard(path: Path, config: TournamentConfig, assigns, n: int, repair: bool,
-                note: Callable[[str], None]) -> dict[int, dict]:
-    """Check ``path``; fix it where that loses nothing (or ``repair``); the valid records."""
-    sc = _scan_shard(path, config, assigns, n)
-    fp = config.fingerprint()
-    if sc.foreign is not None:
-        if sc.other_lines or sc.problems:
-            raise TournamentError(
-                f"{path} holds deals of another tournament (its config: "
-                f"{sc.foreign.get('config')}); use another --out folder or delete it")
-        note(f"{path} held only the header of another tournament (no deals); replaced")
-    elif sc.problems and not repair:
-        raise TournamentError(_problem_report(path, sc.problems))
-    if sc.tail_note:
-        note(sc.tail_note)
-    upgrade = sc.legacy and repair
-    if sc.problems or sc.foreign is not None or upgrade:
-        moved = [(ln, what, line) for ln, what, line in sc.problems if line is not None]
-        if moved:
-            stamp = _dt.datetime.now(_dt.UTC).isoformat()
-            _fsync_write(path.with_name(BAD), b"".join(
-                (json.dumps({"file": str(path), "line": ln, "problem": what, "moved": stamp,
-                             "text": line.decode("utf-8", "surrogateescape")}) + "\n").encode()
-                for ln, what, line in moved), "ab")
-        tmp = path.with_name(SHARD + ".tmp")
-        _fsync_write(tmp, (json.dumps(_header(config)) + "\n").encode() + b"".join(
-            _record_line(sc.records[d], fp) for d in sc.records))
-        os.replace(tmp, path)
-        if sc.problems or upgrade:
-            note(f"repaired {path}: {len(moved)} bad line(s) moved to {path.with_name(BAD)}, "
-                 f"{len(sc.records)} valid record(s) kept"
-                 + (" (checksums added)" if upgrade else ""))
-    elif not sc.header_ok:          # new, empty, blank or only a torn line: no valid line
-        _fsync_write(path, (json.dumps(_header(config)) + "\n").encode())
-    elif sc.tail_start is not None:
-        with open(path, "r+b") as f:
-            f.truncate(sc.tail_start)
-            os.fsync(f.fileno())
-    elif sc.tail_kept:
-        _fsync_write(path, b"\n", "ab")
-    if sc.legacy and not upgrade:
-        note(f"{path} was written before record checksums: its {len(sc.records)} record(s) "
-             f"are checked for structure only (repair=True adds checksums)")
-    return sc.records
 
 
 def _deal_range(config: TournamentConfig) -> range:
@@ -866,7 +1180,9 @@ def read_records(out: str | Path, config: TournamentConfig) -> list[dict]:
     """The deal records of ``config`` saved in ``out/deals.jsonl`` (in deal order, the
     deals of :attr:`TournamentConfig.first_deal` ... only), read with every check a
     resumed tournament makes (header, fingerprint, checksums, structure); changes
-    nothing. Raises :class:`TournamentError` when the file is missing, belongs to
+    nothing. This reads the ``--out`` folders of earlier versions (the record file
+    ``deals.jsonl``); :func:`convert_deals` turns them into runner folders.
+    Raises :class:`TournamentError` when the file is missing, belongs to
     another tournament, has a bad or incomplete line, or lacks one of the deals."""
     path = Path(out) / SHARD
     if not path.is_file():
@@ -889,321 +1205,6 @@ def read_records(out: str | Path, config: TournamentConfig) -> list[dict]:
     return [sc.records[d] for d in _deal_range(config)]
 
 
-class _FolderLock:
-    """An exclusive ``flock`` on ``<out>/deals.jsonl.lock`` (where ``fcntl`` exists)."""
-
-    def __init__(self, out: Path):
-        self.f = None
-        try:
-            import fcntl
-        except ImportError:                     # not POSIX: no lock
-            return
-        self.f = open(out / LOCK, "a")
-        try:
-            fcntl.flock(self.f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            self.f.close()
-            self.f = None
-            raise TournamentError(f"another process is running a tournament in {out} (it "
-                                  f"holds {out / LOCK}); wait for it or use another --out "
-                                  f"folder") from None
-
-    def release(self):
-        if self.f is not None:
-            self.f.close()                      # closing drops the lock
-            self.f = None
-
-
-# ------------------------------------------------------------------ signals and workers
-_SIGNALS = {signal.SIGINT, signal.SIGTERM}
-# Hold SIGINT/SIGTERM back (delivered on exit): a record line is written whole,
-# and spawned children start with them held. The runner's helper, shared.
-_signals_held = _runner_signals_blocked
-
-
-def _raise_interrupted(signum, frame):
-    raise TournamentInterrupted(signal.Signals(signum).name, signum)
-
-
-@contextlib.contextmanager
-def _sigterm_raises():
-    """SIGTERM raises TournamentInterrupted (like Ctrl-C) while the tournament runs,
-    unless the program installed its own handler."""
-    install = (threading.current_thread() is threading.main_thread()
-               and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL)
-    if install:
-        signal.signal(signal.SIGTERM, _raise_interrupted)
-    try:
-        yield
-    finally:
-        if install:
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
-
-
-def _exit_with_parent(parent: int) -> None:
-    while True:
-        time.sleep(0.25)
-        if os.getppid() != parent:
-            os._exit(3)
-
-
-def _pack_error(e: BaseException) -> tuple:
-    tb = traceback.format_exc()
-    try:
-        blob = pickle.dumps(e)
-        pickle.loads(blob)
-        return ("pickle", blob, tb)
-    except Exception:
-        return ("text", f"{type(e).__name__}: {e}", tb)
-
-
-def _unpack_error(payload: tuple, deal) -> BaseException:
-    kind, body, tb = payload
-    e = pickle.loads(body) if kind == "pickle" else TournamentError(body)
-    e.add_note(f"raised in a tournament worker process (deal {deal}):\n{tb}")
-    return e
-
-
-def _worker_main(config_dict, factories, tasks, results, slots, slot: int, parent: int,
-                 games: bool = False):
-    """A worker process: plays the deals it takes from ``tasks`` until ``None``."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)       # the main process decides
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS)
-    threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
-    watch = _Watch(slots, slot)
-    deal = None
-    try:
-        config = TournamentConfig.from_dict(config_dict)
-        game = spiel_game.load(config.game_params)
-        while (deal := tasks.get()) is not None:
-            results.put(("ok", deal, play_deal(config, deal, game, factories, watch, games)))
-    except Exception as e:
-        results.put(("error", deal, _pack_error(e)))
-
-
-def _run_workers(config: TournamentConfig, todo: list[int], nworkers: int, assigns,
-                 factories, finished: Callable[[dict], None], games: bool = False) -> None:
-    """Play ``todo`` in ``nworkers`` spawned processes, enforcing the move time limit;
-    every worker is gone when this returns or raises."""
-    ctx = multiprocessing.get_context("spawn")
-    tasks, results = ctx.Queue(), ctx.Queue()
-    slots = ctx.RawArray("q", nworkers * _SLOT)
-    for d in todo:
-        tasks.put(d)
-    for _ in range(nworkers):
-        tasks.put(None)
-    procs = []
-    limit = config.move_time_limit
-    try:
-        with _signals_held():                  # children start with the signals held
-            for i in range(nworkers):
-                p = ctx.Process(target=_worker_main, name=f"tournament-worker-{i}", daemon=True,
-                                args=(config.to_dict(), factories, tasks, results, slots, i,
-                                      os.getpid(), games))
-                p.start()
-                procs.append(p)
-        remaining = set(todo)
-        seen = [(-1, 0.0)] * nworkers
-        while remaining:
-            try:
-                msg = results.get(timeout=0.05)
-            except queue.Empty:
-                msg = None
-            if msg is not None:
-                kind, deal, payload = msg
-                if kind == "error":
-                    raise _unpack_error(payload, deal)
-                if deal in remaining:
-                    remaining.discard(deal)
-                    finished(payload)
-            now = time.monotonic()
-            for i, p in enumerate(procs):
-                b = i * _SLOT
-                if limit is not None and slots[b + 1]:
-                    seq = slots[b]
-                    if seen[i][0] != seq:
-                        seen[i] = (seq, now)
-                    elif now - seen[i][1] > limit:
-                        deal, ai, seat, call = (slots[b + 2], slots[b + 3], slots[b + 4],
-                                                slots[b + 5])
-                        if slots[b] == seq and slots[b + 1]:
-                            agent = config.agents[assigns[ai][seat]]
-                            raise TournamentError(
-                                f"agent {agent!r} on seat {seat} did not return from "
-                                f"{_CALLS.get(call, call)} within the move time limit of "
-                                f"{limit:g} s (deal {deal}, seat assignment {ai}); the tournament "
-                                f"was stopped")
-                if msg is None and p.exitcode is not None and p.exitcode != 0:
-                    raise TournamentError(
-                        f"tournament worker {p.name} (pid {p.pid}) stopped with exit code "
-                        f"{p.exitcode} while playing deal {slots[b + 2]}; the tournament was "
-                        f"stopped")
-            if msg is None and remaining and all(p.exitcode is not None for p in procs):
-                raise TournamentError(f"every tournament worker has stopped with deals "
-                                      f"{sorted(remaining)[:10]} unplayed")
-    finally:
-        with _signals_held():
-            for p in procs:
-                if p.exitcode is None:
-                    p.kill()
-            for p in procs:
-                p.join(10)
-            for q in (tasks, results):
-                q.cancel_join_thread()
-                q.close()
-
-
-# ------------------------------------------------------------------ running
-def run_tournament(config: TournamentConfig, out: str | Path | None = None, *,
-                   factories: Mapping[str, Callable] | None = None,
-                   progress: bool = True, repair: bool = False,
-                   records: str | Path | None = None,
-                   keep_games: bool = False) -> TournamentResult:
-    """Play (or resume) the tournament; write ``out/deals.jsonl`` and ``out/tournament.json``.
-
-    ``records`` (a file path): also append every game played (one per deal and
-    seat assignment) as a game record (:mod:`spiel_game.records`, JSON Lines) to
-    that file; the results are the same with or without it. A deal's records are
-    written before its line in ``deals.jsonl``; on resume, records of this
-    tournament (same fingerprint) whose deal is not saved are dropped from the
-    file (they are played again), so each saved deal has its records once.
-    ``keep_games``: also return the game records of the deals played in this call
-    (JSON objects, deal then seat-assignment order) in ``TournamentResult.games``.
-
-    ``factories`` maps agent labels of ``config.agents`` to factories
-    ``f(game, player, seed) -> pyspiel.Bot`` (OpenSpiel's bots, for example);
-    with worker processes (``workers > 1`` or a ``move_time_limit``) they must
-    be picklable (module-level functions). Everything is checked (game,
-    lineup, every agent built once) before ``out`` is created or touched. A
-    damaged ``deals.jsonl`` raises :class:`TournamentError` naming each bad
-    line unless ``repair`` (see the module docstring). Notes (a dropped
-    incomplete line, a repair) go to stderr and ``TournamentResult.notes``.
-    """
-    started = _dt.datetime.now(_dt.UTC)
-    if not isinstance(config, TournamentConfig):
-        raise TournamentError(f"config must be a TournamentConfig, got {type(config).__name__}")
-    game = _load_game(config.game_params)
-    n = game.num_players()
-    assigns = seat_assignments(n, len(config.agents), config.lineup, config.rotations)
-    check_agents(config.agents, game, factories, assigns[0])
-    notes: list[str] = []
-
-    def note(msg):
-        notes.append(msg)
-        print(f"note: {msg}", file=sys.stderr, flush=True)
-
-    path, lock = None, None
-    done: dict[int, dict] = {}
-    bar = None
-    records = None if records is None else Path(records)
-    want_games = records is not None or keep_games
-    kept_games: dict[int, list] = {}
-    try:
-        if out is not None:
-            try:
-                out = check_output_dir(out)
-            except ConfigError as err:
-                raise TournamentError(str(err)) from None
-            out.mkdir(parents=True, exist_ok=True)
-            lock = _FolderLock(out)
-            path = out / SHARD
-            done = _open_shard(path, config, assigns, n, repair, note)
-        todo = [d for d in _deal_range(config) if d not in done]
-        saved_before = len(done)
-        fp = config.fingerprint()
-        if records is not None:
-            _prepare_records(records, fp, set(done), note)
-        if progress:
-            from tqdm import tqdm
-            bar = tqdm(total=config.deals, initial=config.deals - len(todo), unit="deal",
-                       desc=" vs ".join(config.agents)[:60], file=sys.stderr)
-
-        def finished(rec):
-            games = rec.pop("games", None)
-            if keep_games:
-                kept_games[rec["deal"]] = games
-            if records is not None:
-                with _signals_held():
-                    _fsync_write(records, "".join(json.dumps(g) + "\n" for g in games).encode(),
-                                 "ab")
-            done[rec["deal"]] = rec
-            if path is not None:
-                with _signals_held():
-                    _fsync_write(path, _record_line(rec, fp), "ab")
-            if bar is not None:
-                bar.update(1)
-            unit_progress(len(done) - saved_before, len(todo))     # inside a runner unit
-
-        try:
-            with _sigterm_raises():
-                workers = min(config.workers, len(todo))
-                if config.move_time_limit is not None and todo:
-                    _run_workers(config, todo, max(1, workers), assigns, factories, finished,
-                                 want_games)
-                elif workers <= 1:
-                    for i, d in enumerate(todo):
-                        def step(a, m, i=i):
-                            unit_progress(i + a / m, len(todo))
-                        finished(play_deal(config, d, game, factories, games=want_games,
-                                           on_game=step))
-                else:
-                    _run_workers(config, todo, workers, assigns, factories, finished,
-                                 want_games)
-        except KeyboardInterrupt as e:
-            signum = getattr(e, "signum", signal.SIGINT)
-            saved = sum(1 for d in done if d in _deal_range(config))
-            where = (f"{saved} of {config.deals} deals are saved in {path}; rerun the same "
-                     f"command to resume" if path is not None else
-                     f"{saved} of {config.deals} deals were played (no output folder: "
-                     f"nothing is saved)")
-            raise TournamentInterrupted(
-                f"tournament stopped by {signal.Signals(signum).name}: {where}", signum) from None
-    finally:
-        if bar is not None:
-            bar.close()
-        if lock is not None:
-            lock.release()
-    records = [done[d] for d in sorted(done) if d in _deal_range(config)]
-    summary = summarize(config, records)
-    if out is not None:
-        write_result(out / RESULT, summary, metadata(config.to_dict(), config.seed, started))
-    games = [g for d in sorted(kept_games) for g in kept_games[d]] if keep_games else None
-    return TournamentResult(config, records, summary, out, notes, games)
-
-
-def _prepare_records(path: Path, fingerprint: str, saved: set[int], note) -> None:
-    """Before (re)starting: drop this tournament's records of deals that are not saved
-    (a run killed between a deal's records and its line; the deal is played again),
-    keeping every other line verbatim. A damaged record file raises TournamentError."""
-    from spiel_game.records import RecordError, iter_records
-    if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.touch()
-    text = path.read_text(encoding="utf-8", errors="replace")
-    if text and not text.endswith("\n"):           # a writer killed mid-line
-        _fsync_write(path, text[:text.rfind("\n") + 1].encode())
-        note(f"dropped an incomplete last line of {path}")
-    try:
-        recs = list(iter_records(path))
-    except RecordError as e:
-        raise TournamentError(f"the game record file cannot be appended to: {e}") from None
-    mine = [r.info.get("fingerprint") == fingerprint for r in recs]
-    keep = [not m or r.info.get("deal") in saved for r, m in zip(recs, mine)]
-    lines = [ln for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
-    if not all(keep):
-        dropped = sorted({r.info.get("deal") for r, k in zip(recs, keep) if not k})
-        tmp = path.with_name(path.name + ".tmp")
-        _fsync_write(tmp, "".join(ln + "\n" for ln, k in zip(lines, keep) if k).encode())
-        os.replace(tmp, path)
-        note(f"dropped the game records of unsaved deals {dropped[:10]} from {path} "
-             f"(they are played again)")
-    have = {r.info.get("deal") for r, m in zip(recs, mine) if m}
-    missing = sorted(saved - have)
-    if missing:
-        note(f"{len(missing)} saved deals (first {missing[:5]}) were played without game "
-             f"records; {path} holds only the deals played with records=")
 
 
 def summary_table(summary: dict) -> str:
@@ -1258,6 +1259,8 @@ def agent_parameters(agents: Sequence[str]) -> str | None:
     return "\n".join(lines)
 
 
+
+
 def main(argv=None) -> int:
     """``python -m experiments.tournament``: the registered runner experiment
     ``tournament`` (:mod:`experiments.studies.tournament`) with these flags as its
@@ -1290,6 +1293,11 @@ def main(argv=None) -> int:
                          "(resumable)")
     ap.add_argument("--recompute-corrupt", action="store_true",
                     help="move damaged result files aside and recompute their deals")
+    ap.add_argument("--reuse-stale", action="store_true",
+                    help="reuse saved units made by other code (this package, an agent's "
+                         "module, a checkpoint); without it they are recomputed")
+    ap.add_argument("--fresh", action="store_true",
+                    help="delete the saved results of this configuration and play every deal")
     ap.add_argument("--records", metavar="FILE", default=None,
                     help="also write the game record (spiel_game.records, JSON Lines) of every "
                          "deal and seat assignment to FILE (replaced); the run and its "
@@ -1319,8 +1327,9 @@ def main(argv=None) -> int:
         print(params, flush=True)
     try:
         res = runner.run("tournament", overrides=overrides, out=args.out, workers=args.workers,
-                         recompute_corrupt=args.recompute_corrupt,
-                         progress=not args.no_progress, verbose=False)
+                         recompute_corrupt=args.recompute_corrupt, fresh=args.fresh,
+                         reuse_stale=args.reuse_stale, progress=not args.no_progress,
+                         verbose=False)
     except KeyboardInterrupt as e:
         print(str(e) or "interrupted; rerun the same command to resume", file=sys.stderr)
         return 128 + getattr(e, "signum", signal.SIGINT)
@@ -1331,7 +1340,6 @@ def main(argv=None) -> int:
     print(f"written to {res.path}")
     if args.records is not None:
         from spiel_game.records import append_records
-        from .studies.tournament import game_records
         try:
             games, missing = game_records(res)
         except runner.RunError as e:

@@ -12,6 +12,8 @@ import pytest
 from experiments import runner
 from experiments.registry import get
 from experiments.studies import ladder
+
+from _legacy_deals import play as play_legacy
 from experiments.tournament import run_tournament
 
 #: Two steps (random -> heuristic -> random), two deals each, one deal per unit.
@@ -67,7 +69,7 @@ def _old_ladder(tmp_path, config):
     """Tournament folders as the ladder wrote them before it was a runner experiment."""
     old = tmp_path / "old"
     for spec in ladder._steps(config):
-        run_tournament(ladder.step_config(config, spec), old / spec["step"], progress=False)
+        play_legacy(old / spec["step"], ladder.step_config(config, spec))
     return old
 
 
@@ -121,8 +123,8 @@ def test_a_unit_plays_through_the_tournament_block(monkeypatch, raised, caught):
     def stop(*args, **kwargs):
         if raised == "error":
             raise tournament.TournamentError("agent 1 played an illegal action")
-        raise tournament.TournamentInterrupted("stopped", signal.SIGTERM)
-    monkeypatch.setattr(tournament, "run_tournament", stop)
+        raise runner._Stop(signal.SIGTERM)          # what the runner's handler raises
+    monkeypatch.setattr(tournament, "play_deal", stop)
     config = get("ladder").config("quick", TINY)
     unit = runner.Unit(index=1, seed=0, params=ladder.units(config)[1])
     with pytest.raises(getattr(runner, caught)) as err:

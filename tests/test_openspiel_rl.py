@@ -94,8 +94,10 @@ def test_registered_agent_plays_tournament_deals(trained, tmp_path, alg):
     spec = f"{alg}(checkpoint={str(path)!r})"
     config = TournamentConfig(agents=(spec, "random"), game=SMALL, deals=3, seed=5)
     res = run_tournament(config, tmp_path / "t", progress=False)
-    recs = [json.loads(line) for line in (tmp_path / "t" / "deals.jsonl").read_text()
-            .splitlines()[1:]]
+    recs = res.records
+    assert (tmp_path / "t" / "rows.csv").exists()
+    assert f"checkpoint {path}" in json.loads((tmp_path / "t" / "metadata.json")
+                                              .read_text())["code"]
     assert len(recs) == 3                       # play_game refuses an illegal action
     assert res.summary["agents"][0]["agent"] == spec
     # The agent decided something (not only forced moves) and returned legal actions.

@@ -130,11 +130,13 @@ def test_results_do_not_depend_on_the_number_of_workers(tmp_path):
                          tmp_path / "w2", progress=True)
     assert _records(one) == _records(two)
     assert _core(one.summary) == _core(two.summary)
-    saved = json.loads((tmp_path / "w2" / "tournament.json").read_text())
-    assert saved["metadata"]["seed"] == 11 and "git_commit" in saved["metadata"]
-    assert saved["metadata"]["config"]["agents"] == list(cfg.agents)
-    assert "open_spiel" in saved["metadata"]["versions"]
-    assert _core(saved["result"]) == json.loads(json.dumps(_core(one.summary)))
+    saved = json.loads((tmp_path / "w2" / "metadata.json").read_text())
+    assert saved["seed"] == 11 and "git_commit" in saved and saved["workers"] == 2
+    assert saved["config"]["agents"] == list(cfg.agents)
+    assert "open_spiel" in saved["versions"]
+    agents = pd.read_csv(tmp_path / "w2" / "agents.csv")
+    assert list(agents["payoff"]) == pytest.approx(
+        [a["zero_sum_payoff"]["mean"] for a in one.summary["agents"]])
 
 
 def test_resume_after_a_killed_run_gives_identical_results(tmp_path):
@@ -169,27 +171,28 @@ def test_resume_after_a_killed_run_gives_identical_results(tmp_path):
     assert meta["units_run_this_session"] == 5 - done_before
 
 
-def test_a_record_file_resumes_after_a_torn_line(tmp_path):
-    """``run_tournament`` with a folder: a longer tournament of the same config
-    continues the saved deals; an incomplete last line (a writer killed mid-line)
-    is dropped and its deal played again."""
+def test_a_results_folder_resumes_after_a_torn_hash_line(tmp_path, capsys):
+    """``run_tournament`` with a folder (the runner's, one unit per deal): a longer
+    tournament of the same config continues the saved deals; a torn last line of
+    ``shards.sha256`` (a run killed between a shard's hash and the shard) is
+    dropped with a note and its deal played again."""
     cfg = TournamentConfig(agents=("heuristic", "ismcts(iterations=150)"),
                            game={"players": 5}, deals=2, seed=7)
     out = tmp_path / "t"
     run_tournament(cfg, out, progress=False)
-    shard = out / "deals.jsonl"
-    with open(shard, "a") as f:                 # a torn line, as if killed mid-write
-        f.write('{"deal": 2, "assignm')
+    with open(out / "shards.sha256", "a") as f:          # a torn line, as if killed
+        f.write("0123456789abcdef")
     longer = TournamentConfig(**{**cfg.__dict__, "deals": 3})
     resumed = run_tournament(longer, out, progress=False)
     fresh = run_tournament(longer, tmp_path / "fresh", progress=False)
     assert _records(resumed) == _records(fresh)
     assert _core(resumed.summary) == _core(fresh.summary)
-    assert len(resumed.notes) == 1 and "incomplete" in resumed.notes[0]
-    lines = shard.read_text().splitlines()
-    assert len(lines) == 1 + 3 and all(json.loads(x) for x in lines)
+    err = capsys.readouterr().err
+    assert "incomplete last line" in err and "2 of 3 units reused (same code)" in err
+    lines = (out / "shards.sha256").read_text().splitlines()
+    assert len(lines) == 3 and all(len(x.split()[0]) == 64 for x in lines)
     # A different tournament may not reuse the folder.
-    with pytest.raises(TournamentError, match="another tournament"):
+    with pytest.raises(TournamentError, match="another configuration"):
         run_tournament(TournamentConfig(agents=("random", "heuristic"), game={"players": 5},
                                         deals=1, seed=7), out, progress=False)
 

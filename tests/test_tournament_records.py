@@ -57,22 +57,23 @@ def test_resume_keeps_one_set_of_records_per_deal(tmp_path, capsys):
     path = tmp_path / "games.jsonl"
     full = run_tournament(_cfg(), tmp_path / "t", progress=False, records=path)
     want = {(g.info["deal"], g.info["assignment"]): g.actions for g in R.read_records(path)}
-    shard = tmp_path / "t" / "deals.jsonl"
-    lines = shard.read_text().splitlines(keepends=True)
-    shard.write_text("".join(lines[:-1]))              # deal 2 unsaved, its records kept
+    (tmp_path / "t" / "shards" / "unit-000002.json").unlink()     # deal 2 unsaved
     again = run_tournament(_cfg(), tmp_path / "t", progress=False, records=path)
-    assert "dropped the game records of unsaved deals [2]" in capsys.readouterr().err
+    assert "2 of 3 units reused" in capsys.readouterr().err
     assert _strip(again.records) == _strip(full.records)
     got = R.read_records(path)
     assert len(got) == len(want)
     assert {(g.info["deal"], g.info["assignment"]): g.actions for g in got} == want
-    # a longer tournament: records of the new deals only are added
+    # a longer tournament: the file holds every deal once
     longer = run_tournament(_cfg(deals=4), tmp_path / "t", progress=False, records=path)
     assert len(R.read_records(path)) == 4 * len(longer.records[0]["assignments"])
-    # records asked for only on resume: the note says the file is partial
+    # records asked for only on resume: the shards kept them, the file is complete
     run_tournament(_cfg(deals=4), tmp_path / "t", progress=False, records=tmp_path / "new.jsonl")
-    assert "4 saved deals (first [0, 1, 2, 3]) were played without game records" in \
-        capsys.readouterr().err
+    assert len(R.read_records(tmp_path / "new.jsonl")) == len(R.read_records(path))
+    # other tournaments' records in the file are kept
+    other = _cfg(seed=6, deals=1)
+    run_tournament(other, None, progress=False, records=path)
+    assert len(R.read_records(path)) == 5 * len(longer.records[0]["assignments"])
 
 
 def test_damaged_record_file_stops_before_playing(tmp_path):

@@ -1,7 +1,9 @@
-"""Trust in tournaments: a damaged ``deals.jsonl`` is reported line by line
-and repaired without losing a valid record, a bad agent spec leaves ``--out``
-untouched, a hanging agent is stopped by the move time limit, and SIGINT or
-SIGTERM stops every worker process and leaves a file that resumes."""
+"""Trust in tournaments: a damaged results folder (the runner's shards) is
+reported file by file and repaired without losing a record, record files of
+earlier versions are read with every check and converted, a bad agent spec
+leaves ``--out`` untouched, a hanging agent is stopped by the move time limit,
+and SIGINT or SIGTERM stops every worker process and leaves a folder that
+resumes."""
 
 from __future__ import annotations
 
@@ -127,7 +129,7 @@ def _alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
-# ---------------------------------------------------------------- the record file
+# ---------------------------------------------------------------- the results folder
 @pytest.fixture(scope="module")
 def clean():
     """An undamaged run (timings frozen at 0 so records compare whole)."""
@@ -135,31 +137,30 @@ def clean():
     with pytest.MonkeyPatch.context() as mp:
         _freeze_clock(mp)
         res = run_tournament(CFG, d, progress=False)
-    data = (d / T.SHARD).read_bytes()
-    yield types.SimpleNamespace(bytes=data, records=res.records, summary=res.summary)
+    yield types.SimpleNamespace(tree=_tree(d), records=res.records, summary=res.summary)
     shutil.rmtree(d, ignore_errors=True)
 
 
 def _freeze_clock(mp):
     """``time.perf_counter`` as seen by the tournament module returns 0: every record's
-    ``seconds`` is 0 and a recomputed deal equals the original byte for byte."""
+    ``seconds`` is 0 and a recomputed deal equals the original."""
     fake = types.SimpleNamespace(perf_counter=lambda: 0.0, monotonic=time.monotonic,
                                  sleep=time.sleep, time=time.time)
     mp.setattr(T, "time", fake)
 
 
-def _lines(data: bytes) -> list[bytes]:
-    return data.split(b"\n")[:-1] if data.endswith(b"\n") else data.split(b"\n")
+def _restore(folder: Path, tree: dict) -> None:
+    for name, data in tree.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(data)
 
 
-# One damage to the file, applied to its current bytes.
+# One damage to one file of the folder (a shard or shards.sha256), applied to its bytes.
 _damage = st.one_of(
     st.tuples(st.just("flip"), st.integers(0, 2**20), st.integers(1, 255)),
     st.tuples(st.just("truncate"), st.integers(0, 2**20)),
-    st.tuples(st.just("delete"), st.integers(0, 10)),
-    st.tuples(st.just("duplicate"), st.integers(0, 10), st.integers(0, 10)),
-    st.tuples(st.just("swap"), st.integers(0, 10), st.integers(0, 10)),
-    st.tuples(st.just("number"), st.integers(0, 10), st.integers(0, 40), st.integers(0, 999)),
+    st.tuples(st.just("number"), st.integers(0, 40), st.integers(0, 999)),
+    st.tuples(st.just("delete line"), st.integers(0, 10)),
 )
 
 
@@ -172,38 +173,34 @@ def _apply(data: bytes, dmg) -> bytes:
         return data[:i] + bytes([data[i] ^ dmg[2]]) + data[i + 1:]
     if kind == "truncate":
         return data[:dmg[1] % len(data)]
+    if kind == "number":                        # an edited number: 11 -> 99
+        nums = list(re.finditer(rb"\d+", data))
+        if not nums:
+            return data
+        m = nums[dmg[1] % len(nums)]
+        return data[:m.start()] + str(dmg[2]).encode() + data[m.end():]
     lines = data.split(b"\n")
-    body, tail = (lines[:-1], lines[-1]) if len(lines) > 1 else (lines, b"")
-    if not body:
-        return data
-    i = dmg[1] % len(body)
-    if kind == "delete":
-        del body[i]
-    elif kind == "duplicate":
-        body.insert(dmg[2] % (len(body) + 1), body[i])
-    elif kind == "swap":
-        j = dmg[2] % len(body)
-        body[i], body[j] = body[j], body[i]
-    elif kind == "number":                      # an edited number: 11 -> 99
-        nums = list(re.finditer(rb"\d+", body[i]))
-        if nums:
-            m = nums[dmg[2] % len(nums)]
-            body[i] = body[i][:m.start()] + str(dmg[3]).encode() + body[i][m.end():]
-    return b"\n".join(body + [tail])
+    del lines[dmg[1] % len(lines)]
+    return b"\n".join(lines)
 
 
-@settings(max_examples=45, deadline=None, derandomize=True, phases=[Phase.generate],
+@settings(max_examples=30, deadline=None, derandomize=True, phases=[Phase.generate],
           suppress_health_check=[HealthCheck.too_slow])
-@given(damages=st.lists(_damage, min_size=1, max_size=3))
-def test_a_damaged_record_file_is_reported_and_repaired_without_losing_a_record(clean, damages):
-    data = clean.bytes
-    for dmg in damages:
-        data = _apply(data, dmg)
+@given(which=st.integers(0, 5), dmg=_damage)
+def test_a_damaged_results_folder_is_reported_and_repaired_without_losing_a_record(
+        clean, which, dmg):
+    """A damaged shard or shard-hash file (``which``: shard 0..4, or 5: shards.sha256)
+    stops the tournament before it plays, naming the file, with nothing changed;
+    ``repair=True`` moves the damaged file to corrupt/ and replays its deal: the
+    results equal the undamaged run's."""
+    name = "shards.sha256" if which == 5 else f"shards/unit-{which:06d}.json"
     with tempfile.TemporaryDirectory() as tmp, pytest.MonkeyPatch.context() as mp:
         _freeze_clock(mp)
         out = Path(tmp)
-        shard, bad = out / T.SHARD, out / T.BAD
-        shard.write_bytes(data)
+        _restore(out, clean.tree)
+        data = _apply(clean.tree[name], dmg)
+        (out / name).write_bytes(data)
+        before = _tree(out)
         refused = None
         try:
             res = run_tournament(CFG, out, progress=False)
@@ -211,127 +208,116 @@ def test_a_damaged_record_file_is_reported_and_repaired_without_losing_a_record(
             refused = str(e)
         event("refused, then repaired" if refused else "read as it is")
         if refused is not None:
-            # named: the file, each bad line and what is wrong; nothing was changed
-            assert str(shard) in refused and re.search(r"line \d+: \S", refused), refused
-            assert "repair=True" in refused
-            assert shard.read_bytes() == data and not bad.exists()
-            assert all(k[0] != "truncate" for k in damages) or len(damages) > 1, refused
+            assert str(out / "shards") in refused or str(out / name) in refused, refused
+            assert "recompute_corrupt=True" in refused
+            assert {k: v for k, v in _tree(out).items() if k != ".runner.lock"} == \
+                {k: v for k, v in before.items() if k != ".runner.lock"}
             res = run_tournament(CFG, out, progress=False, repair=True)
-        # identical to the undamaged run, timings included (the clock is frozen)
+            assert list((out / "corrupt").iterdir()) or name == "shards.sha256"
+        else:       # only a torn last line of shards.sha256 (its shard replayed) is read
+            assert data == clean.tree[name] or name == "shards.sha256", dmg
         assert res.records == clean.records
-        assert res.summary == clean.summary
-        # the repaired file is clean: read again, nothing to report
+        assert _core(res.summary) == _core(clean.summary)
         again = run_tournament(CFG, out, progress=False)
-        assert again.records == clean.records and again.notes == []
-        # nothing silently deleted: every complete line of the damaged file is the
-        # header, a record that is kept unchanged, or moved verbatim to deals.jsonl.bad
-        moved = {}
-        if bad.exists():
-            for entry in map(json.loads, bad.read_text().splitlines()):
-                moved[entry["line"]] = entry
-                assert entry["problem"] and entry["file"] == str(shard)
-        if refused is not None:
-            named = {int(x) for x in re.findall(r"line (\d+):", refused)}
-            assert set(moved) <= named
-        else:
-            assert not moved
-        complete = _lines(data) if data.endswith(b"\n") else _lines(data)[:-1]
-        clean_objs = [json.loads(x) for x in _lines(clean.bytes)]
-        for ln, line in enumerate(complete, 1):
-            if not line.strip():
-                continue
-            if ln in moved:
-                assert moved[ln]["text"].encode("utf-8", "surrogateescape") == line
-            else:
-                assert json.loads(line) in clean_objs, (ln, line)
+        assert again.records == clean.records
 
 
 def test_an_edited_number_is_detected_named_and_repaired(tmp_path, clean):
-    lines = clean.bytes.decode().splitlines(True)
-    rec = json.loads(lines[3])
-    old = rec["points"][0][1]
-    rec["points"][0][1] = old + 88                       # e.g. 11 -> 99
-    lines[3] = json.dumps(rec) + "\n"
-    shard = tmp_path / T.SHARD
-    shard.write_text("".join(lines))
+    _restore(tmp_path, clean.tree)
+    shard = tmp_path / "shards" / "unit-000003.json"
+    doc = json.loads(shard.read_text())
+    doc["rows"][0]["points"] += 88
+    shard.write_text(json.dumps(doc, indent=1))
     with pytest.raises(TournamentError) as e:
         run_tournament(CFG, tmp_path, progress=False)
     msg = str(e.value)
-    assert f"{shard}: 1 bad line(s); nothing was changed" in msg
-    assert f"line 4: deal {rec['deal']}: checksum mismatch" in msg
+    assert f"{shard}: content hash mismatch" in msg and "Nothing was changed" in msg
     res = run_tournament(CFG, tmp_path, progress=False, repair=True)
     assert [r["points"] for r in res.records] == [r["points"] for r in clean.records]
     assert _core(res.summary) == _core(clean.summary)
-    entry = json.loads((tmp_path / T.BAD).read_text())
-    assert entry["line"] == 4 and entry["text"] == lines[3].rstrip("\n")
-    assert any("1 bad line(s) moved" in n for n in res.notes)
+    (moved,) = (tmp_path / "corrupt").iterdir()
+    assert json.loads(moved.read_text())["rows"][0]["points"] == doc["rows"][0]["points"]
 
 
-def test_records_must_match_the_config_and_come_from_this_tournament(tmp_path, clean):
-    """A record with the right checksum of another tournament (other seed), one with
-    a wrong shape and one from an edited file whose checksum was recomputed with
-    the wrong fingerprint are refused; the checks name what is wrong."""
-    other = run_tournament(TournamentConfig(**{**CFG.__dict__, "seed": 4, "deals": 1}),
-                           tmp_path / "other", progress=False)
-    foreign = (tmp_path / "other" / T.SHARD).read_text().splitlines()[1]
-    rec = dict(clean.records[0], points=clean.records[0]["points"][:2])
-    short = json.dumps({**rec, "sha256": T._digest(rec, CFG.fingerprint())})
+def test_a_kill_between_the_hash_and_the_shard_resumes_with_a_note(tmp_path, clean, capsys):
+    """The runner records a shard's hash before writing it: a kill in between leaves
+    a torn last line or a hash without its shard; the rerun replays that deal."""
+    _restore(tmp_path, clean.tree)
+    (tmp_path / "shards" / "unit-000004.json").unlink()
+    j = tmp_path / "shards.sha256"
+    j.write_bytes(j.read_bytes()[:-20])                  # torn last line
+    res = run_tournament(CFG, tmp_path, progress=False)
+    assert [r["points"] for r in res.records] == [r["points"] for r in clean.records]
+    err = capsys.readouterr().err
+    assert "incomplete last line" in err and "4 of 5 units reused (same code)" in err
+
+
+def test_a_longer_tournament_reuses_the_saved_deals_and_another_is_refused(tmp_path):
     out = tmp_path / "t"
-    out.mkdir()
-    base = clean.bytes.decode().splitlines()
-    (out / T.SHARD).write_text("\n".join(base[:1] + [foreign, short] + base[2:]) + "\n")
-    with pytest.raises(TournamentError) as e:
-        run_tournament(CFG, out, progress=False)
-    assert "line 2: deal 0: checksum mismatch" in str(e.value)
-    assert "line 3: deal 0: points must be 3 rows of 3 finite numbers" in str(e.value)
-    assert other.records[0]["points"] != clean.records[0]["points"]
-    res = run_tournament(CFG, out, progress=False, repair=True)
-    assert [r["points"] for r in res.records] == [r["points"] for r in clean.records]
-
-
-def test_an_incomplete_last_line_is_dropped_with_a_note(tmp_path, clean):
-    data = clean.bytes[:-40]                             # a kill during the last write
-    (tmp_path / T.SHARD).write_bytes(data)
-    res = run_tournament(CFG, tmp_path, progress=False)
-    assert [r["points"] for r in res.records] == [r["points"] for r in clean.records]
-    assert len(res.notes) == 1 and "line 6 is incomplete" in res.notes[0]
-    assert not (tmp_path / T.BAD).exists()
-    # a complete record that only lacks its newline is kept
-    (tmp_path / T.SHARD).write_bytes(clean.bytes[:-1])
-    res = run_tournament(CFG, tmp_path, progress=False)
-    assert res.notes == [] and (tmp_path / T.SHARD).read_bytes() == clean.bytes
-
-
-def test_files_written_before_checksums_are_read_and_upgraded_by_repair(tmp_path, clean):
-    objs = [json.loads(x) for x in clean.bytes.decode().splitlines()]
-    head = {"fingerprint": objs[0]["fingerprint"], "config": objs[0]["config"]}
-    old = [head] + [{k: v for k, v in o.items() if k != "sha256"} for o in objs[1:]]
-    (tmp_path / T.SHARD).write_text("".join(json.dumps(o) + "\n" for o in old))
-    res = run_tournament(CFG, tmp_path, progress=False)
-    assert res.records == clean.records
-    assert any("before record checksums" in n for n in res.notes)
-    res = run_tournament(CFG, tmp_path, progress=False, repair=True)
-    assert res.records == clean.records and "checksums added" in res.notes[0]
-    assert all("sha256" in json.loads(x) for x in (tmp_path / T.SHARD).read_text().splitlines())
-
-
-def test_a_header_of_another_tournament_without_deals_is_replaced(tmp_path):
-    """The corrected rerun after a bad config written by an earlier version."""
-    bad = TournamentConfig(agents=("random", "heuristic"), game=SMALL, deals=1, seed=99)
-    (tmp_path / T.SHARD).write_text(json.dumps(T._header(bad)) + "\n")
-    res = run_tournament(TournamentConfig(**{**CFG.__dict__, "deals": 1}), tmp_path,
-                         progress=False)
-    assert res.summary["deals"] == 1 and "another tournament" in res.notes[0]
+    short = run_tournament(TournamentConfig(**{**CFG.__dict__, "deals": 2}), out,
+                           progress=False)
+    longer = run_tournament(CFG, out, progress=False)
+    assert longer.records[:2] == short.records      # timings too: the same saved deals
+    fresh = run_tournament(CFG, None, progress=False)
+    assert [r["points"] for r in longer.records] == [r["points"] for r in fresh.records]
+    meta = json.loads((out / "metadata.json").read_text())
+    assert meta["units_run_this_session"] == 3
+    with pytest.raises(TournamentError, match="another configuration"):
+        run_tournament(TournamentConfig(**{**CFG.__dict__, "seed": 4}), out, progress=False)
 
 
 def test_a_second_process_cannot_write_the_same_folder(tmp_path):
     import fcntl
-    tmp_path.joinpath(T.LOCK).touch()
-    with open(tmp_path / T.LOCK) as f:
+    lock = tmp_path / ".runner.lock"
+    lock.touch()
+    with open(lock) as f:
         fcntl.flock(f.fileno(), fcntl.LOCK_EX)
-        with pytest.raises(TournamentError, match="another process is running a tournament"):
+        with pytest.raises(TournamentError, match="another run is writing"):
             run_tournament(CFG, tmp_path, progress=False)
-    assert not (tmp_path / T.SHARD).exists()
+    assert not (tmp_path / "shards").exists()
+
+
+# ---------------------------------------------------------------- earlier record files
+def test_record_files_of_earlier_versions_are_read_checked_and_converted(tmp_path, clean):
+    from _legacy_deals import header, line, write
+    old = tmp_path / "old"
+    path = write(old, CFG, clean.records)
+    assert T.read_records(old, CFG) == clean.records
+    res = T.convert_deals(old, tmp_path / "new")
+    assert res.records == clean.records and _core(res.summary) == _core(clean.summary)
+    assert {"rows.csv", "agents.csv", "pairs.csv", "summary.txt", "metadata.json"} <= \
+        {p.name for p in (tmp_path / "new").iterdir()}
+    with pytest.raises(TournamentError, match="exists"):
+        T.convert_deals(old, tmp_path / "new")
+    with pytest.raises(TournamentError, match="record file of an earlier version"):
+        run_tournament(CFG, old, progress=False)      # never silently replayed beside it
+    # an edited number, a record of another tournament and a wrong shape are named
+    lines = path.read_text().splitlines()
+    rec = dict(clean.records[0], points=clean.records[0]["points"][:2])
+    edited = json.loads(lines[2])
+    edited["points"][0][0] += 1
+    other = TournamentConfig(**{**CFG.__dict__, "seed": 4})
+    path.write_text("\n".join([lines[0], line(clean.records[0], other), line(rec, CFG),
+                               json.dumps(edited)] + lines[3:]) + "\n")
+    with pytest.raises(TournamentError) as e:
+        T.read_records(old, CFG)
+    msg = str(e.value)
+    assert "line 2: deal 0: checksum mismatch" in msg
+    assert "line 3: deal 0: points must be 3 rows of 3 finite numbers" in msg
+    assert "line 4: deal 1: checksum mismatch" in msg and "convert_deals" in msg
+    with pytest.raises(TournamentError, match="checksum mismatch"):
+        T.convert_deals(old, tmp_path / "bad")
+    assert not (tmp_path / "bad").exists()
+    # a torn last line is refused by the read-only loader (nothing is repaired there)
+    path.write_text("\n".join([lines[0]] + lines[1:]) + "\n" + lines[-1][:30])
+    with pytest.raises(TournamentError, match="incomplete"):
+        T.read_records(old, CFG)
+    # files written before checksums: structural checks only
+    objs = [header(CFG)] + [json.loads(x) for x in lines[1:]]
+    legacy = [{"fingerprint": objs[0]["fingerprint"], "config": objs[0]["config"]}] + [
+        {k: v for k, v in o.items() if k != "sha256"} for o in objs[1:]]
+    path.write_text("".join(json.dumps(o) + "\n" for o in legacy))
+    assert T.read_records(old, CFG) == clean.records
 
 
 # ---------------------------------------------------------------- validated before writing
@@ -444,8 +430,7 @@ def test_a_hanging_agent_is_stopped_by_the_move_time_limit(sleepy, tmp_path):
     alive = [p for p in _children(os.getpid()) if _alive(p) and b"multiprocessing.spawn" in
              Path(f"/proc/{p}/cmdline").read_bytes()]
     assert alive == []
-    lines = (tmp_path / "o" / T.SHARD).read_text().splitlines()
-    assert len(lines) == 1                                # the header; no deal finished
+    assert not list((tmp_path / "o" / "shards").glob("unit-*.json"))   # no deal finished
 
 
 def test_a_hanging_agent_stops_the_ladder_with_a_clear_error(sleepy, tmp_path):
@@ -606,10 +591,11 @@ def test_ctrl_c_in_process_saves_whole_lines_and_says_so(tmp_path, clean):
     cfg = TournamentConfig(agents=("random", "stop"), game=SMALL, deals=5, seed=3)
     with pytest.raises(T.TournamentInterrupted) as e:
         run_tournament(cfg, tmp_path, factories={"stop": _StopAfter(12)}, progress=False)
-    shard = tmp_path / T.SHARD
-    saved = len(shard.read_text().splitlines()) - 1
+    saved = len(list((tmp_path / "shards").glob("unit-*.json")))
     assert 1 <= saved < 5 and e.value.signum == signal.SIGINT
     assert str(e.value) == (f"tournament stopped by SIGINT: {saved} of 5 deals are saved in "
-                            f"{shard}; rerun the same command to resume")
+                            f"{tmp_path}; rerun the same command to resume")
     res = run_tournament(cfg, tmp_path, factories={"stop": _StopAfter(-1)}, progress=False)
-    assert res.notes == [] and res.summary["deals"] == 5
+    assert res.summary["deals"] == 5
+    meta = json.loads((tmp_path / "metadata.json").read_text())
+    assert meta["units_run_this_session"] == 5 - saved

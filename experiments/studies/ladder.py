@@ -48,8 +48,8 @@ from pathlib import Path
 
 from ..config import ConfigError, config_to_dict, fingerprint
 from ..registry import Summary, Unit, register
-from ..tournament import (TournamentConfig, TournamentError, _load_game, check_agents,
-                          deal_records, deal_rows, play_block, read_records)
+from ..tournament import (TournamentConfig, TournamentError, _load_game, agent_sources,
+                          check_agents, deal_records, deal_rows, play_block, read_records)
 from ..tournament import summarize as tournament_summary
 
 __all__ = ["LadderConfig", "PROFILES", "check", "units", "run_unit", "summarize",
@@ -248,7 +248,10 @@ def table(steps, sweep) -> str:
 register("ladder", LadderConfig, units, run_unit, summarize,
          profiles={"quick": PROFILES["quick"], "paper": PROFILES["paper"]},
          description="strength ladder random < heuristic < pimc < ismcts, and ISMCTS "
-                     "against its iteration budget, by duplicate deals")
+                     "against its iteration budget, by duplicate deals",
+         call_time_limit=lambda c: c.move_time_limit,
+         sources=lambda c: agent_sources(
+             [*c.rungs, c.sweep_opponent, *(_sweep_spec(c, it) for it in c.sweep)]))
 
 
 # ------------------------------------------------------------------ importing records
@@ -317,8 +320,10 @@ def import_tournament_records(old: str | Path, out: str | Path, profile: str = "
                 "fingerprint": fingerprint({"config": cfg, "units": [u.params for u in units_]})}
     (tmp / "run.json").write_text(json.dumps(manifest, indent=1))
     tmp.rename(run_dir)
+    # The code that played the records is not known: they are kept as made by other
+    # code (a later run recomputes them unless --reuse-stale).
     return runner.run("ladder", profile=profile, overrides=overrides, out=out, workers=1,
-                      progress=progress, verbose=False)
+                      reuse_stale=True, progress=progress, verbose=False)
 
 
 def paper_macros(m, results: Path, bench: Path) -> None:

@@ -36,7 +36,7 @@ t-test p-value); the text is :func:`experiments.tournament.summary_table`.
 Game records: every unit also keeps the game record (:mod:`spiel_game.records`)
 of each deal and seat assignment beside its rows (a runner attachment, not a
 configuration field, so the run's folder name does not change);
-:func:`game_records` reads them back from a loaded run and
+:func:`experiments.tournament.game_records` reads them back from a loaded run and
 ``python -m experiments.tournament ... --records FILE`` writes them to a JSON
 Lines file.
 """
@@ -52,9 +52,10 @@ from spiel_game.rules import unknown_parameters_message
 
 from ..config import ConfigError, check_unit_count
 from ..registry import Summary, Unit, UnitOutput, register
-from ..tournament import (TournamentConfig, TournamentError, _load_game, check_agents,
-                          deal_records, deal_rows, play_block, seat_assignments,
-                          summary_table)
+from ..tournament import (AGENT_COLUMNS, PAIR_COLUMNS, TournamentConfig, TournamentError,
+                          _load_game, agent_sources, check_agents, deal_records, deal_rows,
+                          game_records, play_block, seat_assignments, summary_table,
+                          summary_tables)
 from ..tournament import summarize as tournament_summary
 
 __all__ = ["TournamentStudyConfig", "PROFILES", "game_params", "tournament_config", "check",
@@ -171,67 +172,16 @@ def run_unit(config: TournamentStudyConfig, unit: Unit) -> UnitOutput:
     return UnitOutput(rows, {"games": games})
 
 
-#: The columns of the ``agents`` and ``pairs`` tables.
-AGENT_COLUMNS = ("agent", "spec", "deals", "seat_assignments", "points_per_hand", "points_lo",
-                 "points_hi", "payoff", "payoff_lo", "payoff_hi", "seconds", "decisions",
-                 "ms_per_decision")
-PAIR_COLUMNS = ("a", "b", "a_spec", "b_spec", "payoff_difference", "payoff_lo", "payoff_hi",
-                "payoff_p_value", "points_difference", "points_lo", "points_hi",
-                "points_p_value")
-
-
 def summarize(config: TournamentStudyConfig, rows) -> Summary:
     """The tables ``agents`` and ``pairs`` and the markdown table, from the rows alone
     (the statistics of :func:`experiments.tournament.summarize`)."""
-    import pandas as pd
     records = deal_records(rows)
     s = tournament_summary(tournament_config(config, deals=len(records)), records)
-    agents = []
-    for i, (a, t) in enumerate(zip(s["agents"], s["timing"])):
-        p, z = a["points_per_hand"], a["zero_sum_payoff"]
-        agents.append({"agent": i, "spec": a["agent"], "deals": s["deals"],
-                       "seat_assignments": len(s["assignments"]),
-                       "points_per_hand": p["mean"], "points_lo": p["lo"], "points_hi": p["hi"],
-                       "payoff": z["mean"], "payoff_lo": z["lo"], "payoff_hi": z["hi"],
-                       "seconds": t["seconds"], "decisions": t["decisions"],
-                       "ms_per_decision": t["ms_per_decision"]})
-    pairs = []
-    k = len(config.agents)
-    index = [(i, j) for i in range(k) for j in range(i + 1, k)]    # summarize's order
-    for (i, j), p in zip(index, s["pairs"]):
-        z, q = p["payoff_difference"], p["points_difference"]
-        pairs.append({"a": i, "b": j, "a_spec": p["a"], "b_spec": p["b"],
-                      "payoff_difference": z["mean"], "payoff_lo": z["lo"],
-                      "payoff_hi": z["hi"], "payoff_p_value": z["p_value"],
-                      "points_difference": q["mean"], "points_lo": q["lo"],
-                      "points_hi": q["hi"], "points_p_value": q["p_value"]})
-    return Summary(tables={"agents": pd.DataFrame(agents, columns=list(AGENT_COLUMNS)),
-                           "pairs": pd.DataFrame(pairs, columns=list(PAIR_COLUMNS))},
-                   text=summary_table(s))
-
-
-def game_records(result) -> tuple[list, list[int]]:
-    """``(records, missing)`` of a loaded tournament run (:func:`experiments.runner.load`):
-    the :class:`spiel_game.records.GameRecord` of every deal and seat assignment, in
-    deal order (each shard checked against its recorded hash), and the deals whose
-    unit was saved without game records (by a version before they were kept)."""
-    from spiel_game.records import GameRecord
-    from .. import runner
-    got = runner.attachments(result, "games")
-    have = {i for i, _ in got}
-    records = [GameRecord.from_dict(g, origin=f"{result.path} unit {i}")
-               for i, games in got for g in games]
-    records.sort(key=lambda r: (r.info.get("deal", 0), r.info.get("assignment", 0)))
-    cfg = result.config or {}
-    if dataclasses.is_dataclass(cfg):
-        cfg = dataclasses.asdict(cfg)
-    per = int(cfg.get("deals_per_unit", 10))
-    total = int(cfg.get("deals", 0))
-    missing = [d for i in range(int(result.metadata.get("units", 0))) if i not in have
-               for d in range(i * per, min((i + 1) * per, total))]
-    return records, missing
+    agents, pairs = summary_tables(s)
+    return Summary(tables={"agents": agents, "pairs": pairs}, text=summary_table(s))
 
 
 register("tournament", TournamentStudyConfig, units, run_unit, summarize, profiles=PROFILES,
          description="duplicate-deal tournament between any agents (a tool, "
-                     "python -m experiments.tournament)", reproduce=False)
+                     "python -m experiments.tournament)", reproduce=False,
+         call_time_limit=lambda c: c.move_time_limit, sources=lambda c: agent_sources(c.agents))
