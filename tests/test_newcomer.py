@@ -8,7 +8,6 @@ import subprocess
 import sys
 
 import docs_snippets
-from conftest import ROOT
 
 BOT = '''"""My first bot: {what}."""
 import pyspiel
