@@ -57,6 +57,7 @@ shard. Errors in the configuration or the saved results print ``error: ...``
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -314,50 +315,100 @@ def _check_inputs(out: Path) -> bool:
     return not damaged
 
 
+class StepTimer:
+    """Wall-clock and CPU seconds of each step of a command (``with timer.step(name):``),
+    the CPU time of this process and of the child processes it waited for (the
+    runner's worker processes, the benchmarks, the figure scripts, LaTeX) together.
+    Each finished step prints ``=== NAME ... 12.3 s (CPU 20.1 s)``; :meth:`report`
+    prints them all with the total."""
+
+    def __init__(self):
+        self.steps: list[tuple[str, float, float]] = []
+        self._t0, self._c0 = time.perf_counter(), self.cpu()
+
+    @staticmethod
+    def cpu() -> float:
+        """CPU seconds (user + system) of this process and its reaped children so far."""
+        import resource
+        own = resource.getrusage(resource.RUSAGE_SELF)
+        kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+    @contextlib.contextmanager
+    def step(self, name: str):
+        t, c = time.perf_counter(), self.cpu()
+        try:
+            yield
+        finally:
+            wall, cpu = time.perf_counter() - t, self.cpu() - c
+            self.steps.append((name, wall, cpu))
+            print(f"=== {name} ... {wall:.1f} s (CPU {cpu:.1f} s)", flush=True)
+
+    def total(self) -> tuple[float, float]:
+        """(wall, CPU) seconds since the timer was made."""
+        return time.perf_counter() - self._t0, self.cpu() - self._c0
+
+    def report(self) -> str:
+        """Every step's wall-clock and CPU seconds, slowest first, and the total."""
+        wall, cpu = self.total()
+        lines = [f"{'step':<36} {'wall s':>8} {'CPU s':>8}"]
+        lines += [f"{n:<36} {w:>8.1f} {c:>8.1f}"
+                  for n, w, c in sorted(self.steps, key=lambda s: -s[1])]
+        lines.append(f"{'total':<36} {wall:>8.1f} {cpu:>8.1f}")
+        return "\n".join(lines)
+
+
 def cmd_reproduce(args) -> int:
-    t0 = time.perf_counter()
+    timer = StepTimer()
     out = Path(args.out) if args.out else runner.results_root() / args.profile
     failed = []
     for name, exp in registry.experiments().items():
         if not exp.reproduce:
             continue
         print(f"=== {name}", flush=True)
-        try:
-            runner.run(name, profile=args.profile, backend=args.backend, address=args.address,
-                       workers=args.workers, out=out, recompute_corrupt=args.recompute_corrupt,
-                       reuse_stale=args.reuse_stale,
-                       progress=not args.no_progress)
-        except runner.RunError as err:    # names the files and the remedy
-            print(f"experiment {name} failed: {err}", file=sys.stderr)
-            failed.append(f"experiment {name}")
-        except Exception as err:  # keep going: one broken experiment must not hide the rest
-            print(f"experiment {name} failed: {err!r}", file=sys.stderr)
-            failed.append(f"experiment {name}")
-    failed += [f"benchmark {b}" for b in run_benchmarks(out / "bench", args.profile != "paper")]
+        with timer.step(name):
+            try:
+                runner.run(name, profile=args.profile, backend=args.backend,
+                           address=args.address, workers=args.workers, out=out,
+                           recompute_corrupt=args.recompute_corrupt,
+                           reuse_stale=args.reuse_stale, progress=not args.no_progress)
+            except runner.RunError as err:    # names the files and the remedy
+                print(f"experiment {name} failed: {err}", file=sys.stderr)
+                failed.append(f"experiment {name}")
+            except Exception as err:  # keep going: one broken experiment must not hide the rest
+                print(f"experiment {name} failed: {err!r}", file=sys.stderr)
+                failed.append(f"experiment {name}")
+    failed += [f"benchmark {b}" for b in run_benchmarks(out / "bench", args.profile != "paper",
+                                                        timer=timer)]
     for mod in registry.discovery_errors():
         failed.append(f"import {mod}")
     print("=== paper figures and tables", flush=True)
     if _check_inputs(out):
         clean_generated()
-        failed += [f"script {s}" for s in run_paper_scripts(out)]
+        with timer.step("paper figures and tables"):
+            failed += [f"script {s}" for s in run_paper_scripts(out)]
         if not args.no_paper:
-            if build_paper(out) == "failed":
-                failed.append("paper build")
+            with timer.step("paper/main.pdf (LaTeX)"):
+                if build_paper(out) == "failed":
+                    failed.append("paper build")
     else:
         failed.append("damaged results")
-    print(f"results in {out} ({time.perf_counter() - t0:.0f} s)")
+    print(timer.report())
+    print(f"results in {out} ({timer.total()[0]:.0f} s)")
     if failed:
         print("FAILED: " + "; ".join(failed), file=sys.stderr)
         return 1
     return 0
 
 
-def run_benchmarks(folder: Path, quick: bool, names=None) -> list[str]:
+def run_benchmarks(folder: Path, quick: bool, names=None,
+                   timer: StepTimer | None = None) -> list[str]:
     """Run each benchmark of :mod:`experiments.bench` (``--quick`` when ``quick``), one
     after the other in its own process, writing ``folder/<name>.json``; a benchmark
-    whose file exists is kept (delete it to measure again). The names of those that
-    failed."""
+    whose file exists is kept (delete it to measure again). Each is a step of
+    ``timer`` when given. The names of those that failed."""
     from .bench import BENCHES
+    timer = timer or StepTimer()
     failed = []
     for name in names if names is not None else BENCHES:
         dst = folder / f"{name}.json"
@@ -369,7 +420,9 @@ def run_benchmarks(folder: Path, quick: bool, names=None) -> list[str]:
         cmd = [sys.executable, "-m", f"experiments.bench.{name}", "--out", str(out)]
         cmd += ["--quick"] if quick else []
         cmd += ["--no-progress"] if name == "search" else []
-        if subprocess.run(cmd, cwd=ROOT).returncode != 0:
+        with timer.step(f"benchmark {name}"):
+            rc = subprocess.run(cmd, cwd=ROOT).returncode
+        if rc != 0:
             print(f"benchmark {name} failed ({' '.join(cmd[1:])})", file=sys.stderr)
             failed.append(name)
     return failed

@@ -320,3 +320,25 @@ def test_ray_backend_gives_the_local_rows(tmp_path):
         ray.shutdown()
     assert files(remote.path) == files(local.path)
     assert remote.metadata["backend"] == "ray"
+
+
+def test_step_timer_prints_each_step_with_its_wall_and_cpu_seconds(capsys):
+    from experiments.__main__ import StepTimer
+    timer = StepTimer()
+    with timer.step("busy"):
+        t = time.process_time()
+        while time.process_time() - t < 0.2:
+            pass
+    with timer.step("child"):
+        subprocess.run([sys.executable, "-c", "import time\nt = time.process_time()\n"
+                        "while time.process_time() - t < 0.2: pass"], check=True)
+    with timer.step("idle"):
+        time.sleep(0.2)
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(" ... ")[0] for line in lines] == ["=== busy", "=== child", "=== idle"]
+    steps = {name: (wall, cpu) for name, wall, cpu in timer.steps}
+    assert steps["busy"][1] >= 0.2            # this process's CPU time
+    assert steps["child"][1] >= 0.2           # a waited-for child's CPU time counts
+    assert steps["idle"][0] >= 0.2 and steps["idle"][1] < 0.1
+    report = timer.report().splitlines()
+    assert report[-1].startswith("total") and {r.split()[0] for r in report[1:-1]} == set(steps)
