@@ -340,9 +340,12 @@ class StepTimer:
         try:
             yield
         finally:
-            wall, cpu = time.perf_counter() - t, self.cpu() - c
-            self.steps.append((name, wall, cpu))
-            print(f"=== {name} ... {wall:.1f} s (CPU {cpu:.1f} s)", flush=True)
+            self.add(name, time.perf_counter() - t, self.cpu() - c)
+
+    def add(self, name: str, wall: float, cpu: float) -> None:
+        """Record (and print) a step timed elsewhere, e.g. a process of :func:`side_by_side`."""
+        self.steps.append((name, wall, cpu))
+        print(f"=== {name} ... {wall:.1f} s (CPU {cpu:.1f} s)", flush=True)
 
     def total(self) -> tuple[float, float]:
         """(wall, CPU) seconds since the timer was made."""
@@ -358,13 +361,82 @@ class StepTimer:
         return "\n".join(lines)
 
 
+def side_by_side(commands: list[tuple[str, list[str]]], jobs: int,
+                 timer: StepTimer | None = None) -> list[str]:
+    """Run the ``(name, argv)`` commands, ``jobs`` at a time, each in its own process
+    (in the repository root) with its output held back and printed in one block when
+    it ends, followed by its wall-clock and CPU seconds (a step of ``timer``). On
+    Ctrl-C or SIGTERM the running ones get SIGTERM (a runner keeps its finished
+    units) and are waited for. The names of those that exited with an error."""
+    import tempfile
+    timer = timer or StepTimer()
+    pending, running, failed = list(commands), {}, []
+
+    def finish(pid, status, usage):
+        name, proc, log, t0 = running.pop(pid)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        log.seek(0)
+        sys.stdout.write(log.read().decode("utf-8", errors="replace"))
+        log.close()
+        timer.add(name, time.perf_counter() - t0, usage.ru_utime + usage.ru_stime)
+        if proc.returncode != 0:
+            print(f"{name} failed (exit status {proc.returncode}): "
+                  f"{' '.join(proc.args[1:])}", file=sys.stderr, flush=True)
+            failed.append(name)
+
+    try:
+        while pending or running:
+            while pending and len(running) < max(1, jobs):
+                name, argv = pending.pop(0)
+                print(f"=== {name} (started)", flush=True)
+                log = tempfile.TemporaryFile()
+                proc = subprocess.Popen(argv, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+                running[proc.pid] = (name, proc, log, time.perf_counter())
+            for pid in list(running):
+                got, status, usage = os.wait4(pid, os.WNOHANG)
+                if got:
+                    finish(pid, status, usage)
+            time.sleep(0.05)
+    finally:
+        for _, proc, _, _ in list(running.values()):
+            with contextlib.suppress(OSError):
+                proc.send_signal(signal.SIGTERM)
+        for pid in list(running):
+            _, status, usage = os.wait4(pid, 0)
+            finish(pid, status, usage)
+    return failed
+
+
+def _study_jobs(args) -> int:
+    """How many experiments ``reproduce`` runs at once: ``--jobs``, else 2 for the
+    quick profile on the local backend with two or more cores (each with
+    ``cores // 2`` workers), else 1 (in this process, each with ``--workers``)."""
+    jobs = getattr(args, "jobs", None)
+    if jobs is not None:
+        if jobs < 1:
+            raise ConfigError(f"--jobs {jobs}: allowed values are 1 or more")
+        return jobs
+    cores = os.cpu_count() or 1
+    return 2 if args.profile == "quick" and args.backend == "local" and cores >= 2 else 1
+
+
 def cmd_reproduce(args) -> int:
     timer = StepTimer()
     out = Path(args.out) if args.out else runner.results_root() / args.profile
     failed = []
-    for name, exp in registry.experiments().items():
-        if not exp.reproduce:
-            continue
+    names = [name for name, exp in registry.experiments().items() if exp.reproduce]
+    jobs = _study_jobs(args)
+    if jobs > 1:
+        workers = args.workers or max(1, (os.cpu_count() or 1) // jobs)
+        commands = [(name, [sys.executable, "-m", "experiments", "run", name,
+                            "--profile", args.profile, "--out", str(out), "--no-progress",
+                            "--backend", args.backend, "--workers", str(workers)]
+                     + (["--address", args.address] if args.address else [])
+                     + (["--recompute-corrupt"] if args.recompute_corrupt else []))
+                    for name in names]
+        failed += [f"experiment {n}" for n in side_by_side(commands, jobs, timer)]
+        names = []
+    for name in names:
         print(f"=== {name}", flush=True)
         with timer.step(name):
             try:
@@ -533,6 +605,10 @@ def main(argv=None) -> int:
     rep = sub.add_parser("reproduce", help="every experiment, figure and table; the paper")
     _add_exec_args(rep)
     rep.add_argument("--no-paper", action="store_true", help="do not build paper/main.pdf")
+    rep.add_argument("--jobs", type=int, default=None,
+                     help="experiments run at once, each in its own process (default 2 for "
+                          "the quick profile on two or more cores, else 1: one after the "
+                          "other in this process)")
     pa = sub.add_parser("paper", help="regenerate figures, tables and macros from saved "
                                       "results; build paper/main.pdf")
     pa.add_argument("--profile", default="quick")

@@ -342,3 +342,23 @@ def test_step_timer_prints_each_step_with_its_wall_and_cpu_seconds(capsys):
     assert steps["idle"][0] >= 0.2 and steps["idle"][1] < 0.1
     report = timer.report().splitlines()
     assert report[-1].startswith("total") and {r.split()[0] for r in report[1:-1]} == set(steps)
+
+
+def test_side_by_side_runs_commands_at_once_and_prints_each_output_in_one_block(capsys):
+    from experiments.__main__ import StepTimer, side_by_side
+    burn = ("import sys, time\nt = time.process_time()\n"
+            "while time.process_time() - t < 0.2: pass\n"
+            "for i in range(3): print(sys.argv[1], i, flush=True); time.sleep(0.05)\n"
+            "sys.exit(int(sys.argv[2]))")
+    timer = StepTimer()
+    cmds = [(name, [sys.executable, "-c", burn, name, rc])
+            for name, rc in (("a", "0"), ("b", "3"), ("c", "0"))]
+    assert side_by_side(cmds, 2, timer) == ["b"]
+    captured = capsys.readouterr()
+    lines = [x for x in captured.out.splitlines() if not x.endswith("(started)")]
+    for name in "abc":                    # each command's lines together, then its time
+        i = lines.index(f"{name} 0")
+        assert lines[i:i + 3] == [f"{name} 0", f"{name} 1", f"{name} 2"]
+        assert lines[i + 3].startswith(f"=== {name} ... ")
+    assert "b failed (exit status 3)" in captured.err
+    assert {n: c >= 0.2 for n, _, c in timer.steps} == {"a": True, "b": True, "c": True}
