@@ -407,6 +407,11 @@ def side_by_side(commands: list[tuple[str, list[str]]], jobs: int,
     return failed
 
 
+#: The quick profile's longest experiments, started first when ``reproduce`` runs
+#: experiments side by side (the others fill the second process meanwhile).
+SLOW_FIRST = ("ladder", "abr", "passing_metagame_11", "passing_metagame")
+
+
 def _study_jobs(args) -> int:
     """How many experiments ``reproduce`` runs at once: ``--jobs``, else 2 for the
     quick profile on the local backend with two or more cores (each with
@@ -427,6 +432,7 @@ def cmd_reproduce(args) -> int:
     names = [name for name, exp in registry.experiments().items() if exp.reproduce]
     jobs = _study_jobs(args)
     if jobs > 1:
+        names.sort(key=lambda n: SLOW_FIRST.index(n) if n in SLOW_FIRST else len(SLOW_FIRST))
         workers = args.workers or max(1, (os.cpu_count() or 1) // jobs)
         commands = [(name, [sys.executable, "-m", "experiments", "run", name,
                             "--profile", args.profile, "--out", str(out), "--no-progress",

@@ -40,7 +40,7 @@ def test_units_are_blocks_of_every_step_and_budget():
     assert sum(u["deals"] for u in sweep) == 50 and sweep[0]["iterations"] == 10000
     assert ladder.units(config) == units
     quick = get("ladder").config("quick")
-    assert quick == ladder.PROFILES["quick"] and quick.deals == 40 and quick.sweep == (100, 300)
+    assert quick == ladder.PROFILES["quick"] and quick.deals == 10 and quick.sweep == (100, 300)
 
 
 def test_a_tiny_ladder_gives_the_gains_of_whole_tournaments(tmp_path):
