@@ -7,7 +7,7 @@
         [--set key=value ...] [--out DIR] [--fresh] [--recompute-corrupt] [--reuse-stale]
         [--no-progress]
     python -m experiments reproduce [--profile quick|paper] [--out DIR] [--backend ...]
-        [--workers N] [--recompute-corrupt] [--reuse-stale] [--no-paper]
+        [--workers N] [--jobs N] [--recompute-corrupt] [--reuse-stale] [--no-paper]
     python -m experiments paper [--profile quick|paper] [--out DIR] [--no-build]
     python -m experiments ship [--src results/paper] [--dst paper/results] [--only STUDY ...]
     python -m experiments check [--quick results/quick] [--paper paper/results] [--run]
@@ -29,6 +29,11 @@ here, naming the files), then runs every script in ``paper/figures/`` and
 ``paper/main.pdf`` when LaTeX is installed (else it prints the command that
 installs it); a build from the shipped paper-profile results is also copied to
 the committed ``paper/cancellation-hearts.pdf`` (no other build touches it).
+The quick profile runs two experiments at once (``--jobs``; each in its own
+process with one worker, the longest first, sharing numba's on-disk cache of
+compiled kernels); every experiment, benchmark, the figure scripts and LaTeX
+print one line with their wall-clock and CPU seconds, and a table of them ends
+the output.
 ``paper`` does the last three steps only, from saved results:
 ``results/<profile>``, except that ``--profile paper`` reads the shipped
 ``paper/results/`` (checked against its ``SHA256SUMS``,
@@ -438,7 +443,8 @@ def cmd_reproduce(args) -> int:
                             "--profile", args.profile, "--out", str(out), "--no-progress",
                             "--backend", args.backend, "--workers", str(workers)]
                      + (["--address", args.address] if args.address else [])
-                     + (["--recompute-corrupt"] if args.recompute_corrupt else []))
+                     + (["--recompute-corrupt"] if args.recompute_corrupt else [])
+                     + (["--reuse-stale"] if getattr(args, "reuse_stale", False) else []))
                     for name in names]
         failed += [f"experiment {n}" for n in side_by_side(commands, jobs, timer)]
         names = []
