@@ -107,9 +107,10 @@ PROFILES = {
 #: Eleven players (see the module docstring for the design).
 QUICK_11_CONVENTIONS = ("dump_points", "void_short", "low", "expert")
 #: ``workers=1``: the simulator's serial kernel, faster on the meta-game's many
-#: small batches (4,004 calls of 40 hands in quick) than two threads.
+#: small batches (4,004 calls of 40 hands in quick) than two threads. The quick
+#: rollout best response (a first look) plays 16 deals.
 PROFILES_11 = {
-    "quick": MetagameConfig(players=11, conventions=QUICK_11_CONVENTIONS, deals=40, br_deals=40,
+    "quick": MetagameConfig(players=11, conventions=QUICK_11_CONVENTIONS, deals=40, br_deals=16,
                             br_samples=8, bootstrap=40, workers=1),
     "paper": MetagameConfig(players=11, deals=200, br_deals=1500, br_samples=16, bootstrap=500,
                             workers=1),
