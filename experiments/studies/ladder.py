@@ -84,7 +84,7 @@ class LadderConfig:
 
 PROFILES = {
     # A first look: the paper's rungs and budgets on 10 deals (x 2 seatings; about
-    # 25 s of computation on one idle core once numba's kernels are compiled); its
+    # 35 s of CPU once numba's kernels are compiled, 70 s from a fresh clone); its
     # power is low: the paper profile is the one that establishes the ladder. The
     # quick sweep (two small budgets, 6 deals) only exercises the pipeline.
     "quick": LadderConfig(deals=10, sweep=(100, 300), sweep_deals=6),
