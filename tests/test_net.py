@@ -206,8 +206,8 @@ def test_bad_checkpoints_give_clear_errors(tmp_path, small_ckpt):
     game = _game(6)
     with pytest.raises(AgentSpecError, match="does not exist"):
         make_agent(f"network(checkpoint={str(tmp_path / 'nope.npz')!r})", game, 0)
-    with pytest.raises(AgentSpecError, match="checkpoint=None"):
-        make_agent("network", game, 0)
+    with pytest.raises(AgentSpecError, match="checkpoint='': no shipped model ''"):
+        make_agent("network(checkpoint='')", game, 0)      # (no checkpoint: the shipped one)
     junk = tmp_path / "junk.npz"
     junk.write_bytes(b"not a zip file")
     with pytest.raises(AgentSpecError, match="not a readable .npz"):

@@ -1,0 +1,65 @@
+"""Write the xinxin comparison in the form the paper reads, for shipping.
+
+``python research/scripts/xinxin_paper.py INTERIM_JSON OUT`` reads the cells
+of ``research/scripts/xinxin_interim.py --json`` and writes
+``OUT/xinxin/gains.csv`` (the columns of :data:`experiments.external.COLUMNS`:
+our agent with its passing condition, xinxin's spec, players, deals, seatings,
+our zero-sum payoff minus xinxin's with its 95% interval and p-value) and
+``OUT/xinxin/metadata.json`` (profile ``paper``, the commit, the machine, the
+cells' runs and deal counts). Then ``python -m experiments ship --src OUT
+--only xinxin`` adds it to ``paper/results/``.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import json
+import platform
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from experiments.external import COLUMNS  # noqa: E402
+from spiel_game.provenance import git_commit, package_versions  # noqa: E402
+
+PASSING = {"nopass": "no passing", "pass": "3-card pass"}
+XINXIN = "xinxin(simulations=10000, worlds=30)"
+
+
+def main(argv=None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    cells = json.loads(Path(args[0]).read_text())
+    out = Path(args[1]) / "xinxin"
+    out.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for name, cell in cells.items():
+        g = cell["payoff_ours_minus_xinxin"]
+        rows.append({"agent": f"{cell['ours']}, {PASSING[name.rsplit('_', 1)[1]]}",
+                     "opponent": XINXIN, "players": 4, "deals": cell["deals"],
+                     "seatings": 2, "gain": f"{g['mean']:.6f}", "gain_lo": f"{g['lo']:.6f}",
+                     "gain_hi": f"{g['hi']:.6f}", "p_value": f"{g['p_value']:.6g}"})
+    with open(out / "gains.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(COLUMNS))
+        w.writeheader()
+        w.writerows(rows)
+    now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    meta = {"experiment": "xinxin", "profile": "paper", "git_commit": git_commit(),
+            "machine": f"{platform.machine()}, {platform.node()}", "started": None,
+            "finished": now, "rows": len(rows), "versions": package_versions(),
+            "note": "interim: the cells' runs were stopped before 300 deals; research/xinxin/",
+            "cells": {k: {"run": v["run"], "deals": v["deals"], "ours": v["ours"]}
+                      for k, v in cells.items()}}
+    (out / "metadata.json").write_text(json.dumps(meta, indent=1) + "\n")
+    print(f"wrote {out / 'gains.csv'} ({len(rows)} comparisons)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
