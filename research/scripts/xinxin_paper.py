@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import json
+import os
 import platform
 import sys
 from pathlib import Path
@@ -51,7 +52,8 @@ def main(argv=None) -> int:
         w.writerows(rows)
     now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     meta = {"experiment": "xinxin", "profile": "paper", "git_commit": git_commit(),
-            "machine": f"{platform.machine()}, {platform.node()}", "started": None,
+            "machine": {"platform": platform.platform(), "cpus": os.cpu_count()},
+            "started": None,
             "finished": now, "rows": len(rows), "versions": package_versions(),
             "note": "interim: the cells' runs were stopped before 300 deals; research/xinxin/",
             "cells": {k: {"run": v["run"], "deals": v["deals"], "ours": v["ours"]}
