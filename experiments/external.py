@@ -20,11 +20,30 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["COLUMNS", "paper_macros"]
+__all__ = ["COLUMNS", "paper_macros", "split_agent"]
 
 #: The columns ``xinxin/gains.csv`` must have.
 COLUMNS = ("agent", "opponent", "players", "deals", "seatings", "gain", "gain_lo", "gain_hi",
            "p_value")
+
+
+def split_agent(agent: str) -> tuple[str, str]:
+    """The table's agent and passing cells of a ``gains.csv`` agent field
+    (``"<spec>, <passing>"``): ``"ismcts(time_limit=0.15, ...), 3-card pass"``
+    gives ``("ISMCTS, 0.15 s", "3-card")``; a spec without a time limit prints
+    whole, in typewriter type."""
+    import re
+
+    from .macros import tt
+
+    spec, _, passing = agent.rpartition(", ")
+    if not spec or "pass" not in passing:
+        spec, passing = agent, ""
+    name = spec.split("(", 1)[0]
+    limit = re.search(r"time_limit=([0-9.]+)", spec)
+    label = (f"{'ISMCTS' if name == 'ismcts' else tt(name)}, {limit.group(1)}\\,s" if limit
+             else tt(spec))
+    return label, {"no passing": "none", "3-card pass": "3-card"}.get(passing, passing)
 
 
 def _rows(results: Path) -> list[dict]:
@@ -41,9 +60,9 @@ def _rows(results: Path) -> list[dict]:
 
 def paper_macros(m, results: Path, bench: Path) -> None:
     """``\\ifXinxin`` (the results exist), ``\\XinxinRows`` (table body: agent,
-    deals x seatings, gain, 95% interval, p; or one "not yet measured" row) and
+    passing, deals, gain, 95% interval, p; or one "not yet measured" row) and
     ``\\XinxinCount`` (comparisons) (:mod:`experiments.macros`)."""
-    from .macros import interval, pvalue, signed, thousands, tt
+    from .macros import interval, pvalue, signed, thousands
 
     def present() -> bool:
         return bool(_rows(results))
@@ -54,14 +73,14 @@ def paper_macros(m, results: Path, bench: Path) -> None:
     except (OSError, ValueError, KeyError):
         rows = []
     if not rows:
-        m.add("XinxinRows", lambda: r"\multicolumn{5}{l}{not yet measured} \\", str,
+        m.add("XinxinRows", lambda: r"\multicolumn{6}{l}{not yet measured} \\", str,
               "table rows of the xinxin comparison (none yet)")
         m.not_run("XinxinCount", "comparisons with xinxin")
         return
 
     def line(r: dict) -> str:
-        return " & ".join([tt(r["agent"]), f"{thousands(int(r['deals']))} $\\times$ "
-                           f"{int(r['seatings'])}", signed(r["gain"]),
+        agent, passing = split_agent(r["agent"])
+        return " & ".join([agent, passing, thousands(int(r["deals"])), signed(r["gain"]),
                            interval(r["gain_lo"], r["gain_hi"]), pvalue(r["p_value"])])
     m.add_rows("XinxinRows", lambda: rows, line, "table rows: our agents against xinxin")
     m.add("XinxinCount", lambda: len(rows), str, "comparisons with xinxin")

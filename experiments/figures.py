@@ -25,9 +25,12 @@ two-column main text) or :data:`TEXT_WIDTH` (both columns, or the
 single-column appendix), in inches. :func:`figure_main` sets the paper's
 style (:data:`STYLE`: every font :data:`MIN_FONT_PT` points or larger) before
 drawing, and :func:`save` refuses a figure whose saved width exceeds
-:data:`TEXT_WIDTH` or that holds visible text smaller than
-:data:`MIN_FONT_PT` (ValueError naming the text), so what the PDF prints is
-what was checked.
+:data:`TEXT_WIDTH`, that holds visible text smaller than :data:`MIN_FONT_PT`
+(superscripts and subscripts of math text included: they print at 70% of
+their font size), or whose legend covers data (:func:`check_legends`): a
+ValueError naming the text or the legend, so what the PDF prints is what was
+checked. Log axes get plain-text tick labels (``0.01``, ``1e-5``: :func:`plain_log_ticks`)
+instead of matplotlib's ``10^{-2}``, whose exponents print below the minimum.
 """
 
 from __future__ import annotations
@@ -42,7 +45,8 @@ import matplotlib
 matplotlib.use("Agg")                   # files only, no display
 
 __all__ = ["Job", "figure_main", "save", "DEFAULT_RESULTS", "COLUMN_WIDTH", "TEXT_WIDTH",
-           "MIN_FONT_PT", "STYLE", "apply_style", "check_print_size", "COLORS"]
+           "MIN_FONT_PT", "STYLE", "apply_style", "check_print_size", "check_legends",
+           "plain_log_ticks", "COLORS"]
 
 #: The results folder a script reads when given none.
 DEFAULT_RESULTS = Path("results/quick")
@@ -72,20 +76,115 @@ def apply_style() -> None:
     matplotlib.rcParams["axes.prop_cycle"] = cycler(color=list(COLORS))
 
 
+#: Math text prints superscripts and subscripts at this fraction of the font size
+#: (matplotlib's mathtext shrink factor).
+SCRIPT_SHRINK = 0.7
+
+
+def _printed_size(text) -> float:
+    """The smallest size, in points, at which a Text artist prints its characters."""
+    size = text.get_fontsize()
+    s = text.get_text()
+    math = s.split("$")[1::2] if s.count("$") >= 2 else []
+    if any("^" in m or "_" in m for m in math):
+        size *= SCRIPT_SHRINK
+    return size
+
+
 def check_print_size(fig, name: str = "figure") -> None:
     """Raise ValueError when ``fig`` is wider than :data:`TEXT_WIDTH` inches or shows
-    text smaller than :data:`MIN_FONT_PT` points (the paper prints it unscaled)."""
+    text (tick labels included) smaller than :data:`MIN_FONT_PT` points at print
+    size (the paper prints it unscaled)."""
     from matplotlib.text import Text
 
     width = fig.get_size_inches()[0]
     if width > TEXT_WIDTH + 1e-6:
         raise ValueError(f"{name}: {width:.2f} in wide; the paper prints at most "
                          f"{TEXT_WIDTH} in (TEXT_WIDTH)")
-    small = sorted({(t.get_text(), t.get_fontsize()) for t in fig.findobj(Text)
+    fig.canvas.draw()                   # tick labels get their text when drawn
+    small = sorted({(t.get_text(), round(_printed_size(t), 2)) for t in fig.findobj(Text)
                     if t.get_visible() and t.get_text().strip()
-                    and t.get_fontsize() < MIN_FONT_PT - 1e-6})
+                    and _printed_size(t) < MIN_FONT_PT - 1e-6})
     if small:
         raise ValueError(f"{name}: text below {MIN_FONT_PT} pt at print size: {small[:5]}")
+
+
+def check_legends(fig, name: str = "figure") -> None:
+    """Raise ValueError when two legends overlap, or a legend drawn inside an
+    axes covers its data: a line, marker, error bar, bar or shaded band of
+    that axes drawn in data coordinates (reference lines such as ``axhline``
+    may pass under a legend)."""
+    from matplotlib.collections import Collection
+
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    legends = [*fig.legends, *(ax.get_legend() for ax in fig.axes)]
+    boxes = [lg.get_window_extent(renderer) for lg in legends
+             if lg is not None and lg.get_visible()]
+    for a in range(len(boxes)):
+        for b in range(a + 1, len(boxes)):
+            if boxes[a].overlaps(boxes[b]):
+                raise ValueError(f"{name}: two legends overlap; give each its own place")
+    for i, ax in enumerate(fig.axes):
+        legend = ax.get_legend()
+        if legend is None or not legend.get_visible():
+            continue
+        box = legend.get_window_extent(renderer)
+        if not box.overlaps(ax.get_window_extent(renderer)):
+            continue                    # placed outside the axes
+        covered = []
+        for line in ax.lines:
+            if not line.get_visible() or line.get_transform() != ax.transData:
+                continue
+            path = line.get_transform().transform_path(line.get_path())
+            if line.get_linestyle() in ("None", "", " ", "none"):
+                hit = any(box.contains(x, y) for x, y in path.vertices)
+            else:
+                hit = path.intersects_bbox(box, filled=False)
+            if hit:
+                covered.append(line.get_label())
+        for artist in [*ax.collections, *ax.patches]:
+            if not artist.get_visible():
+                continue
+            if isinstance(artist, Collection):
+                t = artist.get_transform()
+                paths = [t.transform_path(p) for p in artist.get_paths()]
+            else:
+                paths = [artist.get_transform().transform_path(artist.get_path())]
+            if any(p.intersects_bbox(box, filled=True) for p in paths):
+                label = artist.get_label()
+                covered.append(type(artist).__name__ if label.startswith("_") else label)
+        if covered:
+            title = ax.get_title() or f"axes {i}"
+            raise ValueError(f"{name}: the legend of {title!r} covers data "
+                             f"({', '.join(sorted(set(covered)))[:200]}); place it where "
+                             f"no data is drawn, e.g. outside the axes")
+
+
+def plain_log_ticks(fig) -> None:
+    """Give every log axis of ``fig`` plain-text tick labels at the full font
+    size (``0.001``, ``10``, ``1e-5``, ``1e6``) instead of ``10^{n}`` math text."""
+    from matplotlib.ticker import LogFormatter, LogFormatterSciNotation
+
+    class PlainLogFormatter(LogFormatter):
+        def _num_to_string(self, x, vmin, vmax):
+            if x == 0:
+                return "0"
+            if 1e-4 <= abs(x) < 1e5:
+                return f"{x:g}"
+            mantissa, exponent = f"{x:.0e}".split("e")
+            return f"{mantissa}e{int(exponent)}"
+
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            if axis.get_scale() != "log":
+                continue
+            if isinstance(axis.get_major_formatter(), LogFormatterSciNotation):
+                axis.set_major_formatter(PlainLogFormatter(axis._scale.base))
+            minor = axis.get_minor_formatter()
+            if isinstance(minor, LogFormatterSciNotation):
+                axis.set_minor_formatter(PlainLogFormatter(axis._scale.base,
+                                                           labelOnlyBase=minor.labelOnlyBase))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -105,10 +204,13 @@ class Job:
 
 
 def save(fig, out_dir: Path, name: str) -> list[Path]:
-    """Write ``fig`` as ``out_dir/name.pdf`` and ``.png`` and close it."""
+    """Write ``fig`` as ``out_dir/name.pdf`` and ``.png`` and close it, after
+    :func:`plain_log_ticks`, :func:`check_print_size` and :func:`check_legends`."""
     import matplotlib.pyplot as plt
 
+    plain_log_ticks(fig)
     check_print_size(fig, name)
+    check_legends(fig, name)
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = []
     for ext in ("pdf", "png"):

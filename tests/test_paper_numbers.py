@@ -108,3 +108,53 @@ def test_save_refuses_a_figure_too_wide_or_with_text_too_small(tmp_path):
     fig, ax = plt.subplots(figsize=(3, 2))
     ax.set_title("fine")
     assert [p.suffix for p in save(fig, tmp_path, "fine")] == [".pdf", ".png"]
+
+
+def test_save_refuses_math_superscripts_below_the_minimum(tmp_path):
+    import matplotlib.pyplot as plt
+
+    from experiments.figures import apply_style, save
+    apply_style()
+    fig, ax = plt.subplots(figsize=(3, 2))
+    ax.set_title(r"cost $10^{-2}$")               # the exponent prints at 70%: 5.6 pt
+    with pytest.raises(ValueError, match="below 8.0 pt"):
+        save(fig, tmp_path, "superscript")
+
+
+def test_save_gives_log_axes_plain_tick_labels(tmp_path):
+    import matplotlib.pyplot as plt
+
+    from experiments.figures import apply_style, plain_log_ticks, save
+    apply_style()
+    fig, ax = plt.subplots(figsize=(3, 2))
+    ax.plot([1, 1e6], [1e-6, 10])
+    ax.set(xscale="log", yscale="log")
+    plain_log_ticks(fig)
+    fig.canvas.draw()
+    labels = {t.get_text() for t in ax.get_xticklabels() + ax.get_yticklabels()}
+    assert {"1", "100", "1e6", "0.01"} <= labels, labels
+    assert any(s.replace("\u2212", "-").startswith("1e-") for s in labels), labels
+    assert not any("$" in s for s in labels)
+    assert save(fig, tmp_path, "log")                # and the page check passes
+
+
+def test_save_refuses_a_legend_over_the_data(tmp_path):
+    import matplotlib.pyplot as plt
+
+    from experiments.figures import apply_style, save
+    apply_style()
+    fig, ax = plt.subplots(figsize=(3, 2))
+    ax.plot(range(10), [5] * 10, label="flat line")  # runs right through the legend
+    ax.legend(loc="center")
+    with pytest.raises(ValueError, match="covers data.*flat line"):
+        save(fig, tmp_path, "covered")
+    fig, ax = plt.subplots(figsize=(3, 2))
+    ax.errorbar([0, 1], [0, 1], yerr=[0.1, 0.1], fmt="o", label="points")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2))   # below the axes
+    assert save(fig, tmp_path, "below")
+    fig, ax = plt.subplots(figsize=(3, 2))
+    ax.plot([0, 1], [0, 1], label="a")
+    fig.legend(loc="center")
+    ax.legend(loc="center")
+    with pytest.raises(ValueError, match="two legends overlap"):
+        save(fig, tmp_path, "twice")

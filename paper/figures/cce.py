@@ -50,7 +50,8 @@ def draw(results: Path) -> dict:
     """``{"cce": figure}`` from the rows of one run."""
     rows = load(results)
     deals = list(dict.fromkeys(rows.deal))
-    fig, axes = plt.subplots(len(deals), 2, figsize=(TEXT_WIDTH, 2.15 * len(deals)), squeeze=False,
+    fig, axes = plt.subplots(len(deals), 2, figsize=(TEXT_WIDTH, 1.95 * len(deals) + 1.2),
+                             squeeze=False,
                              layout="constrained")
     for (left, right), deal in zip(axes, deals):
         d = rows[rows.deal == deal]
@@ -80,8 +81,11 @@ def draw(results: Path) -> dict:
         for ax in (left, right):
             ax.set(xscale="log", yscale="log", xlabel="iterations")
             ax.grid(alpha=0.3, which="both", lw=0.4)
-    axes[0][0].legend()
-    axes[0][1].legend()
+    # The legends go below the panels (left column's on the left, right column's
+    # on the right): inside, they would cover the lines.
+    for column in (0, 1):
+        axes[-1][column].legend(*axes[0][column].get_legend_handles_labels(),
+                                loc="upper center", bbox_to_anchor=(0.5, -0.3))
     return {"cce": fig}
 
 

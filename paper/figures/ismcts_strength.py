@@ -49,7 +49,7 @@ def draw(results: Path) -> dict:
         ax.bar([np.nan], [np.nan], color=colour[n], label=f"{n} players")
     if not all(holds):
         ax.bar([np.nan], [np.nan], color="w", hatch="///", edgecolor="k", label="not significant")
-    ax.legend(loc="upper right")
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=3)  # off the bars
     ax.axhline(0, color="k", lw=0.6)
     ax.set_xticks(x, labels)
     ax.set_ylabel("gain of the stronger agent\n(points/hand, 95% CI)")

@@ -28,7 +28,7 @@ STYLE = {"balanced": dict(color="tab:blue", marker="o"),
 
 
 def draw(summary: pd.DataFrame, seats: pd.DataFrame):
-    fig, axes = plt.subplots(1, 3, figsize=(TEXT_WIDTH, 3.2), layout="constrained")
+    fig, axes = plt.subplots(1, 3, figsize=(TEXT_WIDTH, 3.6), layout="constrained")
     two = summary[summary.packs == 2]
     for deck, g in two.groupby("deck", sort=False):
         axes[0].errorbar(g.players, g.seat_spread, yerr=g.ci95_max, capsize=2, label=deck,
@@ -47,7 +47,7 @@ def draw(summary: pd.DataFrame, seats: pd.DataFrame):
                          fmt="^", color="tab:green", capsize=2, label="balanced, 3 packs")
     axes[0].set(xlabel="players", ylabel="best - worst seat (points)", title="(a) seat spread")
     axes[2].set(xlabel="players", ylabel="success rate", title="(c) Aardvark success")
-    for name, color in (("balanced 6", "tab:blue"), ("balanced 11", "tab:purple")):
+    for name, color in (("balanced 6", "#D55E00"), ("balanced 11", "#CC79A7")):
         g = seats[seats.configuration == name]
         if len(g):
             axes[1].errorbar(g.seat, g.mean_points - g.mean_points.mean(), yerr=g.ci95,
@@ -56,8 +56,10 @@ def draw(summary: pd.DataFrame, seats: pd.DataFrame):
     axes[1].set(xlabel="seat (0 = left of the dealer)", ylabel="mean points - table mean",
                 title="(b) points by seat")
     for ax in axes:
-        ax.legend()
         ax.grid(alpha=0.3)
+    # Legends below the panels, off the data: (a) and (c) share theirs.
+    axes[0].legend(loc="upper center", bbox_to_anchor=(0.5, -0.2))
+    axes[1].legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), title="seats of")
     hands = int(summary.hands.iloc[0])
     fig.suptitle(f"Random play, {hands:,} hands per configuration")
     return fig

@@ -136,7 +136,7 @@ def rows(bench: dict) -> list[tuple[str, str, str, str, str]]:
                  + ("same value" if nc["abs_difference"] < 1e-12
                     else f"values differ by ${_sci(nc['abs_difference'])}$")
                  + ")",
-                 _s(nc["ours_s"]), "OpenSpiel Python " + _tt("exploitability.nash_conv"),
+                 _s(nc["ours_s"]), "OpenSpiel Python " + _tt("nash_conv"),
                  _s(nc["theirs_s"]), faster(nc["speedup"]))]
     return out
 
