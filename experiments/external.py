@@ -8,7 +8,10 @@ columns
 ``agent`` (our agent's spec), ``opponent`` (xinxin's spec), ``players``,
 ``deals``, ``seatings``, ``gain``, ``gain_lo``, ``gain_hi`` (our agent's
 zero-sum payoff minus xinxin's, points per hand, 95% t interval over
-duplicate deals) and ``p_value`` (paired t-test, two-sided),
+duplicate deals) and ``p_value`` (paired t-test, two-sided), and optionally
+``ms_ours`` and ``ms_xinxin`` (each agent's mean thinking time per decision
+in the runs, milliseconds) and ``cell`` (a name such as ``eq_pass``: the
+text's macros ``\\Xinxin<Cell>Gain`` and the like, :func:`paper_macros`),
 
 and optionally ``RESULTS/xinxin/metadata.json`` (the provenance table reads
 it like any study's). Until that file exists the paper prints "not yet
@@ -20,11 +23,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["COLUMNS", "paper_macros", "split_agent"]
+__all__ = ["COLUMNS", "OPTIONAL", "paper_macros", "split_agent"]
 
 #: The columns ``xinxin/gains.csv`` must have.
 COLUMNS = ("agent", "opponent", "players", "deals", "seatings", "gain", "gain_lo", "gain_hi",
            "p_value")
+#: Columns ``xinxin/gains.csv`` may have: thinking time per decision (ms).
+OPTIONAL = ("ms_ours", "ms_xinxin", "cell")
 
 
 def split_agent(agent: str) -> tuple[str, str]:
@@ -60,8 +65,11 @@ def _rows(results: Path) -> list[dict]:
 
 def paper_macros(m, results: Path, bench: Path) -> None:
     """``\\ifXinxin`` (the results exist), ``\\XinxinRows`` (table body: agent,
-    passing, deals, gain, 95% interval, p; or one "not yet measured" row) and
-    ``\\XinxinCount`` (comparisons) (:mod:`experiments.macros`)."""
+    passing, deals, ms per decision ours/xinxin, gain, 95% interval, p; or one
+    "not yet measured" row) and
+    ``\\XinxinCount`` (comparisons), and for each row with a ``cell`` name
+    ``\\Xinxin<Cell>Deals``, ``Gain``, ``Lo``, ``Hi``, ``P``, ``MsOurs`` and
+    ``MsXinxin`` (``eq_pass`` gives ``\\XinxinEqPassGain``) (:mod:`experiments.macros`)."""
     from .macros import interval, pvalue, signed, thousands
 
     def present() -> bool:
@@ -73,14 +81,31 @@ def paper_macros(m, results: Path, bench: Path) -> None:
     except (OSError, ValueError, KeyError):
         rows = []
     if not rows:
-        m.add("XinxinRows", lambda: r"\multicolumn{6}{l}{not yet measured} \\", str,
+        m.add("XinxinRows", lambda: r"\multicolumn{7}{l}{not yet measured} \\", str,
               "table rows of the xinxin comparison (none yet)")
         m.not_run("XinxinCount", "comparisons with xinxin")
         return
 
     def line(r: dict) -> str:
         agent, passing = split_agent(r["agent"])
-        return " & ".join([agent, passing, thousands(int(r["deals"])), signed(r["gain"]),
+        ms = (f"{float(r['ms_ours']):.0f}/{float(r['ms_xinxin']):.0f}"
+              if r.get("ms_ours") and r.get("ms_xinxin") else "--")
+        return " & ".join([agent, passing, thousands(int(r["deals"])), ms, signed(r["gain"]),
                            interval(r["gain_lo"], r["gain_hi"]), pvalue(r["p_value"])])
     m.add_rows("XinxinRows", lambda: rows, line, "table rows: our agents against xinxin")
     m.add("XinxinCount", lambda: len(rows), str, "comparisons with xinxin")
+    for r in rows:                      # the text's numbers, per named cell
+        if not r.get("cell"):
+            continue
+        key = "Xinxin" + "".join(w.capitalize() for w in r["cell"].split("_"))
+        what = f"xinxin cell {r['cell']}"
+        m.add(f"{key}Deals", lambda r=r: int(r["deals"]), thousands, f"{what}: deals")
+        m.add(f"{key}Gain", lambda r=r: float(r["gain"]), signed, f"{what}: gain")
+        m.add(f"{key}Lo", lambda r=r: float(r["gain_lo"]), signed, f"{what}: 95% low")
+        m.add(f"{key}Hi", lambda r=r: float(r["gain_hi"]), signed, f"{what}: 95% high")
+        m.add(f"{key}P", lambda r=r: float(r["p_value"]), pvalue, f"{what}: p")
+        if r.get("ms_ours") and r.get("ms_xinxin"):
+            m.add(f"{key}MsOurs", lambda r=r: float(r["ms_ours"]), lambda x: f"{x:.0f}",
+                  f"{what}: our ms per decision")
+            m.add(f"{key}MsXinxin", lambda r=r: float(r["ms_xinxin"]), lambda x: f"{x:.0f}",
+                  f"{what}: xinxin's ms per decision")

@@ -4,7 +4,8 @@
 of ``research/scripts/xinxin_interim.py --json`` and writes
 ``OUT/xinxin/gains.csv`` (the columns of :data:`experiments.external.COLUMNS`:
 our agent with its passing condition, xinxin's spec, players, deals, seatings,
-our zero-sum payoff minus xinxin's with its 95% interval and p-value) and
+our zero-sum payoff minus xinxin's with its 95% interval and p-value, and
+both agents' mean thinking time per decision in ms) and
 ``OUT/xinxin/metadata.json`` (profile ``paper``, the commit, the machine, the
 cells' runs and deal counts). Then ``python -m experiments ship --src OUT
 --only xinxin`` adds it to ``paper/results/``.
@@ -24,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from experiments.external import COLUMNS  # noqa: E402
+from experiments.external import COLUMNS, OPTIONAL  # noqa: E402
 from spiel_game.provenance import git_commit, package_versions  # noqa: E402
 
 PASSING = {"nopass": "no passing", "pass": "3-card pass"}
@@ -41,13 +42,18 @@ def main(argv=None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     rows = []
     for name, cell in cells.items():
+        if cell is None:                # a cell with no finished deal yet
+            continue
         g = cell["payoff_ours_minus_xinxin"]
-        rows.append({"agent": f"{cell['ours']}, {PASSING[name.rsplit('_', 1)[1]]}",
+        passing = "nopass" if "nopass" in name else "pass"
+        rows.append({"agent": f"{cell['ours']}, {PASSING[passing]}",
                      "opponent": XINXIN, "players": 4, "deals": cell["deals"],
                      "seatings": 2, "gain": f"{g['mean']:.6f}", "gain_lo": f"{g['lo']:.6f}",
-                     "gain_hi": f"{g['hi']:.6f}", "p_value": f"{g['p_value']:.6g}"})
+                     "gain_hi": f"{g['hi']:.6f}", "p_value": f"{g['p_value']:.6g}",
+                     "ms_ours": f"{cell['ms_per_decision']['ours']:.1f}",
+                     "ms_xinxin": f"{cell['ms_per_decision']['xinxin']:.1f}", "cell": name})
     with open(out / "gains.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(COLUMNS))
+        w = csv.DictWriter(f, fieldnames=[*COLUMNS, *OPTIONAL])
         w.writeheader()
         w.writerows(rows)
     now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
@@ -55,9 +61,11 @@ def main(argv=None) -> int:
             "machine": {"platform": platform.platform(), "cpus": os.cpu_count()},
             "started": None,
             "finished": now, "rows": len(rows), "versions": package_versions(),
-            "note": "interim: the cells' runs were stopped before 300 deals; research/xinxin/",
+            "note": ("cells with fewer than 300 deals are interim; research/xinxin/"
+                     if any(c and c["deals"] < 300 for c in cells.values())
+                     else "every cell finished its 300 deals; research/xinxin/"),
             "cells": {k: {"run": v["run"], "deals": v["deals"], "ours": v["ours"]}
-                      for k, v in cells.items()}}
+                      for k, v in cells.items() if v}}
     (out / "metadata.json").write_text(json.dumps(meta, indent=1) + "\n")
     print(f"wrote {out / 'gains.csv'} ({len(rows)} comparisons)")
     return 0

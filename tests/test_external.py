@@ -1,0 +1,61 @@
+"""The paper's xinxin table and macros (experiments.external), from a gains.csv."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+
+from experiments.external import COLUMNS, OPTIONAL, paper_macros, split_agent
+from experiments.macros import Macros
+
+
+def _write(tmp_path, rows, columns=COLUMNS + OPTIONAL):
+    out = tmp_path / "xinxin"
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / "gains.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(columns))
+        w.writeheader()
+        w.writerows([{c: r.get(c, "") for c in columns} for r in rows])
+
+
+ROW = {"agent": "ismcts(time_limit=0.060, rollout='heuristic'), 3-card pass",
+       "opponent": "xinxin(simulations=10000, worlds=30)", "players": 4, "deals": 300,
+       "seatings": 2, "gain": "1.5", "gain_lo": "0.25", "gain_hi": "2.75",
+       "p_value": "0.0125", "ms_ours": "61.6", "ms_xinxin": "58.2", "cell": "eq_pass"}
+
+
+@pytest.mark.parametrize("agent, want", [
+    ("heuristic, no passing", ("\\texttt{heuristic}", "none")),
+    ("ismcts(time_limit=0.15, rollout='heuristic'), 3-card pass", ("ISMCTS, 0.15\\,s", "3-card")),
+    ("pimc(worlds=3)", ("\\texttt{pimc(worlds=3)}", "")),
+])
+def test_split_agent(agent, want):
+    assert split_agent(agent) == want
+
+
+def test_rows_and_cell_macros(tmp_path):
+    _write(tmp_path, [ROW, {**ROW, "agent": "heuristic, no passing", "cell": "",
+                            "ms_ours": "", "ms_xinxin": ""}])
+    m = Macros()
+    paper_macros(m, tmp_path, tmp_path / "bench")
+    text = "\n".join(m.lines)
+    assert "\\newif\\ifXinxin\\Xinxintrue" in text
+    assert "ISMCTS, 0.060\\,s & 3-card & 300 & 62/58 & 1.50 & " in text
+    assert "\\texttt{heuristic} & none & 300 & -- & " in text        # no times: a dash
+    assert "\\newcommand{\\XinxinEqPassGain}{1.50}" in text
+    assert "\\newcommand{\\XinxinEqPassMsXinxin}{58}" in text
+    assert "\\newcommand{\\XinxinCount}{2}" in text
+    assert not m.warnings
+
+
+def test_missing_or_malformed_results_print_not_yet_measured(tmp_path):
+    m = Macros()
+    paper_macros(m, tmp_path, tmp_path / "bench")              # no file
+    text = "\n".join(m.lines)
+    assert "\\newif\\ifXinxin  %" in text and "not yet measured" in text
+    assert "??" not in text
+    _write(tmp_path, [ROW], columns=[c for c in COLUMNS if c != "gain"])  # a column missing
+    m = Macros()
+    paper_macros(m, tmp_path, tmp_path / "bench")
+    assert "not yet measured" in "\n".join(m.lines)
