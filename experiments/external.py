@@ -28,6 +28,9 @@ __all__ = ["COLUMNS", "OPTIONAL", "paper_macros", "split_agent"]
 #: The columns ``xinxin/gains.csv`` must have.
 COLUMNS = ("agent", "opponent", "players", "deals", "seatings", "gain", "gain_lo", "gain_hi",
            "p_value")
+#: Digits spelled out in macro names (TeX's control words are letters only).
+DIGITS = dict(zip("0123456789", ("Zero", "One", "Two", "Three", "Four", "Five", "Six",
+                                 "Seven", "Eight", "Nine")))
 #: Columns ``xinxin/gains.csv`` may have: thinking time per decision (ms).
 OPTIONAL = ("ms_ours", "ms_xinxin", "cell")
 
@@ -69,7 +72,8 @@ def paper_macros(m, results: Path, bench: Path) -> None:
     "not yet measured" row) and
     ``\\XinxinCount`` (comparisons), and for each row with a ``cell`` name
     ``\\Xinxin<Cell>Deals``, ``Gain``, ``Lo``, ``Hi``, ``P``, ``MsOurs`` and
-    ``MsXinxin`` (``eq_pass`` gives ``\\XinxinEqPassGain``) (:mod:`experiments.macros`)."""
+    ``MsXinxin`` (``eq_pass`` gives ``\\XinxinEqPassGain``, ``eq_pass48``
+    ``\\XinxinEqPassFourEightGain``) (:mod:`experiments.macros`)."""
     from .macros import interval, pvalue, signed, thousands
 
     def present() -> bool:
@@ -98,6 +102,7 @@ def paper_macros(m, results: Path, bench: Path) -> None:
         if not r.get("cell"):
             continue
         key = "Xinxin" + "".join(w.capitalize() for w in r["cell"].split("_"))
+        key = "".join(DIGITS.get(c, c) for c in key if c.isalnum())  # TeX names: letters
         what = f"xinxin cell {r['cell']}"
         m.add(f"{key}Deals", lambda r=r: int(r["deals"]), thousands, f"{what}: deals")
         m.add(f"{key}Gain", lambda r=r: float(r["gain"]), signed, f"{what}: gain")

@@ -92,14 +92,18 @@ def _inner_commits(result) -> set:
 
 def records(results: Path, bench: Path | None = None) -> list[Record]:
     """Every study folder of ``results`` with a ``metadata.json`` and every
-    ``bench/*.json`` with a ``metadata`` entry, in name order."""
+    ``bench/*.json`` with a ``metadata`` entry, in name order; ``inner`` holds
+    the other commits a file names (the runs a study or benchmark packs)."""
     results = Path(results)
     bench = Path(bench) if bench is not None else results / "bench"
     out = []
     for meta_path in sorted(results.glob("*/metadata.json")):
         meta = json.loads(meta_path.read_text())
         commit, dirty = _split(meta.get("git_commit"))
-        out.append(Record(meta_path.parent.name, commit, dirty, _machine(meta), wall_time(meta)))
+        inner = tuple(sorted(_inner_commits({k: v for k, v in meta.items() if k != "git_commit"})
+                             - {(commit, dirty)}))
+        out.append(Record(meta_path.parent.name, commit, dirty, _machine(meta), wall_time(meta),
+                          inner))
     for path in sorted(bench.glob("*.json")):
         data = json.loads(path.read_text())
         if not isinstance(data, dict) or "metadata" not in data:

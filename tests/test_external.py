@@ -46,6 +46,10 @@ def test_rows_and_cell_macros(tmp_path):
     assert "\\newcommand{\\XinxinEqPassGain}{1.50}" in text
     assert "\\newcommand{\\XinxinEqPassMsXinxin}{58}" in text
     assert "\\newcommand{\\XinxinCount}{2}" in text
+    _write(tmp_path, [{**ROW, "cell": "eq_pass48"}])
+    m = Macros()
+    paper_macros(m, tmp_path, tmp_path / "bench")
+    assert "\\newcommand{\\XinxinEqPassFourEightGain}{1.50}" in "\n".join(m.lines)
     assert not m.warnings
 
 

@@ -90,6 +90,13 @@ def test_provenance_reads_commit_dirty_flag_and_wall_time(tmp_path):
     assert not recs["bench/b"].dirty and recs["bench/b"].wall == "not recorded"
     assert recs["bench/b"].inner == (("c" * 40, True),)
     assert wall_time({"units_run_this_session": 0, "seconds_this_session": 0.0}) == "not recorded"
+    assert recs["demo"].inner == ()
+    packed = tmp_path / "packed"                  # a study packing runs of other commits
+    packed.mkdir()
+    (packed / "metadata.json").write_text(json.dumps({
+        "git_commit": "d" * 40, "cells": {"x": {"sessions": [
+            {"git_commit": "e" * 40 + "+dirty"}, {"git_commit": "d" * 40}]}}}))
+    assert {r.name: r for r in records(tmp_path)}["packed"].inner == (("e" * 40, True),)
 
 
 def test_save_refuses_a_figure_too_wide_or_with_text_too_small(tmp_path):

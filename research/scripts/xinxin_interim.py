@@ -62,6 +62,7 @@ def cell_stats(run_dir: Path) -> dict | None:
     shards = _verified_shards(run_dir)
     seats = defaultdict(list)                  # (deal, assignment) -> [(seat, agent, points)]
     secs, decs, specs = np.zeros(2), np.zeros(2), {}
+    compute = sum(float(shard.get("elapsed_s", 0.0)) for shard in shards)
     for shard in shards:
         for r in shard["rows"]:
             if r["kind"] == "seat":
@@ -103,7 +104,17 @@ def cell_stats(run_dir: Path) -> dict | None:
             "points_per_hand": {"ours": mean_ci(pts[:, 0]), "xinxin": mean_ci(pts[:, 1])},
             "ms_per_decision": {"ours": 1e3 * secs[0] / max(decs[0], 1),
                                 "xinxin": 1e3 * secs[1] / max(decs[1], 1)},
+            "compute_s": compute, "git_commits": _session_commits(run_dir),
             "finished": (run_dir / "summary.txt").exists()}
+
+
+def _session_commits(run_dir: Path) -> list[str]:
+    """The commits of the code of every session of a run (its ``run.json``)."""
+    try:
+        sessions = json.loads((run_dir / "run.json").read_text()).get("sessions", [])
+    except (OSError, ValueError):
+        return []
+    return sorted({s.get("git_commit") or "unknown" for s in sessions})
 
 
 def main(argv=None) -> int:

@@ -64,7 +64,11 @@ def main(argv=None) -> int:
             "note": ("cells with fewer than 300 deals are interim; research/xinxin/"
                      if any(c and c["deals"] < 300 for c in cells.values())
                      else "every cell finished its 300 deals; research/xinxin/"),
-            "cells": {k: {"run": v["run"], "deals": v["deals"], "ours": v["ours"]}
+            # the runs' own sessions: the code commits that computed the cells
+            # (experiments.provenance counts them) and the units' computing time
+            "seconds_this_session": sum(v.get("compute_s", 0.0) for v in cells.values() if v),
+            "cells": {k: {"run": v["run"], "deals": v["deals"], "ours": v["ours"],
+                          "sessions": [{"git_commit": c} for c in v.get("git_commits", [])]}
                       for k, v in cells.items() if v}}
     (out / "metadata.json").write_text(json.dumps(meta, indent=1) + "\n")
     print(f"wrote {out / 'gains.csv'} ({len(rows)} comparisons)")
