@@ -68,7 +68,7 @@ def _rows(results: Path) -> list[dict]:
 
 def paper_macros(m, results: Path, bench: Path) -> None:
     """``\\ifXinxin`` (the results exist), ``\\XinxinRows`` (table body: agent,
-    passing, deals, ms per decision ours/xinxin, gain, 95% interval, p; or one
+    passing, ms per decision ours/xinxin, gain, 95% interval, p; or one
     "not yet measured" row) and
     ``\\XinxinCount`` (comparisons), and for each row with a ``cell`` name
     ``\\Xinxin<Cell>Deals``, ``Gain``, ``Lo``, ``Hi``, ``P``, ``MsOurs`` and
@@ -85,7 +85,7 @@ def paper_macros(m, results: Path, bench: Path) -> None:
     except (OSError, ValueError, KeyError):
         rows = []
     if not rows:
-        m.add("XinxinRows", lambda: r"\multicolumn{7}{l}{not yet measured} \\", str,
+        m.add("XinxinRows", lambda: r"\multicolumn{6}{l}{not yet measured} \\", str,
               "table rows of the xinxin comparison (none yet)")
         m.not_run("XinxinCount", "comparisons with xinxin")
         return
@@ -94,7 +94,7 @@ def paper_macros(m, results: Path, bench: Path) -> None:
         agent, passing = split_agent(r["agent"])
         ms = (f"{float(r['ms_ours']):.0f}/{float(r['ms_xinxin']):.0f}"
               if r.get("ms_ours") and r.get("ms_xinxin") else "--")
-        return " & ".join([agent, passing, thousands(int(r["deals"])), ms, signed(r["gain"]),
+        return " & ".join([agent, passing, ms, signed(r["gain"]),
                            interval(r["gain_lo"], r["gain_hi"]), pvalue(r["p_value"])])
     m.add_rows("XinxinRows", lambda: rows, line, "table rows: our agents against xinxin")
     m.add("XinxinCount", lambda: len(rows), str, "comparisons with xinxin")

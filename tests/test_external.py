@@ -41,8 +41,8 @@ def test_rows_and_cell_macros(tmp_path):
     paper_macros(m, tmp_path, tmp_path / "bench")
     text = "\n".join(m.lines)
     assert "\\newif\\ifXinxin\\Xinxintrue" in text
-    assert "ISMCTS, 0.060\\,s & 3-card & 300 & 62/58 & 1.50 & " in text
-    assert "\\texttt{heuristic} & none & 300 & -- & " in text        # no times: a dash
+    assert "ISMCTS, 0.060\\,s & 3-card & 62/58 & 1.50 & " in text
+    assert "\\texttt{heuristic} & none & -- & " in text        # no times: a dash
     assert "\\newcommand{\\XinxinEqPassGain}{1.50}" in text
     assert "\\newcommand{\\XinxinEqPassMsXinxin}{58}" in text
     assert "\\newcommand{\\XinxinCount}{2}" in text

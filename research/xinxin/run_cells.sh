@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Our agents against xinxin in the classic game: 4 cells (heuristic / ISMCTS at
+# Our agents against xinxin in the classic game: 4 cells (and 3 equal-time ones below) (heuristic / ISMCTS at
 # xinxin's median time per move) x (no passing / 3-card pass left), 300
 # duplicate deals each, seed 1. The cells take turns: each round gives every
 # cell a time slice (timeout sends SIGTERM; the runner keeps every finished
@@ -25,4 +25,8 @@ for r in $(seq "$ROUNDS"); do
   cell heuristic_pass 270 "$PASS" heuristic
   cell ismcts_nopass 270 "$NOPASS" "ismcts(time_limit=0.10, rollout='heuristic')"
   cell ismcts_pass 510 "$PASS" "ismcts(time_limit=0.15, rollout='heuristic')"
+  # the equal-time cells (README: T from xinxin's time on the idle machine)
+  cell eq_nopass 270 "$NOPASS" "ismcts(time_limit=0.040, rollout='heuristic')"
+  cell eq_pass 270 "$PASS" "ismcts(time_limit=0.060, rollout='heuristic')"
+  cell eq_pass48 270 "$PASS" "ismcts(time_limit=0.048, rollout='heuristic')"
 done
