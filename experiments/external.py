@@ -28,6 +28,11 @@ __all__ = ["COLUMNS", "OPTIONAL", "paper_macros", "split_agent"]
 #: The columns ``xinxin/gains.csv`` must have.
 COLUMNS = ("agent", "opponent", "players", "deals", "seatings", "gain", "gain_lo", "gain_hi",
            "p_value")
+#: The cells whose macros the paper's text uses: defined (as ``--``, never
+#: printed under a false ``\\ifXinxin``) also when the results lack them.
+TEXT_CELLS = ("heuristic_nopass", "heuristic_pass", "eq_nopass", "eq_pass", "eq_pass48")
+#: The per-cell macro fields.
+FIELDS = ("Deals", "Gain", "Lo", "Hi", "P", "MsOurs", "MsXinxin")
 #: Digits spelled out in macro names (TeX's control words are letters only).
 DIGITS = dict(zip("0123456789", ("Zero", "One", "Two", "Three", "Four", "Five", "Six",
                                  "Seven", "Eight", "Nine")))
@@ -88,6 +93,7 @@ def paper_macros(m, results: Path, bench: Path) -> None:
         m.add("XinxinRows", lambda: r"\multicolumn{6}{l}{not yet measured} \\", str,
               "table rows of the xinxin comparison (none yet)")
         m.not_run("XinxinCount", "comparisons with xinxin")
+        _cells_not_run(m, TEXT_CELLS)
         return
 
     def line(r: dict) -> str:
@@ -101,8 +107,7 @@ def paper_macros(m, results: Path, bench: Path) -> None:
     for r in rows:                      # the text's numbers, per named cell
         if not r.get("cell"):
             continue
-        key = "Xinxin" + "".join(w.capitalize() for w in r["cell"].split("_"))
-        key = "".join(DIGITS.get(c, c) for c in key if c.isalnum())  # TeX names: letters
+        key = _key(r["cell"])
         what = f"xinxin cell {r['cell']}"
         m.add(f"{key}Deals", lambda r=r: int(r["deals"]), thousands, f"{what}: deals")
         m.add(f"{key}Gain", lambda r=r: float(r["gain"]), signed, f"{what}: gain")
@@ -114,3 +119,19 @@ def paper_macros(m, results: Path, bench: Path) -> None:
                   f"{what}: our ms per decision")
             m.add(f"{key}MsXinxin", lambda r=r: float(r["ms_xinxin"]), lambda x: f"{x:.0f}",
                   f"{what}: xinxin's ms per decision")
+        else:
+            m.not_run(f"{key}MsOurs", f"{what}: our ms per decision")
+            m.not_run(f"{key}MsXinxin", f"{what}: xinxin's ms per decision")
+    _cells_not_run(m, [c for c in TEXT_CELLS if c not in {r.get("cell") for r in rows}])
+
+
+def _key(cell: str) -> str:
+    """``eq_pass48`` -> ``XinxinEqPassFourEight`` (TeX control words are letters)."""
+    key = "Xinxin" + "".join(w.capitalize() for w in cell.split("_"))
+    return "".join(DIGITS.get(c, c) for c in key if c.isalnum())
+
+
+def _cells_not_run(m, cells) -> None:
+    for cell in cells:
+        for field in FIELDS:
+            m.not_run(f"{_key(cell)}{field}", f"xinxin cell {cell} (not in the results)")

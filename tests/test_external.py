@@ -58,6 +58,7 @@ def test_missing_or_malformed_results_print_not_yet_measured(tmp_path):
     paper_macros(m, tmp_path, tmp_path / "bench")              # no file
     text = "\n".join(m.lines)
     assert "\\newif\\ifXinxin  %" in text and "not yet measured" in text
+    assert "\\newcommand{\\XinxinEqPassFourEightGain}{--}" in text   # defined, never printed
     assert "??" not in text
     _write(tmp_path, [ROW], columns=[c for c in COLUMNS if c != "gain"])  # a column missing
     m = Macros()
