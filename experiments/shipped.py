@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import csv
 import datetime as _dt
-import hashlib
 import json
 import os
 import shutil
@@ -37,6 +36,7 @@ from pathlib import Path
 
 from .metadata import git_commit
 from .runner import CorruptResultError
+from spiel_game.provenance import file_sha256
 
 __all__ = ["SHIPPED", "MANIFEST", "LEAVE_OUT", "ShippedResultsError", "is_shipped", "verify",
            "pack", "add"]
@@ -66,14 +66,6 @@ _TABLE_SUFFIXES = (".csv", ".txt")
 class ShippedResultsError(CorruptResultError):
     """A shipped results folder that fails its manifest; the message names every
     damaged, missing or unlisted file."""
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def is_shipped(folder: Path) -> bool:
@@ -107,7 +99,7 @@ def verify(folder: Path = SHIPPED) -> int:
         path = folder / name
         if not path.is_file():
             problems.append((str(path), "missing"))
-        elif _sha256(path) != digest:
+        elif file_sha256(path) != digest:
             problems.append((str(path), "content differs from its SHA-256 in SHA256SUMS"))
     for name in _files(folder):
         if name not in listed:
@@ -172,7 +164,7 @@ def _pack_study(folder: Path, out: Path, info: dict) -> None:
     if rule == ():
         shutil.copyfile(rows, out / "rows.csv")
         return
-    record = {"file": f"{folder.name}/rows.csv", "sha256_complete": _sha256(rows)}
+    record = {"file": f"{folder.name}/rows.csv", "sha256_complete": file_sha256(rows)}
     if rule is None:
         record.update(rows_left_out=_count_rows(rows), rows_shipped=0,
                       why=_WHY.get(folder.name, _WHY[None]))
@@ -186,7 +178,7 @@ def _pack_study(folder: Path, out: Path, info: dict) -> None:
 def _finish(tmp: Path, dst: Path, info: dict) -> dict:
     (tmp / "shipped.json").write_text(json.dumps(info, indent=1) + "\n")
     (tmp / "README.md").write_text(_readme(info))
-    (tmp / MANIFEST).write_text("".join(f"{_sha256(tmp / n)}  {n}\n" for n in _files(tmp)))
+    (tmp / MANIFEST).write_text("".join(f"{file_sha256(tmp / n)}  {n}\n" for n in _files(tmp)))
     if dst.exists():
         shutil.rmtree(dst)
     os.replace(tmp, dst)

@@ -104,6 +104,7 @@ from .config import ConfigError, check_output_dir, check_seed, config_from_dict,
 from .registry import Experiment, Summary, Unit, UnitOutput, unit_seed
 from .runner import unit_progress
 from .stats import mean_ci
+from spiel_game.provenance import file_sha256
 
 __all__ = ["TournamentConfig", "TournamentError", "TournamentInterrupted", "TournamentResult",
            "seat_assignments", "run_tournament", "play_deal", "check_agents", "read_records",
@@ -894,14 +895,6 @@ def game_records(result) -> tuple[list, list[int]]:
     return records, missing
 
 
-def _file_sha256(path: str | Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def agent_sources(agents: Sequence[str], factories: Mapping[str, Callable] | None = None
                   ) -> dict[str, str]:
     """What the agents' results depend on besides this package, as
@@ -940,10 +933,10 @@ def agent_sources(agents: Sequence[str], factories: Mapping[str, Callable] | Non
             except TypeError:
                 src = None
             if src and os.path.isfile(src):
-                out[f"agent module {src}"] = _file_sha256(src)
+                out[f"agent module {src}"] = file_sha256(src)
         for v in params.values():
             if isinstance(v, str) and v and os.path.isfile(v):
-                out[f"checkpoint {os.path.abspath(v)}"] = _file_sha256(v)
+                out[f"checkpoint {os.path.abspath(v)}"] = file_sha256(v)
     return out
 
 

@@ -26,7 +26,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-__all__ = ["git_commit", "package_versions", "metadata", "PACKAGES"]
+__all__ = ["file_sha256", "git_commit", "package_versions", "metadata", "PACKAGES"]
 
 #: The packages whose versions :func:`package_versions` records (those installed).
 PACKAGES = ("open_spiel", "numpy", "scipy", "numba", "pandas", "matplotlib", "ray")
@@ -79,3 +79,11 @@ def metadata(config: Any, seed: int | None, started: _dt.datetime | None = None)
         "finished": _dt.datetime.now(_dt.UTC).isoformat(),
         "machine": {"platform": platform.platform(), "cpus": os.cpu_count()},
     }
+
+
+def file_sha256(path) -> str:
+    """The SHA-256 of a file's bytes (hex), read in blocks."""
+    import hashlib
+
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()

@@ -12,6 +12,7 @@ import pytest
 
 from conftest import ROOT
 from experiments import shipped
+from spiel_game.provenance import file_sha256
 
 FIXTURES = ROOT / "tests" / "fixtures" / "results" / "quick"
 
@@ -48,8 +49,8 @@ def test_pack_copies_tables_byte_for_byte_and_leaves_out_unread_rows(packed):
     assert kept == [r for r in complete if r["kind"] != "payoff"]
     left = {r["file"]: r for r in info["left_out"]}
     assert left["passing_metagame/rows.csv"]["rows_left_out"] == len(complete) - len(kept) > 0
-    assert left["demo/rows.csv"]["sha256_complete"] == shipped._sha256(src / "demo" / "rows.csv")
-    assert left["ladder/rows.csv"]["sha256_complete"] == shipped._sha256(
+    assert left["demo/rows.csv"]["sha256_complete"] == file_sha256(src / "demo" / "rows.csv")
+    assert left["ladder/rows.csv"]["sha256_complete"] == file_sha256(
         src / "ladder" / "rows.csv")
     assert info["results"]["rules_stats"]["git_commit"]
     assert shipped.verify(dst) == len((dst / shipped.MANIFEST).read_text().splitlines())

@@ -28,12 +28,12 @@ Example::
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import os
 from pathlib import Path
 
 from .checkpoint import CheckpointError
+from spiel_game.provenance import file_sha256
 
 __all__ = ["MODELS_DIR", "DEFAULT_MODEL", "ModelCard", "models", "model_path", "resolve",
            "file_sha256", "build", "models_from"]
@@ -80,15 +80,6 @@ def models() -> dict[str, ModelCard]:
     except (OSError, ValueError, KeyError, TypeError) as err:
         raise CheckpointError(f"the model zoo's manifest {MODELS_DIR / 'models.json'} cannot "
                               f"be read: {err}") from None
-
-
-def file_sha256(path) -> str:
-    """The SHA-256 of a file's bytes (hex)."""
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def model_path(name: str) -> Path:
