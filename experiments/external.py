@@ -36,7 +36,7 @@ FIELDS = ("Deals", "Gain", "Lo", "Hi", "P", "MsOurs", "MsXinxin")
 #: Digits spelled out in macro names (TeX's control words are letters only).
 DIGITS = dict(zip("0123456789", ("Zero", "One", "Two", "Three", "Four", "Five", "Six",
                                  "Seven", "Eight", "Nine")))
-#: Columns ``xinxin/gains.csv`` may have: thinking time per decision (ms).
+#: Columns ``xinxin/gains.csv`` may have: thinking time per decision (ms) and the cell name.
 OPTIONAL = ("ms_ours", "ms_xinxin", "cell")
 
 
