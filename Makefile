@@ -6,22 +6,44 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PROFILE ?= quick
 
-.PHONY: test reproduce bench venv clean browser latex docs xinxin
+.PHONY: test reproduce bench venv lock clean browser latex docs xinxin
 
-# The neural agents (extra "torch") need PyTorch. TORCH pins the CPU build the
-# tests use: on this project's machines `pip install torch==2.13.0` takes the
-# CPU wheel on disk; elsewhere pass e.g. TORCH="torch --index-url
+# The environment is locked: requirements.lock pins every dependency of every
+# extra (dev and all) for Python 3.11 on Linux; `make lock` regenerates it
+# (docs/install.md). torch is the CPU build, installed first from TORCH: on this
+# project's machines `pip install torch==2.13.0` takes the CPU wheel on disk;
+# elsewhere pass e.g. TORCH="torch==2.13.0 --index-url
 # https://download.pytorch.org/whl/cpu" (plain PyPI torch is a multi-GB CUDA build).
-TORCH ?= torch==2.13.0
+LOCK := requirements.lock
+TORCH ?= torch==$(shell sed -n 's/^torch==//p' $(LOCK))
 
-$(STAMP): pyproject.toml Makefile
+$(STAMP): pyproject.toml $(LOCK) Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip show torch >/dev/null 2>&1 || $(PY) -m pip install --quiet $(TORCH)
-	$(PY) -m pip install --quiet -e ".[dev,all]"
+	$(PY) -m pip install --quiet -r $(LOCK)
+	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
 venv: $(STAMP)
+
+# Regenerate requirements.lock: a fresh environment resolves pyproject.toml's
+# dependencies and extras (dev, all) to their newest releases, then is frozen.
+# Run the tests before committing the new lock (tests/test_lock.py checks it
+# against pyproject.toml).
+LOCK_VENV := .lock-venv
+lock:
+	rm -rf $(LOCK_VENV)
+	$(PYTHON) -m venv $(LOCK_VENV)
+	$(LOCK_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(LOCK_VENV)/bin/python -m pip install --quiet $(TORCH)
+	$(LOCK_VENV)/bin/python -m pip install --quiet ".[dev,all]"
+	{ sed -n '1,/^# Do not edit/p' $(LOCK); \
+	  $(LOCK_VENV)/bin/python -m pip freeze --all --exclude pip --exclude cancellation-hearts \
+	  | sed 's/+cpu$$//' | LC_ALL=C sort -f; } > $(LOCK).new
+	mv $(LOCK).new $(LOCK)
+	rm -rf $(LOCK_VENV)
+	@echo "wrote $(LOCK); run make test, then commit it"
 
 # The HTML rendering test drives a real headless browser (Debian's chromium).
 # As root with apt-get, install it when missing; otherwise that test skips

@@ -46,7 +46,7 @@ matplotlib.use("Agg")                   # files only, no display
 
 __all__ = ["Job", "figure_main", "save", "DEFAULT_RESULTS", "COLUMN_WIDTH", "TEXT_WIDTH",
            "MIN_FONT_PT", "STYLE", "apply_style", "check_print_size", "check_legends",
-           "plain_log_ticks", "COLORS"]
+           "plain_log_ticks", "legend_outside", "COLORS"]
 
 #: The results folder a script reads when given none.
 DEFAULT_RESULTS = Path("results/quick")
@@ -66,6 +66,24 @@ STYLE = {"font.size": 8, "axes.titlesize": 8, "axes.labelsize": 8, "xtick.labels
          "legend.title_fontsize": 8, "lines.linewidth": 1.2, "lines.markersize": 4,
          "axes.linewidth": 0.6, "legend.frameon": False, "savefig.pad_inches": 0.02,
          "figure.figsize": (COLUMN_WIDTH, 2.4)}
+
+
+def legend_outside(fig, axes, *, ncols: int | None = None, title: str | None = None):
+    """One legend for ``fig`` below its panels, outside every axes, with the
+    labelled artists of ``axes`` (each label once, in order of appearance).
+
+    A legend placed there cannot cover data whatever the data are, so
+    :func:`check_legends` holds by construction; the figure must use
+    ``layout="constrained"`` (matplotlib makes room for an ``outside`` legend).
+    Returns the legend, or None when no artist is labelled."""
+    handles: dict = {}
+    for ax in axes:
+        for h, label in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(label, h)
+    if not handles:
+        return None
+    return fig.legend(list(handles.values()), list(handles.keys()), loc="outside lower center",
+                      ncols=ncols or min(len(handles), 3), title=title)
 
 
 def apply_style() -> None:

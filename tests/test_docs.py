@@ -163,7 +163,7 @@ def test_the_readme_is_a_short_front_page():
     lines = README.splitlines()
     assert len(lines) <= 150, f"README.md has {len(lines)} lines (at most 150)"
     first_screen = "\n".join(lines[:40])
-    for command in ("make reproduce", "make test", "pip install -e '.[all]'"):
+    for command in ("make reproduce", "make test", "make venv"):
         assert command in first_screen, f"{command!r} is not on the README's first screen"
     assert "@software" in README or "@misc" in README or "@article" in README, "no BibTeX"
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 
-from experiments.figures import TEXT_WIDTH, Job, figure_main
+from experiments.figures import TEXT_WIDTH, Job, figure_main, legend_outside
 
 STYLE = {"CFR": dict(color="tab:gray", ls="--"), "CFR+": dict(color="tab:blue"),
          "LCFR": dict(color="tab:green"), "DCFR": dict(color="tab:red"),
@@ -56,7 +56,7 @@ def draw(deals: dict):
                    title=title)
         for ax in row:
             ax.grid(alpha=0.3, which="both", lw=0.4)
-    axes[0][0].legend()
+    legend_outside(fig, axes.ravel())              # below the panels: off the data
     return fig
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 
-from experiments.figures import TEXT_WIDTH, Job, figure_main
+from experiments.figures import TEXT_WIDTH, Job, figure_main, legend_outside
 
 
 def _from_rows(folder: Path) -> tuple[dict, dict]:
@@ -89,7 +89,7 @@ def figures(res: dict, meta: dict, suffix: str) -> dict:
     br_deals = meta["config"].get("br_deals", "?")
     ax.set_title(f"{res['players']} players, {res['play']} play; {_design(res, meta)}; "
                  f"rollout passer on {br_deals} deals")
-    ax.legend()
+    legend_outside(fig, [ax], ncols=2)                  # below the axes: off the data
     out = {f"passing_exploitability{suffix}": fig}
 
     # The masses of the equilibrium and alpha-Rank are in the paper's table (they

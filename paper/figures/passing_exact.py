@@ -13,7 +13,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from experiments.figures import COLORS, TEXT_WIDTH, Job, figure_main
+from experiments.figures import COLORS, TEXT_WIDTH, Job, figure_main, legend_outside
 
 
 def draw(results: Path) -> dict:
@@ -43,8 +43,7 @@ def draw(results: Path) -> dict:
         ax.set_ylabel("exact gain (points/hand)")
         ax.axhline(0, color="k", lw=0.6)
         ax.set_xlim(-0.6, len(d) - 0.4)
-        ax.set_ylim(top=1.35 * max(span, float(np.nanmax(only))))     # room for the legend
-    axes[0][0].legend(loc="upper left")
+    legend_outside(fig, axes[0], ncols=2)          # below the panels: off the data
     return {"passing_exact": fig}
 
 
