@@ -4,6 +4,10 @@
 
     import pyspiel, spiel_game
     game = pyspiel.load_game("python_cancellation_hearts", {"players": 6})
+
+and changes nothing else in pyspiel. Read saved game-and-state strings with
+:func:`deserialize_game_and_state` (never unpickles), not pyspiel's function
+of that name (which unpickles the ``__dict__`` line of a Python game's state).
 """
 
 from pathlib import Path as _Path
@@ -16,12 +20,13 @@ from . import cards  # noqa: E402
 from .rules import (RuleSet, PARAMETER_DEFAULTS, PRESETS, preset,  # noqa: E402
                     GameParameterError)
 from .game import (GAME_NAME, CancellationHeartsGame, CancellationHeartsState,  # noqa: E402
-                   IllegalActionError, CorruptStateError)
+                   IllegalActionError, CorruptStateError, serialize_game_and_state,
+                   deserialize_game_and_state)
 
 __all__ = ["cards", "RuleSet", "PARAMETER_DEFAULTS", "PRESETS", "preset",
            "GameParameterError", "GAME_NAME", "CancellationHeartsGame",
            "CancellationHeartsState", "IllegalActionError", "CorruptStateError",
-           "load"]
+           "serialize_game_and_state", "deserialize_game_and_state", "load"]
 
 
 def load(name_or_params=None, **overrides):

@@ -23,7 +23,8 @@ from . import resample as _resample
 from .rules import PARAMETER_DEFAULTS, RuleSet, GameParameterError, clause
 
 __all__ = ["GAME_NAME", "CancellationHeartsGame", "CancellationHeartsState",
-           "IllegalActionError", "CorruptStateError", "GAME_TYPE"]
+           "IllegalActionError", "CorruptStateError", "GAME_TYPE",
+           "serialize_game_and_state", "deserialize_game_and_state"]
 
 GAME_NAME = "python_cancellation_hearts"
 
@@ -175,8 +176,9 @@ class CancellationHeartsGame(pyspiel.Game):
         Reads this game's text format (see :meth:`CancellationHeartsState.serialize`)
         and pyspiel's own layout of a Python state (``history=`` / ``move_number=``
         / ``__dict__=``, what C++ ``Serialize`` writes), whose ``__dict__`` part is
-        never decoded: no part of ``text`` reaches ``pickle``, ``eval`` or
-        ``exec``. Every action is replayed through the engine; the recorded player
+        never decoded: it must be, as text, the one pyspiel writes for this game
+        (any other is refused); no part of ``text`` reaches ``pickle``, ``eval``
+        or ``exec``. Every action is replayed through the engine; the recorded player
         of each action and the move number must be the ones the rules give.
         Raises :class:`CorruptStateError` naming the line and what is allowed.
         """
@@ -232,7 +234,8 @@ class CancellationHeartsGame(pyspiel.Game):
                     f"corrupted serialized state: line 5 must be 'check=' and 16 hex digits, "
                     f"got {_excerpt(lines[4])}")
         elif lines[0].startswith("history="):
-            # pyspiel's layout (C++ State::Serialize); the pickled __dict__ is ignored.
+            # pyspiel's layout (C++ State::Serialize); its __dict__ line is compared
+            # with what pyspiel writes for this game, never decoded.
             parts = body.split("\n", 2)
             if (len(parts) != 3 or not parts[1].startswith("move_number=")
                     or not parts[2].startswith("__dict__=")):
@@ -240,6 +243,11 @@ class CancellationHeartsGame(pyspiel.Game):
                     "corrupted serialized state: pyspiel's layout has three lines "
                     "'history=...', 'move_number=...', '__dict__=...'; got "
                     + ", ".join(_excerpt(p, 20) for p in parts))
+            if parts[2][len("__dict__="):] not in _PYSPIEL_DICTS:
+                raise CorruptStateError(
+                    f"refused: line 3 of pyspiel's layout must be the '__dict__=' that "
+                    f"pyspiel writes for this game's states, got {_excerpt(parts[2])}; it "
+                    f"is never decoded (unpickling it would run any code it holds)")
             hist_text, move_text = parts[0][len("history="):], parts[1][len("move_number="):]
         else:
             raise CorruptStateError(
@@ -389,8 +397,8 @@ class CancellationHeartsState(pyspiel.State):
         (``player:action`` items, chance = -1), ``move_number=`` and ``check=``
         (a 64-bit BLAKE2b digest of the lines above and the engine state, to
         detect a changed or damaged string; not a signature).
-        ``game.deserialize_state`` (and, for this game,
-        ``pyspiel.deserialize_game_and_state``) rebuild the state by replaying
+        ``game.deserialize_state`` and ``spiel_game.deserialize_game_and_state``
+        rebuild the state by replaying
         the history. The text holds no pickle, and pyspiel's C++ deserializer
         refuses it at line 1 (it expects 'history=')."""
         pairs = [(x.player, x.action) for x in self.full_history()]
@@ -598,6 +606,12 @@ STATE_FORMAT = "python_cancellation_hearts state v1"
 _INT = re.compile(r"-?[0-9]{1,10}", re.ASCII)
 _HEX16 = re.compile(r"[0-9a-f]{16}", re.ASCII)
 _EMPTY_DICT = base64.b64encode(pickle.dumps({})).decode()
+#: The ``__dict__=`` values pyspiel's C++ ``Serialize`` writes for a state of
+#: this game (its one attribute ``_b``, pickled as a ``_FromHistory`` marker,
+#: in every pickle protocol), and the empty dict. Compared as text, never decoded.
+_PYSPIEL_DICTS = frozenset(
+    [_EMPTY_DICT] + [base64.b64encode(pickle.dumps({"_b": _Box(None)}, protocol=p)).decode()
+                     for p in range(2, pickle.HIGHEST_PROTOCOL + 1)])
 
 
 def _state_text(game, pairs, move_number: int) -> str:
@@ -732,48 +746,69 @@ def _sections(data: str):
 
 
 def serialize_game_and_state(game, state) -> str:
-    """``pyspiel.serialize_game_and_state``; a Cancellation Hearts state is
-    written in its own text format (no pickle), any other by pyspiel."""
+    """``pyspiel.serialize_game_and_state`` for this game: a Cancellation
+    Hearts state is written in its own text format (no pickle), any other by
+    pyspiel. Read it back with :func:`deserialize_game_and_state`."""
     if isinstance(state, CancellationHeartsState):
         return f"{_META}{game.serialize()}\n[State]\n{state.serialize()}\n"
     return _PYSPIEL_SERIALIZE(game, state)
 
 
+def _spiel_message(e: BaseException, limit: int = 200) -> str:
+    """The first line of a pyspiel error, without its C++ source location."""
+    line = (str(e).strip().split("\n") or [""])[0]
+    line = re.sub(r"^\S+\.(?:cc|h):\d+\s*", "", line)
+    return line if len(line) <= limit else line[:limit] + "..."
+
+
 def deserialize_game_and_state(data: str):
-    """``pyspiel.deserialize_game_and_state``: a Cancellation Hearts state is
-    rebuilt by ``game.deserialize_state`` (replay, never unpickled); a string
-    of another game goes to pyspiel's own function, unless it mentions this
-    game at all (e.g. a game that wraps it): that is refused."""
+    """``(game, state)`` of this game from the text :func:`serialize_game_and_state`
+    (or ``pyspiel.serialize_game_and_state``) wrote, never unpickling anything.
+
+    The state is rebuilt by ``game.deserialize_state`` (replay; the pickled
+    ``__dict__`` line of pyspiel's layout is compared as text, never decoded).
+    Strings of any other game are refused before that game is loaded:
+    pyspiel's own reader unpickles the ``__dict__`` line of every game written
+    in Python (running any code in it), and its C++ games' readers trust their
+    input. Every refusal is a one-line :class:`CorruptStateError` naming what
+    is wrong. ``pyspiel.deserialize_game_and_state`` itself is left as pyspiel
+    defines it: give it only text you wrote yourself."""
     if isinstance(data, (bytes, bytearray, memoryview)):
         try:
             data = bytes(data).decode("utf-8")
-        except UnicodeDecodeError:
-            if GAME_NAME.encode() in bytes(data):
-                raise CorruptStateError(
-                    "corrupted serialized game and state: not UTF-8 text") from None
-            return _PYSPIEL_DESERIALIZE(data)
+        except UnicodeDecodeError as e:
+            raise CorruptStateError(
+                f"corrupted serialized game and state: not UTF-8 text ({e.reason} at "
+                f"byte {e.start})") from None
     if not isinstance(data, str):
         raise TypeError(f"deserialize_game_and_state expects the str written by "
                         f"serialize_game_and_state, got {type(data).__name__}")
     sections = _sections(data)
-    if sections is not None:
-        try:
-            game = pyspiel.deserialize_game(sections[0])
-        except (pyspiel.SpielError, ValueError, TypeError) as e:
-            if GAME_NAME not in data:
-                return _PYSPIEL_DESERIALIZE(data)
-            raise CorruptStateError(
-                f"corrupted serialized game and state: the [Game] section "
-                f"{_excerpt(sections[0], 300)} does not load: {e}") from None
-        if isinstance(game, CancellationHeartsGame):
-            return game, game.deserialize_state(sections[1])
-    if GAME_NAME in data:
+    if sections is None or not sections[0].strip():
+        first = next((ln for ln in data.split("\n") if ln and ln[0] != "#"), "")
         raise CorruptStateError(
-            f"corrupted serialized game and state: it mentions {GAME_NAME} but its [Game] "
-            f"section is not that game (expected the sections [Meta], [Game] "
-            f"{GAME_NAME}(...), [State] in this order, from pyspiel.serialize_game_and_state; "
-            f"strings of games that wrap {GAME_NAME} are not read)")
-    return _PYSPIEL_DESERIALIZE(data)
+            f"not a serialized game and state: expected the sections [Meta], [Game], "
+            f"[State] in this order (from serialize_game_and_state), got "
+            f"{_excerpt(first) if first else 'no section'}")
+    name = sections[0].strip().split("(", 1)[0].strip()
+    if name != GAME_NAME:
+        pickled = " and a pickled Python '__dict__'" if "__dict__" in sections[1] else ""
+        raise CorruptStateError(
+            f"refused: the [Game] section is {_excerpt(sections[0], 100)}{pickled}; "
+            f"spiel_game.deserialize_game_and_state reads {GAME_NAME} only (pyspiel's "
+            f"reader of other games unpickles a Python game's '__dict__', running any code "
+            f"it holds, and trusts a C++ game's text: use it only on text you wrote)")
+    try:
+        game = pyspiel.deserialize_game(sections[0])
+    except (pyspiel.SpielError, ValueError, TypeError, RuntimeError) as e:
+        raise CorruptStateError(
+            f"corrupted serialized game and state: the [Game] section "
+            f"{_excerpt(sections[0], 100)} does not load: {_spiel_message(e)}") from None
+    if not isinstance(game, CancellationHeartsGame):
+        raise CorruptStateError(
+            f"corrupted serialized game and state: the [Game] section "
+            f"{_excerpt(sections[0], 100)} is not a {GAME_NAME} game")
+    return game, game.deserialize_state(sections[1])
 
 
 def _restore_state(params, history):
@@ -800,16 +835,10 @@ install_repr_html(CancellationHeartsState)
 pyspiel.register_game(GAME_TYPE, CancellationHeartsGame)
 
 # pyspiel's C++ deserializer unpickles the ``__dict__`` part of a Python
-# state's string (any code in it runs). For this game the module-level
-# functions are replaced by the ones above, which never unpickle; other games'
-# strings still go to pyspiel's. ``pyspiel.Game.deserialize_state`` called
-# explicitly on a game (bypassing ``CancellationHeartsGame.deserialize_state``)
-# is pyspiel's C++ path: never give it untrusted text.
-_PYSPIEL_SERIALIZE = getattr(pyspiel.serialize_game_and_state, "_pyspiel_original",
-                             pyspiel.serialize_game_and_state)
-_PYSPIEL_DESERIALIZE = getattr(pyspiel.deserialize_game_and_state, "_pyspiel_original",
-                               pyspiel.deserialize_game_and_state)
-serialize_game_and_state._pyspiel_original = _PYSPIEL_SERIALIZE
-deserialize_game_and_state._pyspiel_original = _PYSPIEL_DESERIALIZE
-pyspiel.serialize_game_and_state = serialize_game_and_state
-pyspiel.deserialize_game_and_state = deserialize_game_and_state
+# state's string (any code in it runs). pyspiel's own functions are left as
+# they are (importing this package changes nothing process-wide); the
+# module-level functions above are this package's, whose reader never
+# unpickles. ``pyspiel.Game.deserialize_state`` called explicitly on a game and
+# ``pyspiel.deserialize_game_and_state`` are pyspiel's C++ path: never give
+# them untrusted text.
+_PYSPIEL_SERIALIZE = pyspiel.serialize_game_and_state
