@@ -156,6 +156,18 @@ PROFILES = {
                            target_temperature=0.5, steps=400, bc_mix=0.5, bc_decay=0.85,
                            batch=256, hidden=128, blocks=2, eval_deals=60),
 }
+# Classic 4-player Hearts (one pack, spiel_game's preset "classic"), with the 3-card
+# pass to the left and without passing: one heuristic-guided network each (the
+# layout is per rule set). The network makes every decision, its passes included
+# (the teacher searches them like plays). ``rounds`` is a ceiling: the run of
+# research/classic_net/ is stopped when its time is up, and every round's
+# checkpoint is usable (and a longer run reuses it: ``rounds`` is not hashed).
+_CLASSIC = ("deck=classic", "packs=1", "moon=both")
+PROFILES["classic"] = dataclasses.replace(
+    PROFILES["paper"], players=(4,), cover=(4,), game=_CLASSIC, hint="heuristic",
+    bc_hands=3000, rounds=60, hands=100, teacher_iterations=1000, eval_deals=100)
+PROFILES["classic_nopass"] = dataclasses.replace(PROFILES["classic"],
+                                                 game=_CLASSIC + ("pass_count=0",))
 
 
 #: Config fields the checkpoints do not depend on (a longer run reuses them).
