@@ -56,12 +56,13 @@ browser:
 	      || echo "could not install chromium"; \
 	  else echo "chromium not found: the browser test will skip (fails under CI=true)"; fi; }
 
-# The paper needs LaTeX (latexmk and TeX Live's recommended LaTeX and fonts).
+# The paper needs LaTeX (latexmk, TeX Live's recommended LaTeX and fonts, and
+# Latin Modern: outline fonts in T1 encoding, so the PDF has no bitmap fonts).
 # As root with apt-get, install it when missing; otherwise print the command
 # (make reproduce still writes every figure and table, only the PDF is missing).
-LATEX_PKGS := latexmk texlive-latex-recommended texlive-fonts-recommended
+LATEX_PKGS := latexmk texlive-latex-recommended texlive-fonts-recommended lmodern
 latex:
-	@command -v latexmk >/dev/null 2>&1 || { \
+	@{ command -v latexmk && kpsewhich lmodern.sty; } >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "installing LaTeX ($(LATEX_PKGS)) to build paper/main.pdf"; \
 	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \

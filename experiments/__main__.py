@@ -80,7 +80,7 @@ from .config import ConfigError, config_to_dict, parse_assignments
 ROOT = Path(__file__).resolve().parent.parent
 PAPER = ROOT / "paper"
 LATEX_INSTALL = ("apt-get install -y --no-install-recommends latexmk "
-                 "texlive-latex-recommended texlive-fonts-recommended")
+                 "texlive-latex-recommended texlive-fonts-recommended lmodern")
 
 
 def _add_exec_args(p: argparse.ArgumentParser) -> None:

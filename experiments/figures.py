@@ -65,7 +65,9 @@ STYLE = {"font.size": 8, "axes.titlesize": 8, "axes.labelsize": 8, "xtick.labels
          "ytick.labelsize": 8, "legend.fontsize": 8, "figure.titlesize": 9,
          "legend.title_fontsize": 8, "lines.linewidth": 1.2, "lines.markersize": 4,
          "axes.linewidth": 0.6, "legend.frameon": False, "savefig.pad_inches": 0.02,
-         "figure.figsize": (COLUMN_WIDTH, 2.4)}
+         "figure.figsize": (COLUMN_WIDTH, 2.4),
+         # embed whole (Type 42) outline fonts, not matplotlib's default Type 3
+         "pdf.fonttype": 42, "ps.fonttype": 42}
 
 
 def legend_outside(fig, axes, *, ncols: int | None = None, title: str | None = None):
