@@ -87,7 +87,7 @@ from .heuristic import heuristic_policy
 __all__ = ["ISMCTSBot", "ismcts_agent", "Tree", "rollout", "search_weighted", "search_pooled",
            "FINAL_POLICIES",
            "ROLLOUT_POLICIES", "MAX_ITERATIONS", "MAX_TIME_LIMIT", "MAX_UCT_C", "MIN_NODES",
-           "DEFAULT_MAX_NODES", "MAX_NODES_LIMIT"]
+           "DEFAULT_MAX_NODES", "MAX_NODES_LIMIT", "CLOCKS"]
 
 K = E.K
 ROLLOUT_POLICIES = {"random": 0, "heuristic": 1}
@@ -97,6 +97,9 @@ DETERMINIZATIONS = ("compiled", "resample")
 #: How the other players move inside the tree (``ISMCTSBot(opponents=...)``): by UCB
 #: (SO-ISMCTS) or by the rollout policy (a best response to it).
 OPPONENTS = ("search", "policy")
+#: What a ``time_limit`` counts (``ISMCTSBot(clock=...)``): elapsed seconds, or the
+#: CPU seconds of the searching thread (numba kernels run in the caller's thread).
+CLOCKS = {"wall": time.perf_counter, "cpu": time.thread_time}
 #: Allowed ranges of the budgets (checked when an ISMCTSBot is built).
 MAX_ITERATIONS = 10**9            # iterations per move
 MAX_TIME_LIMIT = 3600.0           # seconds per move
@@ -388,6 +391,10 @@ class ISMCTSBot(Agent):
         ``time_limit`` is set).
       time_limit: seconds per move, a number in (0, 3600], or None for an
         iteration budget. At least one iteration is always run.
+      clock: what ``time_limit`` counts: ``wall`` (default, elapsed seconds)
+        or ``cpu`` (CPU seconds of the searching thread, ``time.thread_time``:
+        unaffected by other processes on the machine, the clock of
+        equal-CPU-time comparisons).
       uct_c: UCB exploration constant on rewards scaled to [0, 1], a finite
         number in [0, 10**6].
       final_policy: ``max_visit_count`` | ``normalized_visit_count`` | ``max_value``.
@@ -423,13 +430,16 @@ class ISMCTSBot(Agent):
                  time_limit: float | None = None, uct_c: float = 0.4,
                  final_policy: str = "max_visit_count", rollout: str = "random",
                  determinization: str = "compiled", max_nodes: int | None = None,
-                 belief: BeliefModel | None = None, opponents: str = "search"):
+                 belief: BeliefModel | None = None, opponents: str = "search",
+                 clock: str = "wall"):
         super().__init__(game, player, seed)
         a = self.NAME
         self.iterations = check_int(a, "iterations", iterations, 1, MAX_ITERATIONS)
         self.time_limit = (None if time_limit is None else
                            check_real(a, "time_limit", time_limit, 0.0, MAX_TIME_LIMIT,
                                       lo_open=True))
+        self.clock = check_choice(a, "clock", clock, tuple(CLOCKS))
+        self._now = CLOCKS[self.clock]
         self.uct_c = check_real(a, "uct_c", uct_c, 0.0, MAX_UCT_C)
         self.final_policy = check_choice(a, "final_policy", final_policy, FINAL_POLICIES)
         self.rollout = check_choice(a, "rollout", rollout, tuple(ROLLOUT_POLICIES))
@@ -472,7 +482,8 @@ class ISMCTSBot(Agent):
         det = Determinizer(state, me) if self.determinization == "compiled" else None
         bel = pool = None
         root = np.array(state.engine_state)
-        t0 = time.perf_counter()
+        now = self._now
+        t0 = now()
         rbias = self._root_bias(P, root, me)        # inside the time budget
         if self.belief is not None:
             bel = self.belief.record(P, me, self._belief_model)
@@ -505,7 +516,7 @@ class ISMCTSBot(Agent):
                     break
             else:
                 # At least one iteration, then chunks of 1, 2, 4, ... 512 while time is left.
-                if done > 0 and time.perf_counter() - t0 >= self.time_limit:
+                if done > 0 and now() - t0 >= self.time_limit:
                     break
                 chunk = min(512, max(1, done))
             need = min(limit, int(tree.size[0]) + per * chunk + 2)
@@ -534,7 +545,7 @@ class ISMCTSBot(Agent):
                     _iteration(P, s, me, self.uct_c, self._lo, self._scale, code, self._rng,
                                tree, legal, deck_buf, path, int(P[E.P_N]), self._opp)
             done += chunk
-        self.last_search = {"iterations": done, "seconds": time.perf_counter() - t0,
+        self.last_search = {"iterations": done, "seconds": now() - t0, "clock": self.clock,
                             "nodes": int(tree.size[0]), "capacity": int(tree.child.shape[0])}
         if bel is not None and bel.stats[0] > 0:
             self.last_search["belief_mean_ess"] = float(bel.stats[1] / bel.stats[0])
@@ -621,7 +632,7 @@ def ismcts_agent(game, player: int, seed: int = 0, *, iterations: int = 1000,
                  belief_epsilon: float = 0.1, belief_pool: int = 0,
                  belief_min_ess: float = 0.0, belief_mcmc: int = 0,
                  belief_persist: bool = False, opponents: str = "search",
-                 belief_checkpoint: str | None = None) -> ISMCTSBot:
+                 belief_checkpoint: str | None = None, clock: str = "wall") -> ISMCTSBot:
     """SO-ISMCTS (:class:`ISMCTSBot`), the registry's ``ismcts`` agent; a belief is
     written as flat keywords, e.g. ``ismcts(belief='heuristic', belief_pool=64)``.
 
@@ -639,4 +650,4 @@ def ismcts_agent(game, player: int, seed: int = 0, *, iterations: int = 1000,
     return ISMCTSBot(game, player, seed, iterations=iterations, time_limit=time_limit,
                      uct_c=uct_c, final_policy=final_policy, rollout=rollout,
                      determinization=determinization, max_nodes=max_nodes, belief=model,
-                     opponents=opponents)
+                     opponents=opponents, clock=clock)

@@ -381,20 +381,21 @@ def network(game, player, seed=0, *, checkpoint: str | None = None, policy: str 
 def ismcts_net(game, player, seed=0, *, checkpoint: str | None = None, iterations: int = 200,
                time_limit: float | None = None, c_puct: float = 1.0, prior_mix: float = 0.0,
                value_weight: float = 1.0, rollout: str = "heuristic",
-               final_policy: str = "max_visit_count", max_nodes: int | None = None):
+               final_policy: str = "max_visit_count", max_nodes: int | None = None,
+               clock: str = "wall"):
     """ISMCTS with the network (:class:`solvers.net.search.NetISMCTSBot`; imported on use);
     ``checkpoint`` as ``network``'s (None: the default shipped model)."""
     from .net.search import NetISMCTSBot
     return NetISMCTSBot(game, player, seed, checkpoint=checkpoint, iterations=iterations,
                         time_limit=time_limit, c_puct=c_puct, prior_mix=prior_mix,
                         value_weight=value_weight, rollout=rollout,
-                        final_policy=final_policy, max_nodes=max_nodes)
+                        final_policy=final_policy, max_nodes=max_nodes, clock=clock)
 
 
 def ismcts_bias(game, player, seed=0, *, checkpoint: str | None = None, bias: float = 1.0,
                 iterations: int = 1000, time_limit: float | None = None, uct_c: float = 0.4,
                 final_policy: str = "max_visit_count", rollout: str = "random",
-                max_nodes: int | None = None, opponents: str = "search"):
+                max_nodes: int | None = None, opponents: str = "search", clock: str = "wall"):
     """ISMCTS with the network's policy as progressive bias at the root
     (:class:`solvers.net.search.BiasISMCTSBot`; imported on use); ``checkpoint``
     as ``network``'s (None: the default shipped model); the other keywords and
@@ -403,7 +404,7 @@ def ismcts_bias(game, player, seed=0, *, checkpoint: str | None = None, bias: fl
     return BiasISMCTSBot(game, player, seed, checkpoint=checkpoint, bias=bias,
                          iterations=iterations, time_limit=time_limit, uct_c=uct_c,
                          final_policy=final_policy, rollout=rollout, max_nodes=max_nodes,
-                         opponents=opponents)
+                         opponents=opponents, clock=clock)
 
 
 def load_factory(target: str) -> Factory:

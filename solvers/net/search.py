@@ -36,7 +36,6 @@ last search are in ``last_search``.
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 from numba import njit
@@ -47,7 +46,7 @@ from spiel_game.rng import make_rng_state, rand_below, rand_uniform
 from spiel_game.simulator import step_apply, step_legal
 
 from ..bots import Agent, AgentParameterError, check_choice, check_int, check_real
-from ..ismcts import (DEFAULT_MAX_NODES, MAX_ITERATIONS, MAX_NODES_LIMIT, MAX_TIME_LIMIT,
+from ..ismcts import (CLOCKS, DEFAULT_MAX_NODES, MAX_ITERATIONS, MAX_NODES_LIMIT, MAX_TIME_LIMIT,
                       MIN_NODES, ROLLOUT_POLICIES, ISMCTSBot,
                       grown, new_node, new_tree, obs_child, rollout_policy, rollout)
 from .agents import evaluator_for
@@ -187,6 +186,8 @@ class NetISMCTSBot(Agent):
       time_limit: seconds per move, a number in (0, 3600], or None for an
         iteration budget. At least one iteration runs; then chunks of 1, 2, 4, ...
         64 iterations while time is left (a move may overrun by one chunk).
+      clock: what ``time_limit`` counts: ``wall`` (default) or ``cpu`` (the
+        searching thread's CPU seconds), as in :class:`~solvers.ismcts.ISMCTSBot`.
       c_puct: PUCT exploration constant (rewards scaled to [0, 1]), in [0, 10**6].
       prior_mix: share of the uniform distribution in each node's prior, in [0, 1]
         (0: the network's policy; a sharp policy otherwise leaves its unlikely
@@ -203,7 +204,7 @@ class NetISMCTSBot(Agent):
                  iterations: int = 200, time_limit: float | None = None,
                  c_puct: float = 1.0, prior_mix: float = 0.0, value_weight: float = 1.0,
                  rollout: str = "heuristic", final_policy: str = "max_visit_count",
-                 max_nodes: int | None = None):
+                 max_nodes: int | None = None, clock: str = "wall"):
         super().__init__(game, player, seed)
         a = "ismcts_net"
         self.evaluator = evaluator_for(a, checkpoint, game)
@@ -212,6 +213,8 @@ class NetISMCTSBot(Agent):
         self.time_limit = (None if time_limit is None else
                            check_real(a, "time_limit", time_limit, 0.0, MAX_TIME_LIMIT,
                                       lo_open=True))
+        self.clock = check_choice(a, "clock", clock, tuple(CLOCKS))
+        self._now = CLOCKS[self.clock]
         self.c_puct = check_real(a, "c_puct", c_puct, 0.0, MAX_C_PUCT)
         self.prior_mix = check_real(a, "prior_mix", prior_mix, 0.0, 1.0)
         self.value_weight = check_real(a, "value_weight", value_weight, 0.0, 1.0)
@@ -247,14 +250,15 @@ class NetISMCTSBot(Agent):
         value = np.zeros(self.evaluator.layout.max_players)
         vabs = np.zeros(int(P[E.P_N]))
         code = ROLLOUT_POLICIES[self.rollout]
-        t0 = time.perf_counter()
+        now = self._now
+        t0 = now()
         done = 0
         while True:
             if self.time_limit is None:
                 chunk = min(self.iterations - done, _CHUNK)
                 if chunk <= 0:
                     break
-            elif done > 0 and time.perf_counter() - t0 >= self.time_limit:
+            elif done > 0 and now() - t0 >= self.time_limit:
                 break
             else:
                 chunk = min(64, max(1, done))
@@ -271,7 +275,7 @@ class NetISMCTSBot(Agent):
                                self.value_weight, vabs, self.prior_mix):
                 raise RuntimeError("ismcts_net: determinization failed")
             done += chunk
-        self.last_search = {"iterations": done, "seconds": time.perf_counter() - t0,
+        self.last_search = {"iterations": done, "seconds": now() - t0, "clock": self.clock,
                             "nodes": int(tree.size[0])}
         acts, vis, val, pri = [], [], [], []
         c = int(tree.child[0])
@@ -335,7 +339,7 @@ class BiasISMCTSBot(ISMCTSBot):
             raise AgentParameterError(
                 f"{a}: {', '.join(bad)} not allowed (the search uses the compiled "
                 f"determinizer without inference); allowed: checkpoint, bias, iterations, "
-                f"time_limit, uct_c, final_policy, rollout, max_nodes, opponents")
+                f"time_limit, clock, uct_c, final_policy, rollout, max_nodes, opponents")
         super().__init__(game, player, seed, **kwargs)
         self.evaluator = evaluator_for(a, checkpoint, game)
         self.ng = self.evaluator.game_arrays(game)
