@@ -120,8 +120,34 @@ def test_eleven_players_unequal_seat_counts_keep_the_identity():
 
 
 def test_abr_gain_is_points_saved_in_the_seat():
-    """The ABR study's gain: the field's points in the seat minus the deviator's,
-    mean over seats per deal, then over deals (no n/(n-1) factor)."""
+    """The ABR study's row: the points of the seat in the deal played by the field
+    alone, minus the deviator's points in that seat on the same deal (a random
+    deviator here, so that the two differ)."""
+    from experiments.registry import Unit
+    from experiments.tournament import play_deal
+
+    config = abr_study.ABRStudyConfig(targets=("heuristic",), players=(6,), deals=1,
+                                      deals_per_unit=1, rotations=2, responder="random",
+                                      exact_presets=())
+    rows = abr_study.run_unit(config, Unit(0, 0, {"kind": "deal", "target": "heuristic",
+                                                  "players": 6, "first_deal": 0, "deals": 1}))
+    field = play_deal(TournamentConfig(agents=("heuristic",), game={"players": 6}, deals=1,
+                                       seed=config.seed), 0)
+    deviation = play_deal(TournamentConfig(agents=("heuristic", "random"), game={"players": 6},
+                                           deals=1, seed=config.seed, lineup=(1, 0, 0, 0, 0, 0),
+                                           rotations=2), 0)
+    saved = {}
+    for assign, points in zip(deviation["assignments"], deviation["points"]):
+        q = list(assign).index(1)
+        saved[q] = field["points"][0][q] - points[q]
+    assert len(rows) == len(saved) == 2
+    assert {r["seat"]: r["gain"] for r in rows} == saved
+    assert any(v != 0 for v in saved.values())
+
+
+def test_abr_summary_averages_seats_then_deals():
+    """The ABR table's gain: the rows' points saved, mean over seats per deal, then
+    over deals (no n/(n-1) factor)."""
     rows = pd.DataFrame([
         # deal 0: the deviator takes 2 in seat 0 where the target took 13, and 5 in seat 3
         # where it took 5; deal 1: 0 where the target took 4, 26 where it took 13
