@@ -40,8 +40,9 @@ import sys
 from pathlib import Path
 from collections.abc import Callable, Mapping, Sequence
 
-import matplotlib
+from spiel_game.extras import require
 
+matplotlib = require("matplotlib", "paper", "the paper's figures (experiments.figures)")
 matplotlib.use("Agg")                   # files only, no display
 
 __all__ = ["Job", "figure_main", "save", "DEFAULT_RESULTS", "COLUMN_WIDTH", "TEXT_WIDTH",

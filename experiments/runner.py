@@ -738,7 +738,9 @@ def _ray_backend(unit_fn, config, todo, workers, address) -> Iterator[tuple[Unit
     try:
         import ray
     except ImportError:
-        raise RunError("the ray backend needs ray: pip install -e '.[distributed]'") from None
+        from spiel_game.extras import install_hint
+        raise RunError(f"the ray backend needs ray, which is not installed (extra "
+                       f"'distributed'): {install_hint('distributed')}") from None
     owned = False
     if not ray.is_initialized():
         kwargs: dict[str, Any] = {"logging_level": "WARNING"}

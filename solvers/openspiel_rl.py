@@ -216,7 +216,7 @@ class TrainResult:
     baseline: float | None
     episodes: int
     seconds: float
-    git_commit: str = "unknown"      # of the code that trained (read when training started)
+    git_commit: str | None = None    # of the code that trained (None: an installed wheel)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -276,12 +276,10 @@ def _input_size(game, observation: str) -> int:
 def _openspiel_torch():
     """OpenSpiel's ``dqn`` and ``nfsp`` PyTorch modules (they need PyTorch and
     ``dm-tree``: the extra ``torch``)."""
-    try:
-        from open_spiel.python.pytorch import dqn, nfsp
-    except ImportError as err:
-        raise ImportError(f"OpenSpiel's PyTorch DQN/NFSP need the extra 'torch' "
-                          f"(pip install -e '.[torch]'): {err}") from err
-    return dqn, nfsp
+    from spiel_game.extras import require
+    what = "OpenSpiel's PyTorch DQN/NFSP"
+    return (require("open_spiel.python.pytorch.dqn", "torch", what),
+            require("open_spiel.python.pytorch.nfsp", "torch", what))
 
 
 def _make_mlp(input_size: int, hidden, num_actions: int):
@@ -603,8 +601,9 @@ def load_checkpoint(path: str | Path, agent: str = "openspiel_rl") -> dict:
     try:
         import torch
     except ImportError:
-        raise AgentParameterError(f"{agent}: needs PyTorch, which is not installed (pip "
-                                  f"install -e '.[torch]')") from None
+        from spiel_game.extras import install_hint
+        raise AgentParameterError(f"{agent}: needs PyTorch, which is not installed (extra "
+                                  f"'torch'): {install_hint('torch')}") from None
     if not isinstance(path, (str, os.PathLike)) or not str(path):
         raise AgentParameterError(f"{agent}: checkpoint={path!r} is not allowed; allowed: "
                                   f"the path of a .pt file written by solvers.openspiel_rl")

@@ -21,17 +21,14 @@ guards hash the top-level modules only).
 
 from __future__ import annotations
 
-try:
-    import gymnasium
-    import pettingzoo  # noqa: F401
-except ImportError as e:  # pragma: no cover - depends on the installed extras
-    raise ImportError(
-        f"experiments.envs needs gymnasium and pettingzoo ({e}); install the extra: "
-        "pip install 'cancellation-hearts[pettingzoo]'") from e
+from spiel_game.extras import require
 
-from .core import OBSERVATION_KINDS
-from .gymnasium_env import ENV_ID, CancellationHeartsEnv
-from .pettingzoo_env import CancellationHeartsAEC, env, raw_env
+gymnasium = require("gymnasium", "pettingzoo", "experiments.envs")
+require("pettingzoo", "pettingzoo", "experiments.envs")
+
+from .core import OBSERVATION_KINDS  # noqa: E402  (after the extra's check)
+from .gymnasium_env import ENV_ID, CancellationHeartsEnv  # noqa: E402
+from .pettingzoo_env import CancellationHeartsAEC, env, raw_env  # noqa: E402
 
 __all__ = ["CancellationHeartsAEC", "CancellationHeartsEnv", "env", "raw_env", "ENV_ID",
            "OBSERVATION_KINDS"]

@@ -90,6 +90,7 @@ import spiel_game
 from spiel_game import cards as C
 from spiel_game import engine as E
 from spiel_game import records as R
+from spiel_game.extras import MissingExtra
 from spiel_game.render import card_label, hand_replay_html, state_to_html
 
 __all__ = ["PlayError", "PlaySession", "check_settings", "create_app", "main", "fresh_seed",
@@ -471,6 +472,8 @@ def create_app(agents: Sequence[str], players: int | None = None, seat: int = 0,
     untouched before a new one may evict it. Settings are checked first
     (:class:`PlayError`). Debug mode is off whatever ``FLASK_DEBUG`` says. The
     app's ``config["PLAY_SESSIONS"]`` maps game ids to :class:`PlaySession`."""
+    from spiel_game.extras import require
+    require("flask", "play", "the browser play app")
     from flask import Flask, abort, jsonify, request
     from werkzeug.exceptions import HTTPException
     if seed is None:
@@ -652,7 +655,7 @@ def main(argv=None) -> int:
     try:
         app = create_app(args.agents, args.players, args.seat, seed, params, args.records,
                          max_games=args.max_games, idle_seconds=args.idle_minutes * 60)
-    except PlayError as e:
+    except (PlayError, MissingExtra) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     print(f"Cancellation Hearts: open http://{args.host}:{args.port}/ (Ctrl-C stops); "

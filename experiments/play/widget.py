@@ -32,9 +32,11 @@ def _ipywidgets():
     try:
         import ipywidgets
     except ImportError:
-        raise ImportError("the play widget needs ipywidgets: pip install -e '.[notebooks]' "
-                          "(or play in the browser: python -m experiments play --agents ...)"
-                          ) from None
+        from spiel_game.extras import MissingExtra, install_hint
+        raise MissingExtra(f"the play widget needs ipywidgets, which is not installed (extra "
+                           f"'notebooks'): {install_hint('notebooks')}; or play in the "
+                           f"browser: python -m experiments play --agents ...", "notebooks"
+                           ) from None
     return ipywidgets
 
 

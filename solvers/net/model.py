@@ -27,13 +27,16 @@ import contextlib
 import math
 
 import numpy as np
-import torch
-from torch import nn
 
+from spiel_game.extras import require
 from spiel_game.provenance import git_commit
 
 from .checkpoint import read_checkpoint, versions, write_checkpoint
 from .features import FeatureLayout
+
+torch = require("torch", "torch", "training and loading the policy-value network "
+                "(solvers.net.model)")
+nn = torch.nn
 
 __all__ = ["PolicyValueNet", "losses", "to_batch", "sharpen", "save_checkpoint", "load_model",
            "pick_device", "torch_threads"]
