@@ -1,5 +1,5 @@
 """The play app as a network service: debug off whatever FLASK_DEBUG says, a
-fresh random server seed by default (stored in every record), new games only by
+fresh secret server key by default (never stored), new games only by
 a JSON POST, a request-size limit, a cap on live games with eviction of idle
 ones, every malformed body a 400, ports checked, the widget escaping its text."""
 
@@ -64,24 +64,29 @@ def test_flask_debug_in_the_environment_is_ignored(monkeypatch, capsys):
     with pytest.raises(PlayError, match="never runs in debug mode"):
         app.run(debug=True)
     out = capsys.readouterr().out
-    assert "http://127.0.0.1:8123/" in out and "server seed " in out and "--seed" in out
+    assert "http://127.0.0.1:8123/" in out and "fresh secret key" in out and "--seed" in out
 
 
-def test_default_seed_is_fresh_printed_and_recorded(tmp_path):
-    seeds = {create_app(AGENTS, params=SMALL, out=None).config["PLAY_SEED"] for _ in range(4)}
-    assert len(seeds) == 4 and all(0 <= s < 2**32 for s in seeds)
+def test_default_key_is_fresh_and_records_hold_only_the_games_seed(tmp_path):
+    game0 = set()
+    for _ in range(4):
+        app = create_app(AGENTS, params=SMALL, out=None)
+        assert app.config["PLAY_SEED"] is None
+        gid = _new(app.test_client())
+        game0.add(app.config["PLAY_SESSIONS"][gid].seed)
+    assert len(game0) == 4                      # every server deals its own games
     app = create_app(AGENTS, params=SMALL, out=tmp_path)
     client = app.test_client()
     gid = _new(client)
     v = _play_out(client, gid)
-    rec = R.read_record(v["record"])
-    assert rec.seed == app.config["PLAY_SEED"] == rec.info["server_seed"]
+    rec = R.read_record(tmp_path / v["record"])
+    assert rec.seed == app.config["PLAY_SESSIONS"][gid].seed and "server_seed" not in rec.info
     # a fixed --seed still gives every server the same deals
     a = create_app(AGENTS, seed=5, params=SMALL, out=None)
     b = create_app(AGENTS, seed=5, params=SMALL, out=None)
     ga, gb = _new(a.test_client()), _new(b.test_client())
     sa, sb = a.config["PLAY_SESSIONS"][ga], b.config["PLAY_SESSIONS"][gb]
-    assert sa.state.history() == sb.state.history()
+    assert sa.state.history() == sb.state.history() and sa.seed == sb.seed
 
 
 def test_new_games_only_by_json_post():
@@ -195,4 +200,5 @@ def test_widget_escapes_what_it_shows():
     pw.act(["<script>alert(1)</script>"])
     assert "<script>" not in pw.message.value
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in pw.message.value
-    assert 0 <= PlayWidget(["random"], params=SMALL, out=None, widgets=FAKE).seed < 2**32
+    fresh = [PlayWidget(["random"], params=SMALL, out=None, widgets=FAKE) for _ in range(2)]
+    assert fresh[0].seed is None and fresh[0].session.seed != fresh[1].session.seed

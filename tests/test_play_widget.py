@@ -75,7 +75,8 @@ def test_widget_plays_a_whole_hand(tmp_path, kind):
         assert pw.message.value == ""
         presses += 1
     assert presses >= 5 and "Game over" in pw.status.value and "ch-replay" in pw.replay.value
-    rec = R.read_record(pw.view["record"])
+    assert pw.view["record"] == pw.session.record_path.name
+    rec = R.read_record(tmp_path / pw.view["record"])
     assert rec.agents == ["heuristic", "random", "human"]
     assert R.replay(rec).returns() == pw.view["returns"]
     assert f"Your result: {pw.view['returns'][2]:g}" in pw.status.value

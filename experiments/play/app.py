@@ -16,22 +16,32 @@ over the other seats) move on the server until the person is to act. At the
 end the page shows the trick-by-trick replay
 (:func:`spiel_game.render.hand_replay_html`) and the game is saved as a
 record (:mod:`spiel_game.records`) in ``--records`` (default
-``results/play``), one ``game-<id>.json`` per finished game.
+``results/play``), one ``game-<id>.json`` per finished game; the view names
+the file, never the server's folder. The records folder is created and a
+test file written in it when the app starts (:class:`PlayError` if it
+cannot be). An agent that raises or returns no legal action ends its game: the
+view's ``error`` says which agent failed and how, every later move is refused,
+and everything played is saved as ``game-<id>-aborted.json`` (the game, seats,
+seed, actions so far, thinking times and the error). A record that cannot be
+written is kept in memory (``/record`` still serves it) and the view's
+``record_error`` says so.
 
-**Seeds.** Game number ``g`` of an app started with ``seed`` draws its chance
-outcomes from ``numpy.random.default_rng([seed, g, 1])`` and seat ``q``'s agent
-is seeded from ``SeedSequence([seed, g, 2, q])``: the same clicks replay the
-same game. Without ``--seed`` the server draws a fresh random seed
-(``0 <= seed < 2**32``) when it starts, prints it, and stores it in every
-record (``seed``, and ``info.server_seed``), so the deals of one server cannot
-be computed from another's; give ``--seed`` to fix them (a study that wants
-every participant to get the same deals).
+**Seeds.** The server holds a secret key that never leaves the process (not
+printed, stored, or sent): without ``--seed`` 256 random bits drawn when it
+starts; with ``--seed S`` derived from ``S`` by scrypt (so that every server
+started with ``S`` deals the same games). Game number ``g`` gets its own seed,
+``HMAC-SHA256(key, "game g")`` (62 bits, :func:`game_seed`): its chance
+outcomes come from ``numpy.random.default_rng([game_seed, 1])`` and seat
+``q``'s agent is seeded from ``SeedSequence([game_seed, 2, q])``, so the same
+clicks replay the same game. Records hold only the game's own seed, from which
+neither the key nor another game's deal can be computed.
 
 **Input.** The page talks JSON to the API: ``POST /api/new`` with a JSON body
 ``{}`` (a new game: ``{"id", "url"}``), ``GET /api/game/<id>`` (the view),
 ``POST /api/game/<id>/move`` with ``{"actions": [int, ...]}`` (one card, one
 moon choice, or every card still to pass), ``GET /api/game/<id>/record`` (the
-finished game's record). Nothing the browser sends is evaluated: game ids are
+finished game's record; here, as in the view, an agent given by a file or a
+path parameter is named by its file name, without the server's folder). Nothing the browser sends is evaluated: game ids are
 looked up, actions must be integers legal in the current state; a body must
 be JSON sent as ``application/json`` (so another web site cannot post to the
 app from a visitor's browser without a CORS preflight, which the app never
@@ -45,10 +55,12 @@ what is allowed.
 * no code runs from a request, and Flask's debugger and reloader are off
   whatever the environment says (``FLASK_DEBUG`` is ignored);
 * a person sees only their own hand (other hands are rendered face down and
-  the API sends no hidden card); the deals of a server started without
-  ``--seed`` cannot be computed in advance;
-* every finished game is written atomically as a record holding the seed,
-  the agents, their seeds, every action and the thinking time per action;
+  the API sends no hidden card); no response holds the server's key or seed
+  or an absolute path, and the deals of later games cannot be computed from
+  what a person is shown;
+* every finished game is written atomically as a record holding the game's
+  seed, the agents, their seeds, every action and the thinking time per
+  action; a game ended by a failing agent keeps what was played;
 * memory is bounded: at most ``max_games`` (``--max-games``, default 100)
   games live at once; a new game evicts games idle for more than
   ``idle_seconds`` (``--idle-minutes``, default 60), and when none is idle it
@@ -73,10 +85,15 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
+import functools
+import hashlib
+import hmac
 import json
+import os
 import re
 import secrets
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -93,8 +110,8 @@ from spiel_game import records as R
 from spiel_game.extras import MissingExtra
 from spiel_game.render import card_label, hand_replay_html, state_to_html
 
-__all__ = ["PlayError", "PlaySession", "check_settings", "create_app", "main", "fresh_seed",
-           "MAX_BODY_BYTES", "MAX_GAMES", "IDLE_SECONDS"]
+__all__ = ["PlayError", "PlaySession", "check_settings", "check_records_folder", "create_app",
+           "main", "fresh_seed", "game_seed", "MAX_BODY_BYTES", "MAX_GAMES", "IDLE_SECONDS"]
 
 DEFAULT_RECORDS = Path("results") / "play"
 #: The longest request body the app reads (a move is a few dozen bytes).
@@ -113,6 +130,63 @@ class PlayError(ValueError):
     """Bad play-app settings or a move that is not allowed; the message says what is."""
 
 
+@functools.lru_cache(maxsize=16)
+def _seed_key(seed: int) -> bytes:
+    """The server key of ``--seed seed``: scrypt (slow on purpose, so that a
+    32-bit seed is not found by trying them all against a game's seed)."""
+    return hashlib.scrypt(str(int(seed)).encode(), salt=b"cancellation-hearts play server",
+                          n=2**14, r=8, p=1, dklen=32)
+
+
+def _server_key(seed: int | None) -> bytes:
+    """A fresh 256-bit key (``seed=None``) or the key of ``seed``."""
+    return secrets.token_bytes(32) if seed is None else _seed_key(int(seed))
+
+
+def game_seed(key: bytes, number: int) -> int:
+    """The seed of game ``number`` of a server with ``key``: the first 62 bits of
+    ``HMAC-SHA256(key, "game <number>")`` (one way: it reveals neither the key
+    nor any other game's seed)."""
+    d = hmac.new(key, f"game {int(number)}".encode(), hashlib.sha256).digest()
+    return int.from_bytes(d[:8], "little") & (2**62 - 1)
+
+
+def check_records_folder(out: str | Path | None) -> Path | None:
+    """Create the records folder ``out`` (None: records are not saved) and write
+    and remove a test file in it; :class:`PlayError` saying why if it cannot."""
+    if out is None:
+        return None
+    path = Path(out)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".write-check-", dir=path)
+        os.close(fd)
+        os.unlink(tmp)
+    except OSError as e:
+        raise PlayError(f"the records folder {str(out)[:200]!r} cannot be created or written "
+                        f"({e.strerror or type(e).__name__}); give a writable folder "
+                        f"(--records DIR)") from None
+    return path
+
+
+def _public_label(spec: str) -> str:
+    """``spec`` as a person is shown it: file targets and path-valued parameters
+    by their file names (no server folder), else as written."""
+    if spec == R.HUMAN:
+        return spec
+    from solvers.registry import short_label
+    return short_label(spec, limit=10**6)
+
+
+class _AgentFailed(Exception):
+    """An agent raised or returned no legal action (internal)."""
+
+
+def _one_line(e: BaseException, limit: int = 200) -> str:
+    text = f"{type(e).__name__}: {e}".strip().splitlines()[0]
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
 def _seed(*words: int) -> int:
     return int(np.random.SeedSequence([int(w) for w in words]).generate_state(1, np.uint64)[0]
                & np.uint64(2**62 - 1))
@@ -120,7 +194,8 @@ def _seed(*words: int) -> int:
 
 def check_settings(agents, players, seat, seed, params) -> tuple[list[str], dict, Any]:
     """Check the settings of a play session (the app's and the widget's): agent
-    specs, player count, the person's seat, the seed and game parameters.
+    specs, player count, the person's seat, the seed (None: a fresh secret
+    key) and game parameters.
 
     Returns (agent specs, game parameters, loaded game); raises
     :class:`PlayError` naming the bad setting and what is allowed."""
@@ -139,9 +214,10 @@ def check_settings(agents, players, seat, seed, params) -> tuple[list[str], dict
     n = game.num_players()
     if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
         raise PlayError(f"seat must be a seat of the {n}-player game (0..{n - 1}), got {seat!r}")
-    if (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
-            or not 0 <= seed < _SEED_LIMIT):
-        raise PlayError(f"seed must be 0 <= seed < 2**32, got {str(seed)[:40]!r}")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
+                             or not 0 <= seed < _SEED_LIMIT):
+        raise PlayError(f"seed must be 0 <= seed < 2**32, got {str(seed)[:40]!r} (or None: "
+                        f"a fresh secret key)")
     from solvers.registry import AgentFactoryError, AgentSpecError, make_agent
     for spec in dict.fromkeys(agents):
         try:
@@ -156,33 +232,49 @@ class PlaySession:
     seats (seat ``seat + 1`` gets ``agents[0]``, ...). :meth:`view` describes what
     the person sees; :meth:`move` applies their actions and lets the agents move
     until the person is to act again or the game is over; when it is over the
-    record is written to ``out`` (if given). Thread-safe (one lock per session)."""
+    record is written to ``out`` (if given). ``seed`` (the server's, or None: a
+    fresh secret key) and ``number`` give the game its own seed
+    (:func:`game_seed`), the only seed it records (``self.seed``). An agent
+    that fails ends the game (``self.error``). Thread-safe (one lock per
+    session)."""
 
     def __init__(self, agents: Sequence[str], params: Mapping[str, Any] | None = None, *,
-                 seat: int = 0, seed: int = 0, number: int = 0, out: str | Path | None = None,
-                 game_id: str | None = None, players: int | None = None, _checked=None):
+                 seat: int = 0, seed: int | None = 0, number: int = 0,
+                 out: str | Path | None = None, game_id: str | None = None,
+                 players: int | None = None, _checked=None, _key: bytes | None = None):
         agents, params, game = _checked or check_settings(agents, players, seat, seed, params)
         from solvers.registry import make_agent
         self.id = game_id or secrets.token_hex(16)
         self.game, self.params, self.seat = game, params, int(seat)
-        self.seed, self.number = int(seed), int(number)
+        self.number = int(number)
+        self.seed = game_seed(_key if _key is not None else _server_key(seed), self.number)
         self.out = None if out is None else Path(out)
         n = game.num_players()
         self.specs = [R.HUMAN if q == self.seat else agents[((q - self.seat - 1) % n) % len(agents)]
                       for q in range(n)]
-        self.seat_seeds = [None if q == self.seat else _seed(self.seed, self.number, 2, q)
-                           for q in range(n)]
-        self.bots = [None if q == self.seat else
-                     make_agent(self.specs[q], game, q, self.seat_seeds[q]) for q in range(n)]
-        for b in self.bots:
-            if b is not None:
+        # what the person is shown: a file target or path parameter by its file name
+        self.labels = [_public_label(sp) for sp in self.specs]
+        self.seat_seeds = [None if q == self.seat else _seed(self.seed, 2, q) for q in range(n)]
+        self.bots = []
+        for q in range(n):
+            if q == self.seat:
+                self.bots.append(None)
+                continue
+            try:
+                b = make_agent(self.specs[q], game, q, self.seat_seeds[q])
                 b.restart()
-        self._rng = np.random.default_rng([self.seed, self.number, 1])
+            except Exception as e:                          # the agent's own code
+                raise PlayError(f"agent {self.labels[q]!r} on seat {q} could not be built: "
+                                f"{_one_line(e)}") from None
+            self.bots.append(b)
+        self._rng = np.random.default_rng([self.seed, 1])
         self.state = game.new_initial_state()
         self.seconds: list[float | None] = []
         self.recent: list[str] = []          # moves since the person's last move
         self.record: R.GameRecord | None = None
-        self.record_path: Path | None = None
+        self.record_path: Path | None = None   # server side only; the view names the file
+        self.record_error: str | None = None
+        self.error: str | None = None          # why the game ended early (a failing agent)
         self._lock = threading.Lock()
         self._since = time.perf_counter()
         self.last_used = time.monotonic()   # for the app's eviction of idle games
@@ -195,11 +287,15 @@ class PlaySession:
             secret = (player != self.seat and not st.is_chance_node()
                       and int(st.engine_state[E.S_PHASE]) == E.PH_PASS)   # passes are private
             what = "passed a card" if secret else self._name(player, action)
-            self.recent.append(f"P{player} ({'you' if player == self.seat else self.specs[player]})"
+            self.recent.append(f"P{player} ({'you' if player == self.seat else self.labels[player]})"
                                f": {what}")
             for q, b in enumerate(self.bots):
                 if b is not None and q != player:
-                    b.inform_action(st, player, action)
+                    try:
+                        b.inform_action(st, player, action)
+                    except Exception as e:                  # the agent's own code
+                        raise _AgentFailed(f"agent {self.labels[q]!r} on seat {q} failed in "
+                                           f"inform_action: {_one_line(e)}") from None
         self.seconds.append(seconds)
         st.apply_action(int(action))
 
@@ -213,7 +309,14 @@ class PlaySession:
         return card_label(action)
 
     def _advance(self) -> None:
-        """Chance and the agents move until the person is to act or the game ends."""
+        """Chance and the agents move until the person is to act or the game ends
+        (or an agent fails: then the game is ended with :meth:`_abort`)."""
+        try:
+            self._advance_unchecked()
+        except _AgentFailed as e:
+            self._abort(str(e))
+
+    def _advance_unchecked(self) -> None:
         st = self.state
         while not st.is_terminal():
             if st.is_chance_node():
@@ -230,26 +333,72 @@ class PlaySession:
                 self._apply(p, legal[0], None)
                 continue
             t0 = time.perf_counter()
-            a = int(self.bots[p].step(st))
+            who = f"agent {self.labels[p]!r} on seat {p}"
+            try:
+                a = self.bots[p].step(st)
+            except Exception as e:                          # the agent's own code
+                raise _AgentFailed(f"{who} failed: {_one_line(e)}") from None
             dt = time.perf_counter() - t0
-            if a not in legal:
-                raise PlayError(f"agent {self.specs[p]!r} on seat {p} chose illegal action {a} "
-                                f"(legal: {legal})")
-            self._apply(p, a, dt)
+            if (isinstance(a, bool) or not isinstance(a, (int, np.integer))
+                    or int(a) not in legal):
+                raise _AgentFailed(f"{who} returned {str(a)[:40]}, not a legal action "
+                                   f"(legal: {legal})")
+            self._apply(p, int(a), dt)
         self._since = time.perf_counter()
         if st.is_terminal() and self.record is None:
             self._finish()
 
+    def _info(self) -> dict:
+        return {"source": "experiments.play", "game_id": self.id, "human_seat": self.seat,
+                "game_number": self.number,
+                "finished": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")}
+
     def _finish(self) -> None:
         seats = [{"agent": s, "seed": sd} for s, sd in zip(self.specs, self.seat_seeds)]
-        info = {"source": "experiments.play", "game_id": self.id, "human_seat": self.seat,
-                "game_number": self.number, "server_seed": self.seed,
-                "finished": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")}
         self.record = R.record_from_state(self.state, seats, seed=self.seed,
-                                          seconds=self.seconds, info=info)
+                                          seconds=self.seconds, info=self._info())
         if self.out is not None:
+            path = self.out / f"game-{self.id}.json"
+            try:
+                self.out.mkdir(parents=True, exist_ok=True)
+                self.record_path = R.write_record(self.record, path)
+            except (OSError, ValueError) as e:
+                self._record_failed(path, e)
+
+    def _record_failed(self, path: Path, e: BaseException) -> None:
+        why = getattr(e, "strerror", None) or type(e).__name__
+        self.record_error = (f"the record could not be saved ({why}); it is kept in the "
+                             f"server's memory for this game")
+        print(f"play: could not write {path}: {_one_line(e)}", file=sys.stderr, flush=True)
+
+    def _abort(self, message: str) -> None:
+        """End the game early (an agent failed): keep everything played, in
+        ``game-<id>-aborted.json``."""
+        self.error = f"{message}; this game has ended, start a new game"
+        print(f"play: game {self.id}: {message}", file=sys.stderr, flush=True)
+        if self.out is None:
+            return
+        doc = {"format": "cancellation-hearts-aborted-game", "version": 1,
+               "game": dict(self.game.get_parameters()),
+               "seats": [{"agent": s, "seed": sd} for s, sd in zip(self.specs, self.seat_seeds)],
+               "seed": self.seed, "actions": [int(a) for a in self.state.history()],
+               "seconds": list(self.seconds), "error": message, "info": self._info()}
+        path = self.out / f"game-{self.id}-aborted.json"
+        try:
             self.out.mkdir(parents=True, exist_ok=True)
-            self.record_path = R.write_record(self.record, self.out / f"game-{self.id}.json")
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=self.out)
+            try:
+                with os.fdopen(fd, "w") as f:
+                    json.dump(doc, f, allow_nan=False)
+                    f.flush()
+                    os.fsync(f.fileno())
+                os.replace(tmp, path)
+            except BaseException:
+                os.unlink(tmp)
+                raise
+            self.record_path = path
+        except (OSError, ValueError) as e:
+            self._record_failed(path, e)
 
     def _pass_left(self) -> int:
         """Cards the person still has to pass now (0 outside the passing phase)."""
@@ -266,65 +415,77 @@ class PlaySession:
         while passing, every card still to pass) and let the others move; returns
         :meth:`view`. Raises :class:`PlayError` saying what is allowed."""
         with self._lock:
-            st = self.state
-            if (not isinstance(actions, list) or not actions
-                    or not all(isinstance(a, int) and not isinstance(a, bool) for a in actions)):
-                raise PlayError(f"'actions' must be a non-empty list of integer actions, got "
-                                f"{str(actions)[:80]}")
-            if st.is_terminal():
-                raise PlayError("the game is over; start a new game")
-            if st.current_player() != self.seat:
-                raise PlayError(f"it is not your turn (player {st.current_player()} is to move)")
-            npass = self._pass_left()
-            if npass:
-                if len(actions) != npass:
-                    raise PlayError(f"choose {npass} card(s) to pass, got {len(actions)}")
-                hand = E.hand(st.engine_params, st.engine_state, self.seat)
-                want = np.bincount(actions, minlength=hand.size) if max(actions) < hand.size \
-                    and min(actions) >= 0 else None
-                if want is None or np.any(want[:hand.size] > hand):
-                    names = [C.card_to_string(a) if 0 <= a < E.K else str(a) for a in actions]
-                    raise PlayError(f"you can pass only cards in your hand; you chose {names}")
-            elif len(actions) != 1:
-                raise PlayError(f"play one action at a time, got {len(actions)}")
-            for k, a in enumerate(actions):
-                if k:
-                    self._advance()              # others may pass between your cards
-                    if st.is_terminal() or st.current_player() != self.seat:
-                        raise PlayError("the game moved on before all your passes were applied")
-                legal = st.legal_actions()
-                if a not in legal:
-                    what = self._name(self.seat, a) if 0 <= a <= E.MOON_ADD_ACTION else a
-                    names = [self._name(self.seat, x) for x in legal]
-                    raise PlayError(f"{what} is not legal now; legal: {names}")
-                if k == 0:
-                    self.recent = []
-                self._apply(self.seat, a, time.perf_counter() - self._since)
-                self._since = time.perf_counter()
-            self._advance()
-            return self._view()
+            try:
+                return self._move(actions)
+            except _AgentFailed as e:
+                self._abort(str(e))
+                return self._view()
+
+    def _move(self, actions: Any) -> dict:
+        st = self.state
+        if self.error is not None:
+            raise PlayError(self.error)
+        if (not isinstance(actions, list) or not actions
+                or not all(isinstance(a, int) and not isinstance(a, bool) for a in actions)):
+            raise PlayError(f"'actions' must be a non-empty list of integer actions, got "
+                            f"{str(actions)[:80]}")
+        if st.is_terminal():
+            raise PlayError("the game is over; start a new game")
+        if st.current_player() != self.seat:
+            raise PlayError(f"it is not your turn (player {st.current_player()} is to move)")
+        npass = self._pass_left()
+        if npass:
+            if len(actions) != npass:
+                raise PlayError(f"choose {npass} card(s) to pass, got {len(actions)}")
+            hand = E.hand(st.engine_params, st.engine_state, self.seat)
+            want = np.bincount(actions, minlength=hand.size) if max(actions) < hand.size \
+                and min(actions) >= 0 else None
+            if want is None or np.any(want[:hand.size] > hand):
+                names = [C.card_to_string(a) if 0 <= a < E.K else str(a) for a in actions]
+                raise PlayError(f"you can pass only cards in your hand; you chose {names}")
+        elif len(actions) != 1:
+            raise PlayError(f"play one action at a time, got {len(actions)}")
+        for k, a in enumerate(actions):
+            if k:
+                self._advance_unchecked()    # others may pass between your cards
+                if st.is_terminal() or st.current_player() != self.seat:
+                    raise PlayError("the game moved on before all your passes were applied")
+            legal = st.legal_actions()
+            if a not in legal:
+                what = self._name(self.seat, a) if 0 <= a <= E.MOON_ADD_ACTION else a
+                names = [self._name(self.seat, x) for x in legal]
+                raise PlayError(f"{what} is not legal now; legal: {names}")
+            if k == 0:
+                self.recent = []
+            self._apply(self.seat, a, time.perf_counter() - self._since)
+            self._since = time.perf_counter()
+        self._advance_unchecked()
+        return self._view()
 
     # ------------------------------------------------------------ what the page shows
     def view(self) -> dict:
         """What the person sees: ``html`` (the table from their seat), ``phase``,
         ``your_turn``, ``legal`` (``[{"action", "card", "label"}]``), ``pass_count``
         (cards to choose now), ``hand`` (your cards, one action per copy), ``moon``
-        (the moon choices offered), ``recent`` (moves since your last one), and at the
-        end ``returns``, ``replay_html`` and ``record``."""
+        (the moon choices offered), ``recent`` (moves since your last one),
+        ``error`` (why the game ended early, else None), and at the end
+        ``returns``, ``replay_html``, ``record`` (the record's file name, no folder)
+        and ``record_error`` (None when it was saved)."""
         with self._lock:
             return self._view()
 
     def _view(self) -> dict:
         st = self.state
-        over = st.is_terminal()
+        over = st.is_terminal() or self.error is not None
         ph = int(st.engine_state[E.S_PHASE])
         phase = {E.PH_PASS: "pass", E.PH_PLAY: "play", E.PH_MOON: "moon", E.PH_OVER: "over",
                  E.PH_DEAL: "deal"}[ph]
         mine = not over and st.current_player() == self.seat
+        to_move = None if over else int(st.current_player())
         legal = st.legal_actions() if mine else []
         v = {"id": self.id, "seat": self.seat, "players": self.game.num_players(),
-             "agents": self.specs, "phase": phase, "over": over, "your_turn": mine,
-             "to_move": None if over else int(st.current_player()),
+             "agents": list(self.labels), "phase": phase, "over": over, "your_turn": mine,
+             "to_move": to_move, "error": self.error,
              "legal": [{"action": a, "card": C.card_to_string(a), "label": card_label(a)}
                        for a in legal if a < E.K],
              "moon": [{"action": a, "label": self._name(self.seat, a)}
@@ -333,11 +494,13 @@ class PlaySession:
              "hand": [int(c) for c in np.repeat(
                  np.arange(E.K), E.hand(st.engine_params, st.engine_state, self.seat))],
              "recent": list(self.recent),
-             "html": state_to_html(st, viewer=None if over else self.seat)}
+             "html": state_to_html(st, viewer=None if st.is_terminal() else self.seat)}
         if over:
-            v["returns"] = [float(x) for x in st.returns()]
-            v["replay_html"] = hand_replay_html(st)
-            v["record"] = str(self.record_path) if self.record_path else None
+            if st.is_terminal():
+                v["returns"] = [float(x) for x in st.returns()]
+                v["replay_html"] = hand_replay_html(st)
+            v["record"] = self.record_path.name if self.record_path else None
+            v["record_error"] = self.record_error
         return v
 
 
@@ -397,9 +560,15 @@ function show(v) {
     v.recent.length ? "Since your last move: " + v.recent.join("; ") : "";
   document.body.dataset.phase = v.phase;
   document.body.dataset.over = String(v.over);
+  if (v.error) {
+    status.textContent = "This game ended early: " + v.error;
+    if (v.record) controls.append(el("span", {id: "record"}, "Saved as " + v.record));
+    return;
+  }
   if (v.over) {
     status.textContent = "Game over. Your result: " + v.returns[v.seat] +
       " (returns " + v.returns.join(", ") + ")";
+    if (v.record_error) document.getElementById("message").textContent = v.record_error;
     document.getElementById("replay").innerHTML = v.replay_html;
     if (v.record) controls.append(el("span", {id: "record"}, "Saved as " + v.record));
     return;
@@ -466,8 +635,10 @@ def create_app(agents: Sequence[str], players: int | None = None, seat: int = 0,
     starts a game (``{"id", "url"}``), ``/game/<id>`` is its page; the JSON API
     is described in the module docstring. ``agents``: agent specs cycled over the
     seats other than ``seat``; ``players`` overrides ``params["players"]``;
-    ``seed``: the server seed (None: :func:`fresh_seed`, in ``config["PLAY_SEED"]``);
-    ``out``: folder for the finished games' records (None: not saved);
+    ``seed``: the server seed (None: a fresh secret key; the seed, or None, is in
+    ``config["PLAY_SEED"]``, the key only in the app's closure);
+    ``out``: folder for the finished games' records (None: not saved; created
+    and checked now, :func:`check_records_folder`);
     ``max_games``: games held at once; ``idle_seconds``: how long a game must be
     untouched before a new one may evict it. Settings are checked first
     (:class:`PlayError`). Debug mode is off whatever ``FLASK_DEBUG`` says. The
@@ -476,8 +647,6 @@ def create_app(agents: Sequence[str], players: int | None = None, seat: int = 0,
     require("flask", "play", "the browser play app")
     from flask import Flask, abort, jsonify, request
     from werkzeug.exceptions import HTTPException
-    if seed is None:
-        seed = fresh_seed()
     if isinstance(max_games, bool) or not isinstance(max_games, int) or max_games < 1:
         raise PlayError(f"max_games must be an integer >= 1, got {str(max_games)[:40]!r}")
     if (isinstance(idle_seconds, bool) or not isinstance(idle_seconds, (int, float))
@@ -485,6 +654,8 @@ def create_app(agents: Sequence[str], players: int | None = None, seat: int = 0,
         raise PlayError(f"idle_seconds must be a number of seconds >= 0, got "
                         f"{str(idle_seconds)[:40]!r}")
     checked = check_settings(agents, players, seat, seed, params)
+    check_records_folder(out)
+    key = _server_key(seed)
 
     class PlayFlask(Flask):
         """Flask whose ``run`` never turns on the debugger or the reloader (Flask's
@@ -501,7 +672,8 @@ def create_app(agents: Sequence[str], players: int | None = None, seat: int = 0,
     app = PlayFlask(__name__)
     app.debug = False                   # FLASK_DEBUG must never turn on the debugger
     app.config.update(DEBUG=False, TESTING=False, PROPAGATE_EXCEPTIONS=False,
-                      MAX_CONTENT_LENGTH=MAX_BODY_BYTES, PLAY_SEED=int(seed))
+                      MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
+                      PLAY_SEED=None if seed is None else int(seed))
     sessions: dict[str, PlaySession] = {}
     app.config["PLAY_SESSIONS"] = sessions
     counter = {"next": 0}
@@ -519,8 +691,8 @@ def create_app(agents: Sequence[str], players: int | None = None, seat: int = 0,
                                        f"for {idle_seconds:g} s; try again later")
             number = counter["next"]
             counter["next"] += 1
-            s = PlaySession(checked[0], checked[1], seat=seat, seed=seed, number=number,
-                            out=out, _checked=checked)
+            s = PlaySession(checked[0], checked[1], seat=seat, number=number,
+                            out=out, _checked=checked, _key=key)
             sessions[s.id] = s
         return s
 
@@ -583,7 +755,9 @@ def create_app(agents: Sequence[str], players: int | None = None, seat: int = 0,
         s = session(game_id)
         if s.record is None:
             raise PlayError("the game is not over yet: a record is written at the end")
-        return jsonify(s.record.to_dict())
+        d = s.record.to_dict()           # agents by their labels: no server folder
+        d["seats"] = [dict(seat, agent=lab) for seat, lab in zip(d["seats"], s.labels)]
+        return jsonify(d)
 
     return app
 
@@ -630,8 +804,9 @@ def main(argv=None) -> int:
     ap.add_argument("--players", type=int, default=None)
     ap.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
     ap.add_argument("--seed", type=_seed_arg, default=None,
-                    help="server seed, 0 <= seed < 2**32 (default: a fresh random one, "
-                         "printed and stored in every record)")
+                    help="server seed, 0 <= seed < 2**32, for the same deals on every "
+                         "server started with it (default: a fresh secret key, never shown "
+                         "or stored)")
     ap.add_argument("--game", default="{}", help='other game parameters as JSON, e.g. '
                                                  '\'{"moon": "choose"}\'')
     ap.add_argument("--records", default=str(DEFAULT_RECORDS),
@@ -651,7 +826,7 @@ def main(argv=None) -> int:
         ap.error(f"--game is not JSON: {str(e)[:200]}")
     if not isinstance(params, dict):
         ap.error(f"--game must be a JSON object, got {args.game[:200]}")
-    seed = fresh_seed() if args.seed is None else args.seed
+    seed = args.seed
     try:
         app = create_app(args.agents, args.players, args.seat, seed, params, args.records,
                          max_games=args.max_games, idle_seconds=args.idle_minutes * 60)
@@ -659,9 +834,8 @@ def main(argv=None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     print(f"Cancellation Hearts: open http://{args.host}:{args.port}/ (Ctrl-C stops); "
-          f"server seed {seed}" + (" (random; rerun with --seed "
-                                   f"{seed} for the same deals)" if args.seed is None else ""),
-          flush=True)
+          + ("deals from a fresh secret key, never shown or stored (--seed S makes them "
+             "reproducible)" if seed is None else f"deals from --seed {seed}"), flush=True)
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"warning: listening on {args.host}: anyone who can reach this address can "
               f"start games, and anyone with a game's address plays its seat (no accounts, "

@@ -9,9 +9,10 @@ press Pass; when you shot the moon under ``moon="choose"``, two buttons
 choose); the agents move in the kernel until you are to act; at the end the
 hand's replay is shown and the game is saved as a record, as in the browser
 app. Needs ``ipywidgets`` (the ``notebooks`` extra). Text that is not the
-rendered table (messages, the record's path) is HTML-escaped before it is
-shown. Without ``seed`` a fresh random one is drawn (as in the app; the
-widget's ``seed`` attribute and every record hold it).
+rendered table (messages, the record's file name) is HTML-escaped before it
+is shown. Seeds are the app's: without ``seed`` a fresh secret key (never
+stored), each game's own seed derived from it (every record holds that one);
+an agent that fails ends its game with a message, keeping what was played.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from typing import Any
 
 from spiel_game.render import card_label
 
-from .app import DEFAULT_RECORDS, PlayError, PlaySession, check_settings, fresh_seed
+from .app import (DEFAULT_RECORDS, PlayError, PlaySession, _server_key, check_records_folder,
+                  check_settings)
 
 __all__ = ["PlayWidget", "play_widget"]
 
@@ -50,8 +52,9 @@ class PlayWidget:
                  seed: int | None = None, params: Mapping[str, Any] | None = None,
                  out: str | Path | None = DEFAULT_RECORDS, *, widgets=None):
         self.w = w = widgets or _ipywidgets()
-        seed = fresh_seed() if seed is None else seed
         self._checked = check_settings(agents, players, seat, seed, params)
+        check_records_folder(out)
+        self._key = _server_key(seed)
         self.seat, self.seed, self.out = seat, seed, out
         self.number = 0
         self.status, self.message = w.HTML(), w.HTML()
@@ -73,7 +76,8 @@ class PlayWidget:
         """Start the next game."""
         agents, params, _ = self._checked
         self.session = PlaySession(agents, params, seat=self.seat, seed=self.seed,
-                                   number=self.number, out=self.out, _checked=self._checked)
+                                   number=self.number, out=self.out, _checked=self._checked,
+                                   _key=self._key)
         self.number += 1
         self.message.value = ""
         self.refresh()
@@ -108,11 +112,17 @@ class PlayWidget:
         self.table.value = v["html"]
         self.replay.value = v.get("replay_html", "")
         buttons = []
-        if v["over"]:
+        if v["error"]:
+            self.status.value = (f"This game ended early: {html.escape(v['error'])}"
+                                 + (f"; saved as {html.escape(v['record'])}" if v["record"]
+                                    else ""))
+        elif v["over"]:
             r = v["returns"]
             self.status.value = (f"Game over. Your result: {r[v['seat']]:g} (returns "
                                  f"{', '.join(f'{x:g}' for x in r)})"
                                  + (f"; saved as {html.escape(v['record'])}" if v["record"]
+                                    else "")
+                                 + (f"; {html.escape(v['record_error'])}" if v["record_error"]
                                     else ""))
         elif v["moon"]:
             self.status.value = "You shot the moon: choose"
