@@ -18,7 +18,7 @@ the plug-in interface is :mod:`experiments.registry`.
 
 Layout by role: infrastructure here (:mod:`.runner`, :mod:`.registry`,
 :mod:`.config`, :mod:`.metadata`, :mod:`.stats` for intervals,
-:mod:`.figures` and :mod:`.macros` for the paper, :mod:`.tournament` for
+:mod:`.figures` for the paper's figure scripts, :mod:`.tournament` for
 duplicate-deal matches); every study in :mod:`experiments.studies`; the
 benchmarks in :mod:`experiments.bench` (``python -m experiments.bench.engine``).
 Algorithms live in :mod:`solvers`, never here.

@@ -4,9 +4,8 @@
 and every benchmark's ``metadata`` (``BENCH/<name>.json``), and for results
 assembled from earlier runs (a benchmark that packs tournaments run
 elsewhere) also counts the commits those runs name (every ``git_commit`` key
-inside the result). ``paper/tables/provenance.py`` writes the table;
-:func:`paper_macros` gives the title page its summary (``\\ProvenanceCommits``,
-``\\ProvenanceDirty``, ``\\ProvenanceResults``).
+inside the result). The paper's tools (outside the installed package) write
+the table of these records and the title page's summary of them.
 
 A commit ending in ``+dirty`` was recorded from a working tree with
 uncommitted changes: the code that ran is that commit plus changes that the
@@ -20,7 +19,7 @@ import json
 from datetime import datetime
 from pathlib import Path
 
-__all__ = ["Record", "records", "wall_time", "paper_macros"]
+__all__ = ["Record", "records", "wall_time"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -114,18 +113,3 @@ def records(results: Path, bench: Path | None = None) -> list[Record]:
         out.append(Record(f"bench/{path.stem}", commit, dirty, _machine(meta),
                           wall_time(meta), inner))
     return out
-
-
-def paper_macros(m, results: Path, bench: Path) -> None:
-    """The title page's summary of :func:`records` (:mod:`experiments.macros`)."""
-    def commits() -> set:
-        recs = records(results, bench)
-        if not recs:
-            raise ValueError(f"no result with metadata under {results}")
-        return {(r.commit, r.dirty) for r in recs} | {c for r in recs for c in r.inner}
-    m.add("ProvenanceResults", lambda: len(records(results, bench)), str,
-          "result files the paper reads")
-    m.add("ProvenanceCommits", lambda: len({c for c, _ in commits()}), str,
-          "distinct commits the results (and the runs they pack) were computed at")
-    m.add("ProvenanceDirty", lambda: len({c for c, d in commits() if d}), str,
-          "of them, recorded from a tree with uncommitted changes")

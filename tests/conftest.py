@@ -5,6 +5,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+#: The paper's tools (``paper/tools``: the macro writers ``texmacros``, the build),
+#: importable the way the paper's scripts import them.
+PAPER_TOOLS = ROOT / "paper" / "tools"
+if str(PAPER_TOOLS) not in sys.path:
+    sys.path.insert(0, str(PAPER_TOOLS))
 
 import spiel_game  # noqa: E402,F401  (registers the game)
 
@@ -25,14 +30,18 @@ def check_figure_and_macros(name: str, study, results: Path, tmp_path: Path) -> 
     """A study's paper figure and macros from ``results`` (a folder holding the
     study's profile folder ``name``): the figure is drawn, a folder without the
     results draws nothing and still exits 0, and every macro is defined.
-    Returns the macros' TeX."""
-    from experiments import macros
+    Returns the macros' TeX (the study's writer, ``texmacros.studies.<module>``)."""
+    import importlib
+
+    import texmacros as macros
+    writer = importlib.import_module(
+        "texmacros.studies." + study.__name__.rsplit(".", 1)[-1])
     figure = paper_figure(name)
     assert figure([str(results), str(tmp_path / "fig")]) == 0
     assert (tmp_path / "fig" / f"{name}.png").stat().st_size > 0
     assert figure([str(tmp_path / "missing"), str(tmp_path / "fig2")]) == 0
     assert not (tmp_path / "fig2").exists()
     m = macros.Macros()
-    study.paper_macros(m, results, tmp_path)
+    writer.paper_macros(m, results, tmp_path)
     assert not m.warnings, m.warnings
     return m.tex("test")

@@ -145,10 +145,11 @@ def _macro(tex: str, name: str) -> str:
 
 
 def test_abr_study_is_in_the_paper_with_a_small_quick_profile():
-    from experiments import macros, registry
+    import texmacros as macros
+    from experiments import registry
     from experiments.studies import abr as study
     exp = registry.get("abr")
-    assert exp.reproduce and "experiments.studies.abr" in macros.SOURCES
+    assert exp.reproduce and "texmacros.studies.abr" in macros.SOURCES
     quick = exp.config("quick")
     # make reproduce: compiled targets only (no ISMCTS: the Python path takes minutes)
     assert all(t == "heuristic" or t.startswith("convention(") for t in quick.targets)
@@ -157,8 +158,8 @@ def test_abr_study_is_in_the_paper_with_a_small_quick_profile():
 
 
 def test_abr_paper_macros_on_known_tables(tmp_path):
-    from experiments import macros
-    from experiments.studies import abr as study
+    import texmacros as macros
+    from texmacros.studies import abr as writer
 
     def g(target, n, gain, lo, hi):
         return {"target": target, "players": n, "deals": 30, "seats_per_deal": 2, "gain": gain,
@@ -179,7 +180,7 @@ def test_abr_paper_macros_on_known_tables(tmp_path):
            "exact_seeds": 3}
     _abr_folder(tmp_path, gains, exact, cfg)
     m = macros.Macros()
-    study.paper_macros(m, tmp_path, tmp_path)
+    writer.paper_macros(m, tmp_path, tmp_path)
     assert not m.warnings, m.warnings
     tex = m.tex("test")
     assert _macro(tex, "AbrSixHeuristicGain") == "2.10" and _macro(tex, "AbrWorlds") == "8"
@@ -204,7 +205,7 @@ def test_abr_paper_macros_on_known_tables(tmp_path):
     # No results: the flag is off and every macro is "not run", so the paper
     # (under \ifAbr) builds without a ??.
     m = macros.Macros()
-    study.paper_macros(m, tmp_path / "none", tmp_path)
+    writer.paper_macros(m, tmp_path / "none", tmp_path)
     tex = m.tex("test")
     assert "\\newif\\ifAbr  %" in tex and "??" not in tex
     assert _macro(tex, "AbrSixHeuristicGain") == "--"
@@ -248,7 +249,8 @@ def test_abr_search_paper_macros_on_a_known_table(tmp_path):
     import csv
     import json
 
-    from experiments import macros
+    import texmacros as macros
+    from texmacros.studies import abr as writer
     from experiments.studies import abr as study
     folder = tmp_path / "abr_search"
     folder.mkdir()
@@ -263,7 +265,7 @@ def test_abr_search_paper_macros_on_a_known_table(tmp_path):
         w.writeheader()
         w.writerows(rows)
     m = macros.Macros()
-    study._search_macros(m, tmp_path)
+    writer._search_macros(m, tmp_path)
     assert not m.warnings, m.warnings
     tex = m.tex("test")
     assert _macro(tex, "AbrSearchResponderIterations") == "3{,}000"
@@ -273,5 +275,5 @@ def test_abr_search_paper_macros_on_a_known_table(tmp_path):
     assert "\\newif\\ifAbrSearchSixSignificant\\AbrSearchSixSignificanttrue" in tex
     assert "\\newif\\ifAbrSearchElevenSignificant  %" in tex
     empty = macros.Macros()
-    study._search_macros(empty, tmp_path / "absent")
+    writer._search_macros(empty, tmp_path / "absent")
     assert "\\newif\\ifAbrSearch  %" in empty.tex("test")

@@ -13,9 +13,11 @@ from pathlib import Path
 import pytest
 from conftest import check_figure_and_macros
 
-from experiments import macros, registry, runner
+import texmacros as macros
+from experiments import registry, runner
 from experiments.config import ConfigError
 from experiments.studies import agent_exploitability as study
+from texmacros.studies import agent_exploitability as writer
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -26,7 +28,7 @@ def _value(tex: str, name: str) -> str:
 
 def test_study_is_in_the_paper_and_its_quick_profile_is_small():
     exp = registry.get("agent_exploitability")
-    assert exp.reproduce and "experiments.studies.agent_exploitability" in macros.SOURCES
+    assert exp.reproduce and "texmacros.studies.agent_exploitability" in macros.SOURCES
     quick, paper = exp.config("quick"), exp.config("paper")
     # make reproduce runs the quick profile: one small deal, two budgets, few samples
     units = study.units(quick)
@@ -100,7 +102,7 @@ def test_derived_claims_on_known_rows(tmp_path):
            "iterations": 100}
     _write(tmp_path / "agent_exploitability", rows, cfg)
     m = macros.Macros()
-    study.paper_macros(m, tmp_path, tmp_path)
+    writer.paper_macros(m, tmp_path, tmp_path)
     assert not m.warnings, m.warnings
     tex = m.tex("test")
     assert _value(tex, "AeTwoIsmctsOverlap") == "100"      # [5, 9] misses [3.5, 4.5]
@@ -117,7 +119,7 @@ def test_derived_claims_on_known_rows(tmp_path):
     shutil.rmtree(tmp_path / "agent_exploitability")
     _write(tmp_path / "agent_exploitability", rows, cfg)
     m = macros.Macros()
-    study.paper_macros(m, tmp_path, tmp_path)
+    writer.paper_macros(m, tmp_path, tmp_path)
     tex = m.tex("test")
     assert _value(tex, "AeTwoMost") == "ISMCTS at 10 iterations"
     assert _value(tex, "AeTwoIsmctsOverlap") == "1{,}000"
@@ -126,7 +128,7 @@ def test_derived_claims_on_known_rows(tmp_path):
 
 def test_missing_results_give_question_marks(tmp_path):
     m = macros.Macros()
-    study.paper_macros(m, tmp_path, tmp_path)
+    writer.paper_macros(m, tmp_path, tmp_path)
     tex = m.tex("test")
     assert _value(tex, "AeSamples") == macros.MISSING and m.warnings
     assert "\\newif\\ifAeTwo  %" in tex

@@ -253,11 +253,13 @@ def test_bad_input_is_refused_with_a_clear_message():
 def test_cce_study_figure_and_macros_end_to_end(tmp_path):
     import re
 
-    from experiments import macros, registry, runner
+    import texmacros as macros
+    from experiments import registry, runner
+    from texmacros.studies import cce as writer
     from experiments.config import ConfigError
     from experiments.studies import cce as study
 
-    assert registry.get("cce").reproduce and "experiments.studies.cce" in macros.SOURCES
+    assert registry.get("cce").reproduce and "texmacros.studies.cce" in macros.SOURCES
     with pytest.raises(ConfigError, match="unknown deal 'nope'"):
         study.CCEConfig(deals=("nope",))
     with pytest.raises(ConfigError, match="unknown updates"):
@@ -306,7 +308,7 @@ def test_cce_study_figure_and_macros_end_to_end(tmp_path):
     broken.loc[i, "cce_gap"] = broken.loc[i, "regret_bound"] + 1e-3
     broken.to_csv(bad / "rows.csv", index=False)
     m = macros.Macros()
-    study.paper_macros(m, out / "bad", tmp_path)
+    writer.paper_macros(m, out / "bad", tmp_path)
     assert [w for w in m.warnings if "CceCertified" in w and "above its regret bound" in w]
 
 
@@ -315,7 +317,9 @@ def test_cce_study_large_deals_run_apart(tmp_path):
     and macros of its own (the other deals' ranges leave it out)."""
     import re
 
-    from experiments import macros, runner
+    import texmacros as macros
+    from experiments import runner
+    from texmacros.studies import cce as writer
     from experiments.config import ConfigError
     from experiments.studies import cce as study
 
@@ -338,7 +342,7 @@ def test_cce_study_large_deals_run_apart(tmp_path):
     import shutil
     shutil.move(res.path, out / "cce")
     m = macros.Macros()
-    study.paper_macros(m, out, out)
+    writer.paper_macros(m, out, out)
     assert not m.warnings, m.warnings
     tex = m.tex("test")
     value = lambda name: re.search(rf"\\newcommand{{\\{name}}}{{(.*?)}}  %", tex,  # noqa: E731

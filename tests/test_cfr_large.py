@@ -54,8 +54,8 @@ def test_command_line_writes_the_result(tmp_path, capsys):
 def test_paper_macros_from_the_three_bench_files(tmp_path):
     """Every CFR-at-scale macro is defined from the three benchmark files (the
     flag on); with none of them, the flag is off and the macros are ``??``."""
-    from experiments.bench.cfr_large import paper_macros
-    from experiments.macros import MISSING, Macros
+    from texmacros import MISSING, Macros
+    from texmacros.bench.cfr_large import paper_macros
     res = run(LargeSolveConfig(game="micro3", checkpoints=(2, 4), threads=1))
     res.pop("tree", None)
     bench = tmp_path / "bench"

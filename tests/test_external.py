@@ -1,4 +1,5 @@
-"""The paper's xinxin table and macros (experiments.external), from a gains.csv."""
+"""The paper's xinxin table and macros (texmacros.external), from a gains.csv in the
+form experiments.external describes."""
 
 from __future__ import annotations
 
@@ -6,8 +7,9 @@ import csv
 
 import pytest
 
-from experiments.external import COLUMNS, OPTIONAL, paper_macros, split_agent
-from experiments.macros import Macros
+from experiments.external import COLUMNS, OPTIONAL
+from texmacros import Macros
+from texmacros.external import paper_macros, split_agent
 
 
 def _write(tmp_path, rows, columns=COLUMNS + OPTIONAL):

@@ -138,9 +138,9 @@ def test_missing_results_give_question_marks_and_no_failure(tmp_path):
 
 
 def test_macro_formatters_and_missing_rows():
-    """The paper's formatters (experiments.macros) and how a missing, a not-run
+    """The paper's formatters (texmacros) and how a missing, a not-run
     and a flag macro read."""
-    from experiments.macros import (Macros, interval, names, pvalue, sci, seconds, signed,
+    from texmacros import (Macros, interval, names, pvalue, sci, seconds, signed,
                                     thousands)
     assert signed(-0.001) == "0.00" and signed(-0.434) == "-0.43"
     assert interval(-0.004, 0.126) == "[0.00, 0.13]"

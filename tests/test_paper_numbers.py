@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from experiments.hypotheses import PRIMARY, family
-from experiments.macros import plural, sci_bound, spread
 from experiments.provenance import records, wall_time
 from experiments.stats import holm
+from texmacros import plural, sci_bound, spread
+from texmacros.hypotheses import PRIMARY, family
 
 SHIPPED = ROOT / "paper" / "results"
 

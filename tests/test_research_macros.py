@@ -1,4 +1,4 @@
-"""experiments.research_macros: the paper's numbers read from the results that the
+"""texmacros.research (paper/tools): the paper's numbers read from the results that the
 hand-run research scripts saved (here written by hand, so no script runs)."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ def test_paper_macros_read_the_saved_comparisons(tmp_path):
     """The paper's numbers: points saved by inference (Y - X) with its interval
     flipped accordingly, from a saved comparison file; without the file every
     macro is defined as not run and the flag is false."""
-    from experiments import macros
-    from experiments.research_macros import field_macros as paper_macros
+    import texmacros as macros
+    from texmacros.research import field_macros as paper_macros
     comp = {"players": 6, "deals": 60, "p_value": 0.004,
             "x": "ismcts(time_limit=0.2, belief='heuristic', belief_pool=16, belief_mcmc=100)",
             "y": "ismcts(time_limit=0.2)",
@@ -42,8 +42,8 @@ def test_why_macros_pick_each_comparison_by_its_agents(tmp_path):
     with and without ``opponents='policy'``, that tree against the default,
     resample-move with it), not mistaken for the inference comparisons; the
     calibration numbers come from their rows; both flags need every entry."""
-    from experiments import macros
-    from experiments.research_macros import field_macros as paper_macros
+    import texmacros as macros
+    from texmacros.research import field_macros as paper_macros
     base = "ismcts(time_limit=0.05, rollout='heuristic'"
     pol = base + ", opponents='policy'"
     pairs = [("ismcts_oracle(time_limit=0.05, noise=0)", base + ")", -0.3),

@@ -33,7 +33,6 @@ import datetime as _dt
 import math
 import statistics
 import time
-from pathlib import Path
 
 import numpy as np
 import scipy.stats
@@ -270,14 +269,6 @@ def main(argv=None) -> int:
     write_result(args.out, res, metadata(vars(args), args.seed, started))
     print(f"written to {args.out}")
     return 0
-
-
-def paper_macros(m, results: Path, bench: Path) -> None:
-    """The paper's numbers from ``bench/resample.json`` (:mod:`experiments.macros`)."""
-    from ..macros import fixed, read_json
-    resample = lambda: read_json(bench / "resample.json")["result"]    # noqa: E731
-    m.add("ResampleUs", lambda: resample()["six_players_mid_hand"]["median_us_to_move"],
-          fixed(0), "us per resample_from_infostate, 6 players mid-hand")
 
 
 if __name__ == "__main__":

@@ -4,9 +4,9 @@ A study is a registered runner experiment (:mod:`experiments.registry` finds
 the modules of this package that call ``register(``): a frozen config
 dataclass, ``units``, ``run_unit``, ``summarize`` and its ``register(...)``
 call, results in ``results/<profile>/<name>/`` (``rows.csv`` and summary
-tables). It adds its numbers to the paper with ``paper_macros(m, results,
-bench)`` (:mod:`experiments.macros`) and its figure with a script in
-``paper/figures/`` (:mod:`experiments.figures`). The ladder (:mod:`.ladder`)
-too: its units are blocks of deals of :mod:`experiments.tournament`'s
-duplicate tournaments.
+tables). The paper turns those saved tables into its numbers (the macro
+writers of ``paper/tools/texmacros/``, outside the installed package) and
+draws its figure with a script in ``paper/figures/``
+(:mod:`experiments.figures`). The ladder (:mod:`.ladder`) too: its units are
+blocks of deals of :mod:`experiments.tournament`'s duplicate tournaments.
 """

@@ -11,7 +11,6 @@ Random play is :func:`spiel_game.playout.play_random`.
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 
 import numpy as np
 import pyspiel
@@ -104,10 +103,3 @@ def summarize_rows(config: DemoConfig, rows) -> Summary:
 
 register("demo", DemoConfig, units, run_unit, summarize_rows, profiles=PROFILES,
          description="random hands through the pyspiel API with 6 and 11 players")
-
-
-def paper_macros(m, results: Path, bench: Path) -> None:
-    """The paper's numbers from ``demo/`` (:mod:`experiments.macros`)."""
-    from ..macros import read_json, thousands
-    m.add("DemoHands", lambda: read_json(results / "demo" / "metadata.json")["config"]["hands"],
-          thousands, "random hands per player count in the demo")

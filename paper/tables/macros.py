@@ -4,22 +4,27 @@
 
 ``RESULTS_DIR`` is ``results/<profile>`` (default ``results/quick``);
 benchmarks are read from ``--bench`` (default ``RESULTS_DIR/bench``).
-Every number the text quotes is a macro contributed by the study or the
-benchmark that computes it (its ``paper_macros``; :mod:`experiments.macros`
-lists them), the body rows of the results tables too (``\\LadderRows``,
-``\\CfrRows``, ...); a macro whose result is missing expands to a bold ``??``
-and the script prints a warning (it still exits 0, so the paper builds from
-whatever exists). Shipped results (``paper/results/``) are first checked against their
-``SHA256SUMS``; a damaged file stops the script (exit 2) with its name.
+Every number the text quotes is a macro written from the saved results of
+the study or the benchmark that computes it (``paper/tools/texmacros/``, one
+module per study or benchmark; :data:`texmacros.SOURCES` lists them), the
+body rows of the results tables too (``\\LadderRows``, ``\\CfrRows``, ...); a
+macro whose result is missing expands to a bold ``??`` and the script prints
+a warning (it still exits 0: ``paper/tools/build.py`` decides whether a
+missing number fails the build). Shipped results (``paper/results/``) are
+first checked against their ``SHA256SUMS``; a damaged file stops the script
+(exit 2) with its name.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))  # texmacros
+
 from experiments import shipped
-from experiments.macros import collect
+from texmacros import collect
 
 HERE = Path(__file__).resolve().parent
 

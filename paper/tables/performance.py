@@ -10,7 +10,7 @@ Every ratio reads the same way: how many times faster ours is than the anchor
 beside it (the anchor's time over ours, or our iterations per second over the
 anchor's; below 1 means slower), as the benchmark reports it (the median of
 per-repeat ratios where it records one). The tool versions and the machine go in the
-caption through ``\\BenchTools`` (:mod:`experiments.bench.engine`). A missing
+caption through ``\\BenchTools`` (:mod:`texmacros.bench.engine`). A missing
 benchmark leaves out its rows with a warning; with none at all, no table is
 written (exit 0).
 """
@@ -19,9 +19,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
-from experiments.macros import sci_bound
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))  # texmacros
+
+from texmacros import sci_bound
 
 HERE = Path(__file__).resolve().parent
 #: The benchmarks the table reads, in row order.

@@ -11,10 +11,13 @@ name. With no results at all, no table is written (exit 0).
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
-from experiments.macros import tex_text
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))  # texmacros
+
 from experiments.provenance import records
+from texmacros import tex_text
 
 HERE = Path(__file__).resolve().parent
 

@@ -8,7 +8,7 @@ writes ``results/<profile>/bench/inference_gap.json``.
 the agents use and a slow reference (:func:`calibration`); writes
 ``results/<profile>/bench/inference_calibration.json``, which the paper
 quotes (``paper/results/bench/inference_calibration.json``, read by
-:func:`experiments.research_macros.why_macros`).
+:func:`texmacros.research.why_macros`).
 
     python research/scripts/belief_quality.py calibration [--players 6] [--number SEEDS]
         [--seed 0] [--epsilon 0.1] [--quick] [--out FILE]

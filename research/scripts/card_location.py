@@ -31,7 +31,7 @@ pool's effective size (:func:`solvers.beliefs.location.evaluate_location`); also
 the log-likelihood of the true counts per uncertain card. JSON with its
 metadata, one entry per player count; the paper reads
 ``bench/card_location.json``
-(:func:`experiments.research_macros.card_location_macros`).
+(:func:`texmacros.research.card_location_macros`).
 
     python research/scripts/card_location.py collect --players 6 --hands 600 \\
         --seed 0 --out runs/loc6_train.npz

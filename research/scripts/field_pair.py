@@ -24,7 +24,7 @@ played are paired. Several pairs may be given; ``--json`` writes every
 comparison (``{"metadata", "result": {"comparisons": [...]}}``, each with
 both runs' configurations, commits and package versions). The paper quotes
 ``paper/results/bench/inference_field.json``
-(:func:`experiments.research_macros.field_macros`).
+(:func:`texmacros.research.field_macros`).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ time per decision, and each run's configuration, commit and package versions.
     python research/scripts/net_strength.py NAME=RUN [NAME=RUN ...] [--json OUT]
 
 ``NAME`` is one of :data:`COMPARISONS` (what the paper quotes, by macro stem:
-:data:`experiments.research_macros.NET_STRENGTH`; the root-bias names,
+:data:`texmacros.research.NET_STRENGTH`; the root-bias names,
 :data:`BIAS_SETTING`, fix the run's time per move and weight, the true-world
 names, :data:`ORACLE_SETTING`, and the card-location names,
 :data:`LOCATION_SETTING`, its time per move, each read from the name);
@@ -25,7 +25,7 @@ names, :data:`ORACLE_SETTING`, and the card-location names,
 the comparisons already in the ``--json`` file (each carries its own run's
 config, commit and versions) and replaces the named ones. The paper reads
 ``paper/results/bench/net_strength.json``
-(:func:`experiments.research_macros.net_strength_macros`).
+(:func:`texmacros.research.net_strength_macros`).
 """
 
 from __future__ import annotations
@@ -38,7 +38,10 @@ import re
 import sys
 from pathlib import Path
 
-from experiments.research_macros import NET_STRENGTH, bias_name, oracle_name, time_limit_ms
+# The paper's vocabulary lives with its macro writers (paper/tools/texmacros).
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "paper" / "tools"))
+from texmacros.research import (NET_STRENGTH, bias_name, oracle_name,
+                                time_limit_ms)
 
 __all__ = ["BIAS_SETTING", "COMPARISONS", "LOCATION_SETTING", "ORACLE_SETTING", "TESTED",
            "NetStrengthError",

@@ -44,9 +44,9 @@ def test_the_script_collects_trains_and_evaluates(tmp_path, capsys):
     assert r["heldout_best"] == min(p["valid"] for p in out["metadata"]["config"]["models"]
                                     ["6"]["curve"] if p["step"] > 0)
     # labels: the paper's macros read every label of CARD_LOCATION_LABELS
-    from experiments.macros import Macros
-    from experiments.research_macros import CARD_LOCATION_LABELS
-    from experiments.research_macros import card_location_macros as paper_macros
+    from texmacros import Macros
+    from texmacros.research import CARD_LOCATION_LABELS
+    from texmacros.research import card_location_macros as paper_macros
     bench = tmp_path / "bench"
     pairs = [f"{label}={ck}:{b}" for label in CARD_LOCATION_LABELS]
     assert card_location_main(["evaluate", *pairs[:-1], "--json",
@@ -76,8 +76,8 @@ def test_card_location_comparisons_need_the_location_belief_at_5_ms(six, tmp_pat
     from net_strength import COMPARISONS, LOCATION_SETTING, TESTED
     from net_strength import main as net_strength
 
-    from experiments.macros import Macros
-    from experiments.research_macros import net_strength_macros as paper_macros
+    from texmacros import Macros
+    from texmacros.research import net_strength_macros as paper_macros
     from experiments.tournament import main as tournament
     _, _, prep = six
     model, curve = LOC.train_location([prep], hidden=8, steps=10, batch_size=16, seed=1)

@@ -11,8 +11,8 @@ pytest.importorskip("torch")   # the tiny checkpoint is written by the torch mod
 
 from net_strength import NetStrengthError, load_comparison, main
 
-from experiments.macros import Macros, signed
-from experiments.research_macros import net_strength_macros as paper_macros
+from texmacros import Macros, signed
+from texmacros.research import net_strength_macros as paper_macros
 from experiments.tournament import main as tournament
 from solvers.net.features import FeatureLayout
 from solvers.net.model import PolicyValueNet, save_checkpoint
@@ -177,7 +177,7 @@ def test_the_every_count_network_gets_a_macro_per_count_and_table_rows(tmp_path,
     """``all<n>`` (15 hands per count a round) and ``all<n>_h30`` (30): their own
     macro stems, and one table row per count with a cell group per run."""
     from net_strength import COMPARISONS
-    from experiments.macros import interval
+    from texmacros import interval
     assert [COMPARISONS[f"all{n}"][:2] for n in (5, 8, 11)] == [
         ("AllFive", 5), ("AllEight", 8), ("AllEleven", 11)]
     assert COMPARISONS["all11_h30"][:2] == ("AllDoubleEleven", 11)
@@ -227,7 +227,7 @@ def test_root_bias_comparisons_fill_a_table_by_time_per_move(tmp_path, ckpt, cap
     and ``\\NetStrBiasRows`` has one row per time per move, a cell group per
     network and player count."""
     from net_strength import BIAS_SETTING, COMPARISONS, bias_name, bias_weight
-    from experiments.macros import interval
+    from texmacros import interval
     assert bias_name("", 6, 2) == "bias6" and bias_name("all", 11, 20) == "allbias11_20ms"
     assert COMPARISONS["bias6_50ms"][:2] == ("BiasSixFifty", 6)          # stems kept
     assert COMPARISONS["allbias11_20ms"][:2] == ("AllBiasElevenTwenty", 11)
@@ -274,7 +274,7 @@ def test_true_world_comparisons_fill_a_table_by_time_per_move(tmp_path, capsys):
     row per time per move, a cell group per player count, in order of budget."""
     from net_strength import COMPARISONS, ORACLE_SETTING, oracle_name
     from oracle_worlds import main as oracle_worlds
-    from experiments.macros import interval
+    from texmacros import interval
     assert oracle_name(6, 50) == "oracle6" and oracle_name(11, 2) == "oracle11_2ms"
     assert COMPARISONS["oracle6"][:2] == ("OracleSix", 6)               # the stem kept
     assert COMPARISONS["oracle11_20ms"][:2] == ("OracleElevenTwenty", 11)

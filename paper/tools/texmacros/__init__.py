@@ -1,9 +1,12 @@
-"""Paper macros: every number main.tex quotes, contributed by the study or benchmark
-that computes it (the results of hand-run research scripts by
-:mod:`experiments.research_macros`, which reads their saved JSON).
+"""Paper macros: every number main.tex quotes, written from the saved results.
 
-A study (``experiments/studies/<name>.py``) or benchmark
-(``experiments/bench/<name>.py``) that the paper quotes defines::
+This package lives with the paper (``paper/tools/``), not in the installed
+packages: a study (``experiments/studies/<name>.py``) or benchmark
+(``experiments/bench/<name>.py``) saves its results, and the module of the
+same name here (``texmacros.studies.<name>``, ``texmacros.bench.<name>``)
+turns them into macros; the results of hand-run research scripts by
+:mod:`texmacros.research`, which reads their saved JSON. The paper's scripts
+put ``paper/tools`` on ``sys.path`` (``import texmacros``). Each module defines::
 
     def paper_macros(m: Macros, results: Path, bench: Path) -> None:
         meta = lambda: read_json(results / "demo" / "metadata.json")
@@ -12,9 +15,10 @@ A study (``experiments/studies/<name>.py``) or benchmark
 
 ``results`` is ``results/<profile>``, ``bench`` the benchmarks' folder. Each
 getter runs when added; one whose result is missing (or malformed) defines
-the macro as a bold ``??`` and records a warning, so the paper builds from
-whatever exists. ``paper/tables/macros.py`` collects the modules of
-:data:`SOURCES` in order and writes ``paper/tables/macros.tex``.
+the macro as a bold ``??`` and records a warning (``paper/tools/build.py``
+then fails unless told to allow missing numbers). ``paper/tables/macros.py``
+collects the modules of :data:`SOURCES` in order and writes
+``paper/tables/macros.tex``.
 
 Names are per study and generic across profiles (``\\LadderSixPimcIsmctsGain``
 with ``Lo``, ``Hi``, ``P``; ``\\CfrThreeFinalPcfrPlus``; ``\\MetaElevenNashTop``).
@@ -36,8 +40,8 @@ import csv
 import importlib
 import json
 import math
-from pathlib import Path
 from collections.abc import Callable, Iterable
+from pathlib import Path
 
 __all__ = ["MISSING", "SOURCES", "WORDS", "Macros", "collect", "paper_macros", "read_json",
            "read_csv", "thousands", "fixed", "signed", "sci", "seconds", "pvalue", "mass",
@@ -46,19 +50,19 @@ __all__ = ["MISSING", "SOURCES", "WORDS", "Macros", "collect", "paper_macros", "
 MISSING = r"\textbf{??}"
 
 #: The modules whose ``paper_macros`` define the paper's numbers, in the order of macros.tex.
-SOURCES = ("experiments.bench.engine", "experiments.bench.sim", "experiments.bench.resample",
-           "experiments.studies.rules_stats", "experiments.studies.passing_metagame",
-           "experiments.studies.ladder", "experiments.bench.search", "experiments.studies.demo",
-           "experiments.studies.cfr_convergence", "experiments.studies.cce",
-           "experiments.studies.passing_exact", "experiments.studies.agent_exploitability",
-           "experiments.studies.abr", "experiments.bench.cfr_large",
-           "experiments.research_macros",
-           "experiments.macros")
+SOURCES = ("texmacros.bench.engine", "texmacros.bench.sim", "texmacros.bench.resample",
+           "texmacros.studies.rules_stats", "texmacros.studies.passing_metagame",
+           "texmacros.studies.ladder", "texmacros.bench.search", "texmacros.studies.demo",
+           "texmacros.studies.cfr_convergence", "texmacros.studies.cce",
+           "texmacros.studies.passing_exact", "texmacros.studies.agent_exploitability",
+           "texmacros.studies.abr", "texmacros.bench.cfr_large",
+           "texmacros.research",
+           "texmacros")
 
 #: Paper-wide numbers that no single study owns (the primary hypotheses and their
 #: Holm correction, the results' provenance, the external baseline), defined just
 #: before this module's tool versions.
-PAPER_WIDE = ("experiments.hypotheses", "experiments.provenance", "experiments.external")
+PAPER_WIDE = ("texmacros.hypotheses", "texmacros.provenance", "texmacros.external")
 SOURCES = SOURCES[:-1] + PAPER_WIDE + SOURCES[-1:]
 
 #: Player counts as they appear in macro names.

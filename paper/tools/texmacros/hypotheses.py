@@ -22,10 +22,10 @@ minus one's own), with the 95% interval over duplicate deals.
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 
-from .stats import holm, p_from_interval
+from experiments.stats import holm, p_from_interval
 
 __all__ = ["ALPHA", "Hypothesis", "Measured", "PRIMARY", "family", "paper_macros"]
 
@@ -156,8 +156,8 @@ def family(results: Path, bench: Path, hypotheses=PRIMARY) -> list[tuple]:
 
 
 def paper_macros(m, results: Path, bench: Path) -> None:
-    """The table and the numbers of the primary hypotheses (:mod:`experiments.macros`)."""
-    from .macros import plural, pvalue, signed, thousands
+    """The table and the numbers of the primary hypotheses (:mod:`texmacros`)."""
+    from texmacros import plural, pvalue, signed, thousands
 
     fam = family(results, bench)
     tested = [(h, r, a) for h, r, a in fam if r is not None]

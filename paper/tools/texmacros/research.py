@@ -13,7 +13,7 @@ tournament run folders and checkpoints, not by a registered study:
   learned card-location model); :func:`card_location_macros`.
 
 This module only reads those files; it never imports the scripts (they import
-the packages, not the other way round). What it holds besides the readers is
+the packages, and ``net_strength.py`` the names below, not the other way round). What it holds besides the readers is
 the paper's vocabulary: which saved comparisons the text quotes and under
 which macro names (:data:`NET_STRENGTH`, :data:`CARD_LOCATION_LABELS`,
 :data:`WHY`), so that every macro and ``\\if`` flag is defined, as not run,
@@ -34,7 +34,7 @@ __all__ = ["NET_STRENGTH", "CARD_LOCATION_LABELS", "WHY", "bias_name", "oracle_n
 
 def paper_macros(m, results: Path, bench: Path) -> None:
     """Every macro of the three saved research results, in the order of
-    ``macros.tex`` (:data:`experiments.macros.SOURCES`)."""
+    ``macros.tex`` (:data:`texmacros.SOURCES`)."""
     field_macros(m, results, bench)
     net_strength_macros(m, results, bench)
     card_location_macros(m, results, bench)
@@ -44,7 +44,7 @@ def paper_macros(m, results: Path, bench: Path) -> None:
 def _saved_macros(m, ok: bool, name: str, get, what: str) -> None:
     """``<name>Saved`` (Y - X, > 0: X takes fewer points), ``Lo``, ``Hi``, ``P``
     and ``Deals`` of the comparison ``get()``."""
-    from .macros import pvalue, signed
+    from texmacros import pvalue, signed
     m.add_if(ok, f"{name}Saved", lambda: -get()["x_minus_y"]["mean"], signed, what)
     m.add_if(ok, f"{name}Lo", lambda: -get()["x_minus_y"]["hi"], signed, "")
     m.add_if(ok, f"{name}Hi", lambda: -get()["x_minus_y"]["lo"], signed, "")
@@ -54,7 +54,7 @@ def _saved_macros(m, ok: bool, name: str, get, what: str) -> None:
 
 def field_macros(m, results: Path, bench: Path) -> None:
     """The paper's numbers of inference against a heuristic field
-    (:mod:`experiments.macros`), from ``bench/inference_field.json``: for each
+    (:mod:`texmacros`), from ``bench/inference_field.json``: for each
     comparison of an agent with belief inference (X) and the same search without
     it (Y) at 6 and 11 players, ``\\InfField<Six|Eleven><Mcmc|Pool>`` +
     ``Saved`` (Y - X: points per hand inference saves; > 0 is a gain), ``Lo``,
@@ -62,7 +62,7 @@ def field_macros(m, results: Path, bench: Path) -> None:
     (its time limit per move, s); flags ``\\if<name>Gain`` / ``Loss``: the
     interval lies on the side of a gain / of a loss. ``\\ifInferenceField``: the file is there (the
     quick profile runs none of it; every macro is then not run)."""
-    from .macros import WORDS, fixed, read_json
+    from texmacros import WORDS, fixed, read_json
     path = bench / "inference_field.json"
     there = path.is_file()
     m.flag("InferenceField", lambda: there, "the inference-field comparisons are there")
@@ -135,7 +135,7 @@ def why_macros(m, results: Path, bench: Path) -> None:
     ``bench/inference_calibration.json`` (``research/scripts/belief_quality.py calibration``)
     ``\\InfCalib<Prior|Few|Resampled|Chains>`` + ``Ece`` / ``Brier``. Flags
     ``\\ifInferenceWhy``, ``\\ifInferenceCalibration``: the numbers are there."""
-    from .macros import fixed, read_json
+    from texmacros import fixed, read_json
     path = bench / "inference_field.json"
 
     def find(name):
@@ -309,7 +309,7 @@ def net_strength_macros(m, results: Path, bench: Path) -> None:
     over its anchor, points per hand; ``Ms``: the network agent's time per
     decision), flags ``\\ifNetStr<Stem>`` (there) and ``\\ifNetStr<Stem>Gain``
     (significant gain); ``\\ifNetStrength``: the file is there."""
-    from .macros import fixed, interval, pvalue, read_json, signed
+    from texmacros import fixed, interval, pvalue, read_json, signed
     path = bench / "net_strength.json"
     there = path.is_file()
     m.flag("NetStrength", lambda: there, "the networks' strength comparisons are there")
@@ -416,7 +416,7 @@ def card_location_macros(m, results: Path, bench: Path) -> None:
     HeldBest,HeldBestStep,TrainHands}``
     (shares in percent, held-out losses per uncertain card); flag
     ``\\ifCardLocation``: every label is there."""
-    from .macros import fixed, read_json, thousands
+    from texmacros import fixed, read_json, thousands
     path = bench / "card_location.json"
 
     def get(label):

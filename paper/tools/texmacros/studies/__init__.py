@@ -1,0 +1,1 @@
+"""The paper's macros of :mod:`experiments.studies`, one module per study."""
