@@ -4,10 +4,17 @@ Each file records, per step: move number, player, legal actions (card
 notation), the action taken, the chance probability at chance nodes; at
 checkpoints ``str(state)``, every player's information-state string and a
 SHA-256 of every player's information-state and observation tensors; and the
-returns at the end. ``regenerate`` rewrites the files; the test replays them.
-OpenSpiel's own playthrough format (``generate_playthrough``) prints every
-tensor in full, which is megabytes for 6-11 players; small games get that
-format too (see tests/test_playthroughs.py).
+returns at the end. OpenSpiel's own playthrough format
+(``generate_playthrough``) prints every tensor in full, which is megabytes for
+6-11 players; small games get that format too.
+
+The golden files ship with the package (:data:`PLAYTHROUGH_DIR`, package data
+``spiel_game/playthroughs/``), so an installed copy can be checked against
+them: :func:`verify` (``python -m spiel_game.playthrough --check``) replays
+every preset and names those that differ. :func:`regenerate` writes fresh
+files into the folder its caller names (``python -m spiel_game.playthrough
+DIR``); after an intended behaviour change, regenerate into
+``spiel_game/playthroughs`` of a source checkout and review the diff.
 """
 
 from __future__ import annotations
@@ -21,9 +28,14 @@ import pyspiel
 from .game import GAME_NAME
 from .rules import PRESETS
 
-__all__ = ["playthrough_text", "regenerate", "PLAYTHROUGH_DIR"]
+__all__ = ["playthrough_text", "regenerate", "verify", "PLAYTHROUGH_DIR",
+           "OPENSPIEL_FORMAT_GAME", "OPENSPIEL_FORMAT_FILE"]
 
-PLAYTHROUGH_DIR = Path(__file__).resolve().parent.parent / "tests" / "playthroughs"
+#: The golden playthroughs shipped with the package: ``<preset>.txt`` for every
+#: preset, and :data:`OPENSPIEL_FORMAT_FILE`.
+PLAYTHROUGH_DIR = Path(__file__).resolve().parent / "playthroughs"
+#: The file of the small game written in OpenSpiel's own playthrough format.
+OPENSPIEL_FORMAT_FILE = "openspiel_format_tiny.txt"
 
 
 def _digest(values) -> str:
@@ -82,21 +94,64 @@ OPENSPIEL_FORMAT_GAME = ("python_cancellation_hearts(deck=custom,players=2,suits
                          "ranks=QKA,pass_count=0,deal=whole)")
 
 
-def regenerate(directory: Path = PLAYTHROUGH_DIR) -> list[Path]:
-    """Rewrite the golden playthrough of every preset (and the OpenSpiel-format one)."""
+def regenerate(directory: str | Path) -> list[Path]:
+    """Write the playthrough of every preset (and the OpenSpiel-format one) into
+    ``directory`` (created if missing); the paths written."""
     from open_spiel.python.algorithms import generate_playthrough
+    directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     out = []
     for name, params in PRESETS.items():
         path = directory / f"{name}.txt"
         path.write_text(playthrough_text(params, seed=0))
         out.append(path)
-    path = directory / "openspiel_format_tiny.txt"
+    path = directory / OPENSPIEL_FORMAT_FILE
     path.write_text(generate_playthrough.playthrough(OPENSPIEL_FORMAT_GAME, None, seed=0))
     out.append(path)
     return out
 
 
-if __name__ == "__main__":
-    for p in regenerate():
+def verify(directory: str | Path = PLAYTHROUGH_DIR, names=None) -> list[str]:
+    """Replay the golden playthrough of every preset (or of ``names``) in
+    ``directory`` (default: the shipped ones); the presets whose file is missing
+    or differs from a fresh playthrough, each with the first differing line."""
+    directory = Path(directory)
+    bad = []
+    for name in sorted(PRESETS) if names is None else names:
+        path = directory / f"{name}.txt"
+        if not path.is_file():
+            bad.append(f"{name}: {path} missing")
+            continue
+        golden = path.read_text().splitlines()
+        fresh = playthrough_text(PRESETS[name], seed=0).splitlines()
+        if fresh != golden:
+            i = next((i for i, (a, b) in enumerate(zip(golden, fresh)) if a != b),
+                     min(len(golden), len(fresh)))
+            bad.append(f"{name}: line {i + 1} differs from {path}")
+    return bad
+
+
+def main(argv=None) -> int:
+    import argparse
+    ap = argparse.ArgumentParser(prog="python -m spiel_game.playthrough",
+                                 description="Write the golden playthroughs into DIR, or "
+                                             "check the shipped ones (--check).")
+    ap.add_argument("dir", nargs="?", help="the folder to write the playthroughs into")
+    ap.add_argument("--check", action="store_true",
+                    help=f"replay every preset against the shipped files ({PLAYTHROUGH_DIR})")
+    args = ap.parse_args(argv)
+    if args.check == (args.dir is not None):
+        ap.error("give a folder to write into, or --check (not both)")
+    if args.check:
+        bad = verify()
+        for line in bad:
+            print(line)
+        print(f"{len(PRESETS) - len(bad)} of {len(PRESETS)} presets replay as recorded")
+        return 1 if bad else 0
+    for p in regenerate(args.dir):
         print(p)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -555,7 +555,7 @@ class RuleSet:
                 + (f", kitty {self.kitty_size}" if self.kitty_size else "") + ")")
 
 
-#: Named parameter sets. Every preset has a golden playthrough in tests/playthroughs.
+#: Named parameter sets. Every preset has a golden playthrough in spiel_game/playthroughs.
 PRESETS: dict[str, dict[str, Any]] = {
     "default": {},
     "balanced5": {"players": 5},
