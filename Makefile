@@ -102,9 +102,11 @@ clean:
 # part of this repository: clone https://github.com/nathansttt/hearts and name
 # the folder, e.g. make xinxin XINXIN_SRC=$$HOME/hearts. This compiles our
 # driver (solvers/xinxin/driver.cc) with xinxin's sources into
-# build/xinxin/xinxin_driver (git-ignored; it links GPL code).
+# build/xinxin/xinxin_driver (git-ignored; it links GPL code) and copies it to
+# the user's cache folder, where the agent finds it (also from a wheel install).
 XINXIN_SRC ?=
 XINXIN_BUILD := build/xinxin
+XINXIN_CACHE := $${XDG_CACHE_HOME:-$$HOME/.cache}/cancellation-hearts/xinxin
 CXX ?= g++
 XINXIN_CXXFLAGS ?= -std=c++14 -O3 -pthread -w
 # xinxin's sources except its own main program (main.cpp, statistics.cpp).
@@ -119,4 +121,5 @@ xinxin:
 	  if [ ! -f $(XINXIN_BUILD)/obj/$$f.o ] || [ "$(XINXIN_SRC)/$$f.cpp" -nt $(XINXIN_BUILD)/obj/$$f.o ]; then \
 	    echo "$(CXX) $$f.cpp"; $(CXX) $(XINXIN_CXXFLAGS) -c "$(XINXIN_SRC)/$$f.cpp" -o $(XINXIN_BUILD)/obj/$$f.o || exit 1; fi; done
 	$(CXX) $(XINXIN_CXXFLAGS) -I"$(XINXIN_SRC)" solvers/xinxin/driver.cc $(XINXIN_BUILD)/obj/*.o -o $(XINXIN_BUILD)/xinxin_driver
-	@echo "built $(XINXIN_BUILD)/xinxin_driver (agent 'xinxin' finds it there)"
+	mkdir -p "$(XINXIN_CACHE)" && cp $(XINXIN_BUILD)/xinxin_driver "$(XINXIN_CACHE)/xinxin_driver"
+	@echo "built $(XINXIN_BUILD)/xinxin_driver, copied to $(XINXIN_CACHE)/xinxin_driver (agent 'xinxin' finds it there)"

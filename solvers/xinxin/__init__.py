@@ -6,18 +6,21 @@ this repository. The agent ``xinxin`` (:class:`XinxinBot`) plays it in the
 classic 4-player game (``spiel_game.load("classic")``, which equals
 OpenSpiel's ``hearts`` card for card), with or without the 3-card pass.
 
-**Build** (once; needs a C++14 compiler)::
+**Build** (once, in a source checkout of this project; needs a C++14 compiler)::
 
     git clone https://github.com/nathansttt/hearts /path/to/hearts
     make xinxin XINXIN_SRC=/path/to/hearts
 
 This compiles our driver (``solvers/xinxin/driver.cc``, its line protocol is
 described there) together with xinxin's sources into
-``build/xinxin/xinxin_driver`` (git-ignored: the binary links GPL code). The
-agent looks for the binary at ``binary=`` (a path, or an argument list), then
-at ``$XINXIN_BINARY``, then at ``build/xinxin/xinxin_driver`` of this source
-tree; without one, building the agent raises :class:`XinxinNotBuilt` naming
-the build command.
+``build/xinxin/xinxin_driver`` (git-ignored: the binary links GPL code) and
+copies it into the user's cache folder (:data:`DEFAULT_BINARY`:
+``~/.cache/cancellation-hearts/xinxin/xinxin_driver``, under
+``$XDG_CACHE_HOME`` when that is set), where an installed copy of the package
+finds it too. The agent looks for the binary at ``binary=`` (a path,
+or an argument list), then at ``$XINXIN_BINARY``, then at
+:data:`DEFAULT_BINARY`; without one, building the agent raises
+:class:`XinxinNotBuilt` naming the build command.
 
 **Setting.** ``simulations`` UCT simulations per decision, split evenly over
 ``worlds`` worlds sampled from the seat's information set (``simulations //
@@ -71,11 +74,13 @@ __all__ = ["XinxinBot", "XinxinError", "XinxinMismatch", "XinxinNotBuilt", "find
 
 #: The first line the driver writes (protocol name and version).
 GREETING = "xinxin-driver 1"
-#: Where ``make xinxin`` puts the driver.
-DEFAULT_BINARY = Path(__file__).resolve().parents[2] / "build" / "xinxin" / "xinxin_driver"
+#: Where the agent looks for the driver without ``binary=`` or ``$XINXIN_BINARY``: the
+#: user's cache folder, where ``make xinxin`` copies it.
+DEFAULT_BINARY = (Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+                  / "cancellation-hearts" / "xinxin" / "xinxin_driver")
 #: Environment variable naming the driver binary.
 BINARY_ENV = "XINXIN_BINARY"
-#: How to build the driver.
+#: How to build the driver (in a source checkout of this project).
 BUILD_COMMAND = ("git clone https://github.com/nathansttt/hearts /path/to/hearts && "
                  "make xinxin XINXIN_SRC=/path/to/hearts")
 
@@ -120,8 +125,9 @@ def find_binary(binary: str | os.PathLike | Sequence[str] | None = None) -> list
         argv = [os.fspath(path)]
     if not (path.is_file() and os.access(path, os.X_OK)):
         raise XinxinNotBuilt(
-            f"xinxin: no driver executable at {path} ({where}); build it with "
-            f"`{BUILD_COMMAND}` (see docs/xinxin.md), or name it with binary=... or "
+            f"xinxin: no driver executable at {path} ({where}); build it in a source "
+            f"checkout of cancellation-hearts with `{BUILD_COMMAND}` (it copies the driver to "
+            f"{DEFAULT_BINARY}; see docs/xinxin.md), or name it with binary=... or "
             f"${BINARY_ENV}")
     return argv
 
