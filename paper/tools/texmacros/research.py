@@ -13,11 +13,12 @@ tournament run folders and checkpoints, not by a registered study:
   learned card-location model); :func:`card_location_macros`.
 
 This module only reads those files; it never imports the scripts (they import
-the packages, and ``net_strength.py`` the names below, not the other way round). What it holds besides the readers is
-the paper's vocabulary: which saved comparisons the text quotes and under
-which macro names (:data:`NET_STRENGTH`, :data:`CARD_LOCATION_LABELS`,
-:data:`WHY`), so that every macro and ``\\if`` flag is defined, as not run,
-when a file is absent (the quick profile has none of them).
+the packages, and ``net_strength.py`` the names below, not the other way
+round). What it holds besides the readers is the paper's vocabulary: which
+saved comparisons the text quotes and under which macro names
+(:data:`NET_STRENGTH`, :data:`CARD_LOCATION_LABELS`, :data:`WHY`), so that
+every macro and ``\\if`` flag is defined, as not run, when a file is absent
+(the quick profile has none of them).
 ``research/README.md`` lists the command that wrote each file.
 """
 
