@@ -171,11 +171,12 @@ def cmd_models(args) -> int:
             return 2
         cards = {args.name: cards[args.name]}
     for card in cards.values():
-        default = "  (default of network, ismcts_net, ismcts_bias)" \
-            if card.name == zoo.DEFAULT_MODEL else ""
+        default = "  (default of network, ismcts_net, ismcts_bias in its games)" \
+            if card.name == zoo.DEFAULT_MODEL or card.game else ""
         print(f"{card.name}{default}")
         print(f"    {card.summary}")
-        print(f"    players {min(card.players)}-{max(card.players)}; "
+        rules = ", ".join(f"{k}={v}" for k, v in card.game.items()) or "default rules"
+        print(f"    players {card.players_text}, {rules}; "
               f"{card.size_bytes / 1e6:.1f} MB ({card.quantization.get('weights', 'float32')}); "
               f"sha256 {card.sha256[:16]}...; {card.path}")
         for s in card.strength:
@@ -183,7 +184,8 @@ def cmd_models(args) -> int:
         if args.name:
             print(f"    rebuilt by: {card.training.get('command')}")
     print("\nUse one with checkpoint=NAME, e.g. \"network(checkpoint='guided-5-11')\"; "
-          "no checkpoint means the default model. python -m experiments models NAME shows "
+          "no checkpoint means the model made for the game's rules and player count. "
+          "python -m experiments models NAME shows "
           "how a model is rebuilt.")
     return 0
 

@@ -371,8 +371,8 @@ def openspiel_uniform(game, player, seed=0):
 def network(game, player, seed=0, *, checkpoint: str | None = None, policy: str = "argmax",
             temperature: float = 1.0):
     """The raw policy network (:class:`solvers.net.agents.NetworkBot`; imported on use);
-    ``checkpoint``: a path or a shipped model's name (None: the default shipped
-    model, :mod:`solvers.net.zoo`)."""
+    ``checkpoint``: a path or a shipped model's name (None: the shipped model made
+    for the game's rules and player count, :func:`solvers.net.zoo.default_for`)."""
     from .net.agents import NetworkBot
     return NetworkBot(game, player, seed, checkpoint=checkpoint, policy=policy,
                       temperature=temperature)
@@ -384,7 +384,7 @@ def ismcts_net(game, player, seed=0, *, checkpoint: str | None = None, iteration
                final_policy: str = "max_visit_count", max_nodes: int | None = None,
                clock: str = "wall"):
     """ISMCTS with the network (:class:`solvers.net.search.NetISMCTSBot`; imported on use);
-    ``checkpoint`` as ``network``'s (None: the default shipped model)."""
+    ``checkpoint`` as ``network``'s (None: the shipped model made for the game)."""
     from .net.search import NetISMCTSBot
     return NetISMCTSBot(game, player, seed, checkpoint=checkpoint, iterations=iterations,
                         time_limit=time_limit, c_puct=c_puct, prior_mix=prior_mix,
@@ -398,7 +398,7 @@ def ismcts_bias(game, player, seed=0, *, checkpoint: str | None = None, bias: fl
                 max_nodes: int | None = None, opponents: str = "search", clock: str = "wall"):
     """ISMCTS with the network's policy as progressive bias at the root
     (:class:`solvers.net.search.BiasISMCTSBot`; imported on use); ``checkpoint``
-    as ``network``'s (None: the default shipped model); the other keywords and
+    as ``network``'s (None: the shipped model made for the game); the other keywords and
     their defaults are ``ismcts``'s."""
     from .net.search import BiasISMCTSBot
     return BiasISMCTSBot(game, player, seed, checkpoint=checkpoint, bias=bias,

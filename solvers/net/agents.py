@@ -7,7 +7,7 @@ most probable legal action (ties at random), ``sample`` draws from the policy
 0 (masked before the softmax), so it never plays one.
 ``ismcts_net`` (the network-guided search) is :class:`solvers.net.search.NetISMCTSBot`.
 Both take the checkpoint's path, a shipped model's name, or nothing (the
-default shipped model, :mod:`solvers.net.zoo`); a process loads each
+shipped model made for the game, :func:`solvers.net.zoo.default_for`); a process loads each
 checkpoint once (:func:`evaluator_for`, keyed by path, size and modification
 time).
 """
@@ -37,10 +37,11 @@ def evaluator_for(agent: str, checkpoint, game, keyword: str = "checkpoint") -> 
     or mismatched checkpoint is an :class:`AgentParameterError` naming the agent
     and the keyword that gave it (``keyword``). ``checkpoint``: a path, the name
     of a shipped model (:mod:`solvers.net.zoo`), or, for ``keyword='checkpoint'``,
-    None: the default shipped model (:data:`solvers.net.zoo.DEFAULT_MODEL`)."""
+    None: the shipped model made for ``game`` (:func:`solvers.net.zoo.default_for`)."""
     if checkpoint is not None or keyword == "checkpoint":
         try:
-            checkpoint = zoo.resolve(checkpoint)
+            checkpoint = zoo.resolve(zoo.default_for(game) if checkpoint is None
+                                     else checkpoint)
         except (CheckpointError, KeyError) as err:
             raise AgentParameterError(f"{agent}: {keyword}={checkpoint!r}: "
                                       f"{err.args[0]}") from None

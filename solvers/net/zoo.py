@@ -9,7 +9,9 @@ first time a process uses it and refuses a file that differs
 model never plays silently.
 
 The network agents (``network``, ``ismcts_net``, ``ismcts_bias``) take
-``checkpoint=None`` (the default) as :data:`DEFAULT_MODEL`, and a model's name
+``checkpoint=None`` (the default) as the shipped model made for the game's rules
+and player count (:func:`default_for`: :data:`DEFAULT_MODEL` for the Cancellation
+rules at 5-11 players, ``classic-4`` for classic Hearts), and a model's name
 (``checkpoint='guided-5-11'``) as that model; any other value is a path.
 ``python -m experiments models`` lists the models.
 
@@ -36,7 +38,7 @@ from .checkpoint import CheckpointError
 from spiel_game.provenance import file_sha256
 
 __all__ = ["MODELS_DIR", "DEFAULT_MODEL", "ModelCard", "models", "model_path", "resolve",
-           "file_sha256", "build", "models_from"]
+           "default_for", "file_sha256", "build", "models_from"]
 
 #: The folder of the shipped models and their manifest ``models.json``.
 MODELS_DIR = Path(__file__).resolve().parent / "models"
@@ -51,8 +53,9 @@ class ModelCard:
     """One shipped model: ``name``, ``file`` (in :data:`MODELS_DIR`), ``sha256``
     of the file, ``size_bytes``, a one-line ``summary``, the ``players`` it was
     trained at, ``training`` (the recipe: command, commit, wall time, source
-    checkpoint), ``strength`` (measured results, each with its protocol) and
-    ``quantization`` (what was shrunk and what it costs)."""
+    checkpoint), ``strength`` (measured results, each with its protocol),
+    ``quantization`` (what was shrunk and what it costs) and ``game`` (the game
+    parameters other than ``players`` it was made for; empty: the defaults)."""
 
     name: str
     file: str
@@ -63,6 +66,7 @@ class ModelCard:
     training: dict
     strength: tuple[dict, ...] = ()
     quantization: dict = dataclasses.field(default_factory=dict)
+    game: dict = dataclasses.field(default_factory=dict)
 
     @property
     def path(self) -> Path:
@@ -70,7 +74,27 @@ class ModelCard:
 
     def __repr__(self) -> str:
         return (f"ModelCard({self.name!r}, {self.size_bytes / 1e6:.1f} MB, players "
-                f"{min(self.players)}-{max(self.players)}: {self.summary})")
+                f"{self.players_text}: {self.summary})")
+
+    @property
+    def players_text(self) -> str:
+        """``'5-11'``, or ``'4'`` for one count."""
+        lo, hi = min(self.players), max(self.players)
+        return f"{lo}" if lo == hi else f"{lo}-{hi}"
+
+    def covers(self, game) -> bool:
+        """Whether the model was made for ``game``'s rules and player count (its
+        parameters other than ``players`` resolve to the same as ``self.game``'s)."""
+        import pyspiel
+
+        import spiel_game
+
+        from .features import game_base_params
+        n = game.num_players()
+        if n not in self.players:
+            return False
+        own = pyspiel.load_game(spiel_game.GAME_NAME, {**self.game, "players": n})
+        return game_base_params(own) == game_base_params(game)
 
 
 def models() -> dict[str, ModelCard]:
@@ -106,6 +130,19 @@ def model_path(name: str) -> Path:
                                   f"or was replaced; reinstall the package")
         _VERIFIED[key] = got
     return path
+
+
+def default_for(game) -> str:
+    """The name of the shipped model that a network agent uses for ``game`` when
+    given no checkpoint: :data:`DEFAULT_MODEL` if it covers the game, else the
+    first model of the manifest that does (:meth:`ModelCard.covers`), else
+    :data:`DEFAULT_MODEL` (whose loader then says which rules it was made for)."""
+    cards = models()
+    order = [DEFAULT_MODEL] + [n for n in cards if n != DEFAULT_MODEL]
+    for name in order:
+        if name in cards and cards[name].covers(game):
+            return name
+    return DEFAULT_MODEL
 
 
 def resolve(checkpoint) -> str | os.PathLike | None:
