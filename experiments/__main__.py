@@ -74,6 +74,7 @@ from pathlib import Path
 
 from . import registry, runner, shipped
 from solvers.registry import AgentSpecError
+from spiel_game.extras import MissingExtra
 
 from .config import ConfigError, config_to_dict, parse_assignments
 
@@ -154,7 +155,11 @@ def cmd_agents(args) -> int:
         print(f"{info.name}  [{info.source}]  {summary}")
         ps = info.signature()[len(info.name) + 1:-1]
         print(f"    {ps or '(no parameters)'}")
-    print("\nA spec sets parameters as literals, e.g. \"ismcts(iterations=2000)\"; "
+        if info.needs:
+            print(f"    needs: {info.needs}")
+    print("\nAn agent with a 'needs:' line plays only once you have what it names; every "
+          "other one plays as installed.")
+    print("A spec sets parameters as literals, e.g. \"ismcts(iterations=2000)\"; "
           "python -m experiments agents NAME shows one agent's documentation. Any factory "
           "f(game, player, seed, **params) or pyspiel.Bot subclass works without packaging: "
           "\"mymodule:make_bot(depth=2)\" or \"path/to/bot.py:make_bot\".")
@@ -371,7 +376,7 @@ class StepTimer:
 def side_by_side(commands: list[tuple[str, list[str]]], jobs: int,
                  timer: StepTimer | None = None) -> list[str]:
     """Run the ``(name, argv)`` commands, ``jobs`` at a time, each in its own process
-    (in the repository root) with its output held back and printed in one block when
+    (in this process's working folder) with its output held back and printed in one block when
     it ends, followed by its wall-clock and CPU seconds (a step of ``timer``). On
     Ctrl-C or SIGTERM the running ones get SIGTERM (a runner keeps its finished
     units) and are waited for. The names of those that exited with an error."""
@@ -397,7 +402,7 @@ def side_by_side(commands: list[tuple[str, list[str]]], jobs: int,
                 name, argv = pending.pop(0)
                 print(f"=== {name} (started)", flush=True)
                 log = tempfile.TemporaryFile()
-                proc = subprocess.Popen(argv, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+                proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT)
                 running[proc.pid] = (name, proc, log, time.perf_counter())
             for pid in list(running):
                 got, status, usage = os.wait4(pid, os.WNOHANG)
@@ -434,7 +439,8 @@ def _study_jobs(args) -> int:
 
 def cmd_reproduce(args) -> int:
     timer = StepTimer()
-    out = Path(args.out) if args.out else runner.results_root() / args.profile
+    # absolute before anything starts: the studies run as processes of their own
+    out = Path(args.out).absolute() if args.out else runner.results_root() / args.profile
     failed = []
     names = [name for name, exp in registry.experiments().items() if exp.reproduce]
     jobs = _study_jobs(args)
@@ -507,7 +513,7 @@ def run_benchmarks(folder: Path, quick: bool, names=None,
         cmd += ["--quick"] if quick else []
         cmd += ["--no-progress"] if name == "search" else []
         with timer.step(f"benchmark {name}"):
-            rc = subprocess.run(cmd, cwd=ROOT).returncode
+            rc = subprocess.run(cmd).returncode
         if rc != 0:
             print(f"benchmark {name} failed ({' '.join(cmd[1:])})", file=sys.stderr)
             failed.append(name)
@@ -571,6 +577,12 @@ def cmd_check(args) -> int:
     from . import check
     quick = Path(args.quick) if args.quick else runner.results_root() / "quick"
     paper = Path(args.paper) if args.paper else paper_results("paper")
+    if not (shipped.is_shipped(paper) or any(paper.glob("*/metadata.json"))):
+        print(f"error: no paper results to compare with in {paper}: name a folder with "
+              f"--paper DIR (the shipped paper/results of a source checkout, or a "
+              f"paper-profile run; default: ./paper/results, else $CH_RESULTS/paper or "
+              f"./results/paper)", file=sys.stderr)
+        return 2
     if args.run or not any(quick.glob("*/metadata.json")):
         print(f"=== running the quick profile into {quick} (finished units are kept)")
         rc = cmd_reproduce(argparse.Namespace(
@@ -670,7 +682,7 @@ def main(argv=None) -> int:
                     "check": cmd_check, "agents": cmd_agents,
                     "models": cmd_models}[args.cmd](args)
         except (ConfigError, runner.RunError, registry.UnknownExperimentError,
-                AgentSpecError) as err:
+                AgentSpecError, MissingExtra) as err:
             print(f"error: {err.args[0] if err.args else err}", file=sys.stderr)
             return 2
         except runner.RunInterrupted as err:

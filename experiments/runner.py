@@ -121,13 +121,12 @@ from .registry import Experiment, Summary, Unit, UnitOutput, get
 
 __all__ = ["run", "load", "resolve", "RunResult", "RunError", "RunInterrupted",
            "CorruptResultError", "UnverifiedResultError", "ResultsNotFoundError",
-           "results_root", "unit_threads", "ray_runtime_env", "RAY_PACKAGES",
+           "results_root", "unit_threads", "ray_runtime_env", "package_dirs", "RAY_PACKAGES",
            "BACKENDS", "attachments", "run_root", "unit_progress", "run_experiment",
            "execute", "call_watch", "CallWatch", "package_code_hash", "code_fingerprint"]
 
 BACKENDS = ("local", "ray")
 FORMAT = 2                      # run.json/metadata.json layout with content hashes
-_ROOT = Path(__file__).resolve().parent.parent
 _UNIT_THREADS: int | None = None
 _LOCK = ".runner.lock"
 _JOURNAL = "shards.sha256"
@@ -248,13 +247,12 @@ class _UnitBar:
 
 
 def results_root() -> Path:
-    """``$CH_RESULTS``, else ``results/`` of the source checkout, else ``./results``."""
+    """``$CH_RESULTS``, else ``results/`` of the current working folder, as an
+    absolute path (read when called: a run resolves it before it starts, so its
+    worker processes and its messages name the same folder). Never a folder of
+    the installed package."""
     env = os.environ.get("CH_RESULTS")
-    if env:
-        return Path(env)
-    if (_ROOT / "pyproject.toml").exists():
-        return _ROOT / "results"
-    return Path("results")
+    return Path(env).absolute() if env else Path.cwd() / "results"
 
 
 @dataclasses.dataclass
@@ -698,6 +696,13 @@ RAY_PACKAGES = ("spiel_game", "solvers", "experiments")
 RAY_EXCLUDES = ("__pycache__", "*.pyc", "*.nbi", "*.nbc", "*.sources.sha256")
 
 
+def package_dirs() -> list[str]:
+    """The folders of the packages :data:`RAY_PACKAGES`, where they are imported
+    from (a source checkout or site-packages)."""
+    import importlib
+    return [str(Path(importlib.import_module(name).__file__).parent) for name in RAY_PACKAGES]
+
+
 def ray_runtime_env() -> dict:
     """The Ray ``runtime_env`` that ships this checkout's code to cluster nodes.
 
@@ -709,7 +714,7 @@ def ray_runtime_env() -> dict:
     caches are not shipped: each node compiles the kernels on first use, into the
     ``__pycache__`` folders of its unpacked copy (or ``NUMBA_CACHE_DIR``), and its
     later workers load them from there."""
-    return {"py_modules": [str(_ROOT / name) for name in RAY_PACKAGES],
+    return {"py_modules": package_dirs(),
             "excludes": list(RAY_EXCLUDES)}
 
 
@@ -899,7 +904,7 @@ def resolve(name: str, profile: str = "quick", overrides: Mapping[str, Any] | No
 
 
 def _root(out, profile: str) -> Path:
-    return Path(out) if out is not None else results_root() / profile
+    return Path(out).absolute() if out is not None else results_root() / profile
 
 
 def _cli_value(v) -> str:

@@ -3,7 +3,10 @@ finished paper-profile run (``results/paper/``), from which the paper is rebuilt
 without recomputing anything.
 
 ``python -m experiments ship [--src results/paper] [--dst paper/results]`` writes
-it (:func:`pack`); ``python -m experiments paper --profile paper`` and
+it (:func:`pack`), in the top folder of a source checkout: :data:`SHIPPED` is
+``paper/results`` of the working folder (an installed copy of the package
+holds no results and finds none above itself; commands name another folder
+with an argument); ``python -m experiments paper --profile paper`` and
 ``make -C paper`` read it, after :func:`verify`. What ships:
 
 * each runner study's ``metadata.json`` (config, seed, versions, git commit,
@@ -41,9 +44,9 @@ from spiel_game.provenance import file_sha256
 __all__ = ["SHIPPED", "MANIFEST", "LEAVE_OUT", "ShippedResultsError", "is_shipped", "verify",
            "pack", "add"]
 
-ROOT = Path(__file__).resolve().parent.parent
-#: Where the shipped paper results live in the repository.
-SHIPPED = ROOT / "paper" / "results"
+#: Where the shipped paper results live in a source checkout, relative to its top
+#: folder (the working folder of ``make`` and of the commands that read them).
+SHIPPED = Path("paper") / "results"
 #: The manifest of a shipped folder (``sha256sum -c`` format).
 MANIFEST = "SHA256SUMS"
 #: Rows of ``<study>/rows.csv`` that no script reads: ``None`` leaves out the whole
@@ -137,9 +140,9 @@ def _rows_kept(src: Path, dst: Path, rule: tuple[str, str]) -> tuple[int, int]:
 
 
 def _display(path: Path) -> str:
-    """``path`` relative to the repository when inside it."""
-    path = path.resolve()
-    return path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path)
+    """``path`` relative to the working folder (a checkout's top) when inside it."""
+    path, here = Path(path).resolve(), Path.cwd().resolve()
+    return path.relative_to(here).as_posix() if path.is_relative_to(here) else str(path)
 
 
 def _count_rows(path: Path) -> int:

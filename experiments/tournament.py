@@ -912,7 +912,7 @@ def _shared_roots() -> tuple[str, ...]:
     roots = {paths.get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")}
     roots |= set(getattr(site, "getsitepackages", lambda: [])())
     roots.add(getattr(site, "getusersitepackages", lambda: None)())
-    roots |= {str(runner._ROOT / p) for p in runner.RAY_PACKAGES}
+    roots |= set(runner.package_dirs())
     return tuple(os.path.join(os.path.realpath(r), "") for r in roots if r)
 
 

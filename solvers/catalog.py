@@ -11,7 +11,7 @@ here.
 
 from __future__ import annotations
 
-__all__ = ["BUILTIN_AGENTS"]
+__all__ = ["BUILTIN_AGENTS", "BUILTIN_NEEDS"]
 
 #: Built-in agent name -> ``"module:attr"`` of its factory.
 BUILTIN_AGENTS: dict[str, str] = {
@@ -29,4 +29,19 @@ BUILTIN_AGENTS: dict[str, str] = {
     "convention": "solvers.abr:convention_agent",
     "abr": "solvers.abr:ABRBot",
     "xinxin": "solvers.xinxin:XinxinBot",
+}
+
+#: What a built-in agent needs beyond a plain install before it plays (every other
+#: one plays as installed, the networks from the shipped models): ``python -m
+#: experiments agents`` prints it under the agent.
+BUILTIN_NEEDS: dict[str, str] = {
+    "dqn": ("a checkpoint from your own training run (none ships): python -m "
+            "solvers.openspiel_rl train --algorithm dqn --out dqn.pt, then "
+            "dqn(checkpoint='dqn.pt'); the extra 'torch'"),
+    "nfsp": ("a checkpoint from your own training run (none ships): python -m "
+             "solvers.openspiel_rl train --algorithm nfsp --out nfsp.pt, then "
+             "nfsp(checkpoint='nfsp.pt'); the extra 'torch'"),
+    "xinxin": ("the xinxin driver program (GPL, not shipped), built once in a source "
+               "checkout: make xinxin XINXIN_SRC=/path/to/hearts (docs/xinxin.md), or named "
+               "with $XINXIN_BINARY or binary=...; plays the classic game only"),
 }

@@ -606,7 +606,11 @@ def load_checkpoint(path: str | Path, agent: str = "openspiel_rl") -> dict:
                                   f"'torch'): {install_hint('torch')}") from None
     if not isinstance(path, (str, os.PathLike)) or not str(path):
         raise AgentParameterError(f"{agent}: checkpoint={path!r} is not allowed; allowed: "
-                                  f"the path of a .pt file written by solvers.openspiel_rl")
+                                  f"the path of a .pt file written by solvers.openspiel_rl "
+                                  f"(none ships: train one with python -m "
+                                  f"solvers.openspiel_rl train --algorithm "
+                                  f"{agent if agent in ALGORITHMS else 'dqn|nfsp'} --out "
+                                  f"PATH.pt)")
     p = Path(path)
     from .net.checkpoint import CheckpointError, open_regular_file, zip_members
     try:

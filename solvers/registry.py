@@ -554,7 +554,10 @@ class AgentInfo:
     none), whether it takes any other keyword (``var_keyword``), a one-line
     ``summary`` (the first line of its docstring), its ``source``
     (``"built-in"``, ``"registered"``, ``"plug-in (package P)"``, ``"module"``
-    or ``"file"``) and the dotted name of its ``factory``."""
+    or ``"file"``), the dotted name of its ``factory`` and what it ``needs``
+    beyond a plain install before it can play (``""``: nothing; for the
+    built-ins :data:`solvers.catalog.BUILTIN_NEEDS`, else the factory's ``needs``
+    attribute, a string)."""
 
     name: str
     params: tuple[tuple[str, Any], ...]
@@ -562,6 +565,7 @@ class AgentInfo:
     summary: str
     source: str
     factory: str
+    needs: str = ""
 
     def signature(self) -> str:
         """``name(key=default, ...)``: the spec with every default written out."""
@@ -606,8 +610,11 @@ def agent_info(name: str) -> AgentInfo:
     :class:`AgentSpecError` (with a suggestion) for an unknown one."""
     f = _lookup(name)
     params, var = _defaults(f)
+    from .catalog import BUILTIN_NEEDS
+    needs = BUILTIN_NEEDS.get(name, "") if name in _builtins() else getattr(f, "needs", "")
     return AgentInfo(name=name, params=params, var_keyword=var, summary=_summary(f),
-                     source=_source(name), factory=_factory_name(f))
+                     source=_source(name), factory=_factory_name(f),
+                     needs=needs if isinstance(needs, str) else "")
 
 
 def agents() -> list[AgentInfo]:
@@ -622,7 +629,8 @@ def describe(name: str) -> str:
     then its factory's docstring."""
     info = agent_info(name)
     doc = inspect.getdoc(_lookup(name)) or "(no description)"
-    return f"{info.signature()}\n{info.source}; factory {info.factory}\n\n{doc}"
+    needs = f"\nneeds: {info.needs}" if info.needs else ""
+    return f"{info.signature()}\n{info.source}; factory {info.factory}{needs}\n\n{doc}"
 
 
 def factory(name: str) -> Factory:

@@ -38,7 +38,6 @@ import statistics
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pyspiel
 from open_spiel.python.algorithms import exploitability
@@ -174,8 +173,7 @@ def run(config: BenchCFRConfig) -> dict:
     }
     if config.medium:
         out = subprocess.run([sys.executable, "-m", "experiments.bench.cfr", "--medium-child"],
-                             capture_output=True, text=True, check=True,
-                             cwd=Path(__file__).resolve().parents[2])
+                             capture_output=True, text=True, check=True)
         res["scaling"].append(json.loads(out.stdout.strip().splitlines()[-1]))
     return res
 

@@ -2,10 +2,10 @@
 
 ``python -m experiments.bench.compare OLD_CHECKOUT [NEW_CHECKOUT] [--rounds 3]``
 (``git worktree add /tmp/old <commit>`` makes an old checkout; NEW defaults to
-this one). Each round runs one fresh process per checkout, alternating, with
-the checkout as its working directory and first on ``sys.path``, so each
-measures its own code with its own numba cache; the first round of each is a
-warm-up (compilation) and is not counted. Measured through the public API
+the working folder, a checkout's top). Each round runs one fresh process per
+checkout, alternating, with the checkout as its working directory and first on
+``sys.path``, so each measures its own code with its own numba cache; the
+first round of each is a warm-up (compilation) and is not counted. Measured through the public API
 only (so any commit since the pyspiel adapter and the agent registry
 existed can be the old one):
 
@@ -32,7 +32,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
 KEYS = ("resample_me", "resample_other", "ismcts")
 
 
@@ -102,7 +101,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m experiments.bench.compare",
                                  description=__doc__.split("\n\n")[0])
     ap.add_argument("old", help="the old checkout (a folder with spiel_game/ and solvers/)")
-    ap.add_argument("new", nargs="?", default=str(ROOT), help="default: this checkout")
+    ap.add_argument("new", nargs="?", default=".",
+                    help="the new checkout (default: the working folder)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     if argv is None and "--child" in sys.argv:

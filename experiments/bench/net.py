@@ -81,7 +81,9 @@ def main(argv=None) -> dict:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--iterations", type=int, default=1000)
     ap.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
-    ap.add_argument("--out", default=None)
+    ap.add_argument("--out", default=None,
+                    help="results folder, writes OUT/bench/net.json (default: results/paper "
+                         "of the working folder, or $CH_RESULTS/paper)")
     a = ap.parse_args(argv)
     torch.set_num_threads(a.threads)
     game = pyspiel.load_game(spiel_game.GAME_NAME, {"players": 6})
@@ -145,7 +147,8 @@ def main(argv=None) -> dict:
     for name in searches:
         lines.append(f"{name}: {res[f'{name}_us_per_iteration']:.1f} us per iteration")
     print("\n".join(lines))
-    out = Path(a.out) if a.out else Path(__file__).resolve().parents[2] / "results" / "paper"
+    from ..runner import results_root
+    out = Path(a.out) if a.out else results_root() / "paper"
     (out / "bench").mkdir(parents=True, exist_ok=True)
     (out / "bench" / "net.json").write_text(json.dumps(res, indent=1))
     return res
