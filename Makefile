@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PROFILE ?= quick
 
-.PHONY: test reproduce bench venv lock clean browser latex docs xinxin
+.PHONY: test reproduce paper bench venv lock clean browser latex docs xinxin
 
 # The environment is locked: requirements.lock pins every dependency of every
 # extra (dev and all) for Python 3.11 on Linux; `make lock` regenerates it
@@ -79,8 +79,22 @@ test: $(STAMP) browser latex
 	$(PY) -m ruff check .
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
+# The whole pipeline: every experiment and benchmark of PROFILE into
+# results/$(PROFILE), then the paper from them (paper/tools/build.py: every
+# figure, table and number, then paper/main.pdf). The paper is built even
+# after a failed experiment, so that every failure is listed; a failure of
+# either step fails the target.
 reproduce: $(STAMP) latex
-	$(PY) -m experiments reproduce --profile $(PROFILE)
+	@rc=0; \
+	$(PY) -m experiments reproduce --profile $(PROFILE) --out results/$(PROFILE) || rc=1; \
+	$(PY) paper/tools/build.py results/$(PROFILE) || rc=1; \
+	exit $$rc
+
+# The paper alone, from saved results: results/$(PROFILE), or RESULTS=DIR
+# (e.g. RESULTS=paper/results, the shipped paper-profile results).
+RESULTS ?= results/$(PROFILE)
+paper: $(STAMP) latex
+	$(PY) paper/tools/build.py $(RESULTS)
 
 # The benchmarks of experiments/bench/ (make bench BENCH="engine sim observers
 # resample search cfr" runs all six; each writes results/paper/bench/<name>.json).

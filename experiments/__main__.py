@@ -7,8 +7,7 @@
         [--set key=value ...] [--out DIR] [--fresh] [--recompute-corrupt] [--reuse-stale]
         [--no-progress]
     python -m experiments reproduce [--profile quick|paper] [--out DIR] [--backend ...]
-        [--workers N] [--jobs N] [--recompute-corrupt] [--reuse-stale] [--no-paper]
-    python -m experiments paper [--profile quick|paper] [--out DIR] [--no-build]
+        [--workers N] [--jobs N] [--recompute-corrupt] [--reuse-stale]
     python -m experiments ship [--src results/paper] [--dst paper/results] [--only STUDY ...]
     python -m experiments check [--quick results/quick] [--paper paper/results] [--run]
     python -m experiments play --agents SPEC ... [--players N] [--seat S] [--port P] ...
@@ -19,38 +18,21 @@ parameters, their defaults and a one-line description; ``agents NAME``
 describes one (its full documentation; NAME may be ``module:factory`` or
 ``path/to/bot.py:factory``).
 
-``reproduce`` (what ``make reproduce`` runs) runs every registered experiment
-of the profile (the ladder too), and every benchmark of :mod:`experiments.bench`
-(``--quick`` ones, seconds each, for the quick profile; the full ones for the
-paper profile) into ``RESULTS/bench/``, verifies the saved results the scripts
-read (content hashes, :func:`experiments.runner.load`; damaged results stop
-here, naming the files), then runs every script in ``paper/figures/`` and
-``paper/tables/`` (as ``python SCRIPT RESULTS_DIR``), then builds
-``paper/main.pdf`` when LaTeX is installed (else it prints the command that
-installs it); a build from the shipped paper-profile results is also copied to
-the committed ``paper/cancellation-hearts.pdf`` (no other build touches it).
-The quick profile runs two experiments at once (``--jobs``; each in its own
+``reproduce`` (the first half of ``make reproduce``) runs every registered
+experiment of the profile (the ladder too), and every benchmark of
+:mod:`experiments.bench` (``--quick`` ones, seconds each, for the quick
+profile; the full ones for the paper profile) into ``RESULTS/bench/``. The
+quick profile runs two experiments at once (``--jobs``; each in its own
 process with one worker, the longest first, sharing numba's on-disk cache of
-compiled kernels); every experiment, benchmark, the figure scripts and LaTeX
-print one line with their wall-clock and CPU seconds, and a table of them ends
-the output.
-``paper`` does the last three steps only, from saved results:
-``results/<profile>``, except that ``--profile paper`` reads the shipped
-``paper/results/`` (checked against its ``SHA256SUMS``,
-:mod:`experiments.shipped`; ``--out results/paper`` reads your own run).
+compiled kernels); every experiment and benchmark prints one line with its
+wall-clock and CPU seconds, and a table of them ends the output. The paper
+is not part of the package: in a source checkout ``python paper/tools/build.py
+RESULTS`` (the second half of ``make reproduce``; ``make paper`` alone)
+verifies the results, runs the figure and table scripts and builds the PDF.
 ``ship`` writes ``paper/results/`` from a finished paper-profile run; ``check``
 compares the quick profile's estimates with the shipped paper results
 (:mod:`experiments.check`: intervals overlap, exact values agree to a
-tolerance), prints the table and exits 1 on any disagreement. Both
-``reproduce`` and ``paper`` delete the generated files
-(``paper/figures/*.pdf|png``, ``paper/tables/*.tex``) before running the
-scripts, so nothing stale from other results survives.
-
-A figure or table script takes the results folder (``results/<profile>``) as
-its one positional argument, reads only saved results, writes its output next
-to itself (``paper/figures/NAME.pdf`` and ``.png``, ``paper/tables/NAME.tex``)
-and, when its results are missing, prints a warning and exits 0 (main.tex
-shows a placeholder for an absent file).
+tolerance), prints the table and exits 1 on any disagreement.
 
 SIGINT (Ctrl-C) and SIGTERM stop a command with one line ("interrupted; N of M
 units done; rerun the same command to resume"; exit status 130 or 143), not a
@@ -65,7 +47,6 @@ import argparse
 import contextlib
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -79,9 +60,6 @@ from spiel_game.extras import MissingExtra
 from .config import ConfigError, config_to_dict, parse_assignments
 
 ROOT = Path(__file__).resolve().parent.parent
-PAPER = ROOT / "paper"
-LATEX_INSTALL = ("apt-get install -y --no-install-recommends latexmk "
-                 "texlive-latex-recommended texlive-fonts-recommended lmodern")
 
 
 def _add_exec_args(p: argparse.ArgumentParser) -> None:
@@ -195,91 +173,6 @@ def cmd_models(args) -> int:
     return 0
 
 
-def paper_scripts() -> list[Path]:
-    """Every figure and table script (``paper/figures/*.py``, ``paper/tables/*.py``)."""
-    out = []
-    for folder in ("figures", "tables"):
-        out += sorted(p for p in (PAPER / folder).glob("*.py") if not p.name.startswith("_"))
-    return out
-
-
-def clean_generated() -> int:
-    """Delete the generated figures and tables (``paper/figures/*.pdf|png``,
-    ``paper/tables/*.tex``: all git-ignored), so that the paper shows only what
-    the scripts make from the results at hand, never a stale file."""
-    n = 0
-    for pattern in ("figures/*.pdf", "figures/*.png", "tables/*.tex"):
-        for f in PAPER.glob(pattern):
-            f.unlink()
-            n += 1
-    return n
-
-
-def source_date(results: Path) -> dict[str, str]:
-    """``SOURCE_DATE_EPOCH`` (and pdfTeX's ``FORCE_SOURCE_DATE``) for building from
-    shipped results: the time they were packed, so that Matplotlib and pdfTeX write
-    the same bytes on every rebuild; ``{}`` otherwise (or when the variable is set)."""
-    import datetime as dt
-    if "SOURCE_DATE_EPOCH" in os.environ or not shipped.is_shipped(results):
-        return {}
-    packed = json.loads((results / "shipped.json").read_text())["packed"]
-    return {"SOURCE_DATE_EPOCH": str(int(dt.datetime.fromisoformat(packed).timestamp())),
-            "FORCE_SOURCE_DATE": "1"}
-
-
-def run_paper_scripts(results: Path, scripts=None) -> list[str]:
-    """Run each script as ``python SCRIPT RESULTS``; the names of those that failed."""
-    failed = []
-    env = {**os.environ, **source_date(results)}
-    for script in scripts if scripts is not None else paper_scripts():
-        rel = script.relative_to(ROOT) if script.is_relative_to(ROOT) else script
-        print(f"--- {rel}", flush=True)
-        rc = subprocess.run([sys.executable, str(script), str(results)], cwd=ROOT,
-                            env=env).returncode
-        if rc != 0:
-            failed.append(str(rel))
-    return failed
-
-
-#: The committed paper: ``paper/main.pdf`` built from the shipped paper-profile
-#: results, copied here (``paper/main.pdf`` itself is whatever was built last).
-RELEASE_PDF = PAPER / "cancellation-hearts.pdf"
-
-
-def release_pdf(results: Path | None) -> Path | None:
-    """:data:`RELEASE_PDF` when ``results`` are the shipped ones (the build is
-    the committed paper), else None: a quick or private run never replaces it."""
-    return RELEASE_PDF if results is not None and shipped.is_shipped(Path(results)) else None
-
-
-def build_paper(results: Path | None = None) -> str:
-    """Build ``paper/main.pdf`` (with :func:`source_date` of ``results``) and, from
-    the shipped results, copy it to :data:`RELEASE_PDF`; returns 'built', 'failed'
-    or 'no latex'."""
-    env = {**os.environ, **(source_date(results) if results is not None else {})}
-    if shutil.which("latexmk"):
-        cmd = [["latexmk", "-pdf", "-interaction=nonstopmode", "-halt-on-error", "main.tex"]]
-    elif shutil.which("pdflatex"):
-        one = ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "main.tex"]
-        cmd = [one, one]
-    else:
-        print("LaTeX is not installed, so paper/main.pdf was not built. Install it with\n"
-              f"    {LATEX_INSTALL}\n(as root, Debian/Ubuntu) and run make reproduce again.")
-        return "no latex"
-    for c in cmd:
-        r = subprocess.run(c, cwd=PAPER, capture_output=True, text=True, env=env)
-        if r.returncode != 0:
-            print(r.stdout[-3000:])
-            print(f"building paper/main.pdf failed ({' '.join(c)}); see paper/main.log")
-            return "failed"
-    print(f"built {PAPER / 'main.pdf'} from {results}")
-    dst = release_pdf(results)
-    if dst is not None:
-        shutil.copyfile(PAPER / "main.pdf", dst)
-        print(f"copied to {dst} (the committed paper-profile PDF)")
-    return "built"
-
-
 def verify_results(out: Path) -> tuple[list[str], list[str]]:
     """Check every profile folder of runner results in ``out`` (what the figure and
     table scripts read: ``<name>/``, not ``<name>@...``) with :func:`runner.load`:
@@ -330,7 +223,7 @@ def _check_inputs(out: Path) -> bool:
 class StepTimer:
     """Wall-clock and CPU seconds of each step of a command (``with timer.step(name):``),
     the CPU time of this process and of the child processes it waited for (the
-    runner's worker processes, the benchmarks, the figure scripts, LaTeX) together.
+    runner's worker processes, the benchmarks, the paper build's scripts) together.
     Each finished step prints ``=== NAME ... 12.3 s (CPU 20.1 s)``; :meth:`report`
     prints them all with the total."""
 
@@ -474,19 +367,9 @@ def cmd_reproduce(args) -> int:
                                                         timer=timer)]
     for mod in registry.discovery_errors():
         failed.append(f"import {mod}")
-    print("=== paper figures and tables", flush=True)
-    if _check_inputs(out):
-        clean_generated()
-        with timer.step("paper figures and tables"):
-            failed += [f"script {s}" for s in run_paper_scripts(out)]
-        if not args.no_paper:
-            with timer.step("paper/main.pdf (LaTeX)"):
-                if build_paper(out) == "failed":
-                    failed.append("paper build")
-    else:
-        failed.append("damaged results")
     print(timer.report())
-    print(f"results in {out} ({timer.total()[0]:.0f} s)")
+    print(f"results in {out} ({timer.total()[0]:.0f} s); in a source checkout, "
+          f"python paper/tools/build.py {out} (make paper) builds the paper from them")
     if failed:
         print("FAILED: " + "; ".join(failed), file=sys.stderr)
         return 1
@@ -531,21 +414,6 @@ def paper_results(profile: str, out: str | None = None) -> Path:
     return runner.results_root() / profile
 
 
-def cmd_paper(args) -> int:
-    out = paper_results(args.profile, args.out)
-    print(f"building the paper from {out}")
-    if not _check_inputs(out):
-        return 2
-    clean_generated()
-    failed = [f"script {s}" for s in run_paper_scripts(out)]
-    if not args.no_build and build_paper(out) == "failed":
-        failed.append("paper build")
-    if failed:
-        print("FAILED: " + "; ".join(failed), file=sys.stderr)
-        return 1
-    return 0
-
-
 def cmd_ship(args) -> int:
     src = Path(args.src) if args.src else runner.results_root() / "paper"
     dst = Path(args.dst) if args.dst else shipped.SHIPPED
@@ -587,7 +455,7 @@ def cmd_check(args) -> int:
         print(f"=== running the quick profile into {quick} (finished units are kept)")
         rc = cmd_reproduce(argparse.Namespace(
             profile="quick", out=str(quick), backend="local", address=None, workers=None,
-            recompute_corrupt=False, reuse_stale=False, no_progress=True, no_paper=True))
+            recompute_corrupt=False, reuse_stale=False, no_progress=True))
         if rc != 0:
             return rc
     if not _check_inputs(paper) or not _check_inputs(quick):
@@ -628,19 +496,12 @@ def main(argv=None) -> int:
                    help="override config fields")
     r.add_argument("--fresh", action="store_true",
                    help="delete the existing results of this configuration's folder first")
-    rep = sub.add_parser("reproduce", help="every experiment, figure and table; the paper")
+    rep = sub.add_parser("reproduce", help="every experiment and benchmark of a profile")
     _add_exec_args(rep)
-    rep.add_argument("--no-paper", action="store_true", help="do not build paper/main.pdf")
     rep.add_argument("--jobs", type=int, default=None,
                      help="experiments run at once, each in its own process (default 2 for "
                           "the quick profile on two or more cores, else 1: one after the "
                           "other in this process)")
-    pa = sub.add_parser("paper", help="regenerate figures, tables and macros from saved "
-                                      "results; build paper/main.pdf")
-    pa.add_argument("--profile", default="quick")
-    pa.add_argument("--out", default=None, help="results folder (default results/<profile>; "
-                    "for the paper profile the shipped paper/results/)")
-    pa.add_argument("--no-build", action="store_true", help="do not build paper/main.pdf")
     sp = sub.add_parser("ship", help="write the compact, hashed copy of paper-profile "
                                      "results that the repository ships (paper/results/)")
     sp.add_argument("--src", default=None, help="finished paper-profile results "
@@ -677,7 +538,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     with _sigterm_interrupts():
         try:
-            return {"list": cmd_list, "show": cmd_show, "run": cmd_run, "paper": cmd_paper,
+            return {"list": cmd_list, "show": cmd_show, "run": cmd_run,
                     "reproduce": cmd_reproduce, "ship": cmd_ship,
                     "check": cmd_check, "agents": cmd_agents,
                     "models": cmd_models}[args.cmd](args)

@@ -1,3 +1,4 @@
+import functools
 import os
 import sys
 from pathlib import Path
@@ -14,6 +15,17 @@ if str(PAPER_TOOLS) not in sys.path:
 import spiel_game  # noqa: E402,F401  (registers the game)
 
 IN_CI = os.environ.get("CI") == "true"
+
+
+@functools.cache
+def paper_build():
+    """``paper/tools/build.py`` as a module (loaded from its path: the top-level
+    name ``build`` belongs to another package)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("paper_build", PAPER_TOOLS / "build.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def paper_figure(name: str):

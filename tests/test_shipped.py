@@ -73,11 +73,11 @@ def test_a_damaged_shipped_file_is_named(packed, damage):
     assert [p for p, _ in err.value.problems] == [str(target)]
 
 
-def test_the_paper_command_refuses_damaged_shipped_results(packed):
+def test_the_paper_build_refuses_damaged_shipped_results(packed):
     _, dst, _ = packed
     (dst / "ladder" / "steps.csv").write_text("{}")
-    r = subprocess.run([sys.executable, "-m", "experiments", "paper", "--out", str(dst),
-                        "--no-build"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    r = subprocess.run([sys.executable, "paper/tools/build.py", str(dst), "--no-build"],
+                       cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert r.returncode == 2
     assert f"{dst / 'ladder' / 'steps.csv'}: content differs" in r.stderr
     r = subprocess.run([sys.executable, "paper/tables/macros.py", str(dst)], cwd=ROOT,
@@ -86,7 +86,8 @@ def test_the_paper_command_refuses_damaged_shipped_results(packed):
 
 
 def test_only_the_shipped_results_build_the_committed_pdf(packed):
-    from experiments.__main__ import RELEASE_PDF, release_pdf
+    from conftest import paper_build
+    RELEASE_PDF, release_pdf = paper_build().RELEASE_PDF, paper_build().release_pdf
     assert release_pdf(shipped.SHIPPED) == RELEASE_PDF
     src, dst, _ = packed
     assert release_pdf(dst) == RELEASE_PDF             # a packed copy is shipped results too

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import ROOT
+from conftest import ROOT, paper_build
 
 TESTS = Path(__file__).resolve().parent
 if str(TESTS) not in sys.path:
@@ -224,14 +224,14 @@ def test_truncated_json_files_name_the_file_not_a_json_error(reference, tmp_path
         runner.run("runner_selftest", overrides=TINY, out=tmp_path / "0", workers=1, **QUIET)
 
 
-def test_paper_refuses_damaged_results_before_touching_the_figures(reference, tmp_path,
-                                                                   capsys):
+def test_the_paper_build_refuses_damaged_results_before_touching_the_figures(
+        reference, tmp_path, capsys):
     ref, files = reference
     out = tmp_path / "quick"
     shutil.copytree(ref.path, out / "runner_selftest")      # a folder the scripts read
     (out / "runner_selftest" / "rows.csv").write_bytes(files["rows.csv"][:-20])
     generated = sorted((ROOT / "paper").rglob("*"))
-    assert cli(["paper", "--out", str(out), "--no-build"]) == 2
+    assert paper_build().main([str(out), "--no-build"]) == 2
     err = capsys.readouterr().err
     assert "rows.csv: content hash mismatch with metadata.json" in err
     assert "not regenerated" in err

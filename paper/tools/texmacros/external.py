@@ -44,7 +44,7 @@ def paper_macros(m, results: Path, bench: Path) -> None:
     ``\\XinxinCount`` (comparisons), and for each row with a ``cell`` name
     ``\\Xinxin<Cell>Deals``, ``Gain``, ``Lo``, ``Hi``, ``P``, ``MsOurs`` and
     ``MsXinxin`` (``eq_pass`` gives ``\\XinxinEqPassGain``, ``eq_pass48``
-    ``\\XinxinEqPassFourEightGain``) (:mod:`experiments.macros`)."""
+    ``\\XinxinEqPassFourEightGain``) (:mod:`texmacros`)."""
     from texmacros import interval, pvalue, signed, thousands
 
     def present() -> bool:
