@@ -383,24 +383,122 @@ def _resolved(agents: Sequence[str], factories: Mapping[str, Callable] | None) -
 
 
 def check_agents(agents: Sequence[str], game, factories: Mapping[str, Callable] | None = None,
-                 assignment: Sequence[int] | None = None) -> None:
+                 assignment: Sequence[int] | None = None, *,
+                 time_limit: float | None = None) -> None:
     """Build every agent once (seed 0, on the first seat it holds in ``assignment``,
     else seat 0) and throw it away: a bad spec (unknown agent, unknown keyword, bad
     value) raises :class:`TournamentError` naming the agent before anything runs.
-    ``game``: a loaded game or its parameters."""
-    from solvers.registry import AgentSpecError
+    ``game``: a loaded game or its parameters. ``time_limit`` (seconds, the
+    tournament's ``move_time_limit``): the agents are built in a child process
+    and one whose building (the import of its module included) takes longer is
+    stopped with a :class:`TournamentError` naming it; the child is killed."""
     if not hasattr(game, "num_players"):
         game = _load_game(game)
+    if time_limit is not None:
+        return _check_agents_limited(agents, game, factories, assignment, float(time_limit))
     for label in dict.fromkeys(agents):
         seat = list(assignment).index(agents.index(label)) if assignment else 0
+        _check_one(label, game, seat, factories)
+
+
+def _check_one(label: str, game, seat: int, factories) -> None:
+    from solvers.registry import AgentSpecError
+    try:
+        _make(label, game, seat, 0, factories)
+    except AgentSpecError as e:
+        raise TournamentError(f"bad agent spec: {e}" if repr(label) in str(e)
+                              else f"bad agent spec {label!r}: {e}") from None
+    except Exception as e:                  # a plug-in factory's own error
+        raise TournamentError(f"agent {label!r} could not be built (seat {seat}): "
+                              f"{type(e).__name__}: {e}") from e
+
+
+#: Seconds the child of :func:`check_agents` may take to start (import this
+#: package) before it builds anything; not part of any agent's time.
+CHECK_STARTUP_SECONDS = 300.0
+
+
+def _check_agents_child(agents, params, factories, assignment, conn) -> None:
+    """The child of :func:`_check_agents_limited`: reports ``("ready",)``, then
+    ``("start", label, seat)`` before and ``("ok",)`` after building each agent,
+    or ``("error", message)``."""
+    try:
+        import solvers.registry  # noqa: F401  (the package import is not an agent's time)
+        game = _load_game(params)
+        conn.send(("ready",))
+        for label in dict.fromkeys(agents):
+            seat = list(assignment).index(agents.index(label)) if assignment else 0
+            conn.send(("start", label, seat))
+            _check_one(label, game, seat, factories)
+            conn.send(("ok",))
+        conn.send(("done",))
+    except BaseException as e:              # reported; the process ends
+        msg = str(e) if isinstance(e, TournamentError) else (
+            f"checking the agents failed: {type(e).__name__}: {e}")
         try:
-            _make(label, game, seat, 0, factories)
-        except AgentSpecError as e:
-            raise TournamentError(f"bad agent spec: {e}" if repr(label) in str(e)
-                                  else f"bad agent spec {label!r}: {e}") from None
-        except Exception as e:                  # a plug-in factory's own error
-            raise TournamentError(f"agent {label!r} could not be built (seat {seat}): "
-                                  f"{type(e).__name__}: {e}") from e
+            conn.send(("error", msg))
+        except Exception:
+            pass
+    finally:
+        conn.close()
+
+
+def _check_agents_limited(agents, game, factories, assignment, limit: float) -> None:
+    """:func:`check_agents` with each agent's building bounded by ``limit`` seconds."""
+    import multiprocessing
+    import pickle
+    ctx = multiprocessing.get_context("spawn")
+    recv, send = ctx.Pipe(duplex=False)
+    params = dict(game.get_parameters())
+    args = (list(agents), params, dict(factories) if factories else None,
+            list(assignment) if assignment else None, send)
+    try:
+        pickle.dumps(args[2])
+    except Exception:                       # unpicklable factories: built here, unbounded
+        recv.close()
+        send.close()
+        for label in dict.fromkeys(agents):
+            seat = list(assignment).index(agents.index(label)) if assignment else 0
+            _check_one(label, game, seat, factories)
+        return
+    proc = ctx.Process(target=_check_agents_child, args=args, daemon=True)
+    proc.start()
+    send.close()
+    current = None                          # (label, seat) being built
+    try:
+        while True:
+            wait = CHECK_STARTUP_SECONDS if current is None else limit
+            if not recv.poll(wait):
+                if current is None:
+                    raise TournamentError(
+                        f"checking the agents: the checking process did not start within "
+                        f"{CHECK_STARTUP_SECONDS:g} s")
+                label, seat = current
+                raise TournamentError(
+                    f"agent {label!r} (seat {seat}) was not built within the move time limit "
+                    f"of {limit:g} s (building includes importing its module); the "
+                    f"tournament was not started")
+            try:
+                msg = recv.recv()
+            except EOFError:
+                proc.join(5)
+                raise TournamentError(
+                    f"checking the agents: the checking process ended (exit code "
+                    f"{proc.exitcode})" + (f" while building agent {current[0]!r}"
+                                           if current else "")) from None
+            if msg[0] == "start":
+                current = (msg[1], msg[2])
+            elif msg[0] == "ok":
+                current = None
+            elif msg[0] == "done":
+                return
+            elif msg[0] == "error":
+                raise TournamentError(msg[1])
+    finally:
+        recv.close()
+        if proc.is_alive():
+            proc.kill()
+        proc.join(5)
 
 
 def _load_game(params: Mapping[str, Any]):
@@ -421,14 +519,21 @@ def play_deal(config: TournamentConfig, deal: int, game=None,
     prefixes the error of a call over the time limit). ``on_game(i, m)`` (optional)
     is called after the ``i``-th of the ``m`` seat assignments (progress)."""
     game = game or spiel_game.load(config.game_params)
+    if watch is not None:
+        import solvers.registry  # noqa: F401  (the import is not the agent's build time)
+        # importing the agents' modules (a file bot's) is watched like building them
+        names = ", ".join(map(repr, dict.fromkeys(config.agents)))
+        watch.begin((f"{where}: " if where else "").encode() + (
+            f"importing the modules of the agents {names} did not finish within the move "
+            f"time limit of {{limit}} s (deal {deal}); the tournament was stopped").encode())
     factories = _resolved(config.agents, factories)
+    if watch is not None:
+        watch.end()
     n, k = game.num_players(), len(config.agents)
     assigns = seat_assignments(n, k, config.lineup, config.rotations)
     points, hands = [], []
     secs, decs = np.zeros(k), np.zeros(k, np.int64)
     kept: list = [] if games else None
-    if watch is not None:
-        import solvers.registry  # noqa: F401  (the import is not the agent's build time)
     for ai, assign in enumerate(assigns):
         bots = []
         labels = _labels(config, deal, ai, assign, where) if watch is not None else None
@@ -723,7 +828,7 @@ def run_tournament(config: TournamentConfig, out: str | Path | None = None, *,
     game = _load_game(config.game_params)
     n = game.num_players()
     assigns = seat_assignments(n, len(config.agents), config.lineup, config.rotations)
-    check_agents(config.agents, game, factories, assigns[0])
+    check_agents(config.agents, game, factories, assigns[0], time_limit=config.move_time_limit)
     if out is not None:
         try:
             check_output_dir(out)

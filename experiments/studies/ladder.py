@@ -135,12 +135,14 @@ def check(config: LadderConfig) -> None:
         TournamentConfig(agents=config.rungs[:2], game={"players": n}, deals=config.deals,
                          seed=config.seed + n, rotations=dict(config.rotations).get(n),
                          move_time_limit=config.move_time_limit)
-        check_agents(config.rungs, _load_game({"players": n}))
+        check_agents(config.rungs, _load_game({"players": n}),
+                     time_limit=config.move_time_limit)
     if config.sweep:
         sweep = (config.sweep_opponent,) + tuple(_sweep_spec(config, it) for it in config.sweep)
         TournamentConfig(agents=sweep[:2], game={"players": config.sweep_players},
                          deals=config.sweep_deals, move_time_limit=config.move_time_limit)
-        check_agents(sweep, _load_game({"players": config.sweep_players}))
+        check_agents(sweep, _load_game({"players": config.sweep_players}),
+                     time_limit=config.move_time_limit)
 
 
 # ------------------------------------------------------------------ runner experiment

@@ -145,7 +145,7 @@ def check(config: TournamentStudyConfig) -> None:
         game = _load_game(tc.game_params)
         assigns = seat_assignments(game.num_players(), len(tc.agents), tc.lineup,
                                    tc.rotations)
-        check_agents(tc.agents, game, None, assigns[0])
+        check_agents(tc.agents, game, None, assigns[0], time_limit=tc.move_time_limit)
     except TournamentError as err:
         raise ConfigError(f"tournament: {err}") from None
 
