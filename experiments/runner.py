@@ -64,7 +64,16 @@ everything. Shards saved before code was recorded count as made by other code.
 A results folder belongs to one configuration and unit list: when the
 experiment's code changes its profile or units, the profile folder is refused
 unless ``fresh=True`` (``--fresh``), which deletes that folder's old results
-(only that folder's).
+(only that folder's, and in it only the files the runner wrote: each is listed
+in ``.runner-files`` before it is written; a user's notes and sub-folders
+stay). ``--fresh`` never works through a symbolic link: a run folder that is a
+link is refused, and a link (or a FIFO) where the runner's file or folder was
+is moved to ``corrupt/``, not followed and not deleted.
+
+Every file of a results folder is read only if it is a regular file of
+bounded size (:data:`MAX_DOC_BYTES`, :data:`MAX_SHARD_BYTES`,
+:data:`MAX_TABLE_BYTES`; :mod:`spiel_game.safe_io`): a FIFO or a link to
+``/dev/zero`` in a results folder is named as damaged at once, unread.
 
 Backends: ``local`` (``workers`` processes, spawned; ``workers=1`` runs in this
 process) and ``ray`` (tasks on a Ray cluster: ``address=None`` starts a local
@@ -104,7 +113,6 @@ import multiprocessing
 import os
 import re
 import shlex
-import shutil
 import signal
 import socket
 import sys
@@ -118,6 +126,7 @@ from typing import Any
 from .config import ConfigError, check_output_dir, config_to_dict, fingerprint, load_config_file
 from .metadata import git_commit, metadata
 from .registry import Experiment, Summary, Unit, UnitOutput, get
+from spiel_game.safe_io import RefusedFile, read_bytes as _safe_read
 
 __all__ = ["run", "load", "resolve", "RunResult", "RunError", "RunInterrupted",
            "CorruptResultError", "UnverifiedResultError", "ResultsNotFoundError",
@@ -131,6 +140,15 @@ _UNIT_THREADS: int | None = None
 _LOCK = ".runner.lock"
 _JOURNAL = "shards.sha256"
 _ASIDE = "corrupt"
+_OWNED = ".runner-files"          # every file this runner wrote in the folder (--fresh)
+#: The most bytes the runner reads from one file of a results folder: ``run.json``,
+#: ``metadata.json``, ``shards.sha256`` and the list of written files
+#: (:data:`MAX_DOC_BYTES`), one shard (:data:`MAX_SHARD_BYTES`), one table or
+#: ``summary.txt`` (:data:`MAX_TABLE_BYTES`). A longer file, or one that is not a
+#: regular file (a FIFO, a device, a folder), is reported as damaged, unread.
+MAX_DOC_BYTES = 64 << 20
+MAX_SHARD_BYTES = 512 << 20
+MAX_TABLE_BYTES = 1 << 30
 _SEAL = "content_sha256"
 _JOURNAL_LINE = re.compile(rb"([0-9a-f]{64})  (shards/unit-[0-9]{6}\.json)")
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -282,10 +300,91 @@ def _tmp_path(path: Path) -> Path:
     return path.with_name(f".{path.name}.{os.getpid()}.tmp")
 
 
+def _read(path: Path, limit: int) -> tuple[bytes | None, str | None]:
+    """``(bytes, None)`` of a results file, ``(None, None)`` when it does not exist,
+    ``(None, what is wrong)`` when it is not a regular file or is longer than
+    ``limit`` (nothing is read then: a FIFO never blocks, ``/dev/zero`` never
+    fills memory) or cannot be read."""
+    try:
+        return _safe_read(path, limit, "results file"), None
+    except FileNotFoundError:
+        return None, None
+    except RefusedFile as err:
+        return None, f"{err.problem} (not written by this runner)"
+    except OSError as err:
+        return None, f"cannot be read ({err.strerror or err})"
+
+
+# The files this runner wrote in a results folder, one relative name a line in
+# .runner-files, appended (and flushed) before the file is written: --fresh
+# deletes these and nothing else (a user's notes and folders stay).
+_ACTIVE: _Owned | None = None
+
+
+class _Owned:
+    """The list of files the runner wrote in ``run_dir`` (``.runner-files``)."""
+
+    def __init__(self, run_dir: Path):
+        self.run_dir = run_dir
+        self.names = set(_owned_names(run_dir))
+
+    def claim(self, path: Path) -> None:
+        try:
+            rel = path.relative_to(self.run_dir).as_posix()
+        except ValueError:
+            return
+        if rel in self.names or rel == _OWNED:
+            return
+        fd = _open_append(self.run_dir / _OWNED)
+        try:
+            os.write(fd, f"{rel}\n".encode())
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        self.names.add(rel)
+
+
+def _open_append(path: Path) -> int:
+    """A descriptor appending to the runner's own file ``path`` (created if
+    missing): never through a symbolic link, never blocking on a FIFO; anything
+    but a regular file there is a :class:`RunError`."""
+    flags = (os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+             | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        fd = os.open(path, flags, 0o644)
+    except OSError as err:
+        raise RunError(f"cannot write {path}: {err.strerror or err} (the runner writes a "
+                       f"regular file there, never through a link)") from None
+    import stat as _stat
+    if not _stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise RunError(f"cannot write {path}: it is not a regular file")
+    return fd
+
+
+def _owned_names(run_dir: Path) -> list[str]:
+    """The relative names listed in ``run_dir/.runner-files`` (lines that are not
+    plain relative names inside the folder are ignored)."""
+    data, _ = _read(run_dir / _OWNED, MAX_DOC_BYTES)
+    out = []
+    for line in (data or b"").decode("utf-8", "replace").splitlines():
+        parts = line.split("/")
+        if line and not line.startswith("/") and "\x00" not in line and \
+                all(p not in ("", ".", "..") for p in parts):
+            out.append(line)
+    return out
+
+
+def _claim(path: Path) -> None:
+    if _ACTIVE is not None:
+        _ACTIVE.claim(path)
+
+
 def _atomic_write(path: Path, data: str | bytes) -> str:
     """Write ``data`` to ``path`` atomically; return its SHA-256."""
     if isinstance(data, str):
         data = data.encode("utf-8")
+    _claim(path)
     tmp = _tmp_path(path)
     try:
         with open(tmp, "wb") as f:
@@ -301,6 +400,7 @@ def _atomic_write(path: Path, data: str | bytes) -> str:
 
 def _atomic_frame(df, path: Path, kind: str) -> str:
     """Write a DataFrame atomically as csv or parquet; return the file's SHA-256."""
+    _claim(path)
     tmp = _tmp_path(path)
     try:
         if kind == "csv":
@@ -356,9 +456,10 @@ def _read_doc(path: Path) -> tuple[dict | None, bool, str | None]:
 
     ``sealed`` is False for a document written before content hashes (no
     ``content_sha256`` and no ``format``); ``problem`` names what is wrong."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
+    data, problem = _read(path, MAX_DOC_BYTES)
+    if problem:
+        return None, False, problem
+    if data is None:
         return None, False, "missing"
     doc, problem = _parse_json(path, data)
     if problem:
@@ -373,6 +474,12 @@ def _read_doc(path: Path) -> tuple[dict | None, bool, str | None]:
     if seal != fingerprint(doc):
         return None, False, "content hash mismatch (edited or corrupted)"
     return doc, True, None
+
+
+def _plain_name(name) -> bool:
+    """True for a file name directly in a results folder (no folder part, not hidden)."""
+    return (isinstance(name, str) and bool(name) and "/" not in name and "\\" not in name
+            and not name.startswith(".") and "\x00" not in name)
 
 
 def _shard_path(run_dir: Path, index: int) -> Path:
@@ -436,9 +543,10 @@ def _check_shard(run_dir: Path, index: int, recorded: Mapping[str, str],
     accepted when it matches ``unit``. Without ``parse`` only the hash is checked
     (``shard`` is then ``True``)."""
     path = _shard_path(run_dir, index)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
+    data, problem = _read(path, MAX_SHARD_BYTES)
+    if problem:
+        return None, None, problem
+    if data is None:
         return None, None, None
     rec = recorded.get(_shard_name(index))
     if rec is None and not adopt:
@@ -945,8 +1053,103 @@ def _move_aside(run_dir: Path, path: Path, stamp: str) -> Path:
     aside = run_dir / _ASIDE
     aside.mkdir(exist_ok=True)
     dest = aside / f"{path.name}.{stamp}"
+    _claim(dest)
     os.replace(path, dest)
     return dest
+
+
+# What the runner names its files (a folder written before .runner-files existed)
+_RUNNER_FILE = re.compile(r"run\.json|metadata\.json|shards\.sha256|summary\.txt|"
+                          r"rows\.(csv|parquet)|shards/unit-[0-9]{6}\.json|"
+                          r"corrupt/[^/]+\.[0-9]{8}T[0-9]{6}\.[0-9]{6}Z")
+_TMP_FILE = re.compile(r"\..+\.[0-9]+\.tmp")
+
+
+def _is_dir_no_link(path: Path) -> bool:
+    import stat as _stat
+    try:
+        return _stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _runner_files(run_dir: Path) -> list[str]:
+    """The relative names of the files the runner wrote in ``run_dir``: those in
+    ``.runner-files``, those named as the runner names its files, and the tables
+    a readable ``metadata.json`` lists; symbolic links to folders are not entered."""
+    names = set(_owned_names(run_dir))
+    for sub in ("", "shards", _ASIDE):
+        where = run_dir / sub if sub else run_dir
+        if sub and not _is_dir_no_link(where):
+            continue
+        try:
+            entries = [e.name for e in os.scandir(where)]
+        except OSError:
+            continue
+        names.update(f"{sub}/{e}" if sub else e for e in entries
+                     if _RUNNER_FILE.fullmatch(f"{sub}/{e}" if sub else e))
+    meta, _, problem = _read_doc(run_dir / "metadata.json")
+    if not problem and isinstance(meta, dict) and isinstance(meta.get("files"), list):
+        names.update(f for f in meta["files"] if _plain_name(f))
+    return sorted(names)
+
+
+def _clear(run_dir: Path, stamp: str, notes: list[str]) -> None:
+    """``--fresh``: delete the files this runner wrote in ``run_dir``
+    (:func:`_runner_files`) and nothing else. A user's notes and folders stay;
+    nothing is followed through a symbolic link: a link (or a FIFO, a folder)
+    where the runner's file was is moved to ``corrupt/``, not deleted."""
+    import stat as _stat
+    removed, moved = 0, []
+    for sub in (_ASIDE, "shards"):         # the runner's folders must be real folders
+        if os.path.lexists(run_dir / sub) and not _is_dir_no_link(run_dir / sub):
+            dest = run_dir / f"{sub}.{stamp}"
+            os.replace(run_dir / sub, dest)
+            moved.append((run_dir / sub, dest))
+    names = _runner_files(run_dir)
+    # the moved-aside files first, so that what is moved there now stays
+    for rel in sorted(names, key=lambda r: not r.startswith(_ASIDE + "/")):
+        path = run_dir / rel
+        if not all(_is_dir_no_link(run_dir.joinpath(*rel.split("/")[:i]))
+                   for i in range(1, rel.count("/") + 1)):
+            continue                       # under a link or not there: not entered
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            continue
+        except OSError as err:
+            raise RunError(f"--fresh: cannot inspect {path}: {err.strerror or err} ({removed} "
+                           f"of the runner's files deleted so far)") from None
+        try:
+            if _stat.S_ISREG(st.st_mode):
+                path.unlink()
+                removed += 1
+            elif not rel.startswith(_ASIDE + "/"):
+                moved.append((path, _move_aside(run_dir, path, stamp)))
+        except OSError as err:
+            raise RunError(f"--fresh: cannot delete {path}: {err.strerror or err} ({removed} "
+                           f"of the runner's files deleted so far)") from None
+    for sub in ("shards", _ASIDE):
+        if _is_dir_no_link(run_dir / sub):
+            with contextlib.suppress(OSError):     # only when empty
+                (run_dir / sub).rmdir()
+    kept = {r for r in _owned_names(run_dir) if os.path.lexists(run_dir / r)}
+    if _ACTIVE is not None:
+        _ACTIVE.names = set(kept)
+    _atomic_write(run_dir / _OWNED, "".join(f"{r}\n" for r in sorted(kept)))
+    notes.append(f"{run_dir}: --fresh deleted the {removed} file(s) this runner wrote there; "
+                 f"anything else in the folder is kept")
+    for path, dest in moved:
+        notes.append(f"{path} was {_kind(path, dest)}, not a file this runner wrote; moved to "
+                     f"{dest} (not followed, not deleted)")
+
+
+def _kind(path: Path, dest: Path) -> str:
+    from spiel_game.safe_io import kind
+    try:
+        return kind(os.lstat(dest).st_mode)
+    except OSError:
+        return "not a regular file"
 
 
 def _prepare(run_dir: Path, manifest: dict, fresh: bool, recompute: bool, remedy: str,
@@ -955,9 +1158,7 @@ def _prepare(run_dir: Path, manifest: dict, fresh: bool, recompute: bool, remedy
     mpath = run_dir / "run.json"
     shards = run_dir / "shards"
     if fresh:
-        for f in run_dir.iterdir():       # everything but the lock this run holds
-            if f.name != _LOCK:
-                shutil.rmtree(f) if f.is_dir() else f.unlink()
+        _clear(run_dir, stamp, notes)
     has_shards = shards.exists() and any(shards.glob("unit-*.json"))
     if not mpath.exists() and not has_shards:
         return {}, False
@@ -1008,8 +1209,9 @@ def run(name: str, *, profile: str = "quick", overrides: Mapping[str, Any] | Non
         the most Ray tasks in flight (default: all units).
       out: results folder holding one folder per experiment and configuration
         (default :func:`results_root` ``/ profile``).
-      fresh: delete existing results of this configuration's folder first (every
-        unit is computed again).
+      fresh: delete the files the runner wrote in this configuration's folder
+        first (every unit is computed again; nothing else in the folder is
+        touched, and a folder that is a symbolic link is refused).
       recompute_corrupt: move damaged files (a shard whose hash does not match,
         a truncated run.json) to ``corrupt/`` and recompute them; without it a
         damaged shard stops the run with :class:`CorruptResultError`.
@@ -1063,6 +1265,10 @@ def run_experiment(exp: Experiment, config, run_dir: str | Path, *,
     if len({u.index for u in units}) != len(units):
         raise RunError(f"{exp.name}: the unit indices are not distinct")
     manifest = _manifest(exp, profile, config, units, identity)
+    if fresh and run_dir.is_symlink():
+        raise RunError(f"{run_dir} is a symbolic link (to {os.readlink(run_dir)}); --fresh "
+                       f"(fresh=True) deletes results only in a real folder, never through a "
+                       f"link: give the folder it names with --out, or remove the link")
     if command is None:
         command = f"the same call of {exp.name}"
     with _exclusive(run_dir), _run_root_set(run_dir.parent):
@@ -1133,10 +1339,9 @@ def _exclusive(run_dir: Path):
     lock = run_dir / _LOCK
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
-        f = open(lock, "a")
     except OSError as err:
         raise ConfigError(f"cannot write to {run_dir}: {err.strerror or err}") from None
-    with f:
+    with os.fdopen(_open_append(lock), "ab") as f:   # a FIFO or a link there: refused
         try:
             fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -1145,6 +1350,16 @@ def _exclusive(run_dir: Path):
             yield
         finally:
             fcntl.flock(f.fileno(), fcntl.LOCK_UN)
+
+
+@contextlib.contextmanager
+def _inactive():
+    """Forget the active folder's list of written files when the run ends."""
+    global _ACTIVE
+    try:
+        yield
+    finally:
+        _ACTIVE = None
 
 
 class _Tally:
@@ -1156,8 +1371,10 @@ class _Tally:
 
 def _run_locked(exp, profile, config, units, run_dir, manifest, fresh, backend, address,
                 workers, progress, verbose, recompute, command, reuse_stale) -> RunResult:
+    global _ACTIVE
     tally = _Tally(len(units))
-    with _stop_on_signals():
+    _ACTIVE = _Owned(run_dir)
+    with _stop_on_signals(), _inactive():
         try:
             return _run_steps(exp, profile, config, units, run_dir, manifest, fresh, backend,
                               address, workers, progress, verbose, recompute, command, tally,
@@ -1188,13 +1405,18 @@ def _run_steps(exp, profile, config, units, run_dir, manifest, fresh, backend, a
     shards_dir = run_dir / "shards"
     shards_dir.mkdir(parents=True, exist_ok=True)
     for leftover in [*run_dir.glob(".*.tmp"), *shards_dir.glob(".*.tmp")]:
-        leftover.unlink(missing_ok=True)  # left by a killed run
+        if _TMP_FILE.fullmatch(leftover.name) and leftover.is_file() \
+                and not leftover.is_symlink():
+            leftover.unlink(missing_ok=True)  # left by a killed run
 
     # Verify every finished shard against its recorded hash before using any.
     jpath = run_dir / _JOURNAL
     recorded, problems, note = ({}, [], None)
-    if jpath.exists():
-        recorded, problems, note = _parse_journal(jpath, jpath.read_bytes())
+    jdata, jproblem = _read(jpath, MAX_DOC_BYTES)
+    if jproblem:
+        problems.append((jpath, jproblem))
+    elif jdata is not None:
+        recorded, problems, note = _parse_journal(jpath, jdata)
     if note:
         notes.append(note)
     done: set[int] = set()
@@ -1202,7 +1424,7 @@ def _run_steps(exp, profile, config, units, run_dir, manifest, fresh, backend, a
     made_by: dict[int, Any] = {}
     adopted = 0
     for u in units:
-        shard, _, problem = _check_shard(run_dir, u.index, recorded, u, adopt=legacy)
+        shard, sdata, problem = _check_shard(run_dir, u.index, recorded, u, adopt=legacy)
         if problem:
             problems.append((_shard_path(run_dir, u.index), problem))
             bad.append(u.index)
@@ -1210,8 +1432,7 @@ def _run_steps(exp, profile, config, units, run_dir, manifest, fresh, backend, a
             done.add(u.index)
             made_by[u.index] = shard.get("code")
             if _shard_name(u.index) not in recorded:
-                recorded[_shard_name(u.index)] = _sha256(_shard_path(run_dir, u.index)
-                                                         .read_bytes())
+                recorded[_shard_name(u.index)] = _sha256(sdata)
                 adopted += 1
     if problems:
         if not recompute:
@@ -1221,8 +1442,11 @@ def _run_steps(exp, profile, config, units, run_dir, manifest, fresh, backend, a
         for i in bad:
             dest = _move_aside(run_dir, _shard_path(run_dir, i), stamp)
             notes.append(f"{_shard_path(run_dir, i)}: moved to {dest}; recomputed")
-        if jpath.exists() and any(p == jpath for p, _ in problems):
-            shutil.copy(jpath, run_dir / _ASIDE / f"{jpath.name}.{stamp}")
+        if jproblem:                      # not a regular file, or too long: moved, unread
+            notes.append(f"{jpath}: {jproblem}; moved to {_move_aside(run_dir, jpath, stamp)}")
+        elif jpath.exists() and any(p == jpath for p, _ in problems):
+            (run_dir / _ASIDE).mkdir(exist_ok=True)
+            _atomic_write(run_dir / _ASIDE / f"{jpath.name}.{stamp}", jdata)
             notes.append(f"{jpath}: malformed lines dropped (a copy is in {run_dir / _ASIDE}/)")
     if adopted:
         notes.append(f"{run_dir}: {adopted} shard(s) written by an older runner had no recorded "
@@ -1339,8 +1563,9 @@ def _run_steps(exp, profile, config, units, run_dir, manifest, fresh, backend, a
         digests["summary.txt"] = _atomic_write(run_dir / "summary.txt",
                                                summary.text.rstrip() + "\n")
         written.append("summary.txt")
+    owned = _ACTIVE.names if _ACTIVE is not None else set()
     for f in [*run_dir.glob("*.csv"), *run_dir.glob("*.parquet"), run_dir / "summary.txt"]:
-        if f.exists() and f.name not in written:
+        if f.name in owned and f.name not in written and f.is_file() and not f.is_symlink():
             f.unlink()                    # left by an earlier session (e.g. without pyarrow now)
     meta = metadata(config, config.seed,
                     dt.datetime.fromisoformat(manifest["started"]))
@@ -1479,11 +1704,9 @@ def load(name: str, profile: str = "quick", out: str | Path | None = None, *,
     digests = dict(meta.get("sha256") or {})
     jpath = run_dir / _JOURNAL
     recorded: dict[str, str] = {}
-    try:
-        jdata = jpath.read_bytes()
-    except FileNotFoundError:
-        jdata = None
-        problems.append((jpath, "missing (deleted)"))
+    jdata, jproblem = _read(jpath, MAX_DOC_BYTES)
+    if jproblem or jdata is None:
+        problems.append((jpath, jproblem or "missing (deleted)"))
     if jdata is not None:
         if _sha256(jdata) != digests.get(_JOURNAL):
             problems.append((jpath, "content hash mismatch with metadata.json (edited or "
@@ -1500,10 +1723,13 @@ def load(name: str, profile: str = "quick", out: str | Path | None = None, *,
     for fname, digest in digests.items():
         if fname == _JOURNAL:
             continue
-        try:
-            data = (run_dir / fname).read_bytes()
-        except FileNotFoundError:
-            problems.append((run_dir / fname, "missing (deleted)"))
+        if not _plain_name(fname):
+            problems.append((run_dir, f"metadata.json lists {fname!r}, not a file name of "
+                                      f"this folder (edited)"))
+            continue
+        data, problem = _read(run_dir / fname, MAX_TABLE_BYTES)
+        if problem or data is None:
+            problems.append((run_dir / fname, problem or "missing (deleted)"))
             continue
         if _sha256(data) != digest:
             problems.append((run_dir / fname, "content hash mismatch with metadata.json "
@@ -1545,7 +1771,11 @@ def attachments(result: RunResult, key: str) -> list[tuple[int, Any]]:
     rest of the folder)."""
     run_dir = Path(result.path)
     jpath = run_dir / _JOURNAL
-    recorded, problems, _ = _parse_journal(jpath, jpath.read_bytes())
+    jdata, jproblem = _read(jpath, MAX_DOC_BYTES)
+    if jproblem or jdata is None:
+        raise CorruptResultError(f"{jpath}: {jproblem or 'missing (deleted)'}; load() names "
+                                 f"what rebuilds it", [(jpath, jproblem or "missing")])
+    recorded, problems, _ = _parse_journal(jpath, jdata)
     out: list[tuple[int, Any]] = []
     for i in _indices(result.metadata):
         shard, _, problem = _check_shard(run_dir, i, recorded)

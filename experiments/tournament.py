@@ -811,7 +811,11 @@ def run_tournament(config: TournamentConfig, out: str | Path | None = None, *,
 
     ``records`` (a file path): also write every game played (one per deal and
     seat assignment) as a game record (:mod:`spiel_game.records`, JSON Lines) to
-    that file (replaced); the results are the same with or without it.
+    that file; the results are the same with or without it. The file is new, or
+    one that tournaments wrote (every line a game record of
+    ``experiments.tournament``): it is rewritten with the other tournaments'
+    lines kept and this one's replaced. Anything else there (a folder, a FIFO,
+    a device, a link, another file) is refused before a deal is played.
     ``keep_games``: also return them in ``TournamentResult.games`` (deal, then
     seat-assignment order). With ``out`` the game records are always kept in
     the shards.
@@ -878,29 +882,115 @@ def run_tournament(config: TournamentConfig, out: str | Path | None = None, *,
                             games if keep_games else None)
 
 
-def _other_records(path: Path, fingerprint: str) -> list[str]:
-    """The lines of an existing game record file that belong to other tournaments
-    (kept when ``path`` is rewritten); a damaged file raises TournamentError
-    before anything is played."""
-    from spiel_game.records import RecordError, iter_records
-    if not path.exists():
-        return []
+#: What a game record written by a tournament carries in ``info["source"]``.
+RECORDS_SOURCE = "experiments.tournament"
+
+
+def _records_lines(path: Path, fingerprint: str):
+    """``(raw line, belongs to another tournament)`` for every non-blank line of the
+    game record file ``path``, read one by one (bounded, regular file only); a
+    line that is not a record written by a tournament raises TournamentError."""
+    from spiel_game.records import MAX_RECORD_BYTES, GameRecord, RecordError
+    from spiel_game.safe_io import RefusedFile, iter_lines
     try:
-        recs = list(iter_records(path))
-    except RecordError as e:
-        raise TournamentError(f"the game record file cannot be appended to: {e}") from None
-    lines = [ln for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
-    return [ln for ln, r in zip(lines, recs) if r.info.get("fingerprint") != fingerprint]
+        for no, raw in enumerate(iter_lines(path, MAX_RECORD_BYTES, "game record file"), 1):
+            if not raw.strip():
+                continue
+            try:
+                rec = GameRecord.from_dict(json.loads(raw), f"{path} line {no}")
+            except (ValueError, RecursionError, RecordError) as e:
+                raise TournamentError(
+                    f"--records {path}: line {no} is not a game record ({str(e)[:200]}); "
+                    f"--records writes a new file or rewrites one that a tournament wrote, "
+                    f"so this file is left as it is: give another file name") from None
+            if rec.info.get("source") != RECORDS_SOURCE:
+                raise TournamentError(
+                    f"--records {path}: line {no} is a game record not written by a "
+                    f"tournament (info.source {rec.info.get('source')!r}); --records "
+                    f"rewrites only files that tournaments wrote, so this file is left as "
+                    f"it is: give another file name")
+            yield raw.rstrip(b"\n"), rec.info.get("fingerprint") != fingerprint
+    except RefusedFile as e:
+        raise TournamentError(f"--records {path}: {e.problem}") from None
+    except OSError as e:
+        raise TournamentError(f"--records {path}: cannot be read "
+                              f"({e.strerror or e})") from None
 
 
-def _write_records(path: Path, others: list[str], games: list[dict], config, recs) -> None:
-    """Rewrite ``path`` atomically: the other tournaments' lines, then this one's
-    game records (each deal once)."""
+def _other_records(path: Path, fingerprint: str) -> int:
+    """Check ``--records PATH`` before anything is played; the number of lines of
+    other tournaments that a rewrite keeps.
+
+    ``PATH`` may be a new file (its folder must exist or be creatable), or a
+    regular file (not a symbolic link) that tournaments wrote: every line a
+    game record with ``info.source`` ``experiments.tournament`` (an empty file
+    too). Anything else (a folder, a FIFO, a device such as ``/dev/full``, a
+    link, a file of anything else) raises TournamentError, and nothing is
+    written there."""
+    import stat as _stat
+    from spiel_game.safe_io import kind
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        try:
+            check_output_dir(path.parent)
+        except ConfigError as err:
+            raise TournamentError(f"--records {path}: {err}") from None
+        return 0
+    except OSError as e:
+        raise TournamentError(f"--records {path}: {e.strerror or e}") from None
+    if not _stat.S_ISREG(st.st_mode):
+        raise TournamentError(
+            f"--records {path} exists and is {kind(st.st_mode)}; --records writes a new "
+            f"regular file or rewrites a game record file that a tournament wrote, and never "
+            f"replaces anything else: give another file name")
+    return sum(other for _, other in _records_lines(path, fingerprint))
+
+
+def _write_records(path: Path, others: int, games: list[dict], config, recs) -> None:
+    """Rewrite ``path``: the other tournaments' lines, then this one's game records
+    (each deal once)."""
+    _replace_records(path, config.fingerprint(), (json.dumps(g) for g in games))
+    _missing_note(path, games, recs)
+
+
+def _replace_records(path: Path, fingerprint: str | None, lines) -> None:
+    """Rewrite the game record file ``path`` atomically: the lines of tournaments
+    other than ``fingerprint`` (None: none kept), each checked again as it is
+    copied (:func:`_other_records`), then ``lines``. The new file is written
+    beside it under a fresh name (created, never opened through a link) and
+    renamed over ``path`` only when complete."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    text = "".join(ln + "\n" for ln in others) + "".join(json.dumps(g) + "\n" for g in games)
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    flags = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+             | getattr(os, "O_CLOEXEC", 0))
+    try:
+        fd = os.open(tmp, flags, 0o644)
+    except OSError as e:
+        raise TournamentError(f"--records {path}: cannot write {tmp} ({e.strerror or e}); "
+                              f"nothing there was replaced") from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            if os.path.lexists(path):
+                _other_records(path, fingerprint or "")       # still a records file
+                for raw, other in _records_lines(path, fingerprint or ""):
+                    if other and fingerprint is not None:
+                        f.write(raw + b"\n")
+            for line in lines:
+                f.write((line + "\n").encode("utf-8"))
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise TournamentError(f"--records {path}: cannot be written ({e.strerror or e}); "
+                              f"nothing there was replaced") from None
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _missing_note(path: Path, games: list[dict], recs) -> None:
     have = {g["info"].get("deal") for g in games}
     missing = [r["deal"] for r in recs if r["deal"] not in have]
     if missing:
@@ -1548,7 +1638,8 @@ def main(argv=None) -> int:
                     help="delete the saved results of this configuration and play every deal")
     ap.add_argument("--records", metavar="FILE", default=None,
                     help="also write the game record (spiel_game.records, JSON Lines) of every "
-                         "deal and seat assignment to FILE (replaced); the run and its "
+                         "deal and seat assignment to FILE (a new file, or one that "
+                         "tournaments wrote: other tournaments' lines are kept); the run and its "
                          "folder are the same with or without it")
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
@@ -1574,6 +1665,8 @@ def main(argv=None) -> int:
     if params is not None:          # else the run names the bad spec
         print(params, flush=True)
     try:
+        if args.records is not None:    # a file tournaments wrote, or a new one
+            _other_records(Path(args.records), "")
         res = runner.run("tournament", overrides=overrides, out=args.out, workers=args.workers,
                          recompute_corrupt=args.recompute_corrupt, fresh=args.fresh,
                          reuse_stale=args.reuse_stale, progress=not args.no_progress,
@@ -1581,23 +1674,19 @@ def main(argv=None) -> int:
     except KeyboardInterrupt as e:
         print(str(e) or "interrupted; rerun the same command to resume", file=sys.stderr)
         return 128 + getattr(e, "signum", signal.SIGINT)
-    except (ConfigError, runner.RunError) as e:
+    except (ConfigError, runner.RunError, TournamentError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
     print(res.text.rstrip())
     print(f"written to {res.path}")
     if args.records is not None:
-        from spiel_game.records import append_records
+        dest = Path(args.records)
         try:
             games, missing = game_records(res)
-        except runner.RunError as e:
+            _replace_records(dest, None, (g.to_json() for g in games))
+        except (runner.RunError, TournamentError) as e:
             print(f"error: {e}", file=sys.stderr)
             return 1
-        dest = Path(args.records)
-        tmp = dest.with_name(dest.name + ".tmp")
-        tmp.unlink(missing_ok=True)
-        append_records(games, tmp)
-        os.replace(tmp, dest)
         print(f"{len(games)} game records written to {dest}"
               + (f"; {len(missing)} deals (first {missing[:5]}) were saved before game "
                  f"records were kept and have none" if missing else ""))

@@ -50,12 +50,13 @@ import dataclasses
 import json
 import math
 import os
-import stat
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
+
+from . import safe_io
 
 __all__ = ["FORMAT", "VERSION", "HUMAN", "RecordError", "GameRecord", "record_from_state",
            "read_record", "read_records", "iter_records", "write_record", "append_records",
@@ -292,17 +293,20 @@ def _parse(text: str, origin: str) -> GameRecord:
     return GameRecord.from_dict(obj, origin)
 
 
-def _read_text(path) -> str:
+#: The longest record file :func:`read_record` reads, and the longest line of a
+#: JSON Lines file (one record): a record of the longest game is far smaller.
+MAX_RECORD_BYTES = 16 << 20
+
+
+def _read_text(path, max_bytes: int = MAX_RECORD_BYTES) -> str:
     path = Path(path)
     try:
-        mode = path.stat().st_mode
-    except OSError:
-        mode = None                      # reported by read_text below
-    if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
-        raise RecordError(f"{path} is not a regular file (a FIFO, device or socket); give "
-                          f"the path of a record file (.json or .jsonl)")
-    try:
-        return path.read_text(encoding="utf-8")
+        return safe_io.read_text(path, max_bytes, "record file")
+    except safe_io.RefusedFile as e:
+        if e.problem.startswith("is a folder"):
+            raise RecordError(f"{path} is a folder; give the path of a record file (.json or "
+                              f".jsonl)") from None
+        raise RecordError(f"{e}; give the path of a record file (.json or .jsonl)") from None
     except FileNotFoundError:
         raise RecordError(f"{path}: no such record file") from None
     except IsADirectoryError:
@@ -325,23 +329,46 @@ def read_record(path) -> GameRecord:
     return _parse(text, str(path))
 
 
+def _lines(path) -> Iterator[tuple[int, str]]:
+    """``(line number, text)`` of the non-blank lines of a record file, read one by
+    one (each at most :data:`MAX_RECORD_BYTES`), so memory stays bounded."""
+    path = Path(path)
+    try:
+        for no, raw in enumerate(safe_io.iter_lines(path, MAX_RECORD_BYTES, "record file"), 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise RecordError(f"{path} line {no}: not UTF-8 text ({e.reason} at byte "
+                                  f"{e.start})") from None
+            if line.strip():
+                yield no, line
+    except safe_io.RefusedFile as e:
+        raise RecordError(f"{e}; give the path of a record file (.json or .jsonl)") from None
+    except FileNotFoundError:
+        raise RecordError(f"{path}: no such record file") from None
+    except OSError as e:
+        raise RecordError(f"{path}: cannot be read ({e.strerror or e})") from None
+
+
 def iter_records(path) -> Iterator[GameRecord]:
-    """The records of the JSON Lines file ``path`` one by one (blank lines skipped);
+    """The records of the JSON Lines file ``path`` one by one (blank lines skipped),
+    read line by line (a line longer than :data:`MAX_RECORD_BYTES` is refused);
     a bad line raises :class:`RecordError` naming the file and the line number."""
-    text = _read_text(path)
-    for no, line in enumerate(text.splitlines(), 1):
-        if line.strip():
-            yield _parse(line, f"{path} line {no}")
+    for no, line in _lines(path):
+        yield _parse(line, f"{path} line {no}")
 
 
 def read_records(path) -> list[GameRecord]:
     """Every record of a JSON Lines file (one record per line), or the one record of
     a JSON file (as :func:`write_record` writes it); :class:`RecordError` names the
     file, the line and the problem."""
-    text = _read_text(path)
-    lines = [ln for ln in text.splitlines() if ln.strip()]
-    if len(lines) > 1 and not lines[1].lstrip().startswith("{"):
-        return [_parse(text, str(path))]                  # one indented record
+    head = []
+    for _, line in _lines(path):            # the first two lines tell the layout
+        head.append(line)
+        if len(head) == 2:
+            break
+    if len(head) > 1 and not head[1].lstrip().startswith("{"):
+        return [_parse(_read_text(path), str(path))]      # one indented record
     return list(iter_records(path))
 
 

@@ -79,8 +79,8 @@ def test_resume_keeps_one_set_of_records_per_deal(tmp_path, capsys):
 def test_damaged_record_file_stops_before_playing(tmp_path):
     path = tmp_path / "games.jsonl"
     path.write_text('{"format": "chess"}\n')
-    with pytest.raises(TournamentError, match="game record file cannot be appended to: "
-                                              ".*line 1: not a Cancellation Hearts"):
+    with pytest.raises(TournamentError, match="line 1 is not a game record .*line 1: not a "
+                                              "Cancellation Hearts.*give another file name"):
         run_tournament(_cfg(), tmp_path / "t", progress=False, records=path)
 
 

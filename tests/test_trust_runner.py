@@ -43,7 +43,7 @@ QUIET = {"progress": False, "verbose": False}
 
 def snapshot(folder: Path) -> dict[str, bytes]:
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
-            if p.is_file() and p.name != ".runner.lock"}
+            if p.is_file() and p.name not in (".runner.lock", ".runner-files")}
 
 
 def same_results(a: runner.RunResult, b: runner.RunResult) -> None:
