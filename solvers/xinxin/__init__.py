@@ -45,6 +45,15 @@ equal ours (:class:`XinxinMismatch` naming the difference otherwise) and
 that its move is legal. ``check_points(state)`` compares xinxin's points
 with ours at the end of a deal.
 
+**Limits.** Every reply is awaited at most ``timeout`` seconds (default
+:data:`DEFAULT_TIMEOUT`); a reply line longer than :data:`MAX_LINE` bytes, a
+reply that is not the protocol's, or a silent driver raises
+:class:`XinxinError` and stops the driver. Only the last
+:data:`STDERR_TAIL` bytes of the driver's stderr are kept (for error
+messages). The driver runs in its own process group, killed as a whole when
+the agent stops it; a driver started from a process's main thread is also
+killed when that process dies (Linux), so none is left orphaned.
+
 **Randomness.** Each deal's driver seed (32 bits) is drawn from
 ``numpy.random.SeedSequence([seed, k])`` for the agent's ``k``-th deal; the
 driver seeds from it every random stream of xinxin that it can reach (the
@@ -56,8 +65,12 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import select
+import signal
 import subprocess
-import tempfile
+import sys
+import threading
+import time
 import weakref
 from collections.abc import Sequence
 from pathlib import Path
@@ -70,7 +83,14 @@ from ..bots import Agent, AgentParameterError, check_int, check_real
 
 __all__ = ["XinxinBot", "XinxinError", "XinxinMismatch", "XinxinNotBuilt", "find_binary",
            "DriverProcess", "BUILD_COMMAND", "DEFAULT_BINARY", "BINARY_ENV", "GREETING",
-           "pass_direction"]
+           "pass_direction", "DEFAULT_TIMEOUT", "MAX_LINE", "STDERR_TAIL"]
+
+#: Seconds the agent waits for one reply of the driver (its greeting or a move).
+DEFAULT_TIMEOUT = 600.0
+#: The longest reply line read, in bytes (a move's reply is under 200).
+MAX_LINE = 64 * 1024
+#: Bytes of the driver's stderr kept (the last ones), for error messages.
+STDERR_TAIL = 4096
 
 #: The first line the driver writes (protocol name and version).
 GREETING = "xinxin-driver 1"
@@ -168,50 +188,82 @@ class DriverProcess:
     """One driver process speaking the line protocol (see ``driver.cc``).
 
     ``ask(line)`` sends one command and returns the reply; a reply starting
-    with ``error``, a dead process or a reply that is not one line raises
-    :class:`XinxinError` with the driver's stderr tail. ``transcript``, if a
+    with ``error``, a dead process, a reply that is not one line of at most
+    :data:`MAX_LINE` bytes or no reply within ``timeout`` seconds raises
+    :class:`XinxinError` with the driver's stderr tail (the last
+    :data:`STDERR_TAIL` bytes; the rest is discarded as it arrives); after a
+    timeout or an overlong line the driver is stopped. ``transcript``, if a
     list, gets ``(command, reply)`` appended for every exchange (the greeting
-    as ``(None, greeting)``).
+    as ``(None, greeting)``). The driver is the leader of its own process
+    group, which :meth:`close` kills.
     """
 
-    def __init__(self, argv: Sequence[str], transcript: list | None = None):
+    def __init__(self, argv: Sequence[str], transcript: list | None = None, *,
+                 timeout: float = DEFAULT_TIMEOUT):
         self.argv = list(argv)
         self.transcript = transcript
-        self._stderr = tempfile.TemporaryFile(mode="w+b")
+        self.timeout = float(timeout)
+        self._buf = bytearray()
+        self._err = _Tail()
+        preexec = (_die_with_parent if sys.platform.startswith("linux")
+                   and threading.current_thread() is threading.main_thread() else None)
         try:
             self._proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE,
-                                          stdout=subprocess.PIPE, stderr=self._stderr,
-                                          text=True, bufsize=1)
-        except OSError as e:
-            self._stderr.close()
+                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                          bufsize=0, start_new_session=True,
+                                          preexec_fn=preexec)
+        except (OSError, subprocess.SubprocessError) as e:
             raise XinxinError(f"xinxin: could not start the driver {self.argv}: {e}") from e
-        self._finalizer = weakref.finalize(self, _shutdown, self._proc, self._stderr)
+        threading.Thread(target=self._err.drain, args=(self._proc.stderr,), daemon=True,
+                         name="xinxin-stderr").start()
+        self._finalizer = weakref.finalize(self, _shutdown, self._proc)
         greeting = self._read(None)
         if greeting != GREETING:
             self.close()
             raise XinxinError(f"xinxin: {self.argv[0]} is not a xinxin driver of this version: "
-                              f"it said {greeting!r}, expected {GREETING!r}")
+                              f"it said {greeting[:200]!r}, expected {GREETING!r}")
 
     def _tail(self) -> str:
-        try:
-            self._stderr.seek(0)
-            text = self._stderr.read().decode(errors="replace").strip()
-        except (OSError, ValueError):
-            return ""
+        text = self._err.text()
         return f"; its stderr ends: {text[-1500:]!r}" if text else ""
 
+    def _fail(self, message: str) -> XinxinError:
+        """Stop the driver; the error to raise (with the stderr tail)."""
+        self.close()
+        time.sleep(0.05)                    # let the stderr thread read what is left
+        return XinxinError(message + self._tail())
+
     def _read(self, command: str | None) -> str:
-        line = self._proc.stdout.readline()
-        if not line.endswith("\n"):
-            code = self._proc.poll()
-            if code is None:
-                try:
-                    code = self._proc.wait(timeout=5)
-                except subprocess.TimeoutExpired:
-                    code = "still running"
-            raise XinxinError(f"xinxin: the driver {self.argv[0]} stopped answering "
-                              f"(after {command!r}; exit code {code}){self._tail()}")
-        reply = line.rstrip("\n")
+        deadline = time.monotonic() + self.timeout
+        fd = self._proc.stdout.fileno()
+        while b"\n" not in self._buf:
+            if len(self._buf) > MAX_LINE:
+                raise self._fail(f"xinxin: the driver {self.argv[0]} sent a reply longer than "
+                                 f"{MAX_LINE} bytes (after {command!r}); it was stopped")
+            left = deadline - time.monotonic()
+            ready = select.select([fd], [], [], max(left, 0))[0] if left > 0 else []
+            if not ready:
+                raise self._fail(f"xinxin: the driver {self.argv[0]} did not answer "
+                                 f"{command!r} within {self.timeout:g} s (timeout=); it was "
+                                 f"stopped")
+            data = os.read(fd, 65536)
+            if not data:
+                code = self._proc.poll()
+                if code is None:
+                    try:
+                        code = self._proc.wait(timeout=5)
+                    except subprocess.TimeoutExpired:
+                        code = "still running"
+                time.sleep(0.05)            # let the stderr thread read what is left
+                raise XinxinError(f"xinxin: the driver {self.argv[0]} stopped answering "
+                                  f"(after {command!r}; exit code {code}){self._tail()}")
+            self._buf += data
+        line, _, rest = bytes(self._buf).partition(b"\n")
+        if len(line) > MAX_LINE:
+            raise self._fail(f"xinxin: the driver {self.argv[0]} sent a reply longer than "
+                             f"{MAX_LINE} bytes (after {command!r}); it was stopped")
+        self._buf = bytearray(rest)
+        reply = line.decode("utf-8", errors="replace").rstrip("\r")
         if self.transcript is not None:
             self.transcript.append((command, reply))
         return reply
@@ -222,41 +274,94 @@ class DriverProcess:
             raise XinxinError(f"xinxin: the driver {self.argv[0]} has exited "
                               f"(code {self._proc.returncode}){self._tail()}")
         try:
-            self._proc.stdin.write(command + "\n")
+            self._proc.stdin.write((command + "\n").encode())
             self._proc.stdin.flush()
-        except (BrokenPipeError, OSError) as e:
+        except (BrokenPipeError, OSError, ValueError) as e:
             raise XinxinError(f"xinxin: could not send {command!r} to the driver: "
                               f"{e}{self._tail()}") from e
         reply = self._read(command)
         if reply.startswith("error"):
-            raise XinxinError(f"xinxin: the driver refused {command[:200]!r}: {reply}")
+            raise XinxinError(f"xinxin: the driver refused {command[:200]!r}: {reply[:500]}")
         return reply
 
+    @property
+    def pid(self) -> int:
+        """The driver's process id (also its process group's)."""
+        return self._proc.pid
+
     def close(self) -> None:
-        """Stop the process (``quit``, then kill after 5 seconds)."""
+        """Stop the driver: ``quit``, then after 2 seconds its process group is killed."""
         self._finalizer()
 
 
-def _shutdown(proc, stderr) -> None:
-    try:
-        if proc.poll() is None:
+class _Tail:
+    """The last :data:`STDERR_TAIL` bytes of a stream, read by a thread."""
+
+    def __init__(self):
+        self._data = b""
+        self._lock = threading.Lock()
+
+    def drain(self, stream) -> None:
+        try:
+            while True:
+                chunk = stream.read1(65536) if hasattr(stream, "read1") else stream.read(65536)
+                if not chunk:
+                    break
+                with self._lock:
+                    self._data = (self._data + chunk)[-STDERR_TAIL:]
+        except (OSError, ValueError):
+            pass
+        finally:
             try:
-                proc.stdin.write("quit\n")
+                stream.close()
+            except (OSError, ValueError):
+                pass
+
+    def text(self) -> str:
+        with self._lock:
+            return self._data.decode(errors="replace").strip()
+
+
+def _die_with_parent() -> None:
+    """In the driver, before exec: SIGKILL when the process that started it dies."""
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)
+    except Exception:
+        pass
+
+
+def _exited(pid: int) -> bool:
+    """The process has exited (it is not reaped: its process group stays reserved)."""
+    try:
+        info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return True
+    return info is not None
+
+
+def _shutdown(proc) -> None:
+    try:
+        if proc.returncode is None:
+            try:
+                proc.stdin.write(b"quit\n")
                 proc.stdin.flush()
             except (OSError, ValueError):
                 pass
+            end = time.monotonic() + 2.0
+            while not _exited(proc.pid) and time.monotonic() < end:
+                time.sleep(0.02)
             try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+                os.killpg(proc.pid, signal.SIGKILL)     # the group, children included
+            except (ProcessLookupError, PermissionError):
+                pass
+            proc.wait()
+    finally:
         for f in (proc.stdin, proc.stdout):
             try:
                 f.close()
             except (OSError, ValueError):
                 pass
-    finally:
-        stderr.close()
 
 
 class XinxinBot(Agent):
@@ -271,6 +376,8 @@ class XinxinBot(Agent):
     * ``worlds`` (1..1000, default 30): worlds sampled per decision.
     * ``uct_c`` (0..100, default 0.4): UCT exploration constant.
     * ``epsilon`` (0..1, default 0.1): probability of a random move in a playout.
+    * ``timeout`` (0.01..86400 seconds, default :data:`DEFAULT_TIMEOUT`): the
+      longest wait for one reply of the driver.
 
     ``transcript`` (a list) receives every protocol exchange (for tests).
     """
@@ -280,7 +387,7 @@ class XinxinBot(Agent):
     def __init__(self, game, player: int, seed: int = 0, *,
                  binary: str | Sequence[str] | None = None, simulations: int = 10_000,
                  worlds: int = 30, uct_c: float = 0.4, epsilon: float = 0.1,
-                 transcript: list | None = None):
+                 timeout: float = DEFAULT_TIMEOUT, transcript: list | None = None):
         super().__init__(game, player, seed)
         a = self.NAME
         _check_classic(game)
@@ -288,6 +395,7 @@ class XinxinBot(Agent):
         self.simulations = check_int(a, "simulations", simulations, self.worlds, 10**8)
         self.uct_c = check_real(a, "uct_c", uct_c, 0.0, 100.0)
         self.epsilon = check_real(a, "epsilon", epsilon, 0.0, 1.0)
+        self.timeout = check_real(a, "timeout", timeout, 0.01, 86400.0)
         if transcript is not None and not isinstance(transcript, list):
             raise AgentParameterError(f"xinxin: transcript must be a list, got "
                                       f"{type(transcript).__name__}")
@@ -301,7 +409,7 @@ class XinxinBot(Agent):
     # ------------------------------------------------------------------ driver
     def _ask(self, command: str) -> str:
         if self._driver is None:
-            self._driver = DriverProcess(self.argv, self.transcript)
+            self._driver = DriverProcess(self.argv, self.transcript, timeout=self.timeout)
             self._driver.ask(f"config {self.simulations} {self.worlds} {self.uct_c!r} "
                              f"{self.epsilon!r}")
         return self._driver.ask(command)
@@ -353,8 +461,12 @@ class XinxinBot(Agent):
         if len(reply) != 4 or reply[0] != "move" or reply[2] != "legal":
             raise XinxinError(f"xinxin: malformed reply to 'move': {' '.join(reply)!r}; "
                               f"expected 'move <card> legal <cards>'")
-        action = C.string_to_card(reply[1])
-        theirs = set(_cards(reply[3]))
+        try:
+            action = C.string_to_card(reply[1])
+            theirs = set(_cards(reply[3]))
+        except ValueError as e:
+            raise XinxinError(f"xinxin: malformed reply to 'move': {' '.join(reply)[:200]!r} "
+                              f"({e}); expected 'move <card> legal <cards>'") from None
         ours = set(int(a) for a in state.legal_actions())
         if theirs != ours:
             raise XinxinMismatch(
@@ -373,7 +485,14 @@ class XinxinBot(Agent):
             raise XinxinError("xinxin: check_points needs a terminal state")
         self.sync(state)
         reply = self._ask("points").split()
-        theirs = [int(x) for x in reply[1:]]
+        try:
+            if len(reply) != 1 + _PLAYERS or reply[0] != "points":
+                raise ValueError("not 'points' and 4 numbers")
+            theirs = [int(x) for x in reply[1:]]
+        except ValueError as e:
+            raise XinxinError(f"xinxin: malformed reply to 'points': "
+                              f"{' '.join(reply)[:200]!r} ({e}); expected 'points' and "
+                              f"{_PLAYERS} integers") from None
         ours = [int(round(-r)) for r in state.returns()]
         if theirs != ours:
             raise XinxinMismatch(f"xinxin: points differ: ours {ours}, xinxin's {theirs} "
