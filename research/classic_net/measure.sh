@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Exploratory strength of the shipped classic networks (README "Measurements"):
+# per variant, duplicate-deal tournaments (both seatings ABAB/BABA), seed 7 (not the
+# training runs' evaluation seed), equal CPU time per move for the searches
+# (clock='cpu', 10 ms, heuristic rollouts). Resumable (the tournament runner keeps
+# finished deals). Usage: measure.sh [DEALS_NET] [DEALS_SEARCH]
+set -u
+cd "$(dirname "$0")/../.."
+PY=${PY:-.venv/bin/python}
+NET_DEALS=${1:-200}
+SEARCH_DEALS=${2:-100}
+export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1
+OUT=${OUT:-research/classic_net/runs/measure}
+CLASSIC='"deck": "classic", "players": 4, "packs": 1, "moon": "both"'
+T=0.01
+ISMCTS="ismcts(time_limit=$T, rollout='heuristic', clock='cpu')"
+mkdir -p "$OUT"
+match() {   # name, game JSON, deals, agent a, agent b
+  echo "$(date -u +%FT%TZ) start $1" >> "$OUT/measure.log"
+  nice -n 10 "$PY" -m experiments.tournament --agents "$4" "$5" --game "$2" --deals "$3" \
+    --seed 7 --workers 1 --out "$OUT/$1" --no-progress --reuse-stale > "$OUT/$1.txt" 2>&1
+  echo "$(date -u +%FT%TZ) exit $? $1" >> "$OUT/measure.log"
+}
+for v in pass nopass; do
+  if [ "$v" = pass ]; then GAME="{$CLASSIC}"; M=classic-4; else GAME="{$CLASSIC, \"pass_count\": 0}"; M=classic-4-nopass; fi
+  NET="network(checkpoint='$M')"
+  BIAS="ismcts_bias(checkpoint='$M', bias=10.0, time_limit=$T, rollout='heuristic', clock='cpu')"
+  match "${v}_net_vs_heuristic" "$GAME" "$NET_DEALS" "$NET" heuristic
+  match "${v}_bias_vs_ismcts" "$GAME" "$SEARCH_DEALS" "$BIAS" "$ISMCTS"
+  match "${v}_net_vs_ismcts" "$GAME" "$SEARCH_DEALS" "$NET" "$ISMCTS"
+  match "${v}_bias_vs_heuristic" "$GAME" "$SEARCH_DEALS" "$BIAS" heuristic
+done
