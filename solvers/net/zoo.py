@@ -12,8 +12,14 @@ The network agents (``network``, ``ismcts_net``, ``ismcts_bias``) take
 ``checkpoint=None`` (the default) as the shipped model made for the game's rules
 and player count (:func:`default_for`: :data:`DEFAULT_MODEL` for the Cancellation
 rules at 5-11 players, ``classic-4`` for classic Hearts), and a model's name
-(``checkpoint='guided-5-11'``) as that model; any other value is a path.
-``python -m experiments models`` lists the models.
+(``checkpoint='guided-5-11'``) as that model, found only in the zoo: a file
+of that name in the working folder is never read instead. A file is named by
+a path, which must say so: it holds a ``/`` (``'./guided-5-11'``) or ends in
+``.npz``. ``python -m experiments models`` lists the models.
+
+Before its SHA-256 is computed, a shipped model's file must be a regular file
+(a FIFO, a device such as a link to ``/dev/zero``, or a folder is refused)
+whose size is the manifest's (at most :data:`MAX_MODEL_BYTES`).
 
 Rebuilding a model: train it with the command in its card
 (``python -m experiments models NAME``), then
@@ -32,18 +38,25 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import stat
 from pathlib import Path
 
 from .checkpoint import CheckpointError
 from spiel_game.provenance import file_sha256
+from spiel_game.safe_io import RefusedFile, kind, open_regular
 
 __all__ = ["MODELS_DIR", "DEFAULT_MODEL", "ModelCard", "models", "model_path", "resolve",
-           "default_for", "file_sha256", "build", "models_from"]
+           "default_for", "file_sha256", "build", "models_from", "is_path", "PATH_SUFFIXES",
+           "MAX_MODEL_BYTES"]
 
 #: The folder of the shipped models and their manifest ``models.json``.
 MODELS_DIR = Path(__file__).resolve().parent / "models"
 #: The model the network agents use when no checkpoint is given.
 DEFAULT_MODEL = "guided-5-11"
+#: File name endings that make a ``checkpoint=`` value a path without a ``/``.
+PATH_SUFFIXES = (".npz",)
+#: The largest shipped model file read (the manifest's size is checked first).
+MAX_MODEL_BYTES = 256 * 1024 * 1024
 
 _VERIFIED: dict[tuple, str] = {}
 
@@ -121,15 +134,51 @@ def model_path(name: str) -> Path:
     except OSError:
         raise CheckpointError(f"the shipped model {name!r} ({path}) is missing: reinstall the "
                               f"package or rebuild it ({card.training.get('command')})") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise CheckpointError(f"the shipped model {name!r} ({path}) is {kind(st.st_mode)}; "
+                              f"allowed: a regular file; reinstall the package")
+    if st.st_size != card.size_bytes or st.st_size > MAX_MODEL_BYTES:
+        raise CheckpointError(f"the shipped model {name!r} ({path}) is {st.st_size:,} bytes "
+                              f"long, but the manifest says {card.size_bytes:,}: the file is "
+                              f"damaged or was replaced; reinstall the package")
     key = (str(path), st.st_size, st.st_mtime_ns)
     if _VERIFIED.get(key) != card.sha256:
-        got = file_sha256(path)
+        got = _bounded_sha256(path, card.size_bytes)
         if got != card.sha256:
             raise CheckpointError(f"the shipped model {name!r} ({path}) has SHA-256 {got}, "
                                   f"but the manifest says {card.sha256}: the file is damaged "
                                   f"or was replaced; reinstall the package")
         _VERIFIED[key] = got
     return path
+
+
+def _bounded_sha256(path: Path, size: int) -> str:
+    """SHA-256 of the regular file ``path`` of ``size`` bytes, reading at most
+    ``size + 1`` bytes (a file that grows meanwhile gets another digest)."""
+    import hashlib
+    h = hashlib.sha256()
+    try:
+        with open_regular(path, size, "the shipped model") as f:
+            left = size + 1
+            while left > 0:
+                block = f.read(min(left, 1 << 20))
+                if not block:
+                    break
+                h.update(block)
+                left -= len(block)
+    except RefusedFile as err:
+        raise CheckpointError(f"{err}; reinstall the package") from None
+    return h.hexdigest()
+
+
+def is_path(checkpoint: str | os.PathLike) -> bool:
+    """Whether a ``checkpoint=`` value names a file (a path object, or text
+    holding a folder separator or ending in one of :data:`PATH_SUFFIXES`)
+    rather than a shipped model."""
+    if not isinstance(checkpoint, str):
+        return isinstance(checkpoint, os.PathLike)
+    seps = {"/", os.sep} | ({os.altsep} if os.altsep else set())
+    return any(c in checkpoint for c in seps) or checkpoint.endswith(PATH_SUFFIXES)
 
 
 def default_for(game) -> str:
@@ -147,16 +196,18 @@ def default_for(game) -> str:
 
 def resolve(checkpoint) -> str | os.PathLike | None:
     """What a network agent's ``checkpoint=`` means: None -> the checked path of
-    :data:`DEFAULT_MODEL`; a shipped model's name (that is not an existing file)
-    -> its checked path; a bare word that is neither (no folder, no ``.npz``) ->
-    :class:`KeyError` listing the models; anything else unchanged (a path, checked
-    by the loader)."""
+    :data:`DEFAULT_MODEL`; a bare name (:func:`is_path` false) -> the checked
+    path of that shipped model, looked up only in the zoo (a file of that name
+    in the working folder is not read), or :class:`KeyError` listing the models
+    and how to name a file; a path -> unchanged (checked by the loader)."""
     if checkpoint is None:
         return str(model_path(DEFAULT_MODEL))
-    if isinstance(checkpoint, str) and not os.path.exists(checkpoint):
-        if checkpoint in models() or not (os.sep in checkpoint or "/" in checkpoint
-                                          or checkpoint.endswith(".npz")):
+    if isinstance(checkpoint, str) and not is_path(checkpoint):
+        try:
             return str(model_path(checkpoint))
+        except KeyError as err:
+            raise KeyError(f"{err.args[0]}; a file is named by a path: './{checkpoint}' (with "
+                           f"a '/') or a name ending in {' or '.join(PATH_SUFFIXES)}") from None
     return checkpoint
 
 
