@@ -1206,7 +1206,7 @@ def _model_sources(f, sp_name: str, params: Mapping, known: Mapping) -> dict[str
     try:
         if ck is None:
             name = zoo.DEFAULT_MODEL
-        elif isinstance(ck, str) and ck in zoo.models() and not os.path.exists(ck):
+        elif isinstance(ck, str) and not zoo.is_path(ck) and ck in zoo.models():
             name = ck
         else:
             return {}                   # a path: hashed as a checkpoint file
