@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import io
 import json
 import math
 from pathlib import Path
@@ -94,9 +95,18 @@ def _close(quantity: str, q: float, p: float, atol: float, rtol: float = 0.0) ->
     return Comparison(quantity, f"{q:.6g}", f"{p:.6g}", bool(agree), f"|difference| <= {tol:.2g}")
 
 
+def _text(path: Path) -> str:
+    """A results file's text: a regular file of bounded size only
+    (:mod:`spiel_game.safe_io`; the runner's limits)."""
+    from spiel_game.safe_io import read_text
+
+    from .runner import MAX_DOC_BYTES, MAX_TABLE_BYTES
+    return read_text(path, MAX_DOC_BYTES if path.suffix == ".json" else MAX_TABLE_BYTES,
+                     "results file")
+
+
 def _csv(path: Path) -> list[dict]:
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
+    return list(csv.DictReader(io.StringIO(_text(path), newline="")))
 
 
 def _ladder(quick: Path, paper: Path) -> list[Comparison]:
@@ -148,7 +158,7 @@ def _exact(quick: Path, paper: Path) -> list[Comparison]:
 
 def _metagame(quick: Path, paper: Path, name: str) -> list[Comparison]:
     def load(folder: Path) -> tuple[dict, list[dict]]:
-        return (json.loads((folder / name / "metadata.json").read_text())["config"],
+        return (json.loads(_text(folder / name / "metadata.json"))["config"],
                 _csv(folder / name / "rows.csv"))
     (qc, qr), (pc, pr) = load(quick), load(paper)
     if list(qc["conventions"]) != list(pc["conventions"]):

@@ -34,6 +34,8 @@ __all__ = ["ConfigError", "config_fields", "make_config", "config_from_dict", "c
 
 #: Seeds are integers ``0 <= seed < SEED_LIMIT``.
 SEED_LIMIT = 2**32
+#: The longest config file (TOML) read; a config is a few lines.
+MAX_CONFIG_BYTES = 1 << 20
 #: The most units of work one run may list (each unit is a dict in memory and a
 #: shard file on disk); a config asking for more is refused before listing them.
 MAX_UNITS = 100_000
@@ -232,16 +234,20 @@ def load_toml(path: str | Path) -> dict[str, Any]:
     """The key/value pairs of a TOML file (flat: one key per config field).
 
     Every problem raises :class:`ConfigError` naming the file: missing or
-    unreadable, not UTF-8, invalid TOML (with the line and column and the
+    unreadable, not a regular file (a FIFO, a device: refused unread), longer
+    than :data:`MAX_CONFIG_BYTES`, not UTF-8, invalid TOML (with the line and column and the
     offending line), or tables where flat keys are expected.
     """
+    from spiel_game.safe_io import RefusedFile, read_bytes
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        raw = read_bytes(path, MAX_CONFIG_BYTES, "config file")
     except FileNotFoundError:
         raise ConfigError(f"config file {path} not found") from None
-    except IsADirectoryError:
-        raise ConfigError(f"config file {path} is a directory, not a TOML file") from None
+    except RefusedFile as err:
+        if err.problem.startswith("is a folder"):
+            raise ConfigError(f"config file {path} is a directory, not a TOML file") from None
+        raise ConfigError(f"{err} (a TOML file)") from None
     except OSError as err:
         raise ConfigError(f"config file {path} cannot be read: {err.strerror or err}") from None
     try:

@@ -96,15 +96,18 @@ def records(results: Path, bench: Path | None = None) -> list[Record]:
     results = Path(results)
     bench = Path(bench) if bench is not None else results / "bench"
     out = []
+    from spiel_game.safe_io import read_text
+
+    from .runner import MAX_DOC_BYTES
     for meta_path in sorted(results.glob("*/metadata.json")):
-        meta = json.loads(meta_path.read_text())
+        meta = json.loads(read_text(meta_path, MAX_DOC_BYTES, "results file"))
         commit, dirty = _split(meta.get("git_commit"))
         inner = tuple(sorted(_inner_commits({k: v for k, v in meta.items() if k != "git_commit"})
                              - {(commit, dirty)}))
         out.append(Record(meta_path.parent.name, commit, dirty, _machine(meta), wall_time(meta),
                           inner))
     for path in sorted(bench.glob("*.json")):
-        data = json.loads(path.read_text())
+        data = json.loads(read_text(path, MAX_DOC_BYTES, "benchmark file"))
         if not isinstance(data, dict) or "metadata" not in data:
             continue
         meta = data["metadata"]

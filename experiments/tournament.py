@@ -113,6 +113,7 @@ __all__ = ["TournamentConfig", "TournamentError", "TournamentInterrupted", "Tour
            "ROW_COLUMNS", "AGENT_COLUMNS", "PAIR_COLUMNS", "agent_parameters"]
 
 SHARD = "deals.jsonl"            # the record file of earlier versions (read_records)
+MAX_DEALS_BYTES = 1 << 30        # the longest deals.jsonl read (regular files only)
 FORMAT = 2                      # deals.jsonl with a checksum on every line
 
 
@@ -1302,7 +1303,12 @@ def convert_deals(old: str | Path, out: str | Path, *, progress: bool = False
     old, out = Path(old), Path(out)
     path = old / SHARD
     try:
-        header = json.loads(path.read_text(encoding="utf-8").split("\n", 1)[0])
+        from spiel_game.safe_io import RefusedFile, iter_lines
+        try:
+            header = json.loads(next(iter(iter_lines(path, MAX_DEALS_BYTES, "record file")),
+                                     b""))
+        except RefusedFile as e:
+            raise TournamentError(str(e)) from None
         config = TournamentConfig.from_dict(header["config"])
     except FileNotFoundError:
         raise TournamentError(f"{path} not found") from None
@@ -1440,7 +1446,11 @@ def _scan_shard(path: Path, config: TournamentConfig, assigns, n: int) -> _Scan:
     sc = _Scan()
     if not path.exists():
         return sc
-    raw = path.read_bytes()
+    from spiel_game.safe_io import RefusedFile, read_bytes
+    try:
+        raw = read_bytes(path, MAX_DEALS_BYTES, "record file")
+    except RefusedFile as e:
+        raise TournamentError(str(e)) from None
     fp, k = config.fingerprint(), len(config.agents)
     assigns = [list(a) for a in assigns]
     first_line = {}                     # deal -> line number of its record
@@ -1524,6 +1534,10 @@ def read_records(out: str | Path, config: TournamentConfig) -> list[dict]:
     another tournament, has a bad or incomplete line, or lacks one of the deals."""
     path = Path(out) / SHARD
     if not path.is_file():
+        if path.exists():
+            from spiel_game.safe_io import kind
+            raise TournamentError(f"{path} is {kind(path.stat().st_mode)}; allowed: a regular "
+                                  f"file (the record file of an earlier version)")
         raise TournamentError(f"{path} not found")
     game = _load_game(config.game_params)
     n = game.num_players()
