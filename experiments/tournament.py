@@ -56,8 +56,11 @@ how many deals are saved. Rerunning resumes.
 
 **Results are never silently stale.** Every saved unit records the code that
 made it: this package's sources, the source file of the module defining each
-agent's factory and the SHA-256 of every agent parameter naming an existing
-file (a checkpoint), :func:`agent_sources`. A rerun says how many units it
+agent's factory, the files of the modules that module imports outside the
+standard library and site-packages (a file bot's helpers), the SHA-256 of
+every agent parameter naming an existing file (a checkpoint) and of the
+shipped model a network agent loads, :func:`agent_sources` (which also says
+what is not tracked). A rerun says how many units it
 reused; a unit made by other code is recomputed (saying which part differs)
 unless ``reuse_stale``; ``fresh`` recomputes everything.
 
