@@ -94,16 +94,19 @@ OPENSPIEL_FORMAT_GAME = ("python_cancellation_hearts(deck=custom,players=2,suits
                          "ranks=QKA,pass_count=0,deal=whole)")
 
 
-def regenerate(directory: str | Path) -> list[Path]:
-    """Write the playthrough of every preset (and the OpenSpiel-format one) into
-    ``directory`` (created if missing); the paths written."""
+def regenerate(directory: str | Path, names=None) -> list[Path]:
+    """Write the playthrough of every preset (or of the presets ``names``) and the
+    OpenSpiel-format one into ``directory`` (created if missing); the paths written."""
     from open_spiel.python.algorithms import generate_playthrough
     directory = Path(directory)
+    unknown = sorted(set(names or ()) - set(PRESETS))
+    if unknown:
+        raise ValueError(f"no preset {', '.join(unknown)}; the presets: {', '.join(PRESETS)}")
     directory.mkdir(parents=True, exist_ok=True)
     out = []
-    for name, params in PRESETS.items():
+    for name in PRESETS if names is None else names:
         path = directory / f"{name}.txt"
-        path.write_text(playthrough_text(params, seed=0))
+        path.write_text(playthrough_text(PRESETS[name], seed=0))
         out.append(path)
     path = directory / OPENSPIEL_FORMAT_FILE
     path.write_text(generate_playthrough.playthrough(OPENSPIEL_FORMAT_GAME, None, seed=0))

@@ -56,6 +56,9 @@ def test_regenerate_writes_into_the_named_folder_and_verify_finds_a_change(
     assert playthrough.verify(out) == [f"tiny: line 4 differs from {out / 'tiny.txt'}"]
     (out / "tiny.txt").unlink()
     assert playthrough.verify(out) == [f"tiny: {out / 'tiny.txt'} missing"]
+    with pytest.raises(ValueError, match="no preset nope; the presets: tiny"):
+        playthrough.regenerate(tmp_path / "other", names=["nope"])
+    assert not (tmp_path / "other").exists()
 
 
 def test_the_command_line_needs_a_folder_or_check(capsys):

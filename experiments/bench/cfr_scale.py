@@ -1,6 +1,6 @@
 """Figures of CFR at larger scale, measured side by side in one run.
 
-* **LiteEFG** (``pip install -e '.[bench]'``: the ``liteefg`` package, a C++
+* **LiteEFG** (``pip install 'cancellation-hearts[bench]'``: the ``liteefg`` package, a C++
   EFG solver with a Python front end): a vanilla CFR iteration, ours against
   LiteEFG's ``baselines.CFR`` graph, on ``leduc_poker`` and our presets, both
   on one thread, per iteration and per history (interleaved repeats, medians,
@@ -572,7 +572,8 @@ def tables(res: dict) -> str:
                 f"| {r['liteefg_env_s']:.1f} s |")
         lines.append("")
     elif res.get("liteefg_version") is None:
-        lines += ["LiteEFG not installed (`pip install -e '.[bench]'`): no comparison.", ""]
+        lines += ["LiteEFG not installed (`pip install 'cancellation-hearts[bench]'`): no "
+                  "comparison.", ""]
     bw = res["bandwidth"]
     lines += [f"Bandwidth (numba STREAM, {bw['array_mib']} MiB arrays): copy "
               f"{bw['copy_1_gbs']:.1f} GB/s, triad {bw['triad_1_gbs']:.1f} GB/s on one "
