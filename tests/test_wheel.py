@@ -217,3 +217,24 @@ def test_the_installed_wheel_works_from_another_folder(wheel_env, tmp_path):
     after = _snapshot(site)
     assert after == before, {k: (before.get(k), after.get(k))
                              for k in set(before) | set(after) if before.get(k) != after.get(k)}
+
+
+def test_reproduce_runs_its_studies_and_benchmarks_in_the_users_folder(tmp_path, monkeypatch,
+                                                                       capsys):
+    """``reproduce`` starts each study and benchmark as a process in the working folder
+    (never the package's), so a relative path means the same folder to all of them."""
+    from experiments import __main__ as cli
+    monkeypatch.chdir(tmp_path)
+    where = [sys.executable, "-c", "import os; print('cwd=' + os.getcwd())"]
+    assert cli.side_by_side([("a", where), ("b", where)], jobs=2) == []
+    assert capsys.readouterr().out.count(f"cwd={tmp_path}") == 2
+    import experiments.bench as bench
+    monkeypatch.setattr(bench, "BENCHES", ("engine",))
+    monkeypatch.setattr(cli.subprocess, "run", lambda cmd, **kw: subprocess.CompletedProcess(
+        cmd, 0 if "cwd" not in kw else 3))
+    assert cli.run_benchmarks(Path("rel") / "bench", quick=True) == []
+    from experiments import runner
+    monkeypatch.delenv("CH_RESULTS", raising=False)
+    assert runner.results_root() == tmp_path / "results"
+    monkeypatch.setenv("CH_RESULTS", "mine")
+    assert runner.results_root() == tmp_path / "mine"
