@@ -66,7 +66,7 @@ def test_folders_and_fifos_as_record_paths_are_a_record_error(record_dict, tmp_p
     fifo = tmp_path / "games.jsonl"
     os.mkfifo(fifo)
     t0 = time.perf_counter()
-    with pytest.raises(R.RecordError, match="not a regular file"):
+    with pytest.raises(R.RecordError, match="is a FIFO; allowed: a regular file"):
         R.read_records(fifo)
     assert time.perf_counter() - t0 < 1.0
     rec = R.GameRecord.from_dict(record_dict)
