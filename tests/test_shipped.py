@@ -15,6 +15,8 @@ from experiments import shipped
 from spiel_game.provenance import file_sha256
 
 FIXTURES = ROOT / "tests" / "fixtures" / "results" / "quick"
+#: The shipped paper results of this checkout (shipped.SHIPPED is relative to a checkout's top).
+SHIPPED = ROOT / shipped.SHIPPED
 
 
 @pytest.fixture()
@@ -26,11 +28,11 @@ def packed(tmp_path):
 
 
 def test_the_repository_ships_verified_paper_results():
-    assert shipped.verify(shipped.SHIPPED) > 10
+    assert shipped.verify(SHIPPED) > 10
     for name in ("ladder/steps.csv", "ladder/sweep.csv", "shipped.json", "cfr_convergence/rows.csv",
                  "passing_metagame_11/rows.csv", "bench/engine.json", "bench/sim.json"):
-        assert (shipped.SHIPPED / name).is_file(), name
-    size = sum(p.stat().st_size for p in shipped.SHIPPED.rglob("*") if p.is_file())
+        assert (SHIPPED / name).is_file(), name
+    size = sum(p.stat().st_size for p in SHIPPED.rglob("*") if p.is_file())
     assert size < 3e6, f"paper/results is {size / 1e6:.1f} MB: a few MB at most"
 
 
@@ -88,7 +90,7 @@ def test_the_paper_build_refuses_damaged_shipped_results(packed):
 def test_only_the_shipped_results_build_the_committed_pdf(packed):
     from conftest import paper_build
     RELEASE_PDF, release_pdf = paper_build().RELEASE_PDF, paper_build().release_pdf
-    assert release_pdf(shipped.SHIPPED) == RELEASE_PDF
+    assert release_pdf(SHIPPED) == RELEASE_PDF
     src, dst, _ = packed
     assert release_pdf(dst) == RELEASE_PDF             # a packed copy is shipped results too
     assert release_pdf(src) is None                    # the run it was packed from is not
