@@ -55,10 +55,11 @@ Never silently stale: every shard records the code that made it
 (``code``: :func:`code_fingerprint`: the SHA-256 of this package's sources,
 :func:`package_code_hash`, and the experiment's ``sources``: for tournaments
 the module files of user agents and of the modules they import, checkpoint
-files and shipped models, :func:`experiments.tournament.agent_sources`). A run that finds saved units prints
-``N of M units reused (same code), K recomputed`` (stderr) and recomputes a
-unit made by other code, naming the part that differs (``package code``,
-``agent module X``, ``checkpoint Y``); ``reuse_stale=True``
+files and shipped models, :func:`experiments.tournament.agent_sources`). A
+run that finds saved units prints ``N of M units reused (same code), K
+recomputed`` (stderr) and recomputes a unit made by other code, naming the
+part that differs (``package code``, ``agent module X``, ``imported module
+Z``, ``checkpoint Y``, ``model M``); ``reuse_stale=True``
 (``--reuse-stale``) keeps such units, ``fresh=True`` (``--fresh``) recomputes
 everything. Shards saved before code was recorded count as made by other code.
 
@@ -365,7 +366,10 @@ def _open_append(path: Path) -> int:
 
 def _owned_names(run_dir: Path) -> list[str]:
     """The relative names listed in ``run_dir/.runner-files`` (lines that are not
-    plain relative names inside the folder are ignored)."""
+    plain relative names inside the folder are ignored, and so is a list that is
+    a symbolic link: the runner writes it only as a regular file)."""
+    if (run_dir / _OWNED).is_symlink():
+        return []
     data, _ = _read(run_dir / _OWNED, MAX_DOC_BYTES)
     out = []
     for line in (data or b"").decode("utf-8", "replace").splitlines():

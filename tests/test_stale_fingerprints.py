@@ -131,8 +131,8 @@ def _rebuild(folder, name=zoo.DEFAULT_MODEL):
 
 def test_a_shipped_model_rebuilt_in_place_is_another_model(models):
     before = agent_sources(["network", "ismcts_net(checkpoint='guided-5-11')"])
-    assert before == {k: v for k, v in before.items()} and \
-        before[f"model {zoo.DEFAULT_MODEL}"] == zoo.models()[zoo.DEFAULT_MODEL].sha256
+    assert [k for k in before if k.startswith("model ")] == [f"model {zoo.DEFAULT_MODEL}"]
+    assert before[f"model {zoo.DEFAULT_MODEL}"] == zoo.models()[zoo.DEFAULT_MODEL].sha256
     card = _rebuild(models)
     after = agent_sources(["network"])
     assert after[f"model {zoo.DEFAULT_MODEL}"] == card.sha256 != \
