@@ -260,8 +260,12 @@ register("ladder", LadderConfig, units, run_unit, summarize,
 # ------------------------------------------------------------------ importing records
 def _origin(folder: Path) -> str:
     """``records <commit>`` of a tournament folder (its ``tournament.json`` metadata)."""
-    try:
-        commit = json.loads((folder / "tournament.json").read_text())["metadata"]["git_commit"]
+    from spiel_game.safe_io import read_text
+
+    from ..runner import MAX_DOC_BYTES
+    try:      # a regular file of bounded size only (a FIFO is refused, not waited on)
+        commit = json.loads(read_text(folder / "tournament.json", MAX_DOC_BYTES,
+                                      "tournament file"))["metadata"]["git_commit"]
     except (OSError, KeyError, TypeError, ValueError):
         commit = None
     if not commit:
