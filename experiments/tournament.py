@@ -1652,7 +1652,8 @@ def main(argv=None) -> int:
                     help="reuse saved units made by other code (this package, an agent's "
                          "module, a checkpoint); without it they are recomputed")
     ap.add_argument("--fresh", action="store_true",
-                    help="delete the saved results of this configuration and play every deal")
+                    help="delete the files the runner wrote for this configuration (nothing "
+                         "else in its folder) and play every deal")
     ap.add_argument("--records", metavar="FILE", default=None,
                     help="also write the game record (spiel_game.records, JSON Lines) of every "
                          "deal and seat assignment to FILE (a new file, or one that "
