@@ -17,9 +17,10 @@ Caches are not outputs: the check ignores ``__pycache__`` folders (bytecode,
 and the compiled kernels numba writes next to a writable installed module;
 an unwritable install makes numba use its per-user cache instead). To keep
 the test quick, numba's cache goes to ``build/wheel-test/numba`` of this
-checkout (``NUMBA_CACHE_DIR``), kept between runs: the environment sits at
-a fixed path and its sources keep this checkout's modification times, so a
-later run reuses the kernels of an unchanged engine.
+checkout (``NUMBA_CACHE_DIR``), kept between runs and seeded with this
+checkout's own compiled kernels: the environment sits at a fixed path and its
+sources keep this checkout's modification times, so numba's own checks
+accept the kernels of an unchanged engine (and recompile any other).
 """
 
 from __future__ import annotations
@@ -67,6 +68,29 @@ def _snapshot(site: Path) -> dict[str, tuple[int, int]]:
     return out
 
 
+def _seed_numba_cache(site: Path, cache: Path) -> None:
+    """Copy this checkout's compiled kernels (``__pycache__/*.nbi|.nbc`` and the
+    source stamps of :mod:`spiel_game.numba_cache`) to where numba looks for those
+    of the installed copy under ``NUMBA_CACHE_DIR=cache``, where newer. numba
+    loads a kernel only if its source file's size and modification time and its
+    bytecode match, and recompiles otherwise, so this saves time, never changes
+    what runs."""
+    from numba.core.caching import UserProvidedCacheLocator
+    for pkg in PACKAGES:
+        for built in (ROOT / pkg).rglob("__pycache__"):
+            files = [f for f in built.iterdir()
+                     if f.suffix in (".nbi", ".nbc") or f.name.endswith(".sources.sha256")]
+            if not any(f.suffix == ".nbi" for f in files):
+                continue
+            installed = site / built.parent.relative_to(ROOT) / "module.py"
+            dst = cache / UserProvidedCacheLocator.get_suitable_cache_subpath(str(installed))
+            dst.mkdir(parents=True, exist_ok=True)
+            for f in files:
+                target = dst / f.name
+                if not target.exists() or target.stat().st_mtime_ns < f.stat().st_mtime_ns:
+                    shutil.copy2(f, target)
+
+
 @pytest.fixture(scope="module")
 def wheel_env(tmp_path_factory):
     """``(python, site-packages, env)`` of a fresh venv holding the wheel."""
@@ -98,6 +122,7 @@ def wheel_env(tmp_path_factory):
                 if f.is_file() and "__pycache__" not in f.parts:
                     st = (src / f.relative_to(site)).stat()
                     os.utime(f, ns=(st.st_atime_ns, st.st_mtime_ns))
+        _seed_numba_cache(site, WORK / "numba")
         deps = Path(sysconfig.get_paths()["purelib"])
         (site / "zz_checkout_dependencies.pth").write_text(f"{deps}\n")
         home = tmp / "home"
