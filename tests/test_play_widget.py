@@ -95,5 +95,7 @@ def test_refused_move_shows_a_message(tmp_path):
 
 def test_missing_ipywidgets_is_named(monkeypatch):
     monkeypatch.setitem(sys.modules, "ipywidgets", None)      # as if not installed
-    with pytest.raises(ImportError, match="needs ipywidgets: pip install -e '.\\[notebooks\\]'"):
+    with pytest.raises(ImportError, match="needs ipywidgets, which is not installed \\(extra "
+                                          "'notebooks'\\): pip install 'cancellation-hearts"
+                                          "\\[notebooks\\]'"):
         _ipywidgets()
