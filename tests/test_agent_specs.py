@@ -203,6 +203,15 @@ def test_the_agents_command_lists_and_describes(capsys, bot_file):
     i = next(k for k, line in enumerate(lines) if line.startswith("ismcts  [built-in]"))
     assert "iterations=1000" in lines[i + 1] and "uct_c=0.4" in lines[i + 1]
     assert any(line.startswith("random  [built-in]  Uniform over the legal") for line in lines)
+    # what an agent needs beyond a plain install is said under it, and only there
+    from solvers.catalog import BUILTIN_AGENTS, BUILTIN_NEEDS
+    assert set(BUILTIN_NEEDS) == {"dqn", "nfsp", "xinxin"} <= set(BUILTIN_AGENTS)
+    for name, needs in BUILTIN_NEEDS.items():
+        k = next(k for k, line in enumerate(lines) if line.startswith(f"{name}  [built-in]"))
+        assert lines[k + 2] == f"    needs: {needs}"
+    assert sum(line.startswith("    needs: ") for line in lines) == len(BUILTIN_NEEDS)
+    assert "\nneeds: the xinxin driver program" in registry.describe("xinxin")
+    assert "needs:" not in registry.describe("random")
     assert experiments_main(["agents", "pimc"]) == 0
     assert capsys.readouterr().out.startswith("pimc(worlds=16, rollouts=2, ")
     assert experiments_main(["agents", f"{bot_file}:make_bot"]) == 0
