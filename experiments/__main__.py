@@ -59,8 +59,6 @@ from spiel_game.extras import MissingExtra
 
 from .config import ConfigError, config_to_dict, parse_assignments
 
-ROOT = Path(__file__).resolve().parent.parent
-
 
 def _add_exec_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--profile", default="quick", help="quick (default) or paper")
