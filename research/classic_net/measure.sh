@@ -21,7 +21,7 @@ match() {   # name, game JSON, deals, agent a, agent b
     --seed 7 --workers 1 --out "$OUT/$1" --no-progress --reuse-stale > "$OUT/$1.txt" 2>&1
   echo "$(date -u +%FT%TZ) exit $? $1" >> "$OUT/measure.log"
 }
-for v in pass nopass; do
+for v in ${VARIANTS:-pass nopass}; do
   if [ "$v" = pass ]; then GAME="{$CLASSIC}"; M=classic-4; else GAME="{$CLASSIC, \"pass_count\": 0}"; M=classic-4-nopass; fi
   NET="network(checkpoint='$M')"
   BIAS="ismcts_bias(checkpoint='$M', bias=10.0, time_limit=$T, rollout='heuristic', clock='cpu')"
