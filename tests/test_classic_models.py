@@ -90,3 +90,19 @@ def test_a_classic_game_with_other_rules_is_refused_with_the_rules_named():
         make_agent("network", game, 0, 0)
     with pytest.raises(AgentSpecError, match="pass_count"):
         make_agent("network(checkpoint='classic-4')", spiel_game.load(NOPASS), 0, 0)
+
+
+@pytest.mark.parametrize("name, profile", [("classic-4", "classic"),
+                                           ("classic-4-nopass", "classic_nopass")])
+def test_the_distill_profile_rebuilds_the_shipped_models_layout_and_recipe(name, profile):
+    """``python -m experiments run distill --profile P`` (the card's command) trains
+    a network of the shipped model's layout, size and experiment config."""
+    from experiments.config import config_to_dict
+    from experiments.studies.distill import PROFILES, feature_layout
+    config = PROFILES[profile]
+    model_config, _ = read_checkpoint(zoo.model_path(name))
+    assert feature_layout(config).fingerprint == model_config["layout_fingerprint"]
+    assert model_config["hidden"] == config.hidden and model_config["blocks"] == config.blocks
+    trained = {k: v for k, v in model_config["experiment_config"].items() if k != "rounds"}
+    assert trained == {k: v for k, v in config_to_dict(config).items() if k != "rounds"}
+    assert profile in zoo.models()[name].training["command"]
