@@ -41,14 +41,14 @@ neither the key nor another game's deal can be computed.
 ``POST /api/game/<id>/move`` with ``{"actions": [int, ...]}`` (one card, one
 moon choice, or every card still to pass), ``GET /api/game/<id>/record`` (the
 finished game's record; here, as in the view, an agent given by a file or a
-path parameter is named by its file name, without the server's folder). Nothing the browser sends is evaluated: game ids are
-looked up, actions must be integers legal in the current state; a body must
-be JSON sent as ``application/json`` (so another web site cannot post to the
-app from a visitor's browser without a CORS preflight, which the app never
-grants) and at most :data:`MAX_BODY_BYTES` long; anything else is answered
-with HTTP 400 (404 for an unknown game, 405 for a wrong method, 413 for a
-longer body, 503 when the server is full) and ``{"error": message}`` saying
-what is allowed.
+path parameter is named by its file name, without the server's folder).
+Nothing the browser sends is evaluated: game ids are looked up, actions must
+be integers legal in the current state; a body must be JSON sent as
+``application/json`` (so another web site cannot post to the app from a
+visitor's browser without a CORS preflight, which the app never grants) and at
+most :data:`MAX_BODY_BYTES` long; anything else is answered with HTTP 400 (404
+for an unknown game, 405 for a wrong method, 413 for a longer body, 503 when
+the server is full) and ``{"error": message}`` saying what is allowed.
 
 **Deploying for a human study.** What the app guarantees:
 
@@ -287,8 +287,8 @@ class PlaySession:
             secret = (player != self.seat and not st.is_chance_node()
                       and int(st.engine_state[E.S_PHASE]) == E.PH_PASS)   # passes are private
             what = "passed a card" if secret else self._name(player, action)
-            self.recent.append(f"P{player} ({'you' if player == self.seat else self.labels[player]})"
-                               f": {what}")
+            who = "you" if player == self.seat else self.labels[player]
+            self.recent.append(f"P{player} ({who}): {what}")
             for q, b in enumerate(self.bots):
                 if b is not None and q != player:
                     try:

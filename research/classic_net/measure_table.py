@@ -28,7 +28,8 @@ def rows(folder: Path) -> list[dict]:
             pair = next(csv.DictReader(fh))
         with (run / "agents.csv").open() as fh:
             agents = list(csv.DictReader(fh))
-        f = lambda k: float(pair[k] or "nan")   # noqa: E731  (one deal: no interval)
+        def f(k: str, pair: dict = pair) -> float:
+            return float(pair[k] or "nan")   # one deal: no interval
         out.append({
             "variant": variant, "match": match, "deals": agents[0]["deals"],
             "a": pair["a_spec"], "b": pair["b_spec"],
