@@ -1,20 +1,24 @@
-"""What a newcomer runs right after ``make reproduce``, in that order: the quick
-profile of every experiment the documentation's snippets and the notebooks use,
-then the Python snippets of the README and the docs pages that call
-``experiments`` (each pasted into a script; ``docs_snippets``), then every
-notebook top to bottom. None of them may disturb the profile's results (the
-paper's inputs). The notebooks are stored without outputs."""
+"""The README's main command as a newcomer runs it, then what they run next, in
+that order: the whole quick ``make reproduce`` (every experiment and benchmark,
+every figure and table script, the PDF) in a copy of the checkout's Makefile
+and paper sources, then the Python snippets of the README and the docs pages
+that call ``experiments`` (each pasted into a script; ``docs_snippets``), then
+every notebook top to bottom, on the results the reproduce wrote (computed
+once). None of them may disturb the profile's results (the paper's inputs).
+The notebooks are stored without outputs."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, paper_build
 from docs_snippets import CALL, experiment_blocks
 
 nbformat = pytest.importorskip("nbformat", reason="pip install -e '.[dev]' (nbformat)")
@@ -42,16 +46,72 @@ def profile_results(quick) -> dict[str, bytes]:
             if p.is_file() and (p.parent.name == "shards" or p.suffix in (".csv", ".txt"))}
 
 
+def make_reproduce_tree(dst: Path) -> Path:
+    """What ``make reproduce`` reads besides the installed packages, copied from
+    the checkout: the Makefile, the files its environment stamp depends on, and
+    the paper's sources and tooling (not its generated files, not the shipped
+    results). The packages are imported from the checkout itself (``PYTHONPATH``),
+    so their compiled kernels are not compiled again."""
+    tracked = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT,
+                             capture_output=True, text=True)
+    names = (tracked.stdout.split() if tracked.returncode == 0 else
+             [p.relative_to(ROOT).as_posix() for p in ROOT.rglob("*") if p.is_file()])
+    wanted = [n for n in names
+              if n in ("Makefile", "pyproject.toml", "requirements.lock")
+              or (n.startswith("paper/") and not n.startswith("paper/results/")
+                  and n != "paper/cancellation-hearts.pdf" and "__pycache__" not in n)]
+    for n in wanted:
+        (dst / n).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / n, dst / n)
+    return dst
+
+
 @pytest.fixture(scope="module")
-def reproduced(tmp_path_factory):
-    """``CH_RESULTS`` as ``make reproduce`` leaves it: the quick profile of every
-    experiment the README and the notebooks use, in ``<root>/quick/<name>/``."""
-    from experiments import runner
-    root = tmp_path_factory.mktemp("results")
-    for name in used_experiments():
-        runner.run(name, profile="quick", out=root / "quick", workers=1, progress=False,
-                   verbose=False)
+def make_reproduce(tmp_path_factory):
+    """``make reproduce`` (quick profile) run as the README says, in a copy of the
+    checkout (:func:`make_reproduce_tree`), with this test's Python as the
+    environment's (``-o`` the stamp: the environment is the one running the
+    tests). Returns the copy, the completed process and its output."""
+    tree = make_reproduce_tree(tmp_path_factory.mktemp("checkout"))
+    env = {k: v for k, v in os.environ.items() if k not in ("CH_RESULTS", "CH_PROFILE")}
+    env.update(PYTHONPATH=str(ROOT), MPLBACKEND="Agg")
+    r = subprocess.run(["make", "-o", ".venv/.installed", "reproduce", f"PY={sys.executable}"],
+                       cwd=tree, env=env, capture_output=True, text=True, errors="replace",
+                       timeout=2400)
+    output = r.stdout + r.stderr
+    (tree / "make_reproduce.log").write_text(output)
+    return tree, r, output
+
+
+@pytest.fixture(scope="module")
+def reproduced(make_reproduce):
+    """``CH_RESULTS`` as ``make reproduce`` leaves it (``<root>/quick/<name>/``) and
+    the paper's inputs among them, as bytes."""
+    tree, _, _ = make_reproduce
+    root = tree / "results"
     return root, profile_results(root / "quick")
+
+
+def test_make_reproduce_runs_every_step_and_builds_the_paper(make_reproduce):
+    """The README's main command, end to end: exit status 0, every experiment of
+    the profile has its results, every figure and table script ran, no number is
+    missing (``??``), no included file is missing, and the PDF is built."""
+    from experiments import registry
+    tree, r, output = make_reproduce
+    assert r.returncode == 0, f"make reproduce failed (exit {r.returncode}):\n{output[-6000:]}"
+    assert "FAILED" not in output, output[-6000:]
+    quick = tree / "results" / "quick"
+    for name, exp in registry.experiments().items():
+        if exp.reproduce:
+            assert any((quick / name).rglob("*.csv")), f"{name}: no results in {quick / name}"
+    paper = tree / "paper"
+    assert paper_build().missing_outputs(paper) == []     # no ??, every \\input and graphic
+    tables = {t.name for t in (paper / "tables").glob("*.tex")}
+    assert {"macros.tex", "performance.tex", "rules_stats.tex"} <= tables
+    if shutil.which("latexmk") or os.environ.get("CI"):
+        pdf = paper / "main.pdf"
+        assert pdf.is_file() and pdf.read_bytes().startswith(b"%PDF"), "no paper/main.pdf"
+        assert pdf.stat().st_mtime > (tree / "Makefile").stat().st_mtime   # built by this run
 
 
 @pytest.fixture(scope="module")
