@@ -85,10 +85,16 @@ def make_reproduce(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def reproduced(make_reproduce):
-    """``CH_RESULTS`` as ``make reproduce`` leaves it (``<root>/quick/<name>/``) and
-    the paper's inputs among them, as bytes."""
+    """``CH_RESULTS`` as ``make reproduce`` leaves it (``<root>/quick/<name>/``),
+    plus the quick profile of the experiments the README and the notebooks use
+    that ``make reproduce`` does not run, and the results they read, as bytes."""
+    from experiments import registry, runner
     tree, _, _ = make_reproduce
     root = tree / "results"
+    for name in used_experiments():          # those make reproduce does not run
+        if not registry.experiments()[name].reproduce:
+            runner.run(name, profile="quick", out=root / "quick", workers=1, progress=False,
+                       verbose=False)
     return root, profile_results(root / "quick")
 
 
