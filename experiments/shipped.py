@@ -6,8 +6,8 @@ without recomputing anything.
 it (:func:`pack`), in the top folder of a source checkout: :data:`SHIPPED` is
 ``paper/results`` of the working folder (an installed copy of the package
 holds no results and finds none above itself; commands name another folder
-with an argument); ``python -m experiments paper --profile paper`` and
-``make -C paper`` read it, after :func:`verify`. What ships:
+with an argument); ``python paper/tools/build.py paper/results`` (``make -C
+paper``) reads it, after :func:`verify`. What ships:
 
 * each runner study's ``metadata.json`` (config, seed, versions, git commit,
   machine, times) and its derived tables (``summary.csv``, ``summary.txt``,
@@ -307,8 +307,8 @@ def _readme(info: dict) -> str:
         "# Shipped paper-profile results",
         "",
         "Written by `python -m experiments ship` from a finished paper-profile run "
-        f"(`{info['source']}`); do not edit. `make -C paper` and "
-        "`python -m experiments paper --profile paper` rebuild `paper/main.pdf` from this "
+        f"(`{info['source']}`); do not edit. `make -C paper` "
+        "(`python paper/tools/build.py paper/results`) rebuilds `paper/main.pdf` from this "
         "folder after checking every file against `SHA256SUMS` "
         "(`cd paper/results && sha256sum -c SHA256SUMS` does the same).",
         "",

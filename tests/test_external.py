@@ -55,6 +55,16 @@ def test_rows_and_cell_macros(tmp_path):
     assert not m.warnings
 
 
+def test_a_fast_agent_s_time_is_printed_as_measured_not_as_zero(tmp_path):
+    _write(tmp_path, [{**ROW, "agent": "heuristic, 3-card pass", "cell": "heuristic_pass",
+                       "ms_ours": "0.0513", "ms_xinxin": "101.4", "gain": "-1.25"}])
+    m = Macros()
+    paper_macros(m, tmp_path, tmp_path / "bench")
+    text = "\n".join(m.lines)
+    assert "& 0.051/101 & \\ensuremath{-}1.25 & " in text
+    assert "\\newcommand{\\XinxinHeuristicPassMsOurs}{0.051}" in text
+
+
 def test_missing_or_malformed_results_print_not_yet_measured(tmp_path):
     m = Macros()
     paper_macros(m, tmp_path, tmp_path / "bench")              # no file

@@ -76,6 +76,17 @@ def test_every_macro_is_defined_and_carries_a_number(generated):
     assert "\\newcommand{\\DemoHands}{4}" in macros
 
 
+def test_negative_numbers_in_table_rows_are_typeset_with_a_minus_sign(generated):
+    """A ``...Rows`` macro (table body) never holds a hyphen for a minus sign."""
+    macros = (generated / "tables" / "macros.tex").read_text()
+    rows = re.findall(r"\\newcommand\{\\\w+Rows\}\{(.*?)\}  %", macros, re.S)
+    assert rows, "no table-row macros"
+    assert any("\\ensuremath{-}" in r for r in rows), "no negative number in any table row"
+    hyphens = [ln for r in rows for ln in r.splitlines()
+               if re.search(r"(?<![\w\\{}^-])-\.?\d", ln)]
+    assert not hyphens, hyphens
+
+
 def test_the_quick_pipeline_fills_every_number_and_every_box(generated):
     """What make reproduce builds from quick results (here the fixtures, benchmarks
     included): no generated .tex holds a ``??`` and main.tex shows no "missing:"

@@ -40,6 +40,7 @@ import csv
 import importlib
 import json
 import math
+import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -104,6 +105,13 @@ def signed(x: float, digits: int = 2) -> str:
     """A gain: ``-0.43``, ``0.00`` (never ``-0.00``)."""
     s = f"{float(x):.{digits}f}"
     return s[1:] if s.startswith("-") and float(s) == 0 else s
+
+
+def minus_signs(text: str) -> str:
+    """Table text with each negative number's hyphen typeset as a minus sign
+    (``-0.43`` -> ``\\ensuremath{-}0.43``), so that it neither looks like a hyphen
+    nor breaks; hyphens inside words and en-dashes (``--``) are kept."""
+    return re.sub(r"(?<![\w\\{}^-])-(?=\.?\d)", r"\\ensuremath{-}", text)
 
 
 def sci(x: float, digits: int = 1) -> str:
@@ -233,6 +241,8 @@ class Macros:
         missing one is a row too."""
         try:
             value = fmt(getter())
+            if rows:
+                value = minus_signs(value)
         except ERRORS as err:
             value = MISSING + (r" \\" if rows else "")
             self.warnings.append(f"\\{name} ({what or 'no description'}): {err!r}")

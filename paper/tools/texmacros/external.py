@@ -64,7 +64,7 @@ def paper_macros(m, results: Path, bench: Path) -> None:
 
     def line(r: dict) -> str:
         agent, passing = split_agent(r["agent"])
-        ms = (f"{float(r['ms_ours']):.0f}/{float(r['ms_xinxin']):.0f}"
+        ms = (f"{milliseconds(r['ms_ours'])}/{milliseconds(r['ms_xinxin'])}"
               if r.get("ms_ours") and r.get("ms_xinxin") else "--")
         return " & ".join([agent, passing, ms, signed(r["gain"]),
                            interval(r["gain_lo"], r["gain_hi"]), pvalue(r["p_value"])])
@@ -81,14 +81,21 @@ def paper_macros(m, results: Path, bench: Path) -> None:
         m.add(f"{key}Hi", lambda r=r: float(r["gain_hi"]), signed, f"{what}: 95% high")
         m.add(f"{key}P", lambda r=r: float(r["p_value"]), pvalue, f"{what}: p")
         if r.get("ms_ours") and r.get("ms_xinxin"):
-            m.add(f"{key}MsOurs", lambda r=r: float(r["ms_ours"]), lambda x: f"{x:.0f}",
+            m.add(f"{key}MsOurs", lambda r=r: float(r["ms_ours"]), milliseconds,
                   f"{what}: our ms per decision")
-            m.add(f"{key}MsXinxin", lambda r=r: float(r["ms_xinxin"]), lambda x: f"{x:.0f}",
+            m.add(f"{key}MsXinxin", lambda r=r: float(r["ms_xinxin"]), milliseconds,
                   f"{what}: xinxin's ms per decision")
         else:
             m.not_run(f"{key}MsOurs", f"{what}: our ms per decision")
             m.not_run(f"{key}MsXinxin", f"{what}: xinxin's ms per decision")
     _cells_not_run(m, [c for c in TEXT_CELLS if c not in {r.get("cell") for r in rows}])
+
+
+def milliseconds(x) -> str:
+    """A time per decision in ms as measured: whole ms from 10 ms, two
+    significant digits below (the heuristic's 0.05 ms is not ``0``)."""
+    x = float(x)
+    return f"{x:.0f}" if x >= 10 else f"{x:.2g}"
 
 
 def _key(cell: str) -> str:

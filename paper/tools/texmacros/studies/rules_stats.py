@@ -30,7 +30,8 @@ def paper_macros(m, results: Path, bench: Path) -> None:
           "random hands per configuration")
     m.add("RulesStatsConfigurations", lambda: len(rs()), str, "configurations")
     m.add("RulesStatsSeed", lambda: rs_meta()["seed"], str, "seed")
-    m.add("RulesStatsCommit", lambda: rs_meta()["git_commit"][:12], tex_text, "git commit")
+    m.add("RulesStatsCommit", lambda: (rs_meta()["git_commit"] or "not recorded")[:12],
+          tex_text, "git commit")
     best = lambda: max(rs(), key=lambda r: float(r["seat_spread"]))   # noqa: E731
     m.add("MaxSeatSpread", lambda: best()["seat_spread"], fixed(2),
           "largest spread of mean points between seats")
