@@ -113,7 +113,8 @@ __all__ = ["TournamentConfig", "TournamentError", "TournamentInterrupted", "Tour
            "seat_assignments", "run_tournament", "play_deal", "check_agents", "read_records",
            "convert_deals", "paired_test", "summarize", "summary_table", "summary_tables",
            "deal_rows", "deal_records", "play_block", "game_records", "agent_sources",
-           "ROW_COLUMNS", "AGENT_COLUMNS", "PAIR_COLUMNS", "agent_parameters"]
+           "ROW_COLUMNS", "AGENT_COLUMNS", "PAIR_COLUMNS", "agent_parameters", "cpu_now",
+           "pin_cores"]
 
 SHARD = "deals.jsonl"            # the record file of earlier versions (read_records)
 MAX_DEALS_BYTES = 1 << 30        # the longest deals.jsonl read (regular files only)
@@ -295,11 +296,107 @@ def _labels(config: TournamentConfig, deal: int, ai: int, assign, where: str) ->
             for q, a in enumerate(assign)]
 
 
+def cpu_now(bot) -> float:
+    """CPU seconds so far of this thread (:func:`time.thread_time`) plus those of
+    ``bot``'s helper processes (``bot.cpu_seconds()`` when the agent has it: the
+    xinxin driver's). The difference around a ``step`` is the agent's CPU time for
+    that move."""
+    extra = getattr(bot, "cpu_seconds", None)
+    return time.thread_time() + (float(extra()) if callable(extra) else 0.0)
+
+
+def pin_cores() -> tuple[int, int] | None:
+    """Pin this process (and the workers it starts later) to one core and let the
+    xinxin drivers started later run on another (:data:`solvers.xinxin.CORE_ENV`):
+    returns ``(ours, driver's)``, or None (nothing pinned, a note on stderr) when
+    fewer than two cores are available to this process."""
+    from solvers.xinxin import CORE_ENV
+    cores = sorted(os.sched_getaffinity(0))
+    if len(cores) < 2:
+        print(f"note: only {len(cores)} core(s) available: the tournament is not pinned",
+              file=sys.stderr)
+        return None
+    ours, theirs = cores[0], cores[1]
+    os.sched_setaffinity(0, {ours})
+    os.environ[CORE_ENV] = str(theirs)
+    return ours, theirs
+
+
+class _AgentFailed(TournamentError):
+    """An exception escaped the agent on ``seat`` (:func:`_agent_failure`); ``detail``
+    says what it raised where, without the agent's name (:func:`play_deal` adds it)."""
+
+    def __init__(self, seat: int, name: str, detail: str):
+        super().__init__(f"{name} on seat {seat} {detail}")
+        self.seat, self.detail = seat, detail
+
+
+def _agent_failure(e: BaseException, seat: int, name: str, call: str) -> BaseException:
+    """What to raise for ``e`` escaping the code of agent ``name`` on ``seat`` during
+    ``call``: a one-line :class:`TournamentError` naming the agent, the exception, its
+    message and where it was raised, for any exception, ``SystemExit`` or
+    ``KeyboardInterrupt`` the agent's code raised itself; ``e`` itself for a SIGINT
+    or SIGTERM (a ``KeyboardInterrupt`` carrying ``signum``: the runner's, and
+    :func:`_interrupts_marked`'s) and for a TournamentError."""
+    if isinstance(e, TournamentError) or (
+            isinstance(e, KeyboardInterrupt) and getattr(e, "signum", None) is not None):
+        return e
+    tb = e.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    at = f" (at {tb.tb_frame.f_code.co_filename}:{tb.tb_lineno})" if tb is not None else ""
+    text = " ".join(str(e).split())
+    text = text if len(text) <= 300 else text[:297] + "..."
+    kind = ("exited (SystemExit)" if isinstance(e, SystemExit) else
+            "raised KeyboardInterrupt itself" if isinstance(e, KeyboardInterrupt) else
+            f"raised {type(e).__name__}")
+    return _AgentFailed(seat, name, f"{kind}{': ' + text if text else ''} in {call}{at}; the "
+                                    f"tournament was stopped")
+
+
+def _interrupts_marked(fn):
+    """Run ``fn`` (in the main thread) with SIGINT and SIGTERM, when their handlers are
+    Python functions that raise ``KeyboardInterrupt`` (Python's default SIGINT
+    handler, the command line's SIGTERM one), raising it with ``signum`` set: a
+    signal then stops the tournament, while a ``KeyboardInterrupt`` that an
+    agent raises itself (no ``signum``) is reported as that agent's failure
+    (:func:`_agent_failure`)."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        import threading
+        if threading.current_thread() is not threading.main_thread():
+            return fn(*args, **kwargs)
+        old = {}
+
+        def handler(signum, frame):
+            try:
+                old[signum](signum, frame)
+            except KeyboardInterrupt as e:
+                if getattr(e, "signum", None) is None:
+                    e.signum = int(signum)
+                raise
+        handler.marks = True
+        try:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                h = signal.getsignal(sig)
+                if callable(h) and not getattr(h, "marks", False):
+                    old[sig] = h
+                    signal.signal(sig, handler)
+            return fn(*args, **kwargs)
+        finally:
+            for sig, h in old.items():
+                signal.signal(sig, h)
+    return wrapper
+
+
 def play_game(game, bots: Sequence, chance: _Chance, watch: runner.CallWatch | None = None,
-              keep: list | None = None, labels: Sequence | None = None):
+              keep: list | None = None, labels: Sequence | None = None,
+              cpu: list | None = None):
     """Play one game; returns (points per seat per hand, hands, seconds per seat,
-    decisions per seat). ``watch`` (a watched worker, :func:`experiments.runner.call_watch`)
-    gets every agent call reported, described by ``labels[seat][call]`` (:func:`_labels`).
+    decisions per seat). ``cpu`` (a list of one number per seat): each seat's CPU
+    seconds of its decisions are added to it (:func:`cpu_now`). ``watch`` (a watched
+    worker, :func:`experiments.runner.call_watch`) gets every agent call reported,
+    described by ``labels[seat][call]`` (:func:`_labels`).
     ``keep`` (a list): gets the final state and the thinking seconds of every action
     (None for chance and forced moves) appended, for a game record."""
     n = game.num_players()
@@ -307,7 +404,10 @@ def play_game(game, bots: Sequence, chance: _Chance, watch: runner.CallWatch | N
     for q, b in enumerate(bots):
         if watch is not None:
             watch.begin(labels[q][_RESTART])
-        b.restart()
+        try:
+            b.restart()
+        except BaseException as e:
+            raise _agent_failure(e, q, type(b).__name__, _CALLS[_RESTART]) from None
     if watch is not None:
         watch.end()
     secs, decisions = [0.0] * n, [0] * n
@@ -323,13 +423,20 @@ def play_game(game, bots: Sequence, chance: _Chance, watch: runner.CallWatch | N
             if len(legal) == 1:
                 a = legal[0]
             else:
+                c0 = cpu_now(bots[player]) if cpu is not None else 0.0
                 t0 = time.perf_counter()
                 if watch is not None:
                     watch.begin(labels[player][_STEP])
-                a = bots[player].step(st)
+                try:
+                    a = bots[player].step(st)
+                except BaseException as e:
+                    raise _agent_failure(e, player, type(bots[player]).__name__,
+                                         _CALLS[_STEP]) from None
                 if watch is not None:
                     watch.end()
                 took = time.perf_counter() - t0
+                if cpu is not None:
+                    cpu[player] += cpu_now(bots[player]) - c0
                 secs[player] += took
                 decisions[player] += 1
                 if a not in legal:
@@ -340,7 +447,10 @@ def play_game(game, bots: Sequence, chance: _Chance, watch: runner.CallWatch | N
                 if q != player:
                     if watch is not None:
                         watch.begin(labels[q][_INFORM])
-                    b.inform_action(st, player, a)
+                    try:
+                        b.inform_action(st, player, a)
+                    except BaseException as e:
+                        raise _agent_failure(e, q, type(b).__name__, _CALLS[_INFORM]) from None
             if watch is not None:
                 watch.end()
         st.apply_action(int(a))
@@ -386,6 +496,7 @@ def _resolved(agents: Sequence[str], factories: Mapping[str, Callable] | None) -
     return out
 
 
+@_interrupts_marked
 def check_agents(agents: Sequence[str], game, factories: Mapping[str, Callable] | None = None,
                  assignment: Sequence[int] | None = None, *,
                  time_limit: float | None = None) -> None:
@@ -415,6 +526,8 @@ def _check_one(label: str, game, seat: int, factories) -> None:
     except Exception as e:                  # a plug-in factory's own error
         raise TournamentError(f"agent {label!r} could not be built (seat {seat}): "
                               f"{type(e).__name__}: {e}") from e
+    except BaseException as e:  # SystemExit, a KeyboardInterrupt it raised itself; not a signal
+        raise _agent_failure(e, seat, f"agent {label!r}", _CALLS[_BUILD]) from None
 
 
 #: Seconds the child of :func:`check_agents` may take to start (import this
@@ -512,6 +625,7 @@ def _load_game(params: Mapping[str, Any]):
         raise TournamentError(f"bad game parameters {dict(params)}: {e}") from None
 
 
+@_interrupts_marked
 def play_deal(config: TournamentConfig, deal: int, game=None,
               factories: Mapping[str, Callable] | None = None,
               watch: runner.CallWatch | None = None, games: bool = False,
@@ -536,7 +650,7 @@ def play_deal(config: TournamentConfig, deal: int, game=None,
     n, k = game.num_players(), len(config.agents)
     assigns = seat_assignments(n, k, config.lineup, config.rotations)
     points, hands = [], []
-    secs, decs = np.zeros(k), np.zeros(k, np.int64)
+    secs, decs, cpus = np.zeros(k), np.zeros(k, np.int64), np.zeros(k)
     kept: list = [] if games else None
     for ai, assign in enumerate(assigns):
         bots = []
@@ -544,19 +658,30 @@ def play_deal(config: TournamentConfig, deal: int, game=None,
         for q in range(n):
             if watch is not None:
                 watch.begin(labels[q][_BUILD])
-            bots.append(_make(config.agents[assign[q]], game, q,
-                              _seed(config.seed, deal, 2, ai, q), factories))
-        pts, h, sc, dc = play_game(game, bots, _Chance(game, config.seed, deal), watch, kept,
-                                   labels)
+            try:
+                bots.append(_make(config.agents[assign[q]], game, q,
+                                  _seed(config.seed, deal, 2, ai, q), factories))
+            except BaseException as e:
+                raise _agent_failure(e, q, f"agent {config.agents[assign[q]]!r}",
+                                     _CALLS[_BUILD]) from None
+        cpu = [0.0] * n
+        try:
+            pts, h, sc, dc = play_game(game, bots, _Chance(game, config.seed, deal), watch,
+                                       kept, labels, cpu)
+        except _AgentFailed as e:
+            raise TournamentError(f"agent {config.agents[assign[e.seat]]!r} on seat {e.seat} "
+                                  f"{e.detail} (deal {deal}, seat assignment {ai})") from None
         points.append(pts)
         hands.append(h)
         for q in range(n):
             secs[assign[q]] += sc[q]
             decs[assign[q]] += dc[q]
+            cpus[assign[q]] += cpu[q]
         if on_game is not None:
             on_game(ai + 1, len(assigns))
     out = {"deal": deal, "assignments": [list(a) for a in assigns], "points": points,
-           "hands": hands, "timing": {"seconds": secs.tolist(), "decisions": decs.tolist()}}
+           "hands": hands, "timing": {"seconds": secs.tolist(), "decisions": decs.tolist(),
+                      "cpu_seconds": cpus.tolist()}}
     if games:
         out["games"] = [_game_record(config, deal, ai, assign, st, per_action).to_dict()
                         for ai, (assign, (st, per_action)) in enumerate(zip(assigns, kept))]
@@ -628,9 +753,15 @@ def summarize(config: TournamentConfig, records: Sequence[dict]) -> dict:
                           "points_difference": paired_test(pts[:, i], pts[:, j])})
     secs = np.sum([r["timing"]["seconds"] for r in records], axis=0) if records else np.zeros(k)
     decs = np.sum([r["timing"]["decisions"] for r in records], axis=0) if records else np.zeros(k)
+    # CPU seconds: only when every record has them (older records do not)
+    cpu = (np.sum([r["timing"]["cpu_seconds"] for r in records], axis=0)
+           if records and all(r["timing"].get("cpu_seconds") is not None for r in records)
+           else [None] * k)
     timing = [{"agent": a, "seconds": float(s), "decisions": int(d),
-               "ms_per_decision": float(1e3 * s / d) if d else None}
-              for a, s, d in zip(config.agents, secs, decs)]
+               "ms_per_decision": float(1e3 * s / d) if d else None,
+               "cpu_seconds": None if c is None else float(c),
+               "cpu_ms_per_decision": float(1e3 * c / d) if d and c is not None else None}
+              for a, s, d, c in zip(config.agents, secs, decs, cpu)]
     return {"deals": len(records),
             "assignments": records[0]["assignments"] if records else [],
             "agents": agents, "pairs": pairs, "timing": timing}
@@ -639,15 +770,16 @@ def summarize(config: TournamentConfig, records: Sequence[dict]) -> dict:
 # ------------------------------------------------------------------ tidy rows (runner units)
 #: The columns of :func:`deal_rows` (after the caller's key columns).
 ROW_COLUMNS = ("kind", "deal", "assignment", "seat", "agent", "points", "hands", "seconds",
-               "decisions")
+               "decisions", "cpu_seconds")
 
 
 def deal_rows(records: Sequence[dict], **key) -> list[dict]:
     """The tidy rows of deal records (:func:`play_deal`), ``key`` columns first:
     ``kind == "seat"``, one per (deal, seat assignment, seat): the ``agent`` index on
     that seat and its ``points`` per hand over the ``hands`` of that assignment;
-    ``kind == "agent"``, one per (deal, agent): its thinking ``seconds`` and
-    ``decisions`` over the deal's seat assignments. The columns a kind does not use
+    ``kind == "agent"``, one per (deal, agent): its thinking ``seconds`` (wall
+    clock), ``decisions`` and ``cpu_seconds`` (None in records without them) over
+    the deal's seat assignments. The columns a kind does not use
     hold -1 (integers) or None. :func:`deal_records` is the inverse."""
     rows = []
     for r in records:
@@ -656,11 +788,13 @@ def deal_rows(records: Sequence[dict], **key) -> list[dict]:
             for q, (a, p) in enumerate(zip(assign, points)):
                 rows.append({**key, "kind": "seat", "deal": r["deal"], "assignment": ai,
                              "seat": q, "agent": a, "points": p, "hands": hands,
-                             "seconds": None, "decisions": -1})
-        for a, (s, d) in enumerate(zip(r["timing"]["seconds"], r["timing"]["decisions"])):
+                             "seconds": None, "decisions": -1, "cpu_seconds": None})
+        t = r["timing"]
+        cpu = t.get("cpu_seconds") or [None] * len(t["seconds"])
+        for a, (s, d, c) in enumerate(zip(t["seconds"], t["decisions"], cpu)):
             rows.append({**key, "kind": "agent", "deal": r["deal"], "assignment": -1,
                          "seat": -1, "agent": a, "points": None, "hands": -1, "seconds": s,
-                         "decisions": d})
+                         "decisions": d, "cpu_seconds": c})
     return rows
 
 
@@ -698,6 +832,13 @@ def deal_records(rows) -> list[dict]:
             raise ValueError(f"the rows of deal {d} miss or repeat agent {a}")
         t["seconds"].append(float(r["seconds"]))
         t["decisions"].append(int(r["decisions"]))
+        c = r.get("cpu_seconds")
+        t.setdefault("cpu_seconds", []).append(
+            None if c is None or (isinstance(c, float) and math.isnan(c)) else float(c))
+    for rec in recs.values():       # rows without CPU seconds (older runs): no key
+        t = rec["timing"]
+        if "cpu_seconds" in t and any(c is None for c in t["cpu_seconds"]):
+            del t["cpu_seconds"]
     return [recs[d] for d in sorted(recs)]
 
 
@@ -801,7 +942,8 @@ def run_tournament(config: TournamentConfig, out: str | Path | None = None, *,
                    factories: Mapping[str, Callable] | None = None,
                    progress: bool = True, repair: bool = False,
                    records: str | Path | None = None, keep_games: bool = False,
-                   fresh: bool = False, reuse_stale: bool = False) -> TournamentResult:
+                   fresh: bool = False, reuse_stale: bool = False,
+                   pin: bool = False) -> TournamentResult:
     """Play (or resume) the tournament through :mod:`experiments.runner`.
 
     ``out`` (a folder): the runner's results folder of this tournament, one unit
@@ -830,7 +972,14 @@ def run_tournament(config: TournamentConfig, out: str | Path | None = None, *,
     be picklable (module-level functions). Everything is checked (game,
     lineup, every agent built once) before ``out`` is created or touched.
     Notes (units reused or recomputed) go to stderr.
+
+    ``pin``: first pin this process (and so its workers) to one core and the
+    xinxin drivers to another (:func:`pin_cores`; it stays pinned afterwards;
+    nothing is pinned on a machine with one core). Every agent's CPU seconds per
+    decision are recorded either way (``cpu_ms_per_decision``).
     """
+    if pin:
+        pin_cores()
     if not isinstance(config, TournamentConfig):
         raise TournamentError(f"config must be a TournamentConfig, got {type(config).__name__}")
     game = _load_game(config.game_params)
@@ -1038,7 +1187,7 @@ def _run_in_memory(exp, config: TournamentConfig, units, progress: bool):
 #: The columns of the ``agents`` and ``pairs`` tables.
 AGENT_COLUMNS = ("agent", "spec", "deals", "seat_assignments", "points_per_hand", "points_lo",
                  "points_hi", "payoff", "payoff_lo", "payoff_hi", "seconds", "decisions",
-                 "ms_per_decision")
+                 "ms_per_decision", "cpu_ms_per_decision")
 PAIR_COLUMNS = ("a", "b", "a_spec", "b_spec", "payoff_difference", "payoff_lo", "payoff_hi",
                 "payoff_p_value", "points_difference", "points_lo", "points_hi",
                 "points_p_value")
@@ -1058,7 +1207,8 @@ def summary_tables(s: dict):
                        "points_per_hand": p["mean"], "points_lo": p["lo"], "points_hi": p["hi"],
                        "payoff": z["mean"], "payoff_lo": z["lo"], "payoff_hi": z["hi"],
                        "seconds": t["seconds"], "decisions": t["decisions"],
-                       "ms_per_decision": t["ms_per_decision"]})
+                       "ms_per_decision": t["ms_per_decision"],
+                       "cpu_ms_per_decision": t.get("cpu_ms_per_decision")})
     k = len(s["agents"])
     index = [(i, j) for i in range(k) for j in range(i + 1, k)]    # summarize's order
     pairs = []
@@ -1415,7 +1565,7 @@ def _record_problem(obj: dict, fingerprint: str, assigns: list[list[int]], n: in
     for r, h in zip(pts, hands):
         if any(abs(x * h - round(x * h)) > 1e-6 * max(1.0, abs(x * h)) for x in r):
             return f"deal {d}: points {r} are not whole scores over {h} hand(s)"
-    if (not isinstance(tm, dict) or set(tm) != {"seconds", "decisions"}
+    if (not isinstance(tm, dict) or set(tm) - {"cpu_seconds"} != {"seconds", "decisions"}
             or not isinstance(tm["seconds"], list) or len(tm["seconds"]) != k
             or not all(_num(x) and x >= 0 for x in tm["seconds"])
             or not isinstance(tm["decisions"], list) or len(tm["decisions"]) != k
@@ -1578,12 +1728,14 @@ def summary_table(summary: dict) -> str:
     k = len(specs)
     lines = [f"{summary['deals']} deals x {len(summary['assignments'])} seat assignments", "",
              "| agent | points per hand, lower is better (95% CI) | zero-sum payoff, higher is "
-             "better (95% CI) | ms per decision |",
-             "|---|---|---|---|"]
+             "better (95% CI) | ms per decision | CPU ms per decision |",
+             "|---|---|---|---|---|"]
     for lab, a, t in zip(labels, summary["agents"], summary["timing"]):
         ms = f"{t['ms_per_decision']:.2f}" if t["ms_per_decision"] is not None else "-"
+        cpu = t.get("cpu_ms_per_decision")
+        cpu = f"{cpu:.2f}" if cpu is not None else "-"
         lines.append(f"| {lab} | {fmt(a['points_per_hand'])} | "
-                     f"{fmt(a['zero_sum_payoff'])} | {ms} |")
+                     f"{fmt(a['zero_sum_payoff'])} | {ms} | {cpu} |")
     if summary["pairs"]:
         lines += ["", "| a vs b | zero-sum payoff a - b, > 0: a is better (95% CI) | "
                       "paired t p-value |", "|---|---|---|"]
@@ -1659,6 +1811,9 @@ def main(argv=None) -> int:
                          "deal and seat assignment to FILE (a new file, or one that "
                          "tournaments wrote: other tournaments' lines are kept); the run and its "
                          "folder are the same with or without it")
+    ap.add_argument("--pin", action="store_true",
+                    help="pin this process (and its workers) to one core and the xinxin "
+                         "drivers to another (not on a one-core machine)")
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
     if args.records is not None and Path(args.records).is_dir():
@@ -1685,6 +1840,11 @@ def main(argv=None) -> int:
     try:
         if args.records is not None:    # a file tournaments wrote, or a new one
             _other_records(Path(args.records), "")
+        if args.pin:
+            cores = pin_cores()
+            if cores is not None:
+                print(f"pinned: this process on core {cores[0]}, xinxin drivers on core "
+                      f"{cores[1]}", flush=True)
         res = runner.run("tournament", overrides=overrides, out=args.out, workers=args.workers,
                          recompute_corrupt=args.recompute_corrupt, fresh=args.fresh,
                          reuse_stale=args.reuse_stale, progress=not args.no_progress,

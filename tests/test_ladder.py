@@ -26,7 +26,8 @@ def _no_time(rows):
     """Rows (dicts or a DataFrame, NaN as None) without the timing and the origin."""
     if hasattr(rows, "to_json"):
         rows = json.loads(rows.to_json(orient="records"))
-    return [{k: v for k, v in r.items() if k not in ("seconds", "origin")} for r in rows]
+    return [{k: v for k, v in r.items() if k not in ("seconds", "cpu_seconds", "origin")}
+            for r in rows]
 
 
 def test_units_are_blocks_of_every_step_and_budget():

@@ -54,6 +54,14 @@ messages). The driver runs in its own process group, killed as a whole when
 the agent stops it; a driver started from a process's main thread is also
 killed when that process dies (Linux), so none is left orphaned.
 
+**CPU time.** ``cpu_seconds()`` is the CPU time (user + system, every
+thread, exited ones included) the agent's driver processes have used so far,
+read from ``/proc/<pid>/stat`` (clock ticks: a single move's reading is
+coarse, sums over many moves are not); the tournament adds its difference around a
+move to the agent's own thread time (``experiments.tournament.cpu_now``).
+With ``$XINXIN_CORE`` set to a core number (``experiments.tournament.pin_cores``
+sets it), every driver started afterwards is pinned to that core.
+
 **Randomness.** Each deal's driver seed (32 bits) is drawn from
 ``numpy.random.SeedSequence([seed, k])`` for the agent's ``k``-th deal; the
 driver seeds from it every random stream of xinxin that it can reach (the
@@ -83,7 +91,8 @@ from ..bots import Agent, AgentParameterError, check_int, check_real
 
 __all__ = ["XinxinBot", "XinxinError", "XinxinMismatch", "XinxinNotBuilt", "find_binary",
            "DriverProcess", "BUILD_COMMAND", "DEFAULT_BINARY", "BINARY_ENV", "GREETING",
-           "pass_direction", "DEFAULT_TIMEOUT", "MAX_LINE", "STDERR_TAIL"]
+           "pass_direction", "DEFAULT_TIMEOUT", "MAX_LINE", "STDERR_TAIL", "CORE_ENV",
+           "process_cpu_seconds"]
 
 #: Seconds the agent waits for one reply of the driver (its greeting or a move).
 DEFAULT_TIMEOUT = 600.0
@@ -100,6 +109,8 @@ DEFAULT_BINARY = (Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache
                   / "cancellation-hearts" / "xinxin" / "xinxin_driver")
 #: Environment variable naming the driver binary.
 BINARY_ENV = "XINXIN_BINARY"
+#: Environment variable naming the core every new driver process is pinned to.
+CORE_ENV = "XINXIN_CORE"
 #: How to build the driver (in a source checkout of this project).
 BUILD_COMMAND = ("git clone https://github.com/nathansttt/hearts /path/to/hearts && "
                  "make xinxin XINXIN_SRC=/path/to/hearts")
@@ -150,6 +161,17 @@ def find_binary(binary: str | os.PathLike | Sequence[str] | None = None) -> list
             f"{DEFAULT_BINARY}; see docs/xinxin.md), or name it with binary=... or "
             f"${BINARY_ENV}")
     return argv
+
+
+def process_cpu_seconds(pid: int) -> float:
+    """CPU seconds (user + system) process ``pid`` has used so far: ``utime +
+    stime`` of ``/proc/<pid>/stat`` (clock ticks, usually 10 ms), which counts
+    every thread, also those that have exited (xinxin searches in threads it
+    starts and ends per decision, so the per-thread ``schedstat`` files miss
+    them). Raises ``OSError`` when the process is gone."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def pass_direction(rules) -> str:
@@ -216,7 +238,16 @@ class DriverProcess:
             raise XinxinError(f"xinxin: could not start the driver {self.argv}: {e}") from e
         threading.Thread(target=self._err.drain, args=(self._proc.stderr,), daemon=True,
                          name="xinxin-stderr").start()
+        self._cpu_done = 0.0            # CPU seconds of the process, read when it stopped
         self._finalizer = weakref.finalize(self, _shutdown, self._proc)
+        core = os.environ.get(CORE_ENV)
+        if core:
+            try:
+                os.sched_setaffinity(self._proc.pid, {int(core)})
+            except (ValueError, OSError) as e:
+                self.close()
+                raise XinxinError(f"xinxin: could not pin the driver to core {core!r} "
+                                  f"(${CORE_ENV}): {e}") from e
         greeting = self._read(None)
         if greeting != GREETING:
             self.close()
@@ -289,8 +320,20 @@ class DriverProcess:
         """The driver's process id (also its process group's)."""
         return self._proc.pid
 
+    def cpu_seconds(self) -> float:
+        """CPU seconds the driver has used so far (:func:`process_cpu_seconds`; after
+        it stopped, the last value read before stopping)."""
+        if self._proc.returncode is None:
+            try:
+                self._cpu_done = process_cpu_seconds(self._proc.pid)
+            except OSError:
+                pass
+        return self._cpu_done
+
     def close(self) -> None:
         """Stop the driver: ``quit``, then after 2 seconds its process group is killed."""
+        if self._proc.returncode is None:
+            self.cpu_seconds()
         self._finalizer()
 
 
@@ -405,6 +448,7 @@ class XinxinBot(Agent):
         self._driver: DriverProcess | None = None
         self._deals = 0               # deals started (the k of the seed)
         self._fed: list[int] = []     # actions the driver has seen (deal included)
+        self._cpu_closed = 0.0        # CPU seconds of the drivers already stopped
 
     # ------------------------------------------------------------------ driver
     def _ask(self, command: str) -> str:
@@ -414,9 +458,16 @@ class XinxinBot(Agent):
                              f"{self.epsilon!r}")
         return self._driver.ask(command)
 
+    def cpu_seconds(self) -> float:
+        """CPU seconds (user + system) this agent's driver processes have used so far;
+        the tournament counts its difference around a move as xinxin's CPU time."""
+        live = self._driver.cpu_seconds() if self._driver is not None else 0.0
+        return self._cpu_closed + live
+
     def close(self) -> None:
         """Stop the driver process (also done when the agent is garbage-collected)."""
         if self._driver is not None:
+            self._cpu_closed += self._driver.cpu_seconds()
             self._driver.close()
             self._driver = None
         self._fed = []
