@@ -450,6 +450,8 @@ def _parse_json(path: Path, data: bytes) -> tuple[Any, str | None]:
         return json.loads(data.decode("utf-8")), None
     except UnicodeDecodeError as err:
         return None, f"not UTF-8 text (byte {err.start}): corrupted"
+    except RecursionError:
+        return None, "nested too deeply to be a file this runner wrote: edited or corrupted"
     except json.JSONDecodeError as err:
         what = "empty" if not data.strip() else \
             f"not valid JSON ({err.msg}; line {err.lineno}, column {err.colno})"
@@ -1017,7 +1019,98 @@ def resolve(name: str, profile: str = "quick", overrides: Mapping[str, Any] | No
 
 
 def _root(out, profile: str) -> Path:
+    if isinstance(out, str) and not out.strip():
+        raise ConfigError("the results folder (--out, out=) is an empty name; give a folder, "
+                          "e.g. --out results/mine (or leave it out: results/<profile>)")
     return Path(out).absolute() if out is not None else results_root() / profile
+
+
+def check_workers(workers) -> int | None:
+    """``workers`` (``--workers``) if it is None or an int of at least 1, else
+    :class:`ConfigError` saying what is allowed."""
+    if workers is None:
+        return None
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ConfigError(f"--workers {workers!r} (workers=): allowed values are 1 or more "
+                          f"(1: in this process; left out: every core, or every unit on Ray)")
+    return workers
+
+
+#: Seconds an unreachable Ray address (``--address``) may take before the run is
+#: refused (:func:`check_ray_address`); ``$CH_RAY_CONNECT_SECONDS`` changes it.
+RAY_CONNECT_SECONDS = 30.0
+_RAY_REACHED: set[str] = set()
+
+
+def _ray_connect_seconds() -> float:
+    text = os.environ.get("CH_RAY_CONNECT_SECONDS")
+    if text is None:
+        return RAY_CONNECT_SECONDS
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= 3600:
+        raise ConfigError(f"CH_RAY_CONNECT_SECONDS={text!r}: allowed values are seconds in "
+                          f"(0, 3600]")
+    return value
+
+
+_RAY_PROBE = """import sys, ray
+ray.init(address=sys.argv[1], logging_level="ERROR", log_to_driver=False)
+ray.shutdown()
+"""
+
+
+def check_ray_address(address: str | None) -> None:
+    """Refuse a Ray cluster address (``--address HOST:PORT``, ``ray://HOST:PORT``,
+    ``auto``) that cannot be joined within :data:`RAY_CONNECT_SECONDS`, before any
+    file is written: a TCP connection first (no ray needed), then joining the
+    cluster in a child process (ray's own start-up retries for a minute and
+    ignores Ctrl-C; the child is killed at the limit or on Ctrl-C). One
+    :class:`RunError` line; an address joined once in this process is not
+    checked again, and neither is anything when this process is already
+    connected to Ray or ``address`` is None (a local Ray is started)."""
+    if not address or address in _RAY_REACHED:
+        return
+    if "ray" in sys.modules and sys.modules["ray"].is_initialized():
+        return
+    limit = _ray_connect_seconds()
+    t0 = time.monotonic()
+    hint = (f"check the address, or leave --address out to start a local Ray "
+            f"(waited at most {limit:g} s, CH_RAY_CONNECT_SECONDS)")
+    if address != "auto":
+        host, _, port = address.split("://", 1)[-1].rpartition(":")
+        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise RunError(f"--address {address!r}: not HOST:PORT (or ray://HOST:PORT, "
+                           f"auto)")
+        try:
+            socket.create_connection((host.strip("[]"), int(port)), timeout=limit).close()
+        except (OSError, UnicodeError) as err:
+            what = "timed out" if isinstance(err, TimeoutError) else (
+                getattr(err, "strerror", None) or str(err) or type(err).__name__)
+            raise RunError(f"the Ray cluster at {address} cannot be reached ({what}); "
+                           f"{hint}") from None
+    import importlib.util
+    if importlib.util.find_spec("ray") is None:
+        from spiel_game.extras import install_hint
+        raise RunError(f"the ray backend needs ray, which is not installed (extra "
+                       f"'distributed'): {install_hint('distributed')}")
+    import subprocess
+    left = max(1.0, limit - (time.monotonic() - t0))
+    env = {**os.environ, "RAY_BACKEND_LOG_LEVEL": "error"}
+    try:
+        done = subprocess.run([sys.executable, "-c", _RAY_PROBE, address], env=env,
+                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, timeout=left)
+    except subprocess.TimeoutExpired:
+        raise RunError(f"the Ray cluster at {address} did not answer; {hint}") from None
+    if done.returncode != 0:
+        lines = [ln.strip() for ln in done.stderr.decode("utf-8", "replace").splitlines()
+                 if ln.strip()]
+        last = lines[-1][:300] if lines else f"exit status {done.returncode}"
+        raise RunError(f"the Ray cluster at {address} cannot be joined ({last}); {hint}")
+    _RAY_REACHED.add(address)
 
 
 def _cli_value(v) -> str:
@@ -1264,8 +1357,11 @@ def run_experiment(exp: Experiment, config, run_dir: str | Path, *,
     call or command that resumes, for messages."""
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose from {BACKENDS}")
+    check_workers(workers)
     run_dir = Path(run_dir)
     check_output_dir(run_dir)                           # before anything is written
+    if backend == "ray":
+        check_ray_address(address)
     units = exp.units(config) if units is None else list(units)
     if len({u.index for u in units}) != len(units):
         raise RunError(f"{exp.name}: the unit indices are not distinct")
@@ -1390,6 +1486,18 @@ def _run_locked(exp, profile, config, units, run_dir, manifest, fresh, backend, 
                 f"interrupted ({name}); {tally.done} of {tally.total} units done in {run_dir}; "
                 f"rerun the same command to resume", stop.signum, tally.done, tally.total,
                 run_dir) from None
+        except OSError as err:      # a full disk, a folder made read-only mid-run
+            if isinstance(err, RunError):
+                raise
+            import errno
+            where = f" ({err.filename})" if err.filename else ""
+            fix = {errno.ENOSPC: "free some space", errno.EDQUOT: "free some space",
+                   errno.EROFS: "make the folder writable", errno.EACCES: "fix the permissions",
+                   errno.EPERM: "fix the permissions"}.get(err.errno, "fix that")
+            raise RunError(
+                f"{exp.name}: {err.strerror or err}{where}; {tally.done} of {tally.total} "
+                f"units are saved in {run_dir} and kept: {fix}, then rerun the same command "
+                f"to resume") from None
 
 
 def _run_steps(exp, profile, config, units, run_dir, manifest, fresh, backend, address,
