@@ -260,6 +260,9 @@ def load_toml(path: str | Path) -> dict[str, Any]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(f"{path}: invalid TOML: {_toml_where(str(err), text)}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: values nested too deeply; a config file holds flat "
+                          f"key = value lines (lists of plain values)") from None
     nested = [k for k, v in data.items() if isinstance(v, dict)]
     if nested:
         raise ConfigError(f"{path}: tables {nested} are not config fields; write the fields "
@@ -285,7 +288,9 @@ def _toml_where(msg: str, text: str) -> str:
     if re.fullmatch(r"\s*[A-Za-z0-9_-]+\s*=\s*[A-Za-z_][^\"'\[{]*", src) and \
             not re.fullmatch(r"\s*[A-Za-z0-9_-]+\s*=\s*(true|false|inf|nan)\s*(#.*)?", src):
         hint = " (a string value needs quotes: key = \"value\")"
-    return f"{msg}: {src.strip()!r}{hint}"
+    src = src.strip()
+    src = src if len(src) <= 120 else f"{src[:100]}... ({len(src):,} characters)"
+    return f"{msg}: {src!r}{hint}"
 
 
 def load_config_file(path: str | Path, cls) -> dict[str, Any]:
