@@ -57,7 +57,7 @@ from . import registry, runner, shipped
 from solvers.registry import AgentSpecError
 from spiel_game.extras import MissingExtra
 
-from .config import ConfigError, config_to_dict, parse_assignments
+from .config import ConfigError, check_output_dir, config_to_dict, parse_assignments
 
 
 def _add_exec_args(p: argparse.ArgumentParser) -> None:
@@ -76,6 +76,37 @@ def _add_exec_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--reuse-stale", action="store_true",
                    help="reuse saved units made by other code (this package, an agent's "
                         "module, a checkpoint); without it they are recomputed")
+
+
+def _folder_arg(value: str | None, flag: str, *, results: bool = False) -> Path | None:
+    """``value`` of a folder flag as a Path (None when not given): an empty name, or
+    an existing path that is not a folder, is a :class:`ConfigError`; ``results``:
+    the folder must exist too (results are read from it)."""
+    if value is None:
+        return None
+    if not value.strip():
+        raise ConfigError(f"{flag} is an empty name; give a folder (or leave {flag} out for "
+                          f"the default)")
+    path = Path(value)
+    if path.exists() and not path.is_dir():
+        raise ConfigError(f"{flag} {value}: a file, not a folder; {flag} names a results "
+                          f"folder")
+    if results and not path.is_dir():
+        raise ConfigError(f"{flag} {value}: no such folder; {flag} names a folder of "
+                          f"finished results")
+    return path
+
+
+def _check_exec_args(args) -> None:
+    """What ``run`` and ``reproduce`` check before any work starts: ``--workers``
+    (1 or more), ``--out`` (a writable folder, not an empty name) and a Ray
+    ``--address`` that answers (:func:`experiments.runner.check_ray_address`)."""
+    runner.check_workers(args.workers)
+    out = _folder_arg(args.out, "--out")
+    if out is not None:
+        check_output_dir(out)
+    if args.backend == "ray":
+        runner.check_ray_address(args.address)
 
 
 def _toml_value(v) -> str:
@@ -111,6 +142,7 @@ def cmd_show(args) -> int:
 
 
 def cmd_run(args) -> int:
+    _check_exec_args(args)
     res = runner.run(args.name, profile=args.profile,
                      overrides=parse_assignments(args.set or []),
                      config_file=args.config, seed=args.seed, backend=args.backend,
@@ -330,10 +362,16 @@ def _study_jobs(args) -> int:
 
 def cmd_reproduce(args) -> int:
     timer = StepTimer()
+    _check_exec_args(args)
     # absolute before anything starts: the studies run as processes of their own
     out = Path(args.out).absolute() if args.out else runner.results_root() / args.profile
     failed = []
     names = [name for name, exp in registry.experiments().items() if exp.reproduce]
+    allowed = sorted(set.intersection(*(set(registry.get(n).profiles) for n in names))
+                     if names else {"quick", "paper"})
+    if args.profile not in allowed:         # before any experiment or benchmark runs
+        raise ConfigError(f"--profile {args.profile!r}: no such profile; allowed profiles: "
+                          f"{', '.join(allowed)}")
     jobs = _study_jobs(args)
     if jobs > 1:
         names.sort(key=lambda n: SLOW_FIRST.index(n) if n in SLOW_FIRST else len(SLOW_FIRST))
@@ -413,8 +451,12 @@ def paper_results(profile: str, out: str | None = None) -> Path:
 
 
 def cmd_ship(args) -> int:
-    src = Path(args.src) if args.src else runner.results_root() / "paper"
-    dst = Path(args.dst) if args.dst else shipped.SHIPPED
+    src = _folder_arg(args.src, "--src", results=True) or runner.results_root() / "paper"
+    dst = _folder_arg(args.dst, "--dst") or shipped.SHIPPED
+    if not src.is_dir():
+        raise ConfigError(f"no results folder {src}: run the paper profile there first "
+                          f"(python -m experiments reproduce --profile paper) or name one "
+                          f"with --src DIR")
     damaged, unverified = verify_results(src)
     for msg in unverified:
         print(f"warning: {msg}", file=sys.stderr)
@@ -431,7 +473,11 @@ def cmd_ship(args) -> int:
         print(f"added {', '.join(args.only)} from {src} to {dst}; every other shipped study "
               f"is unchanged")
     else:
-        info = shipped.pack(src, dst)
+        try:
+            info = shipped.pack(src, dst)
+        except (FileNotFoundError, ValueError, shipped.ShippedResultsError) as err:
+            print(f"error: {err}; nothing was shipped", file=sys.stderr)
+            return 2
     files = [p for p in dst.rglob("*") if p.is_file()]
     print(f"shipped {len(files)} files, {sum(p.stat().st_size for p in files) / 1e6:.2f} MB, "
           f"into {dst} (from {src}; {len(info['left_out'])} files left out or filtered, "
@@ -441,8 +487,8 @@ def cmd_ship(args) -> int:
 
 def cmd_check(args) -> int:
     from . import check
-    quick = Path(args.quick) if args.quick else runner.results_root() / "quick"
-    paper = Path(args.paper) if args.paper else paper_results("paper")
+    quick = _folder_arg(args.quick, "--quick") or runner.results_root() / "quick"
+    paper = _folder_arg(args.paper, "--paper", results=True) or paper_results("paper")
     if not (shipped.is_shipped(paper) or any(paper.glob("*/metadata.json"))):
         print(f"error: no paper results to compare with in {paper}: name a folder with "
               f"--paper DIR (the shipped paper/results of a source checkout, or a "
@@ -544,6 +590,11 @@ def main(argv=None) -> int:
                 AgentSpecError, MissingExtra) as err:
             print(f"error: {err.args[0] if err.args else err}", file=sys.stderr)
             return 2
+        except OSError as err:     # a full disk, a read-only folder, a path that is a file
+            where = f" ({err.filename})" if err.filename else ""
+            print(f"error: {err.strerror or err}{where}; finished results are kept",
+                  file=sys.stderr)
+            return 1
         except runner.RunInterrupted as err:
             print(str(err), file=sys.stderr)
             return 128 + int(err.signum)
