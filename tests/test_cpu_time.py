@@ -163,7 +163,9 @@ def test_xinxin_cpu_is_the_drivers_and_the_driver_is_pinned(xinxin_binary, monke
         while st.current_player() != 0:
             st.apply_action(st.legal_actions()[0])
         assert bot.cpu_seconds() == 0.0          # no driver yet
-        bot.step(st)                             # starts the driver
+        bot.restart()                            # starts the driver, before any move
+        assert bot._driver is not None
+        bot.step(st)
         c0, t0, w0 = T.cpu_now(bot), time.thread_time(), time.perf_counter()
         bot.step(st)                             # the same decision again: a search only
         cpu, ours, wall = T.cpu_now(bot) - c0, time.thread_time() - t0, time.perf_counter() - w0

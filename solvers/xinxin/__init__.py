@@ -58,7 +58,9 @@ killed when that process dies (Linux), so none is left orphaned.
 thread, exited ones included) the agent's driver processes have used so far,
 read from ``/proc/<pid>/stat`` (clock ticks: a single move's reading is
 coarse, sums over many moves are not); the tournament adds its difference around a
-move to the agent's own thread time (``experiments.tournament.cpu_now``).
+move to the agent's own thread time (``experiments.tournament.cpu_now``);
+``restart()`` (called before every game) starts the driver, so its start-up
+is not part of a move's time.
 With ``$XINXIN_CORE`` set to a core number (``experiments.tournament.pin_cores``
 sets it), every driver started afterwards is pinned to that core.
 
@@ -451,11 +453,14 @@ class XinxinBot(Agent):
         self._cpu_closed = 0.0        # CPU seconds of the drivers already stopped
 
     # ------------------------------------------------------------------ driver
-    def _ask(self, command: str) -> str:
+    def _start(self) -> None:
         if self._driver is None:
             self._driver = DriverProcess(self.argv, self.transcript, timeout=self.timeout)
             self._driver.ask(f"config {self.simulations} {self.worlds} {self.uct_c!r} "
                              f"{self.epsilon!r}")
+
+    def _ask(self, command: str) -> str:
+        self._start()
         return self._driver.ask(command)
 
     def cpu_seconds(self) -> float:
@@ -551,7 +556,9 @@ class XinxinBot(Agent):
         return theirs
 
     def restart(self) -> None:
-        pass      # the next move starts a new deal by itself
+        """Start the driver if it is not running (so that starting it is not part of
+        a move's time); the next move starts a new deal by itself."""
+        self._start()
 
     def restart_at(self, state) -> None:
         pass
