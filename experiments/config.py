@@ -26,10 +26,12 @@ from pathlib import Path
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from spiel_game.checks import shorten
+
 __all__ = ["ConfigError", "config_fields", "make_config", "config_from_dict", "convert_fields",
            "load_toml", "load_config_file", "parse_assignments",
            "config_to_dict", "fingerprint", "check_config_class", "check_names",
-           "check_seed", "seed_bits", "check_unit_count", "check_output_dir", "short",
+           "check_seed", "seed_bits", "check_unit_count", "check_output_dir",
            "SEED_LIMIT", "MAX_UNITS"]
 
 #: Seeds are integers ``0 <= seed < SEED_LIMIT``.
@@ -45,13 +47,6 @@ class ConfigError(ValueError):
     """An unknown key, or a value that does not fit the field's type."""
 
 
-def short(value, limit: int = 200) -> str:
-    """``repr(value)`` cut to about ``limit`` characters, saying how long it was
-    (error messages never echo a huge value in full)."""
-    text = repr(value)
-    return text if len(text) <= limit else f"{text[:limit - 30]}... ({len(text):,} characters)"
-
-
 def check_seed(seed, where: str = "seed", *, bits: int = 32) -> int:
     """``seed`` as an int if ``0 <= seed < 2**bits`` (default :data:`SEED_LIMIT`,
     ``2**32``), else :class:`ConfigError` ``"seed must be 0 <= seed < 2**32, got ..."``.
@@ -65,7 +60,7 @@ def check_seed(seed, where: str = "seed", *, bits: int = 32) -> int:
                 return int(seed)
         except ImportError:                   # pragma: no cover
             pass
-        raise ConfigError(f"{where} must be 0 <= seed < 2**{bits}, got {short(seed)}")
+        raise ConfigError(f"{where} must be 0 <= seed < 2**{bits}, got {shorten(seed, 200)}")
     return int(seed)
 
 
@@ -216,7 +211,7 @@ def convert_fields(cls, data: Mapping[str, Any], where: str = "") -> dict[str, A
     pre = f"{where}: " if where else ""
     unknown = sorted(set(data) - set(fields))
     if unknown:
-        raise ConfigError(f"{pre}unknown config key(s) {short(unknown)} for {cls.__name__}; "
+        raise ConfigError(f"{pre}unknown config key(s) {shorten(unknown, 200)} for {cls.__name__}; "
                           f"allowed: {', '.join(fields)}")
     out = {}
     for key, value in data.items():
@@ -224,7 +219,7 @@ def convert_fields(cls, data: Mapping[str, Any], where: str = "") -> dict[str, A
             out[key] = convert(value, fields[key])
         except (TypeError, ValueError) as err:
             if where:
-                raise ConfigError(f"{pre}{key} = {short(value)}: {err} (field "
+                raise ConfigError(f"{pre}{key} = {shorten(value, 200)}: {err} (field "
                                   f"{cls.__name__}.{key}: {_type_name(fields[key])})") from None
             raise ConfigError(f"{cls.__name__}.{key}: {err}") from None
     return out
@@ -352,7 +347,7 @@ def convert(value, tp):
         if isinstance(value, str) and not all(isinstance(a, str) for a in args):
             v = _parse_literal(value)
         if v not in args:
-            raise ValueError(f"{short(value)} is not one of {list(args)}")
+            raise ValueError(f"{shorten(value, 200)} is not one of {list(args)}")
         return v
     if origin in (tuple, list):
         if isinstance(value, Mapping):        # {key: value} for a tuple of pairs, sorted
@@ -364,7 +359,7 @@ def convert(value, tp):
             else:
                 value = [x.strip() for x in text.split(",") if x.strip()] if text else []
         if not isinstance(value, (list, tuple)):
-            raise TypeError(f"expected a list, got {short(value)}")
+            raise TypeError(f"expected a list, got {shorten(value, 200)}")
         if origin is tuple and not (len(args) == 2 and args[1] is Ellipsis) and args:
             if len(args) != len(value):
                 raise ValueError(f"expected {len(args)} items, got {len(value)}")
@@ -377,35 +372,35 @@ def convert(value, tp):
             return value
         if isinstance(value, str) and value.lower() in _TRUE | _FALSE:
             return value.lower() in _TRUE
-        raise ValueError(f"expected a boolean, got {short(value)}")
+        raise ValueError(f"expected a boolean, got {shorten(value, 200)}")
     if tp is int:
         if isinstance(value, bool):
-            raise TypeError(f"expected an integer, got {short(value)}")
+            raise TypeError(f"expected an integer, got {shorten(value, 200)}")
         if isinstance(value, int):
             return value
         if isinstance(value, str):
             try:
                 return int(value.replace("_", ""))
             except ValueError:
-                raise ValueError(f"expected an integer, got {short(value)}") from None
+                raise ValueError(f"expected an integer, got {shorten(value, 200)}") from None
         if isinstance(value, float) and value.is_integer():
             return int(value)
-        raise TypeError(f"expected an integer, got {short(value)}")
+        raise TypeError(f"expected an integer, got {shorten(value, 200)}")
     if tp is float:
         if isinstance(value, bool):
-            raise TypeError(f"expected a number, got {short(value)}")
+            raise TypeError(f"expected a number, got {shorten(value, 200)}")
         if isinstance(value, (int, float)):
             return float(value)
         if isinstance(value, str):
             try:
                 return float(value)
             except ValueError:
-                raise ValueError(f"expected a number, got {short(value)}") from None
-        raise TypeError(f"expected a number, got {short(value)}")
+                raise ValueError(f"expected a number, got {shorten(value, 200)}") from None
+        raise TypeError(f"expected a number, got {shorten(value, 200)}")
     if tp is str:
         if isinstance(value, str):
             return value
-        raise TypeError(f"expected a string, got {short(value)}")
+        raise TypeError(f"expected a string, got {shorten(value, 200)}")
     if isinstance(tp, type) and isinstance(value, tp):
         return value
-    raise TypeError(f"cannot convert {short(value)} to {tp}")
+    raise TypeError(f"cannot convert {shorten(value, 200)} to {tp}")

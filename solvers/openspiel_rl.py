@@ -91,6 +91,8 @@ from pathlib import Path
 import numpy as np
 import pyspiel
 
+from spiel_game.checks import shorten
+
 from .bots import Agent, AgentParameterError, check_game, check_seed
 
 __all__ = ["TrainConfig", "ALGORITHMS", "OBSERVATIONS", "FORMAT", "train", "save_checkpoint",
@@ -534,11 +536,6 @@ MAX_LAYERS, MAX_HIDDEN = 16, 8192
 MAX_INPUT, MAX_ACTIONS = 1 << 20, 1 << 16
 
 
-def _short(value, limit: int = 120) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else f"{text[:limit - 30]}... ({len(text):,} characters)"
-
-
 def _mlp_shapes(input_size: int, hidden, num_actions: int) -> dict:
     """``{name: shape}`` of the state_dict of :func:`_make_mlp` for these sizes, built
     on torch's ``meta`` device (nothing allocated)."""
@@ -564,7 +561,7 @@ def _check_networks(blob: dict) -> str | None:
     if (not 1 <= len(hidden) <= MAX_LAYERS or not all(
             isinstance(h, int) and not isinstance(h, bool) and 1 <= h <= MAX_HIDDEN
             for h in hidden)):
-        return (f"field 'hidden' is {_short(hidden)}; allowed: 1..{MAX_LAYERS} layer sizes, "
+        return (f"field 'hidden' is {shorten(hidden)}; allowed: 1..{MAX_LAYERS} layer sizes, "
                 f"each an integer 1..{MAX_HIDDEN}")
     widths = [D, *hidden, A]
     count = sum(a * b + b for a, b in zip(widths, widths[1:]))
@@ -580,7 +577,7 @@ def _check_networks(blob: dict) -> str | None:
             return f"seat {q}'s network is a {type(sd).__name__}, not a state_dict"
         if set(sd) != set(want):
             return (f"seat {q}'s network does not fit {hidden} hidden units: it has tensors "
-                    f"{_short(sorted(map(str, sd)))}, expected {sorted(want)}")
+                    f"{shorten(sorted(map(str, sd)))}, expected {sorted(want)}")
         for k, shape in want.items():
             t = sd[k]
             if not isinstance(t, torch.Tensor) or t.dtype != torch.float32:
@@ -646,7 +643,7 @@ def load_checkpoint(path: str | Path, agent: str = "openspiel_rl") -> dict:
     if not isinstance(blob, dict) or blob.get("format") != FORMAT:
         got = blob.get("format") if isinstance(blob, dict) else type(blob).__name__
         raise AgentParameterError(f"{agent}: {str(p)!r} is not a checkpoint of "
-                                  f"solvers.openspiel_rl (format {_short(got)}, expected "
+                                  f"solvers.openspiel_rl (format {shorten(got)}, expected "
                                   f"{FORMAT!r})")
     need = {"algorithm": str, "game": str, "observation": str, "input_size": int,
             "num_actions": int, "hidden": list, "policy_networks": list}
@@ -654,11 +651,11 @@ def load_checkpoint(path: str | Path, agent: str = "openspiel_rl") -> dict:
         if not isinstance(blob.get(k), t) or isinstance(blob.get(k), bool):
             raise AgentParameterError(f"{agent}: checkpoint {str(p)!r} is damaged: field "
                                       f"{k!r} missing or not a {t.__name__} (got "
-                                      f"{_short(blob.get(k))})")
+                                      f"{shorten(blob.get(k))})")
     if blob["algorithm"] not in ALGORITHMS or blob["observation"] not in OBSERVATIONS:
         raise AgentParameterError(f"{agent}: checkpoint {str(p)!r} is damaged: algorithm "
-                                  f"{_short(blob['algorithm'])} / observation "
-                                  f"{_short(blob['observation'])} unknown")
+                                  f"{shorten(blob['algorithm'])} / observation "
+                                  f"{shorten(blob['observation'])} unknown")
     problem = _check_networks(blob)
     if problem:
         raise AgentParameterError(f"{agent}: checkpoint {str(p)!r} is damaged: {problem}")

@@ -20,6 +20,7 @@ from . import cards as C
 from . import engine as E
 from . import validation as V
 from . import resample as _resample
+from .checks import shorten
 from .rules import PARAMETER_DEFAULTS, RuleSet, GameParameterError, clause
 
 __all__ = ["GAME_NAME", "CancellationHeartsGame", "CancellationHeartsState",
@@ -220,11 +221,12 @@ class CancellationHeartsGame(pyspiel.Game):
                 if not lines[i + 1].startswith(tag):
                     raise CorruptStateError(
                         f"corrupted serialized state: line {i + 2} must start with {tag!r}, "
-                        f"got {_excerpt(lines[i + 1])}")
+                        f"got {shorten(lines[i + 1], 40, head=True)}")
             game_text = lines[1][len(tags[0]):]
             if game_text != str(self):
                 raise CorruptStateError(
-                    f"serialized state of another game: line 2 names {_excerpt(game_text, 300)}, "
+                    f"serialized state of another game: line 2 names "
+                    f"{shorten(game_text, 300, head=True)}, "
                     f"this game is {str(self)!r}; deserialize it with that game "
                     f"(pyspiel.load_game of that string)")
             hist_text, move_text = lines[2][len(tags[1]):], lines[3][len(tags[2]):]
@@ -232,7 +234,7 @@ class CancellationHeartsGame(pyspiel.Game):
             if not _HEX16.fullmatch(check):
                 raise CorruptStateError(
                     f"corrupted serialized state: line 5 must be 'check=' and 16 hex digits, "
-                    f"got {_excerpt(lines[4])}")
+                    f"got {shorten(lines[4], 40, head=True)}")
         elif lines[0].startswith("history="):
             # pyspiel's layout (C++ State::Serialize); its __dict__ line is compared
             # with what pyspiel writes for this game, never decoded.
@@ -242,17 +244,19 @@ class CancellationHeartsGame(pyspiel.Game):
                 raise CorruptStateError(
                     "corrupted serialized state: pyspiel's layout has three lines "
                     "'history=...', 'move_number=...', '__dict__=...'; got "
-                    + ", ".join(_excerpt(p, 20) for p in parts))
+                    + ", ".join(shorten(p, 20, head=True) for p in parts))
             if parts[2][len("__dict__="):] not in _PYSPIEL_DICTS:
                 raise CorruptStateError(
                     f"refused: line 3 of pyspiel's layout must be the '__dict__=' that "
-                    f"pyspiel writes for this game's states, got {_excerpt(parts[2])}; it "
+                    f"pyspiel writes for this game's states, got "
+                    f"{shorten(parts[2], 40, head=True)}; it "
                     f"is never decoded (unpickling it would run any code it holds)")
             hist_text, move_text = parts[0][len("history="):], parts[1][len("move_number="):]
         else:
             raise CorruptStateError(
                 f"corrupted serialized state: line 1 must be {STATE_FORMAT!r} (from "
-                f"state.serialize()) or pyspiel's 'history=...', got {_excerpt(lines[0])}")
+                f"state.serialize()) or pyspiel's 'history=...', got "
+                f"{shorten(lines[0], 40, head=True)}")
         items = hist_text.split(",") if hist_text else []
         limit = self.max_history_length()
         if len(items) > limit:
@@ -264,13 +268,14 @@ class CancellationHeartsGame(pyspiel.Game):
             p, sep, a = item.partition(":")
             if not sep or not _INT.fullmatch(p) or not _INT.fullmatch(a):
                 raise CorruptStateError(
-                    f"corrupted serialized state: history item {i + 1} is {_excerpt(item)}; "
+                    f"corrupted serialized state: history item {i + 1} is "
+                    f"{shorten(item, 40, head=True)}; "
                     f"each item must be 'player:action' (two integers), items separated by ','")
             pairs.append((int(p), int(a)))
         if not _INT.fullmatch(move_text):
             raise CorruptStateError(
                 f"corrupted serialized state: move_number must be an integer, "
-                f"got {_excerpt(move_text)}")
+                f"got {shorten(move_text, 40, head=True)}")
         return pairs, int(move_text), check
 
     def _replay_checked(self, pairs) -> np.ndarray:
@@ -626,10 +631,6 @@ def _digest(head: str, s: np.ndarray) -> str:
     return h.hexdigest()
 
 
-def _excerpt(text: str, limit: int = 40) -> str:
-    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text)} chars)"
-
-
 @njit(cache=True)
 def _history_ascii(players, actions, buf):
     """``"p:a,p:a,..."`` of int arrays as ASCII into ``buf``; returns its length."""
@@ -789,12 +790,12 @@ def deserialize_game_and_state(data: str):
         raise CorruptStateError(
             f"not a serialized game and state: expected the sections [Meta], [Game], "
             f"[State] in this order (from serialize_game_and_state), got "
-            f"{_excerpt(first) if first else 'no section'}")
+            f"{shorten(first, 40, head=True) if first else 'no section'}")
     name = sections[0].strip().split("(", 1)[0].strip()
     if name != GAME_NAME:
         pickled = " and a pickled Python '__dict__'" if "__dict__" in sections[1] else ""
         raise CorruptStateError(
-            f"refused: the [Game] section is {_excerpt(sections[0], 100)}{pickled}; "
+            f"refused: the [Game] section is {shorten(sections[0], 100, head=True)}{pickled}; "
             f"spiel_game.deserialize_game_and_state reads {GAME_NAME} only (pyspiel's "
             f"reader of other games unpickles a Python game's '__dict__', running any code "
             f"it holds, and trusts a C++ game's text: use it only on text you wrote)")
@@ -803,11 +804,11 @@ def deserialize_game_and_state(data: str):
     except (pyspiel.SpielError, ValueError, TypeError, RuntimeError) as e:
         raise CorruptStateError(
             f"corrupted serialized game and state: the [Game] section "
-            f"{_excerpt(sections[0], 100)} does not load: {_spiel_message(e)}") from None
+            f"{shorten(sections[0], 100, head=True)} does not load: {_spiel_message(e)}") from None
     if not isinstance(game, CancellationHeartsGame):
         raise CorruptStateError(
             f"corrupted serialized game and state: the [Game] section "
-            f"{_excerpt(sections[0], 100)} is not a {GAME_NAME} game")
+            f"{shorten(sections[0], 100, head=True)} is not a {GAME_NAME} game")
     return game, game.deserialize_state(sections[1])
 
 

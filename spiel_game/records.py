@@ -57,6 +57,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import safe_io
+from .checks import shorten
 
 __all__ = ["FORMAT", "VERSION", "HUMAN", "RecordError", "GameRecord", "record_from_state",
            "read_record", "read_records", "iter_records", "write_record", "append_records",
@@ -87,11 +88,6 @@ def _is_num(v) -> bool:
         return math.isfinite(float(v))
     except OverflowError:                # an integer too large for a float
         return False
-
-
-def _short(v, limit: int = 60) -> str:
-    t = repr(v)
-    return t if len(t) <= limit else t[:limit - 3] + "..."
 
 
 @dataclasses.dataclass(frozen=True)
@@ -147,10 +143,10 @@ class GameRecord:
             raise bad(f"a record is a JSON object, got {type(obj).__name__}")
         if obj.get("format") != FORMAT:
             raise bad(f"not a Cancellation Hearts game record: 'format' is "
-                      f"{_short(obj.get('format'))}, expected {FORMAT!r}")
+                      f"{shorten(obj.get('format'), 60, count=False)}, expected {FORMAT!r}")
         v = obj.get("version")
         if not _is_int(v):
-            raise bad(f"'version' must be an integer, got {_short(v)}")
+            raise bad(f"'version' must be an integer, got {shorten(v, 60, count=False)}")
         if v != VERSION:
             newer = " (written by a newer version of this package?)" if v > VERSION else ""
             raise bad(f"unknown record version {v}{newer}; this reader knows version {VERSION}")
@@ -167,54 +163,57 @@ class GameRecord:
                 isinstance(k, str) and (_is_int(x) or isinstance(x, str))
                 for k, x in game.items()):
             raise bad(f"'game' must be an object of game parameters (integers or strings), "
-                      f"got {_short(game)}")
+                      f"got {shorten(game, 60, count=False)}")
         players = _game_players(dict(game), origin)
 
         seats = obj["seats"]
         if not isinstance(seats, list):
             raise bad(f"'seats' must be a list of {{'agent': ..., 'seed': ...}}, "
-                      f"got {_short(seats)}")
+                      f"got {shorten(seats, 60, count=False)}")
         if len(seats) != players:
             raise bad(f"'seats' has {len(seats)} entries but the game has {players} players")
         for q, s in enumerate(seats):
             if not isinstance(s, Mapping) or set(s) - set(_SEAT_KEYS) or "agent" not in s:
                 raise bad(f"seat {q} must be an object with 'agent' (a spec or "
-                          f"{HUMAN!r}) and optionally 'seed', got {_short(s)}")
+                          f"{HUMAN!r}) and optionally 'seed', got {shorten(s, 60, count=False)}")
             if not isinstance(s["agent"], str) or not s["agent"].strip():
                 raise bad(f"seat {q}: 'agent' must be a non-empty string, got "
-                          f"{_short(s['agent'])}")
+                          f"{shorten(s['agent'], 60, count=False)}")
             if s.get("seed") is not None and not _is_int(s["seed"]):
                 raise bad(f"seat {q}: 'seed' must be an integer or null, got "
-                          f"{_short(s['seed'])}")
+                          f"{shorten(s['seed'], 60, count=False)}")
 
         actions = obj["actions"]
         if not isinstance(actions, list):
-            raise bad(f"'actions' must be a list of integers, got {_short(actions)}")
+            raise bad(f"'actions' must be a list of integers, got "
+                      f"{shorten(actions, 60, count=False)}")
         for i, a in enumerate(actions):
             if not _is_int(a):
-                raise bad(f"'actions'[{i}] must be an integer action, got {_short(a)}")
+                raise bad(f"'actions'[{i}] must be an integer action, got "
+                          f"{shorten(a, 60, count=False)}")
         returns = obj["returns"]
         if (not isinstance(returns, list) or len(returns) != players
                 or not all(_is_num(x) for x in returns)):
             raise bad(f"'returns' must be a list of {players} finite numbers, got "
-                      f"{_short(returns)}")
+                      f"{shorten(returns, 60, count=False)}")
         seed = obj.get("seed")
         if seed is not None and not _is_int(seed):
-            raise bad(f"'seed' must be an integer or null, got {_short(seed)}")
+            raise bad(f"'seed' must be an integer or null, got {shorten(seed, 60, count=False)}")
         seconds = obj.get("seconds")
         if seconds is not None:
             if not isinstance(seconds, list) or len(seconds) != len(actions):
                 raise bad(f"'seconds' must be null or a list with one entry per action "
-                          f"({len(actions)}), got {_short(seconds)}")
+                          f"({len(actions)}), got {shorten(seconds, 60, count=False)}")
             for i, t in enumerate(seconds):
                 if t is not None and not (_is_num(t) and t >= 0):
-                    raise bad(f"'seconds'[{i}] must be null or a number >= 0, got {_short(t)}")
+                    raise bad(f"'seconds'[{i}] must be null or a number >= 0, got "
+                              f"{shorten(t, 60, count=False)}")
             seconds = tuple(None if t is None else float(t) for t in seconds)
         info = obj.get("info")
         if info is None:
             info = {}
         if not isinstance(info, Mapping):
-            raise bad(f"'info' must be a JSON object, got {_short(info)}")
+            raise bad(f"'info' must be a JSON object, got {shorten(info, 60, count=False)}")
         return cls(game=dict(game), seats=tuple({"agent": s["agent"], "seed": s.get("seed")}
                                                 for s in seats),
                    actions=tuple(int(a) for a in actions),
@@ -256,7 +255,7 @@ def _seat_entries(seats, n: int) -> tuple:
             out.append({"agent": str(s["agent"]), "seed": s.get("seed")})
         else:
             raise RecordError(f"seat {q}: give an agent spec string or {{'agent': spec, "
-                              f"'seed': int}}, got {_short(s)}")
+                              f"'seed': int}}, got {shorten(s, 60, count=False)}")
     return tuple(out)
 
 
@@ -479,7 +478,8 @@ def imitation_pairs(records: GameRecord | Iterable[GameRecord], player: int | No
     if isinstance(records, GameRecord):
         records = [records]
     if player is not None and not _is_int(player):
-        raise RecordError(f"player must be a seat number or None, got {_short(player)}")
+        raise RecordError(f"player must be a seat number or None, got "
+                          f"{shorten(player, 60, count=False)}")
     X, y, L, P = [], [], [], []
     size = None
     observers: dict[str, Any] = {}

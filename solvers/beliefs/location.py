@@ -44,12 +44,12 @@ import numpy as np
 from numba import njit
 
 from spiel_game import engine as E
+from spiel_game.checks import shorten
 from spiel_game.determinize import determinize, make_determinization
 
 from spiel_game.provenance import git_commit
 
-from ..net.checkpoint import (MAX_PARAMETERS, CheckpointError, read_npz, shorten, versions,
-                              write_npz)
+from ..net.checkpoint import (MAX_PARAMETERS, CheckpointError, read_npz, versions, write_npz)
 from ..net.features import FeatureLayout, GameFamilyError
 from .replay import tempered_weights, weighted_pool
 

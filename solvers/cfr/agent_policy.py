@@ -75,6 +75,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pyspiel
 
+from spiel_game.checks import shorten
+
 from .best_response import nash_conv
 from .tree import GameTree
 
@@ -96,11 +98,6 @@ def call_seed(seed: int, infoset: int, j: int) -> int:
     information set ``infoset`` in a run seeded ``seed``."""
     ss = np.random.SeedSequence(entropy=int(seed), spawn_key=(int(infoset), int(j)))
     return int(ss.generate_state(1, np.uint64)[0]) & _MASK63
-
-
-def _cut(text: str, limit: int = 60) -> str:
-    """``text`` cut to ``limit`` characters (a game's long parameter string, in a repr)."""
-    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 @dataclasses.dataclass(frozen=True)
@@ -148,7 +145,8 @@ class AgentProfile:
     def __repr__(self) -> str:
         """One line: the seats' agents and methods, sizes and leaks (not the arrays)."""
         sampled = int(np.count_nonzero(self.samples > 0))
-        return (f"AgentProfile(game={_cut(self.game)!r}, agents={list(self.specs)}, "
+        game = shorten(self.game, 60, quote=False, count=False)
+        return (f"AgentProfile(game={game!r}, agents={list(self.specs)}, "
                 f"methods={list(self.methods)}, sequences={self.num_sequences:,}, "
                 f"sampled_infosets={sampled:,}, calls={self.calls:,}, "
                 f"leaks={len(self.leaks)}, seconds={self.seconds:.1f})")
@@ -215,7 +213,8 @@ class AgentExploitability:
               if self.estimated else " (exact)")
         gains = ", ".join(f"{g:.4g}" for g in np.asarray(self.gains).tolist())
         return (f"AgentExploitability(nash_conv={self.nash_conv:.4g}{ci}, gains=[{gains}], "
-                f"agents={list(self.agents.specs)}, game={_cut(self.agents.game)!r})")
+                f"agents={list(self.agents.specs)}, "
+                f"game={shorten(self.agents.game, 60, quote=False, count=False)!r})")
 
     def as_row(self) -> dict:
         """A flat dict (for a results table)."""

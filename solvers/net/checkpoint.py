@@ -39,9 +39,11 @@ from pathlib import Path
 
 import numpy as np
 
+from spiel_game.checks import shorten
+
 __all__ = ["FORMAT", "CheckpointError", "read_checkpoint", "write_checkpoint", "read_npz",
            "write_npz", "check_sizes", "open_regular_file", "LIMITS", "MAX_PARAMETERS",
-           "MAX_FILE_BYTES", "MAX_MEMBERS", "MAX_CONFIG_BYTES", "WEIGHT_DTYPES", "shorten",
+           "MAX_FILE_BYTES", "MAX_MEMBERS", "MAX_CONFIG_BYTES", "WEIGHT_DTYPES",
            "param_shapes", "versions"]
 
 FORMAT = "cancellation-hearts-policy-value-mlp/1"
@@ -128,13 +130,6 @@ def write_npz(path, params: dict[str, np.ndarray], config: dict) -> Path:
         os.fsync(f.fileno())
     os.replace(tmp, path)
     return path
-
-
-def shorten(value, limit: int = 120) -> str:
-    """``repr(value)`` cut to about ``limit`` characters (error messages never echo a
-    huge value in full)."""
-    text = repr(value)
-    return text if len(text) <= limit else f"{text[:limit - 30]}... ({len(text):,} characters)"
 
 
 def _is_int(v) -> bool:

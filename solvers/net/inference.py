@@ -21,9 +21,10 @@ import numpy as np
 from numba import njit
 
 from spiel_game import engine as E
+from spiel_game.checks import shorten
 from spiel_game.simulator import step_legal
 
-from .checkpoint import CheckpointError, read_checkpoint, shorten
+from .checkpoint import CheckpointError, read_checkpoint
 from .features import FeatureLayout, GameFamilyError, sparse_row
 
 __all__ = ["NetWeights", "NetGame", "NetEvaluator", "net_eval"]
