@@ -875,7 +875,12 @@ def _ray_backend(unit_fn, config, todo, workers, address) -> Iterator[tuple[Unit
             kwargs["include_dashboard"] = False
             if workers:
                 kwargs["num_cpus"] = workers
-        ray.init(**kwargs)
+        try:
+            ray.init(**kwargs)
+        except (ConnectionError, RuntimeError, ValueError) as err:
+            text = " ".join(str(err).split())[:300]
+            raise RunError(f"ray could not start or join the cluster"
+                           f"{f' at {address}' if address else ''}: {text}") from None
         owned = True
     remote = ray.remote(num_cpus=1)(_execute_ray)
     limit = workers or len(todo)
