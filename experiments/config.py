@@ -1,4 +1,4 @@
-"""Typed, closed experiment configurations (STYLE principle 11).
+"""Typed, closed experiment configurations.
 
 A configuration is a frozen dataclass with a ``seed: int`` field. This module
 builds one from a base value plus overrides that come from a Python dict, a

@@ -65,14 +65,20 @@ __all__ = ["DEFAULT_AGENT", "collect", "cost", "heldout", "load_collection", "ma
 DEFAULT_AGENT = "ismcts(time_limit=0.005, rollout='heuristic')"
 
 
+def _agent_seed(*words: int) -> int:
+    """The seed in ``[0, 2**62)`` that ``SeedSequence(words)`` gives (the same
+    derivation as the tournaments' agent seeds, so collections stay as shipped)."""
+    return int(np.random.SeedSequence([int(w) for w in words]).generate_state(1, np.uint64)[0]
+               & np.uint64(2**62 - 1))
+
+
 def _collect_hands(game, agent: str, seed: int, first: int, hands: int) -> dict:
     """Hands ``first .. first + hands - 1`` of a collection: the deal of hand
     ``h`` from ``numpy.random.default_rng([seed, h])``, the agents built for
     this block with seeds from ``SeedSequence([seed, first, seat])``."""
-    from experiments.tournament import _seed
     from solvers.registry import make_agent
     n = game.num_players()
-    bots = [make_agent(agent, game, q, seed=_seed(seed, first, q)) for q in range(n)]
+    bots = [make_agent(agent, game, q, seed=_agent_seed(seed, first, q)) for q in range(n)]
     states, observers, hand_of, returns = [], [], [], []
     h = first
 

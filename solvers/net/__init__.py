@@ -15,7 +15,9 @@ Modules:
   checkpoint), used by the agents and inside the compiled search;
 * :mod:`.search`: ISMCTS with the network (PUCT prior, value at the leaves,
   optional mixing with rollouts), :class:`~.search.NetISMCTSBot`;
-* :mod:`.agents`: the registered agents ``network`` and ``ismcts_net``;
+* :mod:`.agents`: :class:`~.agents.NetworkBot` (the raw policy) and the
+  evaluator cache; the agents ``network`` and ``ismcts_net`` are registered
+  by :mod:`solvers.registry` (their factories) and :mod:`solvers.catalog`;
 * :mod:`.selfplay`: self-play with search, recording training samples.
 
 Only :mod:`.model` (and :mod:`.selfplay`'s training) imports torch; the agents
