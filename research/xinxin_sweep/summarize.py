@@ -10,10 +10,11 @@ against the runner's ``shards.sha256``) and writes ``cells.csv`` (default
   (> 0: ours is better), over deals (each deal: each agent's mean over the
   seats it held in both seat assignments), its 95% Student-t interval ``lo``,
   ``hi`` and two-sided one-sample t-test ``p``;
-* ``holm_p``: Holm's step-down adjustment over the cells with at least two deals
-  (the declared family is all ten; the adjustment is final only when every cell
-  is finished), and ``holm_lo``, ``holm_hi``: the t-interval at the level Holm's
-  procedure gives the cell (``1 - 0.05 / (m - rank + 1)``, rank by p);
+* ``holm_p``: Holm's step-down adjustment over the ten declared cells (a cell
+  with fewer than two deals counts with p = 1, as the declaration says for
+  unfinished cells; final only when every cell is finished), and ``holm_lo``,
+  ``holm_hi``: the t-interval at the level Holm's procedure gives the cell
+  (``1 - 0.05 / (m - rank + 1)``, rank by p);
 * ``cpu_ms_ours``, ``cpu_ms_xinxin``: CPU ms per decision (thread time, plus the
   xinxin driver's process time), ``cpu_ratio`` xinxin / ours, and the wall-clock
   ``wall_ms_ours``, ``wall_ms_xinxin``.
@@ -106,7 +107,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     decl = declaration()
     stats = {c["cell"]: cell_stats(verified_rows(RUNS / c["cell"])) for c in decl["cells"]}
-    adj, level = holm({k: s["p"] for k, s in stats.items() if "p" in s})
+    adj, level = holm({k: s.get("p", 1.0) for k, s in stats.items()})
     table = []
     for c in decl["cells"]:
         s = stats[c["cell"]]
@@ -117,7 +118,7 @@ def main(argv=None) -> int:
         for k in ("mean", "lo", "hi", "p", "cpu_ms_ours", "cpu_ms_xinxin", "cpu_ratio",
                   "wall_ms_ours", "wall_ms_xinxin"):
             row[k] = s.get(k)
-        if c["cell"] in adj:
+        if "p" in s:
             q = scipy.stats.t.ppf(1 - level[c["cell"]] / 2, s["deals"] - 1)
             row.update(holm_p=adj[c["cell"]], holm_lo=s["mean"] - q * s["se"],
                        holm_hi=s["mean"] + q * s["se"])
