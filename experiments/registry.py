@@ -54,6 +54,7 @@ elsewhere register by being imported (or are named in
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import itertools
 import importlib
 import os
@@ -79,6 +80,9 @@ _STUDIES = "studies"                # the package whose modules register the stu
 
 class UnknownExperimentError(KeyError):
     """No experiment, or no profile, by that name."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
 
 
 def unit_seed(seed: int, index: int) -> int:
@@ -137,8 +141,10 @@ class Experiment:
     def config(self, profile: str = "quick", overrides: Mapping[str, Any] | None = None):
         """The profile's configuration with ``overrides`` applied (types converted)."""
         if profile not in self.profiles:
-            raise UnknownExperimentError(f"experiment {self.name!r} has no profile {profile!r}; "
-                           f"profiles: {sorted(self.profiles)}")
+            close = difflib.get_close_matches(str(profile), list(self.profiles), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise UnknownExperimentError(f"experiment {self.name!r} has no profile "
+                                         f"{profile!r}{hint}; profiles: {sorted(self.profiles)}")
         base = self.profiles[profile]
         if isinstance(base, Mapping):
             base = make_config(self.config_cls, None, base)
@@ -264,7 +270,10 @@ def get(name: str) -> Experiment:
     try:
         return _REGISTRY[name]
     except KeyError:
-        msg = f"no experiment {name!r}; registered: {sorted(_REGISTRY)}"
+        _discover()
+        close = difflib.get_close_matches(str(name), list(_REGISTRY), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        msg = f"no experiment {name!r}{hint}; registered: {sorted(_REGISTRY)}"
         if _ERRORS:
             msg += f"; modules that failed to import: {sorted(_ERRORS)}"
         raise UnknownExperimentError(msg) from None

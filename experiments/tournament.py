@@ -179,7 +179,7 @@ class TournamentConfig:
             check_seed(self.seed, bits=self.SEED_BITS)
         except ConfigError as err:
             raise TournamentError(str(err)) from None
-        for name, lo in (("deals", 0), ("seed", None), ("workers", 1), ("first_deal", 0)):
+        for name, lo in (("deals", 1), ("seed", None), ("workers", 1), ("first_deal", 0)):
             v = getattr(self, name)
             if not _is_int(v):
                 raise TournamentError(f"{name} must be an integer, got {v!r}")
@@ -1184,10 +1184,11 @@ def _run_in_memory(exp, config: TournamentConfig, units, progress: bool):
 
 
 # ------------------------------------------------------------------ tables, records, sources
-#: The columns of the ``agents`` and ``pairs`` tables.
+#: The columns of the ``agents`` and ``pairs`` tables (``agent``, ``a``, ``b``: the agent's
+#: index; ``label``: its name in the printed tables, :func:`solvers.registry.short_labels`).
 AGENT_COLUMNS = ("agent", "spec", "deals", "seat_assignments", "points_per_hand", "points_lo",
                  "points_hi", "payoff", "payoff_lo", "payoff_hi", "seconds", "decisions",
-                 "ms_per_decision", "cpu_ms_per_decision")
+                 "ms_per_decision", "cpu_ms_per_decision", "label")
 PAIR_COLUMNS = ("a", "b", "a_spec", "b_spec", "payoff_difference", "payoff_lo", "payoff_hi",
                 "payoff_p_value", "points_difference", "points_lo", "points_hi",
                 "points_p_value")
@@ -1199,10 +1200,12 @@ def summary_tables(s: dict):
     decisions; per pair ``a < b`` the paired differences (payoff, points) with
     95% intervals and p-values (columns :data:`AGENT_COLUMNS`, :data:`PAIR_COLUMNS`)."""
     import pandas as pd
+    from solvers.registry import short_labels
+    labels = short_labels([a["agent"] for a in s["agents"]])    # the table's names
     agents = []
     for i, (a, t) in enumerate(zip(s["agents"], s["timing"])):
         p, z = a["points_per_hand"], a["zero_sum_payoff"]
-        agents.append({"agent": i, "spec": a["agent"], "deals": s["deals"],
+        agents.append({"agent": i, "spec": a["agent"], "label": labels[i], "deals": s["deals"],
                        "seat_assignments": len(s["assignments"]),
                        "points_per_hand": p["mean"], "points_lo": p["lo"], "points_hi": p["hi"],
                        "payoff": z["mean"], "payoff_lo": z["lo"], "payoff_hi": z["hi"],

@@ -112,8 +112,12 @@ def alpharank_masses(profs, table, *, alpha: float = 10.0):
     """alpha-Rank (OpenSpiel) stationary distribution of the one-vs-population
     reduction (OpenSpiel's single-population alpha-Rank is defined for
     2-player symmetric games)."""
+    import warnings
     from open_spiel.python.egt import alpharank
-    out = alpharank.compute([one_vs_population(profs, table)], alpha=alpha)
+    with warnings.catch_warnings():     # exp overflow in the fixation probabilities: benign
+        warnings.filterwarnings("ignore", message="overflow encountered",
+                                category=RuntimeWarning)
+        out = alpharank.compute([one_vs_population(profs, table)], alpha=alpha)
     return np.asarray(out[2], float)
 
 

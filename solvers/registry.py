@@ -88,7 +88,11 @@ it lives, ``TARGET:ATTRIBUTE(key=literal, ...)``::
 
 A target ending in ``.py`` or containing a path separator is a file, imported
 by path under a module name unique to its resolved path (so two ``bot.py``
-files never collide); anything else is a dotted module name. The parameters
+files never collide), with the file's folder first on ``sys.path`` while it is
+imported (and removed after), so the file may import a module beside it
+(``import helper`` for ``path/to/helper.py``; imports made later, inside
+functions, do not see the folder); anything else is a dotted module name. The
+parameters
 are literals, as for every spec, and get the same checks (unknown keywords,
 parameter errors, the seed). A missing module or file, a missing attribute,
 an attribute that is not callable, or a signature that cannot be called as
@@ -224,6 +228,11 @@ def parse_spec(spec: str | AgentSpec) -> AgentSpec:
         raise AgentSpecError("empty agent spec; expected a name like 'heuristic' or "
                              "'ismcts(iterations=1000)'")
     target, text = _split_target(text, shown)
+    head = text.split("(", 1)[0].strip()
+    if target is None and _is_file_target(head):
+        raise AgentSpecError(f"agent spec {shown} names the file {_short(head)} but not its "
+                             f"factory; name the factory: FILE.py:FUNCTION, e.g. "
+                             f"{_short(head + ':make_bot')}")
     sp = _parse_plain(text, shown)
     return sp if target is None else AgentSpec(f"{target}:{sp.name}", sp.params)
 
@@ -679,6 +688,8 @@ def _import_file(target: str, name: str):
                              f"Python module")
     module = importlib.util.module_from_spec(spec)
     sys.modules[modname] = module
+    folder = str(resolved.parent)       # the file's folder, for its sibling imports only
+    sys.path.insert(0, folder)
     try:
         spec.loader.exec_module(module)
     except KeyboardInterrupt:
@@ -688,6 +699,11 @@ def _import_file(target: str, name: str):
         del sys.modules[modname]
         raise AgentSpecError(f"agent spec {_short(name)}: importing the file {target!r} "
                              f"raised {type(e).__name__}: {e}") from e
+    finally:
+        if sys.path and sys.path[0] == folder:
+            del sys.path[0]
+        elif folder in sys.path:
+            sys.path.remove(folder)
     return module
 
 
@@ -769,33 +785,91 @@ def _looks_like_path(v: Any) -> bool:
     return isinstance(v, str) and ("/" in v or "\\" in v or os.sep in v)
 
 
+def _label_parts(spec) -> tuple[str, list[tuple[str, str]]] | None:
+    """``(name, [(key, shown value)])`` of a spec for labels (paths by file name),
+    None for a string that is not a spec."""
+    try:
+        sp = parse_spec(spec)
+    except AgentSpecError:
+        return None
+    target, sep, attr = sp.name.rpartition(":")
+    name = f"{Path(target).name}:{attr}" if sep and _is_file_target(target) else sp.name
+    return name, [(k, Path(v).name if _looks_like_path(v) else repr(v)) for k, v in sp.params]
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 def short_label(spec: str | AgentSpec, limit: int = 48) -> str:
     """A short name of agent ``spec`` for tables: path values (checkpoints) and a
     file target shown by their file name, the rest as written, cut to about
     ``limit`` characters. ``"ismcts_bias(checkpoint='results/x/round-0024.npz')"``
     -> ``"ismcts_bias(checkpoint=round-0024.npz)"``. Pure: it reads no file and
     accepts any string (one that is not a spec is only cut). Labels need not be
-    unique: :func:`short_labels` makes a list of them so."""
-    try:
-        sp = parse_spec(spec)
-    except AgentSpecError:
-        text = str(spec)
-    else:
-        target, sep, attr = sp.name.rpartition(":")
-        name = (f"{Path(target).name}:{attr}" if sep and _is_file_target(target) else sp.name)
-        ps = [f"{k}={Path(v).name}" if _looks_like_path(v) else f"{k}={v!r}"
-              for k, v in sp.params]
-        text = f"{name}({', '.join(ps)})" if ps else name
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    unique: :func:`short_labels` makes a list of them so, keeping what tells
+    variants apart."""
+    parts = _label_parts(spec)
+    if parts is None:
+        return _cut(str(spec), limit)
+    name, ps = parts
+    text = f"{name}({', '.join(f'{k}={v}' for k, v in ps)})" if ps else name
+    return _cut(text, limit)
+
+
+def _variant_label(name: str, ps, differing: set, limit: int) -> str:
+    """``name(...)`` with every parameter in ``differing`` and as many of the
+    others (in order) as fit in ``limit``; ``...`` stands for those left out."""
+    keep = [k in differing for k, _ in ps]
+    for i in range(len(ps)):
+        if keep[i]:
+            continue
+        trial = keep[:i] + [True] + keep[i + 1:]
+        if len(_render(name, ps, trial)) <= limit:
+            keep = trial
+    return _render(name, ps, keep)
+
+
+def _render(name: str, ps, keep) -> str:
+    shown = [f"{k}={v}" for (k, v), on in zip(ps, keep) if on]
+    if len(shown) < len(ps):
+        shown.append("...")
+    return f"{name}({', '.join(shown)})" if ps else name
 
 
 def short_labels(specs, limit: int = 48) -> list[str]:
-    """:func:`short_label` of each spec, made unique: labels shared by several
-    entries get ``#i`` (``i`` the entry's index), e.g. two checkpoints of the same
-    name in different folders -> ``network(checkpoint=best.npz)#0`` and ``...#1``."""
+    """Labels of the specs for one table, all different, about ``limit``
+    characters where that keeps them apart. A spec whose :func:`short_label`
+    form is longer keeps its name and the parameters in which it differs from
+    the other specs of that name, then as many of the others as fit (``...``
+    for the rest): ``ismcts_bias(checkpoint=r24.npz, iterations=200, bias=1.0)``
+    and ``... bias=10.0)`` become ``ismcts_bias(bias=1.0, ...)`` and
+    ``ismcts_bias(bias=10.0, ...)``. A label is cut to ``limit`` only if the cut
+    one is still unique; labels that are still shared (the same spec twice, two
+    checkpoints of one file name in different folders) get ``#i`` (``i`` the
+    entry's index), e.g. ``network(checkpoint=best.npz)#0`` and ``...#1``."""
     specs = list(specs)
-    labels = [short_label(s, limit) for s in specs]
+    parts = [_label_parts(s) for s in specs]
+    full = [short_label(s, limit=10**9) for s in specs]
+    labels = []
+    for i, pt in enumerate(parts):
+        if len(full[i]) <= limit or pt is None:
+            labels.append(full[i])
+            continue
+        name, ps = pt
+        others = [dict(o[1]) for o in parts if o is not None and o[0] == name and o is not pt]
+        differing = {k for k, v in ps if any(o.get(k) != v for o in others)}
+        differing |= {k for o in others for k in o if k not in dict(ps)}
+        labels.append(_variant_label(name, ps, differing, limit))
+    cut = [_cut(lab, limit) for lab in labels]
     counts: dict[str, int] = {}
+    for lab in cut:
+        counts[lab] = counts.get(lab, 0) + 1
+    fulls: dict[str, int] = {}
+    for lab in labels:
+        fulls[lab] = fulls.get(lab, 0) + 1
+    labels = [c if counts[c] == fulls[lab] else lab for c, lab in zip(cut, labels)]
+    counts = {}
     for lab in labels:
         counts[lab] = counts.get(lab, 0) + 1
     return [f"{lab}#{i}" if counts[lab] > 1 else lab for i, lab in enumerate(labels)]

@@ -249,7 +249,13 @@ def _view_name(iig_obs_type) -> str:
 
 
 def format_layout(game, iig_obs_type=None) -> str:
-    """A printable table of :func:`tensor_layout`: name, offset, size, shape."""
+    """A printable table of :func:`tensor_layout`: name, offset, size, shape.
+
+    ``iig_obs_type`` picks the view, as for ``game.make_py_observer``: None (the
+    default) is the *observation* (``state.observation_tensor``);
+    :data:`INFO_STATE_OBS_TYPE` the *information state*
+    (``state.information_state_tensor``), the layout ``docs/game.md`` shows:
+    ``format_layout(game, INFO_STATE_OBS_TYPE)``. Its second line names the view."""
     rows = tensor_layout(game, iig_obs_type)
     pids = [pid for _, _, pid in _pieces(game.rules, iig_obs_type)]
     total = sum(int(np.prod(s, dtype=np.int64)) for _, _, s in rows)

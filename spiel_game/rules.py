@@ -18,7 +18,7 @@ from . import cards as C
 
 __all__ = ["RuleSet", "PARAMETER_DEFAULTS", "PRESETS", "preset", "GameParameterError",
            "MAX_MOON_POINTS", "MAX_TARGET_SCORE", "MAX_HANDS", "CLAUSES", "clause",
-           "unknown_parameters_message"]
+           "unknown_parameters_message", "UnknownPresetError"]
 
 
 class GameParameterError(ValueError):
@@ -596,7 +596,20 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 
 
+class UnknownPresetError(GameParameterError, KeyError):
+    """No preset by that name (a ``GameParameterError`` and a ``KeyError``)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
 def preset(name: str) -> dict[str, Any]:
+    """The game parameters of preset ``name`` (:data:`PRESETS`); an unknown name is
+    an :class:`UnknownPresetError` with the closest preset and the list."""
     if name not in PRESETS:
-        raise KeyError(f"unknown preset {name!r}; known: {sorted(PRESETS)}")
+        import difflib
+        close = difflib.get_close_matches(str(name), list(PRESETS), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise UnknownPresetError(f"unknown preset {name!r}{hint}; the presets: "
+                                 f"{', '.join(sorted(PRESETS))}")
     return dict(PRESETS[name])

@@ -224,11 +224,19 @@ def run_unit(config: PassingExactConfig, unit: Unit) -> list[dict]:
     return rows
 
 
+def _rounded(table, digits: int):
+    """``table`` rounded for the summary text, a negative zero shown as 0.0."""
+    t = table.round(digits)
+    cols = t.select_dtypes("float").columns
+    t[cols] = t[cols] + 0.0
+    return t
+
+
 def summarize(config: PassingExactConfig, rows):
     conv = rows[rows.kind == "convention"]
     table = conv[["deal", "convention", "play_nash_conv", "gain_pass_only", "gain_pass_play",
                   "nash", "alpharank", "nash_regret"]].reset_index(drop=True)
-    return Summary(tables={"summary": table}, text=table.round(4).to_string())
+    return Summary(tables={"summary": table}, text=_rounded(table, 4).to_string())
 
 
 register("passing_exact", PassingExactConfig, units, run_unit, summarize,

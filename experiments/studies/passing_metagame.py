@@ -245,6 +245,14 @@ def run_unit(config: MetagameConfig, unit: Unit) -> list[dict]:
     return rows
 
 
+def _rounded(table, digits: int):
+    """``table`` rounded for the summary text, a negative zero shown as 0.0."""
+    t = table.round(digits)
+    cols = t.select_dtypes("float").columns
+    t[cols] = t[cols] + 0.0
+    return t
+
+
 def summarize_rows(config: MetagameConfig, rows) -> Summary:
     conv = rows[rows.kind == "convention"].set_index("convention")
     br = rows[rows.kind == "rollout_br"].set_index("convention")
@@ -252,7 +260,7 @@ def summarize_rows(config: MetagameConfig, rows) -> Summary:
                   "alpharank"]].join(br[["mean", "lo", "hi"]].rename(
                       columns={"mean": "rollout_gain", "lo": "rollout_lo", "hi": "rollout_hi"}))
     return Summary(tables={"summary": table.reset_index()},
-                   text=table.round(3).to_string())
+                   text=_rounded(table, 3).to_string())
 
 
 register("passing_metagame", MetagameConfig, units, run_unit, summarize_rows,

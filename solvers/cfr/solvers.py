@@ -70,7 +70,7 @@ from .kernels import reach_range, regret_matching_range, terms_range, value_rang
 from .parallel import cfr_pass, make_plan, regret_matching_parallel
 from .tree import GameTree
 
-__all__ = ["CFR", "CFRPlus", "LinearCFR", "DCFR", "PCFRPlus", "SOLVERS",
+__all__ = ["CFR", "CFRPlus", "LinearCFR", "DCFR", "PCFRPlus", "SOLVERS", "UnknownSolverError",
            "make_solver", "average_policy", "regret_matching", "solver_nbytes"]
 
 
@@ -379,8 +379,20 @@ SOLVERS = {"CFR": CFR, "CFR+": CFRPlus, "LCFR": LinearCFR, "DCFR": DCFR,
            "PCFR+": PCFRPlus}
 
 
+class UnknownSolverError(ValueError, KeyError):
+    """No solver by that name in :data:`SOLVERS` (a ``ValueError`` and a ``KeyError``)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
 def make_solver(name: str, tree: GameTree, **hyperparameters):
-    """A solver from :data:`SOLVERS` by name."""
+    """A solver from :data:`SOLVERS` by name; :class:`UnknownSolverError` (with the
+    closest name and the list) for an unknown one."""
     if name not in SOLVERS:
-        raise KeyError(f"unknown solver {name!r}; known: {sorted(SOLVERS)}")
+        import difflib
+        close = difflib.get_close_matches(str(name), list(SOLVERS), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise UnknownSolverError(f"unknown solver {name!r}{hint}; the solvers: "
+                                 f"{', '.join(SOLVERS)}")
     return SOLVERS[name](tree, **hyperparameters)
