@@ -34,7 +34,7 @@ import numpy as np
 from numba import njit
 
 from spiel_game import engine as E
-from spiel_game.determinize import Determinizer, determinize
+from spiel_game.determinize import Determinizer
 from spiel_game.rng import make_rng_state
 from spiel_game.simulator import step_apply
 
@@ -55,30 +55,11 @@ K = E.K
 
 @njit(cache=True)
 def _pimc_values(p, root, me, legal, k, worlds, rollouts, code, rng, s, s2, lbuf, deck_buf,
-                 sums, det):
+                 sums, det, bel):
     """``sums[i]``: total reward of ``me`` over every world and playout after
-    ``legal[i]``; worlds drawn by ``det`` (a :class:`spiel_game.determinize.Determinization`)."""
-    crn = np.empty(1, np.uint64)
-    for _ in range(worlds):
-        s[:] = root
-        if not determinize(p, s, rng, det):
-            return False
-        for _r in range(rollouts):
-            rng[0] += np.uint64(0x9E3779B97F4A7C15)
-            start = rng[0]
-            for i in range(k):
-                s2[:] = s
-                step_apply(p, s2, legal[i])
-                crn[0] = start
-                rollout(p, s2, code, crn, lbuf, deck_buf)
-                sums[i] += E.returns(p, s2)[me]
-    return True
-
-
-@njit(cache=True)
-def _pimc_values_weighted(p, root, me, legal, k, worlds, rollouts, code, rng, s, s2, lbuf,
-                          deck_buf, sums, det, bel):
-    """:func:`_pimc_values` with each world drawn by :func:`solvers.beliefs.replay.sir_world`."""
+    ``legal[i]``; each world drawn by :func:`solvers.beliefs.replay.sir_world`
+    from ``det`` (a :class:`spiel_game.determinize.Determinization`) and the
+    belief ``bel`` (with the ``uniform`` model: one plain determinization)."""
     crn = np.empty(1, np.uint64)
     for _ in range(worlds):
         if not sir_world(p, root, s, rng, det, bel):
@@ -149,18 +130,13 @@ class PIMCBot(Agent):
                 ROLLOUT_POLICIES[self.rollout], self._rng, np.empty_like(root),
                 np.empty_like(root), np.empty(K + 2, np.int32),
                 np.empty(int(P[E.P_NCARDS]), np.int32), sums, det.record)
-        bel = None
-        if self.belief == "uniform":
-            ok = _pimc_values(*args)
-        else:
-            bel = make_belief(P, me, self.belief, self.belief_worlds, self.belief_epsilon,
-                              self._belief_model)
-            ok = _pimc_values_weighted(*args, bel)
-        if not ok:
+        bel = make_belief(P, me, self.belief, self.belief_worlds, self.belief_epsilon,
+                          self._belief_model)
+        if not _pimc_values(*args, bel):
             raise RuntimeError("PIMC: determinization failed")
         self.last_search = {"seconds": time.perf_counter() - t0,
                             "playouts": self.worlds * self.rollouts * len(legal)}
-        if bel is not None and bel.stats[0] > 0:
+        if bel.stats[0] > 0:
             self.last_search["belief_mean_ess"] = float(bel.stats[1] / bel.stats[0])
         return legal, sums / (self.worlds * self.rollouts)
 
