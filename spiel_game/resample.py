@@ -56,7 +56,7 @@ from .hidden import hidden_cards, hidden_cards_into
 from .rng import make_rng_state, rand_below, shuffle_prefix
 from .sampler import REJECTION_TRIES, assign, rejection_assign, weight_list
 
-__all__ = ["resample_from_infostate", "resample_history"]
+__all__ = ["resample_from_infostate", "resample_history", "draw_into"]
 
 K = E.K
 CHANCE = E.CHANCE
@@ -366,7 +366,7 @@ _FAST_REJECTED, _FAST_INCONSISTENT = -1, -2
 
 
 @njit(cache=True)
-def _draw_into(counts, k, rng, tmp, dst, d0):
+def draw_into(counts, k, rng, tmp, dst, d0):
     """``k`` physical cards drawn without replacement from ``counts``, in random
     order, written to ``dst[d0:d0 + k]``."""
     m = 0
@@ -446,7 +446,7 @@ def _resample_hand(p, s, me, moon_action, rng, tries, out_pl, out_act):
                 for j in range(npass[q]):
                     seq[q, j] = mine[j]
             elif npass[q] > 0:
-                _draw_into(dealt[q], npass[q], rng, tmp, seq[q], 0)
+                draw_into(dealt[q], npass[q], rng, tmp, seq[q], 0)
     else:
         dealt[me] = E.hand(p, s, me)
         for q in range(n):
@@ -461,7 +461,7 @@ def _resample_hand(p, s, me, moon_action, rng, tries, out_pl, out_act):
                 shuffle_prefix(seq[giver], pc, rng)    # the order they were chosen in is unseen
             for q in range(n):
                 if q != me and q != giver:
-                    _draw_into(dealt[(q + off) % n], pc, rng, tmp, seq[q], 0)
+                    draw_into(dealt[(q + off) % n], pc, rng, tmp, seq[q], 0)
             passed = np.zeros((n, K), np.int64)
             for q in range(n):
                 for j in range(pc):

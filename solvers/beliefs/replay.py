@@ -81,6 +81,7 @@ import numpy as np
 from numba import njit
 
 from spiel_game import engine as E
+from spiel_game.resample import draw_into
 from spiel_game.hidden import played_counts, proven_absent
 from spiel_game.rng import rand_below, rand_uniform
 from spiel_game.simulator import step_apply, step_legal
@@ -134,23 +135,6 @@ def action_probability(model, eps, p, s, legal, k, a, rng, net, ng, probs, value
 
 
 @njit(cache=True)
-def _draw_passes(counts, k, rng, tmp, dst):
-    """``k`` physical cards drawn uniformly without replacement from the count
-    vector ``counts``, in random order, into ``dst[:k]``."""
-    m = 0
-    for c in range(K):
-        for _ in range(counts[c]):
-            tmp[m] = c
-            m += 1
-    for j in range(k):
-        r = j + rand_below(rng, m - j)
-        t = tmp[j]
-        tmp[j] = tmp[r]
-        tmp[r] = t
-        dst[j] = tmp[j]
-
-
-@njit(cache=True)
 def complete_world(p, w, me, rng, seats, cards, tmp):
     """Make the determinized world ``w`` (play or moon phase: the other seats'
     current hands filled in, see :class:`spiel_game.determinize.Determinizer`) a full,
@@ -187,7 +171,7 @@ def complete_world(p, w, me, rng, seats, cards, tmp):
     for q in range(n):
         row = E.pass_choices(p, w, q)
         if q != me and q != giver:
-            _draw_passes(after[(q + off) % n], pc, rng, tmp, buf)
+            draw_into(after[(q + off) % n], pc, rng, tmp, buf, 0)
             for j in range(pc):
                 row[j] = buf[j]
         for j in range(pc):
