@@ -142,9 +142,11 @@ def clean():
 
 
 def _freeze_clock(mp):
-    """``time.perf_counter`` as seen by the tournament module returns 0: every record's
-    ``seconds`` is 0 and a recomputed deal equals the original."""
-    fake = types.SimpleNamespace(perf_counter=lambda: 0.0, monotonic=time.monotonic,
+    """``time.perf_counter`` and ``time.thread_time`` as seen by the tournament module
+    return 0: every record's ``seconds`` and CPU time are 0 and a recomputed deal equals
+    the original."""
+    fake = types.SimpleNamespace(perf_counter=lambda: 0.0, thread_time=lambda: 0.0,
+                                 monotonic=time.monotonic,
                                  sleep=time.sleep, time=time.time)
     mp.setattr(T, "time", fake)
 
@@ -561,8 +563,10 @@ def test_a_signal_stops_every_worker_and_the_rerun_resumes(sleepy, tmp_path, how
 
 
 class _StopAfter:
-    """A factory whose agents raise KeyboardInterrupt (as Ctrl-C would) at the
-    ``n``-th move overall: the in-process path (workers=1, no time limit)."""
+    """A factory whose agents send this process SIGINT (as Ctrl-C would) at the
+    ``n``-th move overall: the in-process path (workers=1, no time limit). (A
+    ``KeyboardInterrupt`` an agent raises itself is that agent's failure, not a
+    stop: tests/test_one_line_errors.py.)"""
 
     def __init__(self, n):
         self.moves, self.n = 0, n
@@ -578,7 +582,7 @@ class _StopAfter:
             def step(self, state):
                 outer.moves += 1
                 if outer.moves == outer.n:
-                    raise KeyboardInterrupt
+                    os.kill(os.getpid(), signal.SIGINT)
                 return state.legal_actions()[0]
 
             def restart_at(self, state):

@@ -11,7 +11,7 @@ pytest.importorskip("torch")   # the tiny checkpoint is written by the torch mod
 
 from net_strength import NetStrengthError, load_comparison, main
 
-from texmacros import Macros, signed
+from texmacros import Macros, minus_signs, signed
 from texmacros.research import net_strength_macros as paper_macros
 from experiments.tournament import main as tournament
 from solvers.net.features import FeatureLayout
@@ -193,7 +193,8 @@ def test_the_every_count_network_gets_a_macro_per_count_and_table_rows(tmp_path,
     assert f"\\newcommand{{\\NetStrAllFiveGain}}{{{signed(g['mean'])}}}" in tex
     assert "\\newcommand{\\NetStrAllDoubleFiveGain}{--}" in tex
     row = _row(m, 5)
-    assert row.startswith(f"5 & {signed(g['mean'])} & {interval(g['lo'], g['hi'])} & ")
+    # table cells typeset a negative number's hyphen as a minus sign
+    assert row.startswith(minus_signs(f"5 & {signed(g['mean'])} & {interval(g['lo'], g['hi'])} & "))
     assert row.endswith("3${\\times}$5 & -- &  &  &  \\\\")    # the 30-hand run: not there
     assert main([f"all5_h30={run5}", "--json", str(out), "--update"]) == 0
     m = Macros()
@@ -201,7 +202,7 @@ def test_the_every_count_network_gets_a_macro_per_count_and_table_rows(tmp_path,
     served = "five" if g["lo"] > 0 else "none"
     assert f"\\newcommand{{\\NetStrAllServed}}{{{served}}}" in "\n".join(m.lines)
     row = _row(m, 5)
-    assert row.count(signed(g["mean"])) == 2 and "--" not in row
+    assert row.count(minus_signs(signed(g["mean"]))) == 2 and "--" not in row
     # served: the counts whose interval lies above 0, in words
     saved = json.loads(out.read_text())
     comps = saved["result"]["comparisons"]
@@ -254,13 +255,13 @@ def test_root_bias_comparisons_fill_a_table_by_time_per_move(tmp_path, ckpt, cap
     g = json.loads(out.read_text())["result"]["comparisons"]["allbias6"]["gain"]
     m = Macros()
     paper_macros(m, tmp_path, tmp_path / "bench")
-    assert _rows(m, "NetStrBiasRows") == [f"2 & -- &  & -- &  & {signed(g['mean'])} & "
-                    f"{interval(g['lo'], g['hi'])} & -- &  \\\\"]
+    assert _rows(m, "NetStrBiasRows") == [minus_signs(
+        f"2 & -- &  & -- &  & {signed(g['mean'])} & {interval(g['lo'], g['hi'])} & -- &  \\\\")]
     assert main([f"bias6={run}", "--json", str(out), "--update"]) == 0
     m = Macros()
     paper_macros(m, tmp_path, tmp_path / "bench")
     rows = "\n".join(_rows(m, "NetStrBiasRows"))
-    assert rows.count(signed(g["mean"])) == 2 and rows.count("--") == 2
+    assert rows.count(minus_signs(signed(g["mean"]))) == 2 and rows.count("--") == 2
     # none there: "not run", never a ??
     out.unlink()
     m = Macros()
@@ -296,8 +297,8 @@ def test_true_world_comparisons_fill_a_table_by_time_per_move(tmp_path, capsys):
     comps = json.loads(out.read_text())["result"]["comparisons"]
     m = Macros()
     paper_macros(m, tmp_path, tmp_path / "bench")
-    cells = {ms: f"{signed(comps[k]['gain']['mean'])} & "
-                 f"{interval(comps[k]['gain']['lo'], comps[k]['gain']['hi'])}"
+    cells = {ms: minus_signs(f"{signed(comps[k]['gain']['mean'])} & "
+                             f"{interval(comps[k]['gain']['lo'], comps[k]['gain']['hi'])}")
              for ms, k in ((2, "oracle6_2ms"), (50, "oracle6"))}
     assert _rows(m, "NetStrOracleRows") == [f"2 & {cells[2]} & -- &  \\\\",
                                             f"50 & {cells[50]} & -- &  \\\\"]
