@@ -15,6 +15,12 @@ a later run refuses to start if the file's hash differs (a changed
 declaration needs a new sweep, not a continuation). ``--check`` only checks
 this and prints the plan.
 
+**Saved units survive a fresh checkout.** ``runs/`` is git-ignored (about
+10 KB a deal); ``--archive`` packs each cell's folder into
+``archive/<cell>.tar.xz`` (about 1 KB a deal, committed), also while a cell is
+unfinished, and a finished cell is packed at once. A run restores a cell from
+its archive when ``runs/<cell>/`` is missing, and resumes from there.
+
 Saved units are reused across code changes elsewhere in the repository
 (``reuse_stale``): the runner records the code version of every session in
 each cell's ``run.json``. Progress lines go to stdout (``run.log`` when started
@@ -40,6 +46,7 @@ HERE = ROOT / "research" / "xinxin_sweep"
 DECLARATION = ROOT / "paper" / "preregistration_xinxin.md"
 FROZEN = HERE / "declaration.sha256"
 RUNS = HERE / "runs"
+ARCHIVE = HERE / "archive"
 
 
 class DeclarationError(RuntimeError):
@@ -91,6 +98,45 @@ def saved_deals(cell_dir: Path) -> int:
     return len(list((cell_dir / "shards").glob("unit-*.json")))
 
 
+def archive(cell: str, runs: Path = RUNS, dest: Path = ARCHIVE) -> Path | None:
+    """Pack ``runs/<cell>/`` (its saved units, run.json and tables; not the lock)
+    into ``archive/<cell>.tar.xz``, byte for byte the same for the same files
+    (sorted names, zero times and owners); None when there is nothing to pack."""
+    import io
+    import tarfile
+    src = runs / cell
+    if not src.is_dir():
+        return None
+    files = sorted(p for p in src.rglob("*") if p.is_file() and p.name != ".runner.lock")
+    dest.mkdir(parents=True, exist_ok=True)
+    tmp = dest / f".{cell}.tar.xz.tmp"
+    with tarfile.open(tmp, "w:xz", preset=9) as tar:
+        for p in files:
+            data = p.read_bytes()
+            info = tarfile.TarInfo(f"{cell}/{p.relative_to(src).as_posix()}")
+            info.size, info.mtime, info.mode = len(data), 0, 0o644
+            tar.addfile(info, io.BytesIO(data))
+    out = dest / f"{cell}.tar.xz"
+    tmp.replace(out)
+    return out
+
+
+def restore(cell: str, runs: Path = RUNS, src: Path = ARCHIVE) -> bool:
+    """Unpack ``archive/<cell>.tar.xz`` into ``runs/`` when ``runs/<cell>/`` is
+    missing (a fresh checkout); True when it did."""
+    import tarfile
+    packed = src / f"{cell}.tar.xz"
+    if (runs / cell).exists() or not packed.exists():
+        return False
+    runs.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(packed, "r:xz") as tar:
+        names = tar.getnames()
+        if any(not n.startswith(f"{cell}/") or ".." in Path(n).parts for n in names):
+            raise ValueError(f"{packed}: holds files outside {cell}/")
+        tar.extractall(runs, filter="data")
+    return True
+
+
 def _commit() -> str:
     try:
         return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, text=True,
@@ -104,6 +150,8 @@ def main(argv=None) -> int:
     ap.add_argument("--cells", nargs="+", help="only these cells (declared order kept)")
     ap.add_argument("--check", action="store_true",
                     help="check the declaration and print the plan; play nothing")
+    ap.add_argument("--archive", action="store_true",
+                    help="pack each cell's saved units into archive/<cell>.tar.xz; play nothing")
     args = ap.parse_args(argv)
     decl = declaration()
     names = [c["cell"] for c in decl["cells"]]
@@ -113,6 +161,16 @@ def main(argv=None) -> int:
             ap.error(f"unknown cells {unknown}; declared: {names}")
     h = check_frozen(freeze=not args.check)
     cells = [c for c in decl["cells"] if not args.cells or c["cell"] in args.cells]
+    if args.archive:
+        for c in cells:
+            out = archive(c["cell"])
+            if out is not None:
+                print(f"{c['cell']}: {saved_deals(RUNS / c['cell'])} deals packed into "
+                      f"{out.relative_to(ROOT)}", flush=True)
+        return 0
+    for c in cells:
+        if restore(c["cell"]):
+            print(f"{c['cell']}: restored from archive/{c['cell']}.tar.xz", flush=True)
     for c in cells:
         print(f"{c['cell']}: {saved_deals(RUNS / c['cell'])}/{c['deals']} deals saved; "
               f"{c['ours']} vs {c['xinxin']}, seed {c['seed']}", flush=True)
@@ -142,6 +200,7 @@ def main(argv=None) -> int:
               f"{res.summary['deals']} deals in {time.time() - t0:.0f} s; CPU ms per decision "
               f"ours {t[0]['cpu_ms_per_decision']:.1f}, xinxin "
               f"{t[1]['cpu_ms_per_decision']:.1f}", flush=True)
+        archive(c["cell"])
     return 0
 
 
