@@ -204,8 +204,9 @@ def test_the_agents_command_lists_and_describes(capsys, bot_file):
     assert "iterations=1000" in lines[i + 1] and "uct_c=0.4" in lines[i + 1]
     assert any(line.startswith("random  [built-in]  Uniform over the legal") for line in lines)
     # what an agent needs beyond a plain install is said under it, and only there
-    from solvers.catalog import BUILTIN_AGENTS, BUILTIN_NEEDS
-    assert set(BUILTIN_NEEDS) == {"dqn", "nfsp", "xinxin"} <= set(BUILTIN_AGENTS)
+    from solvers.agent_info import BUILTIN_NEEDS
+    builtins = {i.name for i in registry.agents() if i.source == "built-in"}
+    assert set(BUILTIN_NEEDS) == {"dqn", "nfsp", "xinxin"} <= builtins
     for name, needs in BUILTIN_NEEDS.items():
         k = next(k for k, line in enumerate(lines) if line.startswith(f"{name}  [built-in]"))
         assert lines[k + 2] == f"    needs: {needs}"

@@ -64,7 +64,7 @@ _PROBE = textwrap.dedent("""
         from solvers.net.checkpoint import read_checkpoint as load
     else:
         import torch  # noqa: F401  (imported before the clock starts)
-        from solvers.openspiel_rl import _mlp_shapes, load_checkpoint as load
+        from solvers.openspiel_rl_play import _mlp_shapes, load_checkpoint as load
         _mlp_shapes(2, [2], 2)
     if good != "-":
         load(good)
@@ -214,7 +214,7 @@ def test_pt_hidden_bomb_is_refused_before_building(tmp_path):
 
 
 def test_pt_tensors_are_checked_not_cast(tmp_path):
-    from solvers import openspiel_rl as rl
+    from solvers import openspiel_rl_play as rl
     want = rl._mlp_shapes(40, [4], 60)
     good = {k: torch.zeros(s) for k, s in want.items()}
     cases = [({**good, "model.0.0.bias": torch.zeros(4, dtype=torch.complex64)},

@@ -17,6 +17,7 @@ import torch
 import spiel_game
 from experiments.tournament import TournamentConfig, run_tournament
 from solvers import openspiel_rl as rl
+from solvers.openspiel_rl_play import _make_mlp
 from solvers.registry import AgentSpecError, make_agent
 
 # A small variant: 3 seats, 24 cards, one pass: an episode takes milliseconds.
@@ -123,7 +124,7 @@ def test_dqn_agent_is_the_greedy_policy_of_its_network(trained):
     result, path = trained["dqn"]
     game = spiel_game.load(SMALL)
     bot = make_agent(f"dqn(checkpoint={str(path)!r})", game, 1, 0)
-    net = rl._make_mlp(result.input_size, result.config.hidden, result.num_actions)
+    net = _make_mlp(result.input_size, result.config.hidden, result.num_actions)
     net.load_state_dict(result.policy_networks[1])
     rng = np.random.default_rng(4)
     state, checked = game.new_initial_state(), 0

@@ -15,7 +15,7 @@ import pyspiel
 import pytest
 
 import spiel_game
-from solvers import registry
+from solvers import catalog, registry
 from solvers.registry import AgentSpec, AgentSpecError, make_agent, parse_spec
 
 EXAMPLE = Path(__file__).resolve().parent / "example_agent_pkg"
@@ -76,17 +76,20 @@ def _declared_entry_points() -> dict[str, str]:
     return meta["project"]["entry-points"][registry.ENTRY_POINT_GROUP]
 
 
-def test_pyproject_entry_points_are_the_builtin_catalog():
-    from solvers.catalog import BUILTIN_AGENTS
+def test_the_installed_entry_points_are_the_declared_builtins():
+    """The built-ins are what pyproject.toml declares; the catalog reads the
+    installed metadata, so an install older than pyproject.toml is caught here."""
+    import importlib.metadata
     declared = _declared_entry_points()
-    differ = sorted(k for k in set(declared) & set(BUILTIN_AGENTS)
-                    if declared[k] != BUILTIN_AGENTS[k])
-    assert declared == BUILTIN_AGENTS, (
-        f"pyproject.toml's [project.entry-points.\"{registry.ENTRY_POINT_GROUP}\"] differs from "
-        f"solvers/catalog.py: only in pyproject {sorted(set(declared) - set(BUILTIN_AGENTS))}, "
-        f"only in the catalog {sorted(set(BUILTIN_AGENTS) - set(declared))}, different "
-        f"targets {differ}")
-    assert "ismcts_bias" in declared
+    dist = importlib.metadata.distribution(catalog.DISTRIBUTION)
+    installed = {ep.name: ep.value for ep in dist.entry_points
+                 if ep.group == registry.ENTRY_POINT_GROUP}
+    assert installed == declared, (
+        f"the installed metadata of {catalog.DISTRIBUTION} differs from pyproject.toml's "
+        f"[project.entry-points.\"{registry.ENTRY_POINT_GROUP}\"]: reinstall it "
+        f"(pip install -e .)")
+    builtins = {i.name for i in registry.agents() if i.source == "built-in"}
+    assert builtins == set(declared) and "ismcts_bias" in declared
 
 
 def test_every_builtin_loads_through_its_entry_point():
@@ -126,7 +129,7 @@ def test_register_in_process():
         with pytest.raises(AgentSpecError, match="exists"):
             registry.register("heuristic", RandomBot)
     finally:
-        registry._REGISTERED.pop("test_only_random", None)
+        registry.unregister("test_only_random")
 
 
 @pytest.fixture(scope="module")
@@ -145,14 +148,14 @@ def installed_example(tmp_path_factory):
     assert out.returncode == 0, out.stderr
     sys.path.insert(0, str(target))
     importlib.invalidate_caches()
+    registry.refresh()                  # the entry points are read once per process
     try:
         yield target
     finally:
         sys.path.remove(str(target))
         sys.modules.pop("ch_example_agents", None)
-        for key in [k for k in registry._LOADED if k[0] == "lowest"]:
-            registry._LOADED.pop(key)
         importlib.invalidate_caches()
+        registry.refresh()
 
 
 def test_plugin_package_is_discovered_through_its_entry_point(installed_example):

@@ -4,7 +4,7 @@ OpenSpiel bots get seeds they accept.
 
 The validity rules below are written from the documented ranges (the
 docstrings of ``solvers.ismcts``, ``solvers.pimc`` and
-``solvers.registry.openspiel_ismcts``), independently of the checking code.
+``solvers.openspiel_bots.openspiel_ismcts``), independently of the checking code.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import spiel_game
-from solvers import registry
+from solvers import catalog, registry
 from solvers.bots import AgentParameterError, HeuristicBot, RandomBot
 from solvers.ismcts import ISMCTSBot
 from solvers.pimc import PIMCBot
@@ -381,8 +381,8 @@ def test_an_openspiel_mcts_factory_takes_tournament_seeds():
                 assert not isinstance(e, AgentSpecError)
                 assert isinstance(e.__cause__, ValueError)
     finally:
-        registry._REGISTERED.pop("test_only_os_mcts", None)
-        registry._REGISTERED.pop("test_only_os_mcts_unfolded", None)
+        registry.unregister("test_only_os_mcts")
+        registry.unregister("test_only_os_mcts_unfolded")
 
 
 def test_errors_inside_a_factory_are_the_factorys():
@@ -396,7 +396,7 @@ def test_errors_inside_a_factory_are_the_factorys():
                                                     "KeyError: 'lookup table'"):
             make_agent("test_only_broken(x=1)", GAME, 0, 7)
     finally:
-        registry._REGISTERED.pop("test_only_broken", None)
+        registry.unregister("test_only_broken")
 
 
 # ---------------------------------------------------------------- spec strings
@@ -511,7 +511,7 @@ def test_register_refuses_names_that_no_spec_can_use():
     for name in ("my-agent", "x(y=1)", " padded", "", "1abc"):
         with pytest.raises(AgentSpecError, match="cannot register agent"):
             registry.register(name, RandomBot)
-    assert not any(k in registry._REGISTERED for k in ("my-agent", "x(y=1)"))
+    assert not any(k in registry.factories() for k in ("my-agent", "x(y=1)"))
 
 
 # ---------------------------------------------------------------- plug-ins
@@ -545,9 +545,10 @@ def plugin_modules(tmp_path, monkeypatch):
         (tmp_path / f"{mod}.py").write_text(src)
     monkeypatch.syspath_prepend(str(tmp_path))
     importlib.invalidate_caches()
-    monkeypatch.setattr(registry, "_LOADED", {})
-    monkeypatch.setattr(registry, "_FAILED", {})
+    monkeypatch.setattr(catalog, "_FAILED", {})
+    registry.refresh()                  # the entry points are read once per process
     yield
+    registry.refresh()
     for mod in PLUGINS:
         sys.modules.pop(mod, None)
 
@@ -604,7 +605,8 @@ def test_unlistable_entry_points_leave_the_builtins(plugin_modules, monkeypatch)
     monkeypatch.setattr(importlib.metadata, "entry_points", entry_points)
     with pytest.warns(RuntimeWarning, match="could not be listed"):
         names = registry.factories()
-    assert set(names) == set(registry._builtins()) and set(BUILTINS) <= set(names)
+    builtins = {i.name for i in registry.agents() if i.source == "built-in"}
+    assert set(names) == builtins and set(BUILTINS) <= set(names)
     assert isinstance(make_agent("heuristic", GAME, 0), HeuristicBot)
 
 

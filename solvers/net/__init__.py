@@ -16,8 +16,8 @@ Modules:
 * :mod:`.search`: ISMCTS with the network (PUCT prior, value at the leaves,
   optional mixing with rollouts), :class:`~.search.NetISMCTSBot`;
 * :mod:`.agents`: :class:`~.agents.NetworkBot` (the raw policy) and the
-  evaluator cache; the agents ``network`` and ``ismcts_net`` are registered
-  by :mod:`solvers.registry` (their factories) and :mod:`solvers.catalog`;
+  evaluator cache; the built-in agents ``network`` and ``ismcts_net`` are the
+  package's entry points naming these classes (:mod:`solvers.catalog`);
 * :mod:`.selfplay`: self-play with search, recording training samples.
 
 Only :mod:`.model` (and :mod:`.selfplay`'s training) imports torch; the agents

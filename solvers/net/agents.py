@@ -69,7 +69,10 @@ def evaluator_for(agent: str, checkpoint, game, keyword: str = "checkpoint") -> 
 
 
 class NetworkBot(Agent):
-    """The raw policy network (module docstring); registered as ``network``.
+    """The raw policy network, one evaluation per decision (module docstring); the
+    built-in agent ``network``. ``checkpoint``: a path or a shipped model's name
+    (None: the shipped model made for the game's rules and player count,
+    :func:`solvers.net.zoo.default_for`).
 
     Args (keyword-only): ``checkpoint`` (path), ``policy`` (``argmax`` or
     ``sample``), ``temperature`` (for ``sample``: probabilities ** (1 / T),
