@@ -10,7 +10,7 @@ import json
 import pytest
 
 from experiments import runner
-from experiments.registry import get
+from experiments.registry import Unit, get
 from experiments.studies import ladder
 
 from _legacy_deals import play as play_legacy
@@ -127,7 +127,7 @@ def test_a_unit_plays_through_the_tournament_block(monkeypatch, raised, caught):
         raise runner._Stop(signal.SIGTERM)          # what the runner's handler raises
     monkeypatch.setattr(tournament, "play_deal", stop)
     config = get("ladder").config("quick", TINY)
-    unit = runner.Unit(index=1, seed=0, params=ladder.units(config)[1])
+    unit = Unit(index=1, seed=0, params=ladder.units(config)[1])
     with pytest.raises(getattr(runner, caught)) as err:
         ladder.run_unit(config, unit)
     if raised == "error":

@@ -113,7 +113,8 @@ def test_progress_moves_within_a_unit(tmp_path, monkeypatch, workers):
         [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parent.parent),
          os.environ.get("PYTHONPATH", "")]))
     seen, finished = [], []
-    real_report, real_finished = runner._UnitBar.report, runner._UnitBar.finished
+    bar_class = runner.progress._UnitBar
+    real_report, real_finished = bar_class.report, bar_class.finished
 
     def report(self, index, frac):
         seen.append((index, frac, self.bar.n))
@@ -125,8 +126,8 @@ def test_progress_moves_within_a_unit(tmp_path, monkeypatch, workers):
         with self.lock:              # finished units count whole, running ones by fraction
             assert abs(self.bar.n - len(finished) - sum(self.partial.values())) < 1e-9
 
-    monkeypatch.setattr(runner._UnitBar, "report", report)
-    monkeypatch.setattr(runner._UnitBar, "finished", fin)
+    monkeypatch.setattr(bar_class, "report", report)
+    monkeypatch.setattr(bar_class, "finished", fin)
     runner.run("runner_selftest", overrides={"units": workers, "sleep": 0.9}, out=tmp_path,
                workers=workers, progress=True, verbose=False)
     assert sorted(finished) == list(range(workers))
