@@ -16,6 +16,7 @@ annotated type::
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import re
@@ -26,7 +27,7 @@ from pathlib import Path
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from spiel_game.checks import shorten
+from spiel_game.checks import check_seed as _check_seed, shorten
 
 __all__ = ["ConfigError", "config_fields", "make_config", "config_from_dict", "convert_fields",
            "load_toml", "load_config_file", "parse_assignments",
@@ -47,21 +48,12 @@ class ConfigError(ValueError):
     """An unknown key, or a value that does not fit the field's type."""
 
 
-def check_seed(seed, where: str = "seed", *, bits: int = 32) -> int:
-    """``seed`` as an int if ``0 <= seed < 2**bits`` (default :data:`SEED_LIMIT`,
-    ``2**32``), else :class:`ConfigError` ``"seed must be 0 <= seed < 2**32, got ..."``.
-    Tournaments take ``bits=63``: the studies derive their tournaments' seeds
-    below ``2**62`` from their own seed."""
-    limit = 2**bits
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < limit:
-        try:                                  # numpy integers
-            import numpy as np
-            if isinstance(seed, np.integer) and 0 <= int(seed) < limit:
-                return int(seed)
-        except ImportError:                   # pragma: no cover
-            pass
-        raise ConfigError(f"{where} must be 0 <= seed < 2**{bits}, got {shorten(seed, 200)}")
-    return int(seed)
+#: ``check_seed(seed, where="seed", bits=32)``: ``seed`` as an int if
+#: ``0 <= seed < 2**bits`` (default :data:`SEED_LIMIT`, ``2**32``); else
+#: :class:`ConfigError` ``"WHERE=VALUE is out of range; allowed: an int in [0, 2**32)"``
+#: (:func:`spiel_game.checks.check_seed`). Tournaments take ``bits=63``: the
+#: studies derive their tournaments' seeds below ``2**62`` from their own seed.
+check_seed = functools.partial(_check_seed, bits=32, error=ConfigError)
 
 
 def check_unit_count(count: int, what: str) -> None:
@@ -100,7 +92,7 @@ def seed_bits(cls) -> int:
 
 def _check_config_seed(config):
     if "seed" in {f.name for f in dataclasses.fields(config)}:
-        check_seed(config.seed, f"{type(config).__name__}.seed", bits=seed_bits(type(config)))
+        check_seed(config.seed, where=f"{type(config).__name__}.seed", bits=seed_bits(type(config)))
     return config
 
 
@@ -164,7 +156,7 @@ def make_config(cls, base=None, overrides: Mapping[str, Any] | None = None):
         raise ConfigError(f"base config is a {type(base).__name__}, expected {cls.__name__}")
     changes = convert_fields(cls, overrides or {})
     if "seed" in changes:
-        check_seed(changes["seed"], f"{cls.__name__}.seed", bits=seed_bits(cls))
+        check_seed(changes["seed"], where=f"{cls.__name__}.seed", bits=seed_bits(cls))
     try:
         config = dataclasses.replace(base, **changes)
     except ConfigError:
@@ -196,7 +188,7 @@ def config_from_dict(cls, data: Mapping[str, Any], *, error: type[Exception] = C
         raise error(f"{cls.__name__} needs {missing}; allowed: {', '.join(names)}")
     if "seed" in values:
         try:
-            check_seed(values["seed"], f"{cls.__name__}.seed", bits=seed_bits(cls))
+            check_seed(values["seed"], where=f"{cls.__name__}.seed", bits=seed_bits(cls))
         except ConfigError as err:
             raise error(str(err)) from None
     return cls(**values)

@@ -57,6 +57,7 @@ Agents here:
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 
@@ -64,6 +65,7 @@ import numpy as np
 import pyspiel
 
 from spiel_game import engine as E
+from spiel_game.checks import check_seed as _check_seed
 from spiel_game.rng import make_rng_state, rand_below
 
 from .heuristic import heuristic_policy
@@ -120,13 +122,9 @@ def check_choice(agent: str, name: str, value, allowed) -> str:
                               f"{', '.join(repr(a) for a in allowed)}")
 
 
-def check_seed(seed, agent: str = "agent") -> int:
-    """``seed`` as an int in ``[0, 2**63)``; else :class:`AgentParameterError`."""
-    if _is_int(seed) and 0 <= seed < SEED_LIMIT:
-        return int(seed)
-    what = "out of range" if _is_int(seed) else f"a {type(seed).__name__}, not an int"
-    raise AgentParameterError(f"{agent}: seed={seed!r} is {what}; allowed: an int in "
-                              f"[0, 2**63)")
+#: ``check_seed(seed, agent)``: ``seed`` as an int in ``[0, 2**63)``; else
+#: :class:`AgentParameterError` (:func:`spiel_game.checks.check_seed`).
+check_seed = functools.partial(_check_seed, error=AgentParameterError)
 
 
 def check_game(game, player, agent: str = "agent") -> int:

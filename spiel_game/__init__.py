@@ -20,8 +20,8 @@ from . import cards  # noqa: E402
 from .rules import (RuleSet, PARAMETER_DEFAULTS, PRESETS, preset,  # noqa: E402
                     GameParameterError)
 from .game import (GAME_NAME, CancellationHeartsGame, CancellationHeartsState,  # noqa: E402
-                   IllegalActionError, CorruptStateError, serialize_game_and_state,
-                   deserialize_game_and_state)
+                   IllegalActionError, CorruptStateError)
+from .serialization import serialize_game_and_state, deserialize_game_and_state  # noqa: E402
 
 __all__ = ["cards", "RuleSet", "PARAMETER_DEFAULTS", "PRESETS", "preset",
            "GameParameterError", "GAME_NAME", "CancellationHeartsGame",

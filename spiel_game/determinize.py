@@ -23,7 +23,8 @@ from numba import njit
 
 from . import engine as E
 from .hidden import hidden_cards
-from .rng import rand_below, shuffle_prefix
+from .resample import draw_into
+from .rng import fill_cards, shuffle_prefix
 from .sampler import HiddenProblem, SamplerWork, build_problem, sample_hidden
 
 __all__ = ["Determinizer", "Determinization", "determinize", "make_determinization",
@@ -35,12 +36,7 @@ K = E.K
 @njit(cache=True)
 def deal_shuffled(p, s, rng, deck_buf):
     """Deal the next hand of a match (``s`` at a deal) by shuffling the pack."""
-    deck = E.deck(p)
-    m = 0
-    for c in range(K):
-        for _ in range(deck[c]):
-            deck_buf[m] = c
-            m += 1
+    m = fill_cards(E.deck(p), deck_buf, 0)
     shuffle_prefix(deck_buf, m, rng)
     E.apply_deal_sequence(p, s, deck_buf)
 
@@ -74,24 +70,13 @@ def write_determinization(p, s, det, rng):
             dealt = E.dealt_hand(p, s, q)
             passed = E.passed(p, s, q)
             choices = E.pass_choices(p, s, q)
-            m = 0
             for c in range(K):
-                v = out[h, c]
-                dealt[c] = v
-                hand[c] = v
+                dealt[c] = hand[c] = out[h, c]
                 passed[c] = 0
-                for _ in range(v):
-                    tmp[m] = c
-                    m += 1
-            for j in range(npass[h]):           # a uniform draw without replacement
-                r = j + rand_below(rng, m - j)
-                t = tmp[j]
-                tmp[j] = tmp[r]
-                tmp[r] = t
-                c = tmp[j]
-                choices[j] = c
-                passed[c] += 1
-                hand[c] -= 1
+            draw_into(out[h], npass[h], rng, tmp, choices, 0)   # without replacement
+            for j in range(npass[h]):
+                passed[choices[j]] += 1
+                hand[choices[j]] -= 1
         counts = E.suit_counts(p, s, q)
         for su in range(4):
             counts[su] = 0

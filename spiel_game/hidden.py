@@ -133,6 +133,8 @@ def hidden_constraints(state, player):
 
 
 # ------------------------------------------------------------- the problem
+# carries: the rules, the state and the observer (p, s, me), and the arrays the
+# problem is written to (seats, pool, sizes, forced, forbid, weights, npass, played)
 @njit(cache=True)
 def hidden_cards_into(p, s, me, seats, pool, sizes, forced, forbid, weights, npass, played):
     """The hidden-card problem of seat ``me`` in engine state ``s`` (passing,

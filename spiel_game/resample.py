@@ -53,7 +53,7 @@ from numba import njit
 
 from . import engine as E
 from .hidden import hidden_cards, hidden_cards_into
-from .rng import make_rng_state, rand_below, shuffle_prefix
+from .rng import fill_cards, make_rng_state, rand_below, shuffle_prefix
 from .sampler import REJECTION_TRIES, assign, rejection_assign, weight_list
 
 __all__ = ["resample_from_infostate", "resample_history", "draw_into"]
@@ -181,7 +181,7 @@ def _split_history(game, history):
     return hands
 
 
-def _rebuild_passes(n, me, off, pc, hand_now, played, my_passed, received_by_me, rng):
+def _rebuild_passes(n, me, off, pc, hand_now, played, my_passed, received_by_me, *, rng):
     """Passes of every seat and dealt hands, consistent with current hands + plays.
 
     ``hand_now[q]`` and ``played[q]`` are count vectors; the player's own passes
@@ -269,7 +269,7 @@ def _finished_hand_actions(game, hand: _Hand, hand_no, me, rng):
     if off and r.pass_count:
         received = hand.passes.get((me - off) % n, [])
         seq, dealt = _rebuild_passes(n, me, off, r.pass_count, zero, played, my_passed,
-                                     received, rng)
+                                     received, rng=rng)
     else:
         seq, dealt = [[] for _ in range(n)], played
     kitty = np.zeros(K, np.int64)
@@ -288,6 +288,19 @@ def _finished_hand_actions(game, hand: _Hand, hand_no, me, rng):
     actions.extend(hand.plays)
     actions.extend(hand.moon)
     return actions
+
+
+def _seat_hands(hc, got, n, me, mine, kitty_real):
+    """(each seat's cards, the kitty) from a draw ``got`` (a row per hidden
+    holder of ``hc``): ``me`` holds ``mine``; the kitty is the drawn one when it
+    is hidden, else ``kitty_real``."""
+    hands = [None] * n
+    hands[me] = mine.astype(np.int64)
+    H = len(hc.seats)
+    for i in range(H):
+        if hc.seats[i] >= 0:
+            hands[int(hc.seats[i])] = got[i]
+    return hands, got[H - 1] if H and hc.seats[H - 1] < 0 else kitty_real
 
 
 def _current_hand_actions(game, state, hand: _Hand, me, rng, tries=REJECTION_TRIES):
@@ -315,32 +328,21 @@ def _current_hand_actions(game, state, hand: _Hand, me, rng, tries=REJECTION_TRI
         return [(CHANCE, int(a)) for a in seq[:nd]]
 
     hc = hidden_cards(P, s, me)
-    H = len(hc.seats)
     if ph == E.PH_PASS:
         got = assign(hc.pool, hc.sizes, hc.forbid, rng, hc.weights)
-        dealt = [None] * n
-        dealt[me] = E.dealt_hand(P, s, me).astype(np.int64)
-        for i in range(H):
-            if hc.seats[i] >= 0:
-                dealt[int(hc.seats[i])] = got[i]
-        kitty = got[H - 1] if H and hc.seats[H - 1] < 0 else kitty_real
+        dealt, kitty = _seat_hands(hc, got, n, me, E.dealt_hand(P, s, me), kitty_real)
         seq = {}
         for q in hand.pass_order:
             k = len(hand.passes[q])
             seq[q] = list(my_passed) if q == me else _draw(dealt[q], k, rng)
     else:
         got = assign(hc.pool, hc.sizes, hc.forbid, rng, hc.weights, tries) + hc.forced
-        now = [None] * n
-        now[me] = E.hand(P, s, me).astype(np.int64)
-        for i in range(H):
-            if hc.seats[i] >= 0:
-                now[int(hc.seats[i])] = got[i]
-        kitty = got[H - 1] if H and hc.seats[H - 1] < 0 else kitty_real
+        now, kitty = _seat_hands(hc, got, n, me, E.hand(P, s, me), kitty_real)
         played = hc.played
         if pc > 0 and off != 0:
             received = hand.passes.get((me - off) % n, [])
             seq_l, dealt = _rebuild_passes(n, me, off, pc, now, played, my_passed,
-                                           received, rng)
+                                           received, rng=rng)
             seq = {q: seq_l[q] for q in hand.pass_order}
         else:
             dealt = [now[q] + played[q] for q in range(n)]
@@ -369,11 +371,7 @@ _FAST_REJECTED, _FAST_INCONSISTENT = -1, -2
 def draw_into(counts, k, rng, tmp, dst, d0):
     """``k`` physical cards drawn without replacement from ``counts``, in random
     order, written to ``dst[d0:d0 + k]``."""
-    m = 0
-    for c in range(K):
-        for _ in range(counts[c]):
-            tmp[m] = c
-            m += 1
+    m = fill_cards(counts, tmp, 0)
     for j in range(k):
         r = j + rand_below(rng, m - j)
         t = tmp[j]
@@ -411,11 +409,7 @@ def _resample_hand(p, s, me, moon_action, rng, tries, out_pl, out_act):
     for c in range(K):
         ncards += pool[c]
     cards = np.empty(ncards, np.int64)
-    m = 0
-    for c in range(K):
-        for _ in range(pool[c]):
-            cards[m] = c
-            m += 1
+    fill_cards(pool, cards, 0)
     got = np.zeros((H, K), np.int64)
     if not rejection_assign(cards, sizes[:H], forbid[:H], weight_list(weights[:H]), got, rng,
                             tries):
@@ -479,10 +473,7 @@ def _resample_hand(p, s, me, moon_action, rng, tries, out_pl, out_act):
     nt = min(total, n * T)
     start = np.zeros(n + 1, np.int64)
     for q in range(n):
-        for c in range(K):
-            for _ in range(dealt[q, c]):
-                tmp[k] = c
-                k += 1
+        k = fill_cards(dealt[q], tmp, k)
         start[q + 1] = k
     for q in range(n):
         shuffle_prefix(tmp[start[q]:start[q + 1]], start[q + 1] - start[q], rng)
@@ -495,11 +486,7 @@ def _resample_hand(p, s, me, moon_action, rng, tries, out_pl, out_act):
         ptr[q] += 1
         a += 1
     if total > nt:
-        kk = 0
-        for c in range(K):
-            for _ in range(kitty[c]):
-                tmp[kk] = c
-                kk += 1
+        kk = fill_cards(kitty, tmp, 0)
         shuffle_prefix(tmp, kk, rng)
         for j in range(total - nt):
             out_pl[a] = -1

@@ -4,7 +4,8 @@ Every compiled policy, rollout and sampler draws from an explicit stream (no
 global RNG): ``make_rng_state(seed, stream)`` is stream ``stream`` of ``seed``,
 independent of the others, and advances in place with every draw. The
 simulator gives game ``h`` of a run stream ``h``, so results do not depend on
-how games are split between threads.
+how games are split between threads. ``fill_cards`` lists the cards of a
+multiset of counts, in card order, for a shuffle or a draw to order.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["make_rng_state", "rng_start", "rand_below", "rand_uniform", "shuffle_prefix"]
+__all__ = ["make_rng_state", "rng_start", "rand_below", "rand_uniform", "shuffle_prefix",
+           "fill_cards"]
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -66,3 +68,17 @@ def shuffle_prefix(a, m, rng):
         t = a[i]
         a[i] = a[j]
         a[j] = t
+
+
+@njit(cache=True)
+def fill_cards(counts, out, start):
+    """Card type ``c`` written ``counts[c]`` times, in card order, into ``out``
+    from index ``start`` (the physical cards of a multiset of counts, which
+    :func:`shuffle_prefix` or a draw then orders); returns the index after the
+    last card written."""
+    m = start
+    for c in range(counts.shape[0]):
+        for _ in range(counts[c]):
+            out[m] = c
+            m += 1
+    return m

@@ -126,6 +126,8 @@ def build_table(dims, strides, allowed, sizes, R, g, bc):
             g[h, idx] = acc
 
 
+# carries: the class table (dims, strides, allowed), the holders' sizes, the count
+# tables (R, g, bc), the draw and its work arrays (xout, wbuf, xbuf) and the rng
 @njit(cache=True)
 def _sample_tables(dims, strides, allowed, sizes, R, g, bc, xout, wbuf, xbuf, rng):
     """Draw the class counts ``xout[h, d]`` of the constrained holders, holder
@@ -219,6 +221,10 @@ def sample_hidden(pr, work, rng):
             return False
 
 
+# carries: the cards and their classes (cards, cls_start), the constraints (forbid,
+# sizes), the class table and count tables (dims, strides, allowed, R, g, bc), the
+# method and its budget (use_table, max_tries), the draw and its work arrays (out,
+# buf, xout, wbuf, xbuf) and the rng
 @njit(cache=True)
 def _uniform_constrained(cards, cls_start, forbid, sizes, dims, strides, allowed, R, g, bc,
                          use_table, max_tries, out, buf, xout, wbuf, xbuf, rng):

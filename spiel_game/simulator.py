@@ -41,7 +41,8 @@ results or crashes the process).
 :func:`rollout`, :func:`make_rng`, :func:`clone`, :func:`state_checksum`,
 :func:`check_params`, :func:`check_state`) check their arguments and raise
 ``TypeError``/``ValueError`` naming the argument and what is allowed before
-any compiled code runs. The compiled steps :func:`step_legal`,
+any compiled code runs (the checks of the rules and state vectors are
+:mod:`spiel_game.vector_checks`). The compiled steps :func:`step_legal`,
 :func:`step_apply` and :func:`step_uniform` are for ``@njit`` search loops and
 check nothing (like ``engine.apply_unchecked``); from Python use
 ``engine.legal_actions`` / ``engine.apply_action`` instead.
@@ -66,11 +67,12 @@ from numba.core.errors import NumbaExperimentalFeatureWarning as _ExperimentalWa
 
 from . import cards as C
 from . import engine as E
-from . import validation as V
+from .checks import check_bool
 from .engine import K, S_PHASE, S_CUR, PH_DEAL, PH_OVER, P_N, P_NCARDS
 from .policies import uniform_policy, uniform_action
-from .rng import make_rng_state, rng_start, shuffle_prefix
+from .rng import fill_cards, make_rng_state, rng_start, shuffle_prefix
 from .rules import RuleSet
+from .vector_checks import check_array, check_params, check_rng, check_state
 from . import rules as R
 
 __all__ = ["simulate", "SimulationResult", "POLICIES", "BUILTIN_POLICIES", "register_policy",
@@ -171,12 +173,7 @@ def _shuffled_undealt(p, s, rng, deck_buf):
     """Fill ``deck_buf`` with the cards not dealt yet, in a uniformly random
     order (Fisher-Yates); returns their number. Before the deal these are the
     whole deck in card order, shuffled with the same draws as ever."""
-    m = 0
-    left = E.undealt(p, s)
-    for c in range(K):
-        for _ in range(left[c]):
-            deck_buf[m] = c
-            m += 1
+    m = fill_cards(E.undealt(p, s), deck_buf, 0)
     shuffle_prefix(deck_buf, m, rng)
     return m
 
@@ -244,6 +241,9 @@ def _report(err, row, s, seat, a, mask, nact, code):
     err[row, _ERR_CODE] = code
 
 
+# carries: the rules and the state (p, s), the policy table, its seats and checks
+# (table, seats, checks), the rng, the trace and its row (trace, trace_row, record),
+# the buffers (legal, deck_buf) and the error rows (err, err_row)
 @njit(cache=True)
 def _play_game(p, s, table, seats, checks, rng, trace, trace_row, record, legal, deck_buf, err,
                err_row):
@@ -324,6 +324,9 @@ def _checksum(s):
     return acc
 
 
+# carries: the rules and the start state (p, s0), the policy table, its seats and
+# checks, the run's seed and first stream (seed, first), the chunk and its games
+# (c, lo, hi), the outputs (points, stats, trace, record) and the error rows (err)
 @njit(cache=True)
 def _chunk(p, s0, table, seats, checks, seed, first, c, lo, hi, points, stats, trace, record,
            err):
@@ -344,6 +347,9 @@ def _chunk(p, s0, table, seats, checks, seed, first, c, lo, hi, points, stats, t
         _record(p, s, i, points, stats, nact, record)
 
 
+# carries: the rules and the start state (p, s0), the policy table, its seats and
+# checks, the run (seed, first, n_hands, chunk), the outputs (points, stats, trace,
+# record) and the error rows (err)
 @njit(cache=True, parallel=True)
 def _simulate(p, s0, table, seats, checks, seed, first, n_hands, chunk, points, stats, trace,
               record, err):
@@ -431,150 +437,11 @@ def _check_int(name: str, value, lo: int, hi: int | None = None) -> int:
     return v
 
 
-def _check_bool(name: str, value) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False; got {value!r} ({type(value).__name__})")
-    return bool(value)
-
-
 def _check_checked(checked):
     if checked is not None and not isinstance(checked, (bool, np.bool_)):
         raise TypeError(f"checked must be None (check user policies), True (check every seat) "
                         f"or False (check nothing); got {checked!r}")
     return checked if checked is None else bool(checked)
-
-
-def _check_array(name: str, a, dtype, what: str) -> None:
-    if not isinstance(a, np.ndarray):
-        raise TypeError(f"{name} must be {what} (a numpy {np.dtype(dtype).name} array); "
-                        f"got {type(a).__name__}")
-    if a.dtype != dtype:
-        raise TypeError(f"{name} must be {what}: dtype {np.dtype(dtype).name}, got dtype {a.dtype}")
-    if a.ndim != 1:
-        raise ValueError(f"{name} must be {what}: one-dimensional, got shape {a.shape}")
-    if not a.flags.c_contiguous:
-        raise ValueError(f"{name} must be {what}: a contiguous array, got a strided view "
-                         f"(pass np.ascontiguousarray({name}))")
-
-
-_GOOD_PARAMS: dict[bytes, None] = {}
-
-
-def check_params(p) -> None:
-    """Raise TypeError/ValueError unless ``p`` is an engine rules vector
-    (``engine.make_params``; ``state.engine_params``): int32, shape
-    ``(engine.PARAMS_SIZE,)``, every rule in its range and the state layout the
-    one its rules imply."""
-    what = "an engine rules vector (engine.make_params(rules), state.engine_params)"
-    _check_array("p", p, np.int32, what)
-    if p.shape[0] != E.PARAMS_SIZE:
-        raise ValueError(f"p must be {what} of length {E.PARAMS_SIZE}; got length {p.shape[0]}")
-    key = p.tobytes()
-    if key in _GOOD_PARAMS:
-        return
-    v = [int(x) for x in p]
-    deck = v[R.P_DECK:R.P_DECK + K]
-    n, t, kitty, ncards = v[R.P_N], v[R.P_HAND], v[R.P_KITTY], v[R.P_NCARDS]
-
-    def bad(field, allowed):
-        raise ValueError(f"p is not {what}: {field} = {v[getattr(R, field)]}, allowed {allowed}")
-
-    if not 2 <= n <= 11:
-        bad("P_N", "2..11 players")
-    if t < 1:
-        bad("P_HAND", ">= 1 card per hand")
-    if kitty < 0:
-        bad("P_KITTY", ">= 0")
-    if any(c < 0 or c > 4 for c in deck):
-        raise ValueError(f"p is not {what}: deck copy counts {deck} must be in 0..4")
-    if sum(deck) != ncards or ncards != n * t + kitty:
-        raise ValueError(f"p is not {what}: P_NCARDS = {ncards}, but the deck holds {sum(deck)} "
-                         f"cards and players x hand + kitty = {n * t + kitty}")
-    if v[R.P_MAX_COPIES] != max(deck):
-        bad("P_MAX_COPIES", f"{max(deck)} (the most copies of a card in the deck)")
-    if not 0 <= v[R.P_PASS] <= t:
-        bad("P_PASS", f"0..{t} (the hand size)")
-    if not 0 <= v[R.P_PASS_OFFSET] < n:
-        bad("P_PASS_OFFSET", f"0..{n - 1}")
-    if v[R.P_FIRST_LEAD] not in (R.FIRST_LEAD_OPENING, R.FIRST_LEAD_LEFT):
-        bad("P_FIRST_LEAD", f"{R.FIRST_LEAD_OPENING} or {R.FIRST_LEAD_LEFT}")
-    if not -1 <= v[R.P_OPENING] < K:
-        bad("P_OPENING", f"a card id 0..{K - 1}, or -1 (none)")
-    if v[R.P_VOID_LAST] not in (R.VOID_LEADER, R.VOID_DISCARD):
-        bad("P_VOID_LAST", f"{R.VOID_LEADER} or {R.VOID_DISCARD}")
-    if v[R.P_NO_PTS_FIRST] not in (0, 1):
-        bad("P_NO_PTS_FIRST", "0 or 1")
-    if v[R.P_MOON] not in (R.MOON_OFF, R.MOON_ADD, R.MOON_SUBTRACT, R.MOON_CHOOSE, R.MOON_BOTH):
-        bad("P_MOON", "a moon rule code 0..4")
-    # The parameter bounds that keep every score within int32.
-    if not 0 <= v[R.P_MOON_PTS] <= R.MAX_MOON_POINTS:
-        bad("P_MOON_PTS", f"0..{R.MAX_MOON_POINTS}")
-    if not 0 <= v[R.P_TARGET] <= R.MAX_TARGET_SCORE:
-        bad("P_TARGET", f"0..{R.MAX_TARGET_SCORE}")
-    if not 1 <= v[R.P_MAX_HANDS] <= R.MAX_HANDS:
-        bad("P_MAX_HANDS", f"1..{R.MAX_HANDS}")
-    if v[R.P_UTILITY] not in (R.UTIL_POINTS, R.UTIL_ZERO_SUM):
-        bad("P_UTILITY", f"{R.UTIL_POINTS} or {R.UTIL_ZERO_SUM}")
-    table = v[R.P_POINTS:R.P_POINTS + K]
-    for c in range(K):
-        allowed = (R.JACK_OF_DIAMONDS_RANGE if c == C.JD else (int(E.POINTS_OF[c]),) * 2)
-        if not allowed[0] <= table[c] <= allowed[1]:
-            raise ValueError(f"p is not {what}: points of {C.card_to_string(c)} = {table[c]} "
-                             f"(P_POINTS + {c}), allowed {allowed[0]}..{allowed[1]}")
-    penalty = sum(table[c] * deck[c] for c in range(K) if table[c] > 0)
-    if v[R.P_PENALTY_PTS] != penalty:
-        bad("P_PENALTY_PTS", f"{penalty} (the points of the penalty cards in the deck)")
-    bonus = sum(table[c] * deck[c] for c in range(K) if table[c] < 0)
-    if v[R.P_BONUS_PTS] != bonus:
-        bad("P_BONUS_PTS", f"{bonus} (the points of the cards worth less than 0 in the deck)")
-    off = E.S_NSCALARS
-    for name, field, _, size in E.state_layout(n, t, v[R.P_PASS]):
-        if v[field] != off:
-            raise ValueError(f"p is not {what}: state layout offset p[L_{name}] = p[{field}] = "
-                             f"{v[field]}, but its rules put that field at {off}")
-        off += size
-    if v[E.L_STATE_SIZE] != off:
-        raise ValueError(f"p is not {what}: state size p[{E.L_STATE_SIZE}] = "
-                         f"{v[E.L_STATE_SIZE]}, but its rules give {off}")
-    if len(_GOOD_PARAMS) >= 256:
-        _GOOD_PARAMS.clear()
-    _GOOD_PARAMS[key] = None
-
-
-def _validate_text(code: int) -> str:
-    if code in V.VALIDATE_ERRORS:
-        name, text = V.VALIDATE_ERRORS[code]
-        return f" ({name}: {text})"
-    return ""
-
-
-def check_state(p, s, consistent: bool = True) -> None:
-    """Raise TypeError/ValueError unless ``p`` passes :func:`check_params` and
-    ``s`` is a state of those rules: int32, one-dimensional, contiguous, of
-    length ``p[engine.L_STATE_SIZE]``, and (``consistent=True``)
-    ``validation.validate(p, s) == 0``."""
-    check_params(p)
-    what = "an engine state vector of these rules (engine.new_state(p), state.engine_state)"
-    _check_array("s", s, np.int32, what)
-    size = int(p[E.L_STATE_SIZE])
-    if s.shape[0] != size:
-        raise ValueError(f"s must be {what}: length {size}, got length {s.shape[0]} "
-                         f"(a state of another game?)")
-    if not consistent:
-        return
-    code = int(V.validate(p, s))
-    if code != 0:
-        raise ValueError(f"s is not a consistent state of the rules p: validation.validate(p, s) "
-                         f"returned {code}{_validate_text(code)}")
-
-
-def _check_rng(rng) -> None:
-    what = "a random stream from make_rng(seed, stream)"
-    _check_array("rng", rng, np.uint64, what)
-    if rng.shape[0] != 1:
-        raise ValueError(f"rng must be {what}: shape (1,), got shape {rng.shape}")
-    if not rng.flags.writeable:
-        raise ValueError(f"rng must be {what}: a writable array (the stream advances in place)")
 
 
 def _policy_name(f) -> str:
@@ -757,7 +624,7 @@ def simulate(params: Mapping | RuleSet | None = None, n_hands: int = 1000,
     first_hand = _check_int("first_hand", first_hand, 0, MAX_STREAM + 1 - n_hands)
     avail = numba.config.NUMBA_NUM_THREADS
     workers = avail if workers is None else _check_int("workers", workers, 1)
-    record = _check_bool("record", record)
+    record = check_bool("record", record)
     checked = _check_checked(checked)
     p = E.make_params(rules)
     s0 = E.new_state(p)
@@ -829,13 +696,13 @@ def make_rng(seed: int, stream: int = 0) -> np.ndarray:
 
 def clone(s: np.ndarray) -> np.ndarray:
     """A copy of engine state vector ``s`` (int32, one-dimensional)."""
-    _check_array("s", s, np.int32, "an engine state vector")
+    check_array("s", s, np.int32, "an engine state vector")
     return s.copy()
 
 
 def state_checksum(s) -> int:
     """A position-weighted checksum of an engine state vector (int32)."""
-    _check_array("s", s, np.int32, "an engine state vector")
+    check_array("s", s, np.int32, "an engine state vector")
     return int(_checksum(s))
 
 
@@ -866,7 +733,7 @@ def rollout(p: np.ndarray, s: np.ndarray, rng: np.ndarray,
     states known to be sound, such as a pyspiel state's ``engine_state``."""
     checked = _check_checked(checked)
     check_state(p, s, consistent=checked is not False)
-    _check_rng(rng)
+    check_rng(rng)
     n = int(p[P_N])
     key = (policy if isinstance(policy, str) else tuple(policy)
            if isinstance(policy, (list, tuple)) and all(isinstance(x, str) for x in policy)

@@ -24,12 +24,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .engine import (CHANCE, HEARTS, K, L_DEALT_HANDS, L_HANDPTS, L_HANDS, L_KITTY, L_PASSED,
-                     L_PASSSEQ, L_POINTS, L_POT, L_SCORES, L_SCRATCH, L_STATE_SIZE, L_SUITCNT,
-                     L_TCARDS, L_TLEAD, L_TWIN, L_UNDEALT, ORDER_OF, PH_DEAL, PH_MOON,
-                     PH_OVER, PH_PASS, PH_PLAY, QS, SUIT_OF, S_AARD_TRY, S_AARD_WIN, S_BROKEN,
-                     S_CANCELS, S_CUR, S_DEALER, S_DEALT, S_DISCARDED, S_HANDNO,
-                     S_KITTY_IN_POT, S_LEADER, S_MOONS, S_MOON_CHOICE, S_NPASS, S_NPLAYED,
+from .engine import (STATE_SCALARS, S_NSCALARS, CHANCE, HEARTS, K, L_DEALT_HANDS, L_HANDPTS,
+                     L_HANDS, L_KITTY, L_PASSED, L_PASSSEQ, L_POINTS, L_POT, L_SCORES, L_SCRATCH,
+                     L_STATE_SIZE, L_SUITCNT, L_TCARDS, L_TLEAD, L_TWIN, L_UNDEALT, ORDER_OF,
+                     PH_DEAL, PH_MOON, PH_OVER, PH_PASS, PH_PLAY, QS, SUIT_OF, S_AARD_TRY,
+                     S_AARD_WIN, S_BROKEN, S_CANCELS, S_CUR, S_DEALER, S_DEALT, S_DISCARDED,
+                     S_HANDNO, S_KITTY_IN_POT, S_LEADER, S_MOONS, S_MOON_CHOICE, S_NPASS, S_NPLAYED,
                      S_PASSOFF, S_PHASE, S_POTN, S_POTPTS, S_POT_AT_LAST, S_SHOOTER, S_TLEN,
                      S_TRICK, S_VOIDS, TERMINAL, TW_DISCARDED, TW_NONE, TW_VOID, bonus_taken)
 from .rules import (FIRST_LEAD_OPENING, MOON_ADD, MOON_BOTH, MOON_CHOOSE, MOON_OFF,
@@ -196,6 +196,8 @@ VALIDATE_ERRORS = {i + 1: (name, text) for i, (name, _, text) in enumerate(_VALI
 VALIDATE_FIELD = {i + 1: field for i, (_, field, _) in enumerate(_VALIDATE_CHECKS)
                   if field is not None}
 assert all(globals()["V_" + name] == code for code, (name, _) in VALIDATE_ERRORS.items())
+# Stage 1 checks the scalars in their order: the code of S_<name> is V_PHASE + S_<name>.
+assert all(V_PHASE + i == globals()["V_" + name] for i, (name, _) in enumerate(STATE_SCALARS))
 
 
 @njit(cache=True, inline='always')
@@ -213,126 +215,125 @@ def _hand_points_bounds(p):
     return lo + p[P_BONUS_PTS], hi
 
 
+@njit(cache=True, inline='always')
+def _scalar_bounds(p):
+    """(lo, hi): the range of each state scalar ``S_*`` on its own (stage 1;
+    ``S_CUR``'s is not an interval: ``validate`` checks it apart)."""
+    n = np.int64(p[P_N])
+    T = np.int64(p[P_HAND])
+    nc = np.int64(p[P_NCARDS])
+    tp = np.int64(p[P_PENALTY_PTS])
+    bp = np.int64(p[P_BONUS_PTS])
+    mh = np.int64(p[P_MAX_HANDS])
+    per_match = mh * T
+    lo = np.zeros(S_NSCALARS, np.int64)
+    hi = np.zeros(S_NSCALARS, np.int64)
+    lo[S_PHASE], hi[S_PHASE] = PH_DEAL, PH_OVER
+    hi[S_DEALT] = nc
+    hi[S_DEALER] = n - 1
+    hi[S_HANDNO] = mh
+    hi[S_PASSOFF] = n - 1
+    hi[S_NPASS] = n * np.int64(p[P_PASS])
+    hi[S_NPLAYED] = n * T
+    hi[S_TRICK] = T
+    lo[S_LEADER], hi[S_LEADER] = -1, n - 1
+    hi[S_TLEN] = n - 1
+    hi[S_BROKEN] = 1
+    lo[S_POTPTS], hi[S_POTPTS] = bp, tp
+    hi[S_POTN] = nc
+    hi[S_KITTY_IN_POT] = 1 if p[P_KITTY] > 0 else 0
+    lo[S_SHOOTER], hi[S_SHOOTER] = -1, n - 1
+    hi[S_VOIDS] = per_match
+    hi[S_CANCELS] = per_match * (n // 2)
+    lo[S_MOON_CHOICE], hi[S_MOON_CHOICE] = -1, 1
+    hi[S_AARD_TRY] = per_match
+    hi[S_AARD_WIN] = per_match
+    hi[S_POT_AT_LAST] = mh
+    lo[S_DISCARDED], hi[S_DISCARDED] = bp, tp
+    hi[S_MOONS] = mh
+    return lo, hi
+
+
+@njit(cache=True, inline='always')
+def _all_within(s, base, k, lo, hi):
+    """Whether ``lo <= s[i] <= hi`` for each ``i`` in ``base .. base + k - 1``."""
+    for i in range(k):
+        if s[base + i] < lo or s[base + i] > hi:
+            return False
+    return True
+
+
+@njit(cache=True, inline='always')
+def _counts_within_deck(p, s, base, rows):
+    """Whether each of ``rows`` rows of copy counts (53 each) from ``s[base]`` is
+    0..the copies of its card type in the deck."""
+    for q in range(rows):
+        for c in range(K):
+            if s[base + q * K + c] < 0 or s[base + q * K + c] > p[P_DECK + c]:
+                return False
+    return True
+
+
+@njit(cache=True, inline='always')
+def _cards_or_none(p, s, base, k):
+    """Whether each of ``s[base .. base + k - 1]`` is -1 or a card type of the deck."""
+    for i in range(k):
+        v = s[base + i]
+        if v != -1 and (v < 0 or v >= K or p[P_DECK + v] <= 0):
+            return False
+    return True
+
+
 @njit(cache=True)
 def _check_fields(p, s):
     """Stage 1 of ``validate``: the range of every field on its own."""
     n = np.int64(p[P_N])
     T = np.int64(p[P_HAND])
-    nc = np.int64(p[P_NCARDS])
-    pc = np.int64(p[P_PASS])
-    kit = np.int64(p[P_KITTY])
     tp = np.int64(p[P_PENALTY_PTS])
     bp = np.int64(p[P_BONUS_PTS])
     mh = np.int64(p[P_MAX_HANDS])
-    und, hnd, dlt, psd = p[L_UNDEALT], p[L_HANDS], p[L_DEALT_HANDS], p[L_PASSED]
-    kty, pot, pts, hpts, scr = p[L_KITTY], p[L_POT], p[L_POINTS], p[L_HANDPTS], p[L_SCORES]
-    tl, tw, tc, seq, sc = p[L_TLEAD], p[L_TWIN], p[L_TCARDS], p[L_PASSSEQ], p[L_SUITCNT]
-    pcs = max(np.int64(1), pc)
+    pcs = max(np.int64(1), np.int64(p[P_PASS]))
     if s.shape[0] != p[L_STATE_SIZE]:
         return V_SIZE
-    ph = s[S_PHASE]
-    if ph < PH_DEAL or ph > PH_OVER:
-        return V_PHASE
-    cur = s[S_CUR]
-    if not (cur == CHANCE or cur == TERMINAL or (cur >= 0 and cur < n)):
-        return V_CUR
-    if s[S_DEALT] < 0 or s[S_DEALT] > nc:
-        return V_DEALT
-    if s[S_DEALER] < 0 or s[S_DEALER] >= n:
-        return V_DEALER
-    if s[S_HANDNO] < 0 or s[S_HANDNO] > mh:
-        return V_HANDNO
-    if s[S_PASSOFF] < 0 or s[S_PASSOFF] >= n:
-        return V_PASSOFF
-    if s[S_NPASS] < 0 or s[S_NPASS] > n * pc:
-        return V_NPASS
-    if s[S_NPLAYED] < 0 or s[S_NPLAYED] > n * T:
-        return V_NPLAYED
-    if s[S_TRICK] < 0 or s[S_TRICK] > T:
-        return V_TRICK
-    if s[S_LEADER] < -1 or s[S_LEADER] >= n:
-        return V_LEADER
-    if s[S_TLEN] < 0 or s[S_TLEN] >= n:
-        return V_TLEN
-    if s[S_BROKEN] < 0 or s[S_BROKEN] > 1:
-        return V_BROKEN
-    if s[S_POTPTS] < bp or s[S_POTPTS] > tp:
-        return V_POTPTS
-    if s[S_POTN] < 0 or s[S_POTN] > nc:
-        return V_POTN
-    if s[S_KITTY_IN_POT] < 0 or s[S_KITTY_IN_POT] > (1 if kit > 0 else 0):
-        return V_KITTY_IN_POT
-    if s[S_SHOOTER] < -1 or s[S_SHOOTER] >= n:
-        return V_SHOOTER
-    per_match = mh * T
-    if s[S_VOIDS] < 0 or s[S_VOIDS] > per_match:
-        return V_VOIDS
-    if s[S_CANCELS] < 0 or s[S_CANCELS] > per_match * (n // 2):
-        return V_CANCELS
-    if s[S_MOON_CHOICE] < -1 or s[S_MOON_CHOICE] > 1:
-        return V_MOON_CHOICE
-    if s[S_AARD_TRY] < 0 or s[S_AARD_TRY] > per_match:
-        return V_AARD_TRY
-    if s[S_AARD_WIN] < 0 or s[S_AARD_WIN] > per_match:
-        return V_AARD_WIN
-    if s[S_POT_AT_LAST] < 0 or s[S_POT_AT_LAST] > mh:
-        return V_POT_AT_LAST
-    if s[S_DISCARDED] < bp or s[S_DISCARDED] > tp:
-        return V_DISCARDED
-    if s[S_MOONS] < 0 or s[S_MOONS] > mh:
-        return V_MOONS
-    for c in range(K):
-        if s[und + c] < 0 or s[und + c] > p[P_DECK + c]:
-            return V_UNDEALT_RANGE
-    for q in range(n):
-        for c in range(K):
-            if s[hnd + q * K + c] < 0 or s[hnd + q * K + c] > p[P_DECK + c]:
-                return V_HANDS_RANGE
-    for q in range(n):
-        for c in range(K):
-            if s[dlt + q * K + c] < 0 or s[dlt + q * K + c] > p[P_DECK + c]:
-                return V_DEALT_HANDS_RANGE
-    for q in range(n):
-        for c in range(K):
-            if s[psd + q * K + c] < 0 or s[psd + q * K + c] > p[P_DECK + c]:
-                return V_PASSED_RANGE
-    for c in range(K):
-        if s[kty + c] < 0 or s[kty + c] > p[P_DECK + c]:
-            return V_KITTY_RANGE
-    for c in range(K):
-        if s[pot + c] < 0 or s[pot + c] > p[P_DECK + c]:
-            return V_POT_RANGE
-    for q in range(n):
-        if s[pts + q] < bp or s[pts + q] > tp:
-            return V_POINTS_RANGE
+    slo, shi = _scalar_bounds(p)
+    for f in range(S_NSCALARS):             # the scalars' codes follow their order
+        if f == S_CUR:
+            cur = s[S_CUR]
+            if not (cur == CHANCE or cur == TERMINAL or (cur >= 0 and cur < n)):
+                return V_CUR
+        elif s[f] < slo[f] or s[f] > shi[f]:
+            return V_PHASE + f
+    if not _counts_within_deck(p, s, p[L_UNDEALT], 1):
+        return V_UNDEALT_RANGE
+    if not _counts_within_deck(p, s, p[L_HANDS], n):
+        return V_HANDS_RANGE
+    if not _counts_within_deck(p, s, p[L_DEALT_HANDS], n):
+        return V_DEALT_HANDS_RANGE
+    if not _counts_within_deck(p, s, p[L_PASSED], n):
+        return V_PASSED_RANGE
+    if not _counts_within_deck(p, s, p[L_KITTY], 1):
+        return V_KITTY_RANGE
+    if not _counts_within_deck(p, s, p[L_POT], 1):
+        return V_POT_RANGE
+    if not _all_within(s, p[L_POINTS], n, bp, tp):
+        return V_POINTS_RANGE
     lo, hi = _hand_points_bounds(p)
-    for q in range(n):
-        if s[hpts + q] < lo or s[hpts + q] > hi:
-            return V_HANDPTS_RANGE
-    for q in range(n):
-        if s[scr + q] < mh * lo or s[scr + q] > mh * hi:
-            return V_SCORES_RANGE
-    for u in range(T):
-        if s[tl + u] < -1 or s[tl + u] >= n:
-            return V_TLEAD_RANGE
-    for u in range(T):
-        if s[tw + u] < TW_DISCARDED or s[tw + u] >= n:
-            return V_TWIN_RANGE
-    for i in range(T * n):
-        v = s[tc + i]
-        if v != -1 and (v < 0 or v >= K or p[P_DECK + v] <= 0):
-            return V_TCARDS_RANGE
-    for i in range(n * pcs):
-        v = s[seq + i]
-        if v != -1 and (v < 0 or v >= K or p[P_DECK + v] <= 0):
-            return V_PASSSEQ_RANGE
-    for i in range(n * 4):
-        if s[sc + i] < 0 or s[sc + i] > T:
-            return V_SUITCNT_RANGE
-    for c in range(K):
-        if s[p[L_SCRATCH] + c] != 0:
-            return V_SCRATCH
-
+    if not _all_within(s, p[L_HANDPTS], n, lo, hi):
+        return V_HANDPTS_RANGE
+    if not _all_within(s, p[L_SCORES], n, mh * lo, mh * hi):
+        return V_SCORES_RANGE
+    if not _all_within(s, p[L_TLEAD], T, -1, n - 1):
+        return V_TLEAD_RANGE
+    if not _all_within(s, p[L_TWIN], T, TW_DISCARDED, n - 1):
+        return V_TWIN_RANGE
+    if not _cards_or_none(p, s, p[L_TCARDS], T * n):
+        return V_TCARDS_RANGE
+    if not _cards_or_none(p, s, p[L_PASSSEQ], n * pcs):
+        return V_PASSSEQ_RANGE
+    if not _all_within(s, p[L_SUITCNT], n * 4, 0, T):
+        return V_SUITCNT_RANGE
+    if not _all_within(s, p[L_SCRATCH], K, 0, 0):
+        return V_SCRATCH
     return 0
 
 

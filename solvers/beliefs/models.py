@@ -31,6 +31,8 @@ from typing import ClassVar
 
 import numpy as np
 
+from spiel_game.checks import check_bool
+
 from ..bots import AgentParameterError, check_choice, check_int, check_real
 from .replay import (DEFAULT_EPSILON, MAX_BELIEF_POOL, MAX_BELIEF_WORLDS, MODELS, POOL_MODELS,
                      Belief, WorldPool, check_network, make_belief)
@@ -40,13 +42,6 @@ __all__ = ["BeliefModel", "OpponentBelief", "RandomBelief", "HeuristicBelief", "
 
 #: The most Metropolis-Hastings steps per world and move (``mcmc``).
 MAX_MCMC = 10_000
-
-
-def _check_bool(agent: str, name: str, value) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise AgentParameterError(f"{agent}: {name}={value!r} is not allowed; allowed: True "
-                                  f"or False")
-    return bool(value)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -77,7 +72,8 @@ class BeliefModel:
         object.__setattr__(self, "min_ess", check_real(a, "min_ess", self.min_ess, 0.0,
                                                        float(MAX_BELIEF_POOL)))
         object.__setattr__(self, "mcmc", check_int(a, "mcmc", self.mcmc, 0, MAX_MCMC))
-        object.__setattr__(self, "persist", _check_bool(a, "persist", self.persist))
+        object.__setattr__(self, "persist", check_bool("persist", self.persist, a,
+                                                       error=AgentParameterError))
 
     def __post_init__(self):
         self._check()
@@ -223,7 +219,7 @@ def from_keywords(agent: str, belief: str = "uniform", *, worlds: int = 8,
     check_int(agent, "belief_pool", pool, 0, MAX_BELIEF_POOL)
     check_real(agent, "belief_min_ess", min_ess, 0.0, float(MAX_BELIEF_POOL))
     check_int(agent, "belief_mcmc", mcmc, 0, MAX_MCMC)
-    _check_bool(agent, "belief_persist", persist)
+    check_bool("belief_persist", persist, agent, error=AgentParameterError)
     if belief in POOL_MODELS:
         bad = [f"{k}={v!r}" for k, v, ok in (("belief_pool", pool, pool > 0),
                                             ("belief_mcmc", mcmc, mcmc == 0),
