@@ -76,8 +76,8 @@ def run(name: str, *, profile: str = "quick", overrides: Mapping[str, Any] | Non
 
     The configuration is checked (keys, types, the experiment's own checks)
     before anything is written. Results go to ``out/<name>`` for the profile's
-    own configuration and to ``out/<name>@<8 hex>`` for any other (module
-    docstring).
+    own configuration and to ``out/<name>@<8 hex>`` for any other
+    (:mod:`experiments.runner`).
 
     Args:
       name: a registered experiment (``python -m experiments list``).
