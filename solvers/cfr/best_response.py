@@ -45,6 +45,8 @@ def _expectation(u, k, node_data, child_start, chance_prob, seq_start, policy, v
     return v
 
 
+# carries: the player (p), the tree (node_player, node_data, child_start, chance_prob, payoff,
+# seq_start), the policy, the values written
 @njit(cache=True)
 def _values(p, node_player, node_data, child_start, chance_prob, payoff, seq_start,
             policy, value):
@@ -80,14 +82,29 @@ def cf_reach(p, node_player, node_data, child_start, chance_prob, seq_start, pol
                 reach[c] = reach[u] * policy[b + c]
 
 
+# carries: the player and the node (p, u), the tree (node_player, node_data,
+# child_start, chance_prob, payoff, seq_start), the others' policy, the player's
+# choices and the node values (choice, value)
 @njit(cache=True)
 def _node_value(p, u, node_player, node_data, child_start, chance_prob, payoff,
                 seq_start, policy, choice, value):
+    """Value of node ``u`` to ``p`` from its children's: the chosen child at
+    ``p``'s nodes, the expectation under ``chance_prob`` and ``policy`` elsewhere,
+    ``payoff`` at a terminal. With ``policy`` None the values are counterfactual
+    (the weights are in the leaves): a terminal keeps ``value[u]`` and the other
+    nodes sum their children."""
     k = node_player[u]
     if k == TERMINAL:
+        if policy is None:
+            return value[u]
         return payoff[node_data[u], p]
     if k == p:
         return value[child_start[u] + choice[node_data[u]]]
+    if policy is None:
+        v = 0.0
+        for c in range(child_start[u], child_start[u + 1]):
+            v += value[c]
+        return v
     return _expectation(u, k, node_data, child_start, chance_prob, seq_start, policy, value)
 
 
@@ -104,10 +121,15 @@ def best_action(i, seq_start, q, choice):
     choice[i] = best
 
 
+# carries: the player (p), the tree by depth (node_player, node_data, child_start,
+# level_start, chance_prob, payoff, seq_start), the others' policy and their reach
+# (policy, reach; None: counterfactual values in ``value``), the work and the result
+# (q, choice, value)
 @njit(cache=True)
 def _br_by_level(p, node_player, node_data, child_start, level_start, chance_prob, payoff,
                  seq_start, policy, reach, q, choice, value):
-    """Best response of ``p`` when every information set lies at one depth."""
+    """Best response of ``p`` when every information set lies at one depth
+    (``policy`` None: ``value`` holds the weighted terminal values on entry)."""
     for d in range(level_start.shape[0] - 2, -1, -1):
         a, b = level_start[d], level_start[d + 1]
         for u in range(a, b):
@@ -115,7 +137,10 @@ def _br_by_level(p, node_player, node_data, child_start, level_start, chance_pro
                 c0 = child_start[u]
                 s0 = seq_start[node_data[u]] - c0
                 for c in range(c0, child_start[u + 1]):
-                    q[s0 + c] += reach[u] * value[c]
+                    if reach is None:
+                        q[s0 + c] += value[c]
+                    else:
+                        q[s0 + c] += reach[u] * value[c]
         for u in range(a, b):
             if node_player[u] == p and choice[node_data[u]] < 0:
                 best_action(node_data[u], seq_start, q, choice)
@@ -124,12 +149,16 @@ def _br_by_level(p, node_player, node_data, child_start, level_start, chance_pro
                                    payoff, seq_start, policy, choice, value)
 
 
+# carries: the player and the depth of this pass (p, depth_now, own_depth), the tree
+# (node_player, node_data, child_start, chance_prob, payoff, seq_start), the others'
+# policy and their reach (policy, reach; None: counterfactual values in ``value``),
+# the work and the result (q, choice, value)
 @njit(cache=True)
 def _br_pass(p, depth_now, own_depth, node_player, node_data, child_start, chance_prob,
              payoff, seq_start, policy, reach, q, choice, value):
-    """One bottom-up pass: information sets of own depth ``depth_now`` collect
-    their action values in ``q``; deeper ones play ``choice``; shallower ones
-    play their first action (their values are not used yet)."""
+    """One bottom-up pass (any tree): information sets of own depth ``depth_now``
+    collect their action values in ``q``; deeper ones play ``choice``; shallower
+    ones play their first action (their values are not used yet)."""
     for u in range(node_player.shape[0] - 1, -1, -1):
         k = node_player[u]
         if k == p:
@@ -138,11 +167,44 @@ def _br_pass(p, depth_now, own_depth, node_player, node_data, child_start, chanc
             if own_depth[i] == depth_now:
                 s0 = seq_start[i] - c0
                 for c in range(c0, child_start[u + 1]):
-                    q[s0 + c] += reach[u] * value[c]
+                    if reach is None:
+                        q[s0 + c] += value[c]
+                    else:
+                        q[s0 + c] += reach[u] * value[c]
             value[u] = value[c0 + max(choice[i], 0)]
         else:
             value[u] = _node_value(p, u, node_player, node_data, child_start, chance_prob,
                                    payoff, seq_start, policy, choice, value)
+
+
+def best_response_choice(tree: GameTree, player: int, value: np.ndarray,
+                         policy: np.ndarray | None = None,
+                         reach: np.ndarray | None = None) -> np.ndarray:
+    """The pure best response of ``player``, bottom up: returns ``choice int64[I]``
+    (-1 at the other players' sets) and leaves every node's value under it in
+    ``value float64[N]``. Against ``policy float64[S]`` with the counterfactual
+    ``reach`` of :func:`cf_reach`; or, with ``policy`` None, on counterfactual
+    values (``value`` holds the weighted terminal values on entry)."""
+    tr = tree
+    q = np.zeros(tr.num_sequences)
+    choice = np.full(tr.num_infosets, -1, np.int64)
+    cp, pay = (None, None) if policy is None else (tr.chance_prob, tr.payoff_table)
+    if tr.infosets_level_consistent:
+        _br_by_level(player, tr.node_player, tr.node_data, tr.child_start, tr.level_start,
+                     cp, pay, tr.infoset_seq_start, policy, reach, q, choice, value)
+        return choice
+    own_depth = own_depths(tr)
+    mine = slice(tr.player_infoset_start[player], tr.player_infoset_start[player + 1])
+    top = int(own_depth[mine].max()) if mine.stop > mine.start else -1
+    for d in range(top, -1, -1):
+        _br_pass(player, d, own_depth, tr.node_player, tr.node_data, tr.child_start,
+                 cp, pay, tr.infoset_seq_start, policy, reach, q, choice, value)
+        for i in range(mine.start, mine.stop):
+            if own_depth[i] == d:
+                best_action(i, tr.infoset_seq_start, q, choice)
+    _br_pass(player, -1, own_depth, tr.node_player, tr.node_data, tr.child_start,
+             cp, pay, tr.infoset_seq_start, policy, reach, q, choice, value)
+    return choice
 
 
 @dataclasses.dataclass(frozen=True)
@@ -216,28 +278,9 @@ def best_response(tree: GameTree, policy: np.ndarray, player: int) -> BestRespon
     tr = tree
     reach = np.empty(tr.num_nodes)
     value = np.empty(tr.num_nodes)
-    q = np.zeros(tr.num_sequences)
-    choice = np.full(tr.num_infosets, -1, np.int64)
     cf_reach(player, tr.node_player, tr.node_data, tr.child_start, tr.chance_prob,
-              tr.infoset_seq_start, policy, reach)
-    if tr.infosets_level_consistent:
-        _br_by_level(player, tr.node_player, tr.node_data, tr.child_start, tr.level_start,
-                     tr.chance_prob, tr.payoff_table, tr.infoset_seq_start, policy, reach,
-                     q, choice, value)
-    else:
-        own_depth = own_depths(tr)
-        mine = slice(tr.player_infoset_start[player], tr.player_infoset_start[player + 1])
-        top = int(own_depth[mine].max()) if mine.stop > mine.start else -1
-        for d in range(top, -1, -1):
-            _br_pass(player, d, own_depth, tr.node_player, tr.node_data, tr.child_start,
-                     tr.chance_prob, tr.payoff_table, tr.infoset_seq_start, policy, reach,
-                     q, choice, value)
-            for i in range(mine.start, mine.stop):
-                if own_depth[i] == d:
-                    best_action(i, tr.infoset_seq_start, q, choice)
-        _br_pass(player, -1, own_depth, tr.node_player, tr.node_data, tr.child_start,
-                 tr.chance_prob, tr.payoff_table, tr.infoset_seq_start, policy, reach,
-                 q, choice, value)
+             tr.infoset_seq_start, policy, reach)
+    choice = best_response_choice(tr, player, value, policy, reach)
     return BestResponse(player=player, value=float(value[0]), choice=choice)
 
 

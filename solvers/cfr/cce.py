@@ -72,7 +72,7 @@ import time
 import numpy as np
 from numba import njit
 
-from .best_response import BestResponse, best_action, own_depths, nash_conv
+from .best_response import BestResponse, best_response_choice, nash_conv
 from .solvers import SOLVERS, accumulate, reach_and_values, fill_reach, make_solver
 from .tree import TERMINAL, GameTree
 
@@ -89,6 +89,9 @@ PLAYS = ("iterate", "sampled")
 
 
 # ================================================================== kernels
+# carries: the tree (node_player, node_data, child_start, chance_prob, payoff, seq_start), the
+# profile and its weight (policy, weight), the terminals, the work array (reach) and the
+# accumulators (opp_weight, value_sum)
 @njit(cache=True)
 def _add_play(node_player, node_data, child_start, chance_prob, payoff, seq_start, policy,
               weight, terminals, reach, opp_weight, value_sum):
@@ -143,61 +146,6 @@ def sample_pure_profile(tree: GameTree, profile: np.ndarray,
     out = np.empty(tree.num_sequences)
     _sample_pure(profile, tree.infoset_seq_start, rng.random(tree.num_infosets), out)
     return out
-
-
-@njit(cache=True)
-def _cf_value(p, u, node_player, node_data, child_start, choice, cv):
-    """Counterfactual value of non-terminal ``u`` from its children's: the chosen
-    child at ``p``'s nodes, the sum elsewhere (the weights are in the leaves)."""
-    c0 = child_start[u]
-    if node_player[u] == p:
-        return cv[c0 + choice[node_data[u]]]
-    v = 0.0
-    for c in range(c0, child_start[u + 1]):
-        v += cv[c]
-    return v
-
-
-@njit(cache=True)
-def _br_levels(p, node_player, node_data, child_start, level_start, seq_start, q, choice, cv):
-    """Best response when every information set lies at one depth: level by
-    level bottom up; ``cv`` holds the weighted terminal values on entry."""
-    for d in range(level_start.shape[0] - 2, -1, -1):
-        a, b = level_start[d], level_start[d + 1]
-        for u in range(a, b):
-            if node_player[u] == p:
-                c0 = child_start[u]
-                s0 = seq_start[node_data[u]] - c0
-                for c in range(c0, child_start[u + 1]):
-                    q[s0 + c] += cv[c]
-        for u in range(a, b):
-            if node_player[u] == p and choice[node_data[u]] < 0:
-                best_action(node_data[u], seq_start, q, choice)
-        for u in range(a, b):
-            if node_player[u] != TERMINAL:
-                cv[u] = _cf_value(p, u, node_player, node_data, child_start, choice, cv)
-
-
-@njit(cache=True)
-def _br_pass(p, depth_now, own_depth, node_player, node_data, child_start, seq_start, q,
-             choice, cv):
-    """One bottom-up pass (any tree): ``p``'s information sets at own depth
-    ``depth_now`` collect their action values; deeper ones play ``choice``,
-    shallower ones their first action (their values are not used yet)."""
-    for u in range(node_player.shape[0] - 1, -1, -1):
-        k = node_player[u]
-        if k == TERMINAL:
-            continue
-        c0 = child_start[u]
-        if k == p:
-            i = node_data[u]
-            if own_depth[i] == depth_now:
-                s0 = seq_start[i] - c0
-                for c in range(c0, child_start[u + 1]):
-                    q[s0 + c] += cv[c]
-            cv[u] = cv[c0 + max(choice[i], 0)]
-        else:
-            cv[u] = _cf_value(p, u, node_player, node_data, child_start, choice, cv)
 
 
 # ============================================================== accumulator
@@ -289,24 +237,7 @@ class EmpiricalPlay:
         cv = np.zeros(tr.num_nodes)
         cv[self.terminals] = (self._opp_weight[player]
                               * tr.payoff_table[tr.node_data[self.terminals], player])
-        q = np.zeros(tr.num_sequences)
-        choice = np.full(tr.num_infosets, -1, np.int64)
-        if tr.infosets_level_consistent:
-            _br_levels(player, tr.node_player, tr.node_data, tr.child_start, tr.level_start,
-                       tr.infoset_seq_start, q, choice, cv)
-        else:
-            own_depth = own_depths(tr)
-            mine = range(int(tr.player_infoset_start[player]),
-                         int(tr.player_infoset_start[player + 1]))
-            top = int(own_depth[mine.start:mine.stop].max()) if len(mine) else -1
-            for d in range(top, -1, -1):
-                _br_pass(player, d, own_depth, tr.node_player, tr.node_data, tr.child_start,
-                         tr.infoset_seq_start, q, choice, cv)
-                for i in mine:
-                    if own_depth[i] == d:
-                        best_action(i, tr.infoset_seq_start, q, choice)
-            _br_pass(player, -1, own_depth, tr.node_player, tr.node_data, tr.child_start,
-                     tr.infoset_seq_start, q, choice, cv)
+        choice = best_response_choice(tr, player, cv)
         return BestResponse(player=player, value=float(cv[0] / self.total_weight),
                             choice=choice)
 

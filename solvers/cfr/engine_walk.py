@@ -179,6 +179,9 @@ def _group_keys(keys, order):
     return out
 
 
+# carries: the rules and the start (p, s0), the deals and their probabilities (deals, deal_probs,
+# whole), the limits (max_depth, deck_types, count_only, max_nodes), the tree written (counts,
+# depth, parent, player, keys, in_prob, in_action, payoff)
 @njit(cache=True)
 def _walk(p, s0, deals, deal_probs, whole, max_depth, deck_types, count_only, max_nodes,
           counts, depth, parent, player, keys, in_prob, in_action, payoff):

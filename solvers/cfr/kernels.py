@@ -20,6 +20,8 @@ from numba import njit
 from .tree import CHANCE, TERMINAL
 
 
+# carries: the node range (u0, u1, stale), the tree (node_player, node_data, child_start,
+# chance_prob, seq_start), the policy, the reach written
 @njit(cache=True)
 def reach_range(u0, u1, stale, node_player, node_data, child_start, chance_prob, seq_start,
                 policy, reach):
@@ -55,6 +57,8 @@ def reach_range(u0, u1, stale, node_player, node_data, child_start, chance_prob,
                 reach[k, c] = reach[k, u] * policy[b + c]
 
 
+# carries: the node range and the player (u0, u1, p), the tree (node_player, node_data,
+# child_start, chance_prob, payoff, seq_start), the policy, the values written
 @njit(cache=True)
 def value_range(u0, u1, p, node_player, node_data, child_start, chance_prob, payoff, seq_start,
                 policy, value):
@@ -80,6 +84,10 @@ def value_range(u0, u1, p, node_player, node_data, child_start, chance_prob, pay
         value[u] = v
 
 
+# carries: the node range and the player (u0, u1, p), the tree (node_player, node_data,
+# child_start, seq_start), the policy with its reach and values (policy, reach, value), the
+# accumulators (regret, avg, avg_weight) and the per-edge terms of shared sets (owned_node,
+# edge_regret, edge_avg)
 @njit(cache=True)
 def terms_range(u0, u1, p, node_player, node_data, child_start, seq_start, policy, reach, value,
                 regret, avg, avg_weight, owned_node, edge_regret, edge_avg):

@@ -233,6 +233,10 @@ def make_plan(tree: GameTree, blocks: int) -> ParallelPlan:
 
 
 # ================================================================== kernels
+# carries: the block and the player (t, p, stale, split, bounds, fused), the tree (node_player,
+# node_data, child_start, chance_prob, payoff, seq_start), the policy with its reach and values
+# (policy, reach, value), the accumulators (regret, avg, avg_weight) and the per-edge terms of
+# shared sets (owned_node, edge_regret, edge_avg)
 @njit(cache=True)
 def _block(t, p, stale, split, bounds, fused, node_player, node_data, child_start, chance_prob,
            payoff, seq_start, policy, reach, value, regret, avg, avg_weight, owned_node,
@@ -260,6 +264,11 @@ def _block(t, p, stale, split, bounds, fused, node_player, node_data, child_star
                     edge_regret, edge_avg)
 
 
+# carries: the player and the plan (p, stale, split, bounds, fused), the tree (node_player,
+# node_data, child_start, level_start, chance_prob, payoff, seq_start), the policy with its reach
+# and values (policy, reach, value), the accumulators (regret, avg, avg_weight), the per-edge
+# terms of shared sets (owned_node, edge_regret, edge_avg, shared_infoset, shared_start,
+# shared_nodes) and the sequence range (k0, k1)
 @njit(cache=True, parallel=True)
 def cfr_pass(p, stale, split, bounds, fused, node_player, node_data, child_start, level_start,
              chance_prob, payoff, seq_start, policy, reach, value, regret, avg, avg_weight,

@@ -85,6 +85,8 @@ def fill_reach(node_player, node_data, child_start, chance_prob, seq_start, poli
                 seq_start, policy, reach)
 
 
+# carries: the player (p), the tree (node_player, node_data, child_start, chance_prob, payoff,
+# seq_start), the policy, the reach and values written (reach, value)
 @njit(cache=True)
 def reach_and_values(p, node_player, node_data, child_start, chance_prob, payoff,
                       seq_start, policy, reach, value):
@@ -95,6 +97,8 @@ def reach_and_values(p, node_player, node_data, child_start, chance_prob, payoff
                 payoff, seq_start, policy, value)
 
 
+# carries: the player (p), the tree (node_player, node_data, child_start, seq_start), the policy
+# with its reach and values (policy, reach, value), the accumulators (regret, avg, avg_weight)
 @njit(cache=True)
 def accumulate(p, node_player, node_data, child_start, seq_start, policy, reach, value,
                 regret, avg, avg_weight):
@@ -203,12 +207,16 @@ class CFR:
 
     def _update_player(self, p: int, t: int) -> None:
         """Turn ``p``'s accumulated regrets into its next strategy."""
+        self._match(self.regret, p)
+
+    def _match(self, regrets: np.ndarray, p: int) -> None:
+        """Regret matching of ``p``'s information sets: ``policy`` from ``regrets``."""
         t_ = self.tree
         i0, i1 = t_.player_infoset_start[p], t_.player_infoset_start[p + 1]
         if self._plan is None:
-            _regret_matching(self.regret, t_.infoset_seq_start, i0, i1, self.policy)
+            _regret_matching(regrets, t_.infoset_seq_start, i0, i1, self.policy)
         else:
-            regret_matching_parallel(self.regret, t_.infoset_seq_start, i0, i1, self.policy,
+            regret_matching_parallel(regrets, t_.infoset_seq_start, i0, i1, self.policy,
                                      self.threads)
 
     # ---- main loop
@@ -366,12 +374,7 @@ class PCFRPlus(CFR):
         r += m
         np.maximum(r, 0.0, out=r)                 # R = max(R + r, 0)
         m += r                                    # R + m with m = r
-        i0, i1 = tr.player_infoset_start[p], tr.player_infoset_start[p + 1]
-        if self._plan is None:
-            _regret_matching(self._instant, tr.infoset_seq_start, i0, i1, self.policy)
-        else:
-            regret_matching_parallel(self._instant, tr.infoset_seq_start, i0, i1, self.policy,
-                                     self.threads)
+        self._match(self._instant, p)
 
 
 #: Solver classes by name (as used in experiments and result files).

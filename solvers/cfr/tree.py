@@ -542,8 +542,8 @@ def _finish(game, n: int, pre: _Preorder, payoff_table: np.ndarray,
                                  infoset_seq_start, sequence_action, in_action, parent_seq, bad)
     if consistent < 0:
         raise ValueError(_check_message(game, -consistent, int(bad[0]), int(infoset_node[bad[0]]),
-                                        int(bad[1]), child_start, in_action, keys,
-                                        int(player[bad[1]])))
+                                        int(bad[1]), child_start, in_action, keys=keys,
+                                        player=int(player[bad[1]])))
     return GameTree(
         num_players=n, node_player=player, node_data=node_data, child_start=child_start,
         level_start=level_start, chance_prob=chance_prob, chance_action=chance_action,
@@ -563,7 +563,7 @@ _CHECK_ERRORS = {
 
 
 def _check_message(game, code: int, infoset: int, first: int, other: int, child_start,
-                   in_action, keys, player: int) -> str:
+                   in_action, *, keys, player: int) -> str:
     """The refusal of a failed check, naming the information set (its key)
     and two of its histories (actions from the root)."""
     def history(u):
@@ -628,6 +628,8 @@ def _fill_sequence_actions(infoset_node, child_start, seq_start, in_action, out)
             out[seq_start[i] + k] = in_action[c0 + k]
 
 
+# carries: the tree (n, player, node_data, child_start, level_start), the sets' sequences
+# (seq_start, sequence_action, in_action), the work array and the failing pair (parent_seq, bad)
 @njit(cache=True)
 def _check_infosets(n, player, node_data, child_start, level_start, seq_start,
                     sequence_action, in_action, parent_seq, bad):
