@@ -25,7 +25,7 @@ by more than ``margin`` (in the game's utility).
 **Worlds** (``belief``). Candidates come from the exact constrained sampler
 (:class:`spiel_game.determinize.Determinizer`, the distribution of
 ``resample_from_infostate``), each completed into a full world
-(:func:`solvers.beliefs.replay.complete_world`: the passes between other players,
+(:func:`solvers.beliefs.likelihood.complete_world`: the passes between other players,
 which the ABR never sees, drawn uniformly). With ``belief='target'`` each
 candidate's history is replayed from its deal and the ABR counts the observed
 decisions of the other players that the target would *not* have taken in that
@@ -79,15 +79,13 @@ from numba import njit
 
 from spiel_game import engine as E
 from spiel_game.determinize import Determinizer, deal_shuffled, determinize
-from spiel_game.policies import uniform_policy
 from spiel_game.rng import make_rng_state
 from spiel_game.simulator import step_apply, step_legal
 
 from .bots import (Agent, AgentParameterError, HeuristicBot, check_choice, check_int,
                    check_real)
-from .heuristic import heuristic_policy
-from .beliefs.replay import complete_world, replay_legal, replay_pass, replay_start
-from .passing import CONVENTIONS, ConventionBot, convention_policy
+from .beliefs.likelihood import complete_world, replay_score
+from .passing import CONVENTIONS, ConventionBot, policy_by_code
 
 __all__ = ["ABRBot", "convention_agent", "target_code", "mismatches", "tabulate_agent",
            "exact_gains", "BELIEFS",
@@ -109,18 +107,6 @@ _NO_MATCH = 1 << 30
 
 # ================================================================ compiled kernels
 @njit(cache=True)
-def _act(code, p, s, legal, k, rng):
-    """A compiled policy by code: 0 uniform, 1 the heuristic, ``2 + c`` passing
-    convention ``c`` (:data:`solvers.passing.CONVENTIONS`) while passing and
-    the heuristic afterwards."""
-    if code == 0:
-        return uniform_policy(p, s, legal, k, rng)
-    if code >= 2 and s[E.S_PHASE] == E.PH_PASS:
-        return convention_policy(code - 2, p, s, legal, k, rng)
-    return heuristic_policy(p, s, legal, k, rng)
-
-
-@njit(cache=True)
 def _playout_plain(p, s, me, tcode, rcode, rng, legal, deck_buf):
     """:func:`_playout` for the compiled policy codes (``rcode`` 0 or 1)."""
     while s[E.S_PHASE] != E.PH_OVER:
@@ -129,14 +115,14 @@ def _playout_plain(p, s, me, tcode, rcode, rng, legal, deck_buf):
             continue
         k = step_legal(p, s, legal)
         code = rcode if s[E.S_CUR] == me else tcode
-        step_apply(p, s, _act(code, p, s, legal, k, rng))
+        step_apply(p, s, policy_by_code(code, p, s, legal, k, rng))
 
 
 @njit(cache=True)
 def _playout(p, s, me, tcode, rcode, rng, legal, deck_buf):
     """Play ``s`` to the end in place: seat ``me`` by ``rcode`` (0 uniform, 1 the
     heuristic, 2 :func:`_greedy`), every other seat by ``tcode`` (codes of
-    :func:`_act`); new hands of a match are dealt by shuffling."""
+    :func:`solvers.passing.policy_by_code`); new hands of a match are dealt by shuffling."""
     if rcode != 2:
         _playout_plain(p, s, me, tcode, rcode, rng, legal, deck_buf)
         return
@@ -146,7 +132,7 @@ def _playout(p, s, me, tcode, rcode, rng, legal, deck_buf):
             continue
         k = step_legal(p, s, legal)
         if s[E.S_CUR] != me:
-            step_apply(p, s, _act(tcode, p, s, legal, k, rng))
+            step_apply(p, s, policy_by_code(tcode, p, s, legal, k, rng))
         else:
             step_apply(p, s, _greedy(p, s, me, tcode, legal, k, rng, deck_buf))
 
@@ -179,73 +165,31 @@ def _greedy(p, s, me, tcode, legal, k, rng, deck_buf):
     return best
 
 
+# carries: the world and the observer (p, w, me), the target policy and the cap (tcode, cap), the
+# replay's work arrays (fresh, r, scratch, legal, seats, cards, deal), the rng
 @njit(cache=True)
 def mismatches(p, w, me, tcode, cap, fresh, r, scratch, legal, seats, cards, deal, rng):
     """How many decisions of the other players that ``me`` observed differ, in
     the complete world ``w`` (every hidden field filled in, e.g. by
-    :func:`solvers.beliefs.replay.complete_world`), from what deterministic policy
-    ``tcode`` (:func:`_act` codes >= 1) would have done: each card another
-    player played this hand, plus, for the cards passed to ``me``, the size of
-    the multiset difference between them and the giver's own passes under
-    ``tcode`` (not counted for the ``random`` convention). Replays the current
-    hand from its deal in ``r``. Returns -1 when ``w`` contradicts the plays
-    (an illegal play), a number > ``cap`` as soon as the count exceeds ``cap``,
-    and 0 outside the play and moon phases. Work arrays as
-    :func:`solvers.beliefs.replay.world_log_likelihood`; ``scratch``
+    :func:`solvers.beliefs.likelihood.complete_world`), from what deterministic
+    policy ``tcode`` (:func:`solvers.passing.policy_by_code` codes >= 1) would have
+    done: each card another player played this hand, plus, for the cards passed
+    to ``me``, the size of the multiset difference between them and the giver's
+    own passes under ``tcode`` (not counted for the ``random`` convention).
+    Replays the current hand from its deal in ``r`` (the replay of
+    :func:`solvers.beliefs.likelihood.replay_score`). Returns -1 when ``w``
+    contradicts the plays (an illegal play), a number > ``cap`` as soon as the
+    count exceeds ``cap``, and 0 outside the play and moon phases. Work arrays as
+    :func:`solvers.beliefs.likelihood.world_log_likelihood`; ``scratch``
     int32[state_size]."""
-    ph = w[E.S_PHASE]
-    if ph != E.PH_PLAY and ph != E.PH_MOON:
-        return 0
-    pc = p[E.P_PASS]
-    giver = replay_start(p, w, me, fresh, r, deal)
-    miss = 0
-    want = np.zeros(K, np.int64)
-    while r[E.S_PHASE] == E.PH_PASS:
-        cur = r[E.S_CUR]
-        j = r[E.S_NPASS] % pc
-        row = E.pass_choices(p, w, cur)
-        if cur == giver and j == 0 and tcode != 2:        # 2: the random convention
-            for c in range(K):
-                want[c] = 0
-            for i in range(scratch.shape[0]):
-                scratch[i] = r[i]
-            for _ in range(pc):
-                k = step_legal(p, scratch, legal)
-                a = _act(tcode, p, scratch, legal, k, rng)
-                want[a] += 1
-                step_apply(p, scratch, a)
-            for i in range(pc):
-                c = row[i]
-                if c >= 0 and want[c] > 0:
-                    want[c] -= 1
-                else:
-                    miss += 1
-            if miss > cap:
-                return miss
-        if not replay_pass(p, r, row, j):
-            return -1
-    m = E.plays(p, w, seats, cards)
-    for i in range(m):
-        q = seats[i]
-        a = cards[i]
-        k = replay_legal(p, r, q, legal)
-        if k < 0:
-            return -1
-        ok = False
-        for j in range(k):
-            if legal[j] == a:
-                ok = True
-                break
-        if not ok:
-            return -1
-        if q != me and _act(tcode, p, r, legal, k, rng) != a:
-            miss += 1
-            if miss > cap:
-                return miss
-        step_apply(p, r, a)
-    return miss
+    return np.int64(replay_score(p, w, me, fresh, r, deal, legal, seats, cards, rng, None,
+                                 (tcode, cap, scratch)))
 
 
+# carries: the root and the observer (p, root, me), the budget (worlds, candidates), the world
+# model's policy and the rng (bcode, rng), the determinizer (det), the kept worlds and their
+# mismatches (kept, miss), the work arrays (cand, fresh, r, scratch, legal, seats, cards, deal,
+# tmp), the statistics (stats)
 @njit(cache=True)
 def _draw_worlds(p, root, me, worlds, candidates, bcode, rng, det, kept, miss, cand, fresh, r,
                  scratch, legal, seats, cards, deal, tmp, stats):
@@ -307,6 +251,9 @@ def _draw_worlds(p, root, me, worlds, candidates, bcode, rng, det, kept, miss, c
     return m
 
 
+# carries: the kept worlds (p, kept, m), the ABR seat and its legal actions (me, legal, k), the
+# playouts (rollouts, tcode, rcode, rng), the work arrays and the result (s2, lbuf, deck_buf,
+# sums)
 @njit(cache=True)
 def _values(p, kept, m, me, legal, k, rollouts, tcode, rcode, rng, s2, lbuf, deck_buf, sums):
     """``sums[i]``: total return of ``me`` over the worlds ``kept[:m]`` and
@@ -337,7 +284,7 @@ def convention_agent(game, player, seed=0, *, passing: str = "dump_points"):
 
 
 def target_code(target: str) -> int | None:
-    """The compiled policy code of a target spec (:func:`_act`: 1 for
+    """The compiled policy code of a target spec (:func:`solvers.passing.policy_by_code`: 1 for
     ``heuristic``, ``2 + c`` for ``convention(passing=...)``), or None when the
     target has no compiled twin (the Python path)."""
     from .registry import parse_spec
@@ -573,7 +520,7 @@ class ABRBot(Agent):
             elif cur == me:
                 s = np.array(st.engine_state)
                 k = E.legal_into(P, s, self._legal)
-                a = int(_act(ROLLOUTS[self.rollout], P, s, self._legal, k, crn))
+                a = int(policy_by_code(ROLLOUTS[self.rollout], P, s, self._legal, k, crn))
             else:
                 a = int(self._targets[cur].step(st))
             st.apply_action(a)
@@ -619,7 +566,7 @@ class ABRBot(Agent):
             P = state.engine_params
             s = np.array(state.engine_state)
             k = E.legal_into(P, s, self._legal)
-            return int(_act(self.tcode, P, s, self._legal, k, self._rng))
+            return int(policy_by_code(self.tcode, P, s, self._legal, k, self._rng))
         if self.player not in self._targets:
             from .registry import make_agent
             self._targets[self.player] = make_agent(self.target, self.game, self.player,

@@ -81,10 +81,13 @@ from spiel_game.simulator import step_apply, step_legal, step_uniform
 
 from .beliefs.models import BeliefModel, from_keywords
 from .beliefs.replay import pool_pick, sir_world
+from .net.inference import net_eval
 from .bots import Agent, AgentParameterError, check_choice, check_int, check_real
 from .heuristic import heuristic_policy
 
-__all__ = ["ISMCTSBot", "ismcts_agent", "Tree", "rollout", "search_weighted", "search_pooled",
+__all__ = ["ISMCTSBot", "ismcts_agent", "belief_pool", "check_budget", "Tree", "NetLeaf", "rollout",
+           "search_determinized",
+           "search_weighted", "search_pooled",
            "FINAL_POLICIES",
            "ROLLOUT_POLICIES", "MAX_ITERATIONS", "MAX_TIME_LIMIT", "MAX_UCT_C", "MIN_NODES",
            "DEFAULT_MAX_NODES", "MAX_NODES_LIMIT", "CLOCKS"]
@@ -180,6 +183,24 @@ def new_tree(capacity: int) -> Tree:
     return t
 
 
+def root_children(t: Tree, prior: np.ndarray | None = None) -> tuple:
+    """The root's children sorted by action: ``(actions, visits, mean_rewards)``
+    (mean 0 when unvisited), and their ``prior`` entries when it is given."""
+    acts, vis, val, pri = [], [], [], []
+    c = int(t.child[0])
+    while c >= 0:
+        acts.append(int(t.key[c]))
+        v = t.visits[c]
+        vis.append(v)
+        val.append(t.reward[c] / v if v > 0 else 0.0)
+        if prior is not None:
+            pri.append(prior[c])
+        c = int(t.sibling[c])
+    order = np.argsort(acts)
+    out = (np.array(acts, np.int64)[order], np.array(vis)[order], np.array(val)[order])
+    return out if prior is None else out + (np.array(pri)[order],)
+
+
 def grown(t: Tree, capacity: int) -> Tree:
     """``t`` with room for ``capacity`` nodes (the first ``len(t.child)`` kept)."""
     extra = capacity - t.child.shape[0]
@@ -207,25 +228,55 @@ def new_node(t, parent, key, mover):
     return n
 
 
+class NetLeaf(NamedTuple):
+    """The leaf-evaluator hook of :func:`_iteration` for a policy-value network
+    (:class:`solvers.net.search.NetISMCTSBot`): a node with untried legal actions
+    is expanded whole, each child with the network's prior, and its value is the
+    network's (mixed with a rollout's by ``vw``); selection is PUCT. ``None``
+    instead of a ``NetLeaf``: plain SO-ISMCTS (UCB, one random expansion, a rollout)."""
+
+    net: tuple              # the network's weights (:class:`solvers.net.inference.NetWeights`)
+    ng: tuple               # the game's arrays (:class:`solvers.net.inference.NetGame`)
+    prior: np.ndarray       # float64[N] each node's prior (beside the tree's arrays)
+    nval: np.ndarray        # float64[N] the network's value of a node's chooser
+    probs: np.ndarray       # float64[num_actions] work array: the policy
+    value: np.ndarray       # float64[max_players] work array: the value by relative seat
+    vabs: np.ndarray        # float64[n] the leaf's scaled value of every seat
+    vw: float               # weight of the network's value (the rest: a rollout)
+    mix: float              # share of the uniform distribution in a prior
+
+
+# carries: the game and the root (p, root, me), the budget and the UCB constants
+# (n_iter, uct_c, lo, scale), the rollout policy and the rng (code, rng), the tree
+# and its work arrays (t, s, legal, deck_buf, path), the determinizer (det), the
+# other players' mode (opp) and the hooks (rbias, leaf)
 @njit(cache=True)
-def _search(p, root, me, n_iter, uct_c, lo, scale, code, rng, t, s, legal, deck_buf, path,
-            det, opp=0, rbias=None):
+def search_determinized(p, root, me, n_iter, uct_c, lo, scale, code, rng, t, s, legal,
+                        deck_buf, path, det, opp=0, rbias=None, leaf=None):
     """Run ``n_iter`` SO-ISMCTS iterations on the tree ``t``, each on a fresh
     determinization drawn by ``det`` (a :class:`Determinization`). ``rbias``:
-    None, or the root's progressive bias per action (see :func:`_iteration`)."""
+    None, or the root's progressive bias per action; ``leaf``: None, or a
+    :class:`NetLeaf` (see :func:`_iteration`)."""
     n = p[E.P_N]
     for _ in range(n_iter):
         s[:] = root
         if not determinize(p, s, rng, det):
             return False
         _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, n, opp,
-                   rbias)
+                   rbias, leaf)
     return True
 
 
+# carries: the game and the determinized state (p, s, me, n), the UCB constants (uct_c,
+# lo, scale), the rollout policy and the rng (code, rng), the tree and its work arrays
+# (t, legal, deck_buf, path), the other players' mode (opp) and the hooks (rbias, leaf)
 @njit(cache=True)
 def _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, n, opp=0,
-               rbias=None):
+               rbias=None, leaf=None):
+    # One descent, its leaf evaluated by the hook ``leaf``. None: UCB selection,
+    # one random expansion, a rollout's returns. A :class:`NetLeaf`: PUCT
+    # selection (``uct_c`` is ``c_puct``), a node with untried actions expanded
+    # whole with the network's priors, the network's value (mixed with a rollout's).
     # ``rbias`` (None: plain UCB) adds progressive bias at the root (Chaslot et
     # al. 2008): a visited root child scores ``rbias[action] / (1 + visits)``
     # more (e.g. a weight times a policy's probability of the action).
@@ -237,6 +288,7 @@ def _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, 
     node = 0
     depth = 0
     path[0] = 0
+    evaluated = False
     while True:
         ph = s[E.S_PHASE]
         if ph == E.PH_OVER or ph == E.PH_DEAL:
@@ -274,49 +326,37 @@ def _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, 
         lmask = np.int64(0)
         for i in range(k):
             lmask |= np.int64(1) << legal[i]
-        # Availability: every existing child compatible with this determinization.
-        best = -1
-        best_v = -1e300
-        c = first_child[node]
-        while c >= 0:
-            key = keys[c]
-            if key < 64 and (lmask >> key) & 1:
-                avail[c] += 1.0
-                vis = visits[c]
-                if vis > 0:
-                    v = reward[c] / vis + uct_c * math.sqrt(math.log(avail[c]) / vis)
-                    if rbias is not None:
-                        if node == 0:
-                            v += rbias[key] / (1.0 + vis)
-                else:
-                    v = 1e299
-                v += rand_uniform(rng) * 1e-9          # random tie-breaking
-                if v > best_v:
-                    best_v = v
-                    best = c
-            c = sibling[c]
-        unexp = lmask & ~expanded_mask[node]
         expanded = False
-        if unexp != 0:
-            cnt = 0
-            for i in range(k):
-                if (unexp >> legal[i]) & 1:
-                    cnt += 1
-            r = rand_below(rng, cnt)
-            a = -1
-            for i in range(k):
-                if (unexp >> legal[i]) & 1:
-                    if r == 0:
-                        a = legal[i]
-                        break
-                    r -= 1
-            child = new_node(t, node, a, cur)
-            if child < 0:
-                break
-            avail[child] = 1.0
-            expanded = True
+        if leaf is None:
+            best = _best_child(node, t, lmask, uct_c, rng, rbias, leaf)
+            unexp = lmask & ~expanded_mask[node]
+            if unexp != 0:
+                cnt = 0
+                for i in range(k):
+                    if (unexp >> legal[i]) & 1:
+                        cnt += 1
+                r = rand_below(rng, cnt)
+                a = -1
+                for i in range(k):
+                    if (unexp >> legal[i]) & 1:
+                        if r == 0:
+                            a = legal[i]
+                            break
+                        r -= 1
+                child = new_node(t, node, a, cur)
+                if child < 0:
+                    break
+                avail[child] = 1.0
+                expanded = True
+            else:
+                child = best
+                a = keys[child]
         else:
-            child = best
+            if lmask & ~expanded_mask[node] != 0:
+                _net_expand(p, s, cur, node, t, legal, k, lmask, leaf)
+                evaluated = True
+                break
+            child = _best_child(node, t, lmask, uct_c, rng, rbias, leaf)
             a = keys[child]
         step_apply(p, s, a)
         depth += 1
@@ -330,22 +370,114 @@ def _iteration(p, s, me, uct_c, lo, scale, code, rng, t, legal, deck_buf, path, 
                 break
             depth += 1
             path[depth] = node
-    rollout(p, s, code, rng, legal, deck_buf)
-    ret = E.returns(p, s)
+    if leaf is None:
+        rollout(p, s, code, rng, legal, deck_buf)
+        vals = E.returns(p, s)
+        for q in range(n):
+            vals[q] = (vals[q] - lo) * scale
+    else:
+        vals = leaf.vabs
+        vw = leaf.vw
+        if not evaluated or vw < 1.0:
+            rollout(p, s, code, rng, legal, deck_buf)
+            ret = E.returns(p, s)
+            for q in range(n):
+                r = (ret[q] - lo) * scale
+                vals[q] = vw * vals[q] + (1.0 - vw) * r if evaluated else r
     visits[0] += 1.0
     for i in range(1, depth + 1):
         v = path[i]
         visits[v] += 1.0
         mv = mover[v]
         if mv >= 0:
-            reward[v] += (ret[mv] - lo) * scale
+            reward[v] += vals[mv]
+
+
+# carries: the game and the node's state (p, s, cur), the tree and the node (t, node), its legal
+# actions (legal, k, lmask) and the network hook (leaf)
+@njit(cache=True)
+def _net_expand(p, s, cur, node, t, legal, k, lmask, leaf):
+    """Expand every legal action of ``node`` that has no child yet, each with the
+    network's prior; set the leaf's value of every seat (``leaf.vabs``) and, at a
+    fresh node, its value for the player to move (``leaf.nval``)."""
+    unexp = lmask & ~t.expanded[node]
+    fresh = t.expanded[node] == 0
+    probs, value, mix = leaf.probs, leaf.value, leaf.mix
+    net_eval(leaf.net, leaf.ng, p, s, cur, probs, value)
+    for i in range(k):
+        a = legal[i]
+        if (unexp >> a) & 1:
+            c = new_node(t, node, a, cur)
+            if c < 0:
+                break
+            leaf.prior[c] = (1.0 - mix) * probs[a] + mix / k
+    if fresh:
+        leaf.nval[node] = value[0]
+    n = p[E.P_N]
+    for q in range(n):
+        leaf.vabs[q] = value[(q - cur + n) % n]
+
+
+@njit(cache=True)
+def _best_child(node, t, lmask, c, rng, rbias, leaf):
+    """The child of ``node`` (among those legal here: ``lmask``) of the best score,
+    ties broken at random; counts their availability. ``leaf`` None: the
+    subset-armed UCB1 (exploration ``c``; ``rbias``: None, or the root's
+    progressive bias per action); a :class:`NetLeaf`: the subset-armed PUCT
+    (``c`` is ``c_puct``, the priors and values in ``leaf``)."""
+    first_child, sibling, keys = t.child, t.sibling, t.key
+    visits, avail, reward = t.visits, t.avail, t.reward
+    if leaf is not None:
+        # PUCT: availability first, and the first-play urgency of unvisited children.
+        sv = 0.0
+        sr = 0.0
+        ch = first_child[node]
+        while ch >= 0:
+            key = keys[ch]
+            if key < 64 and (lmask >> key) & 1:
+                avail[ch] += 1.0
+                sv += visits[ch]
+                sr += reward[ch]
+            ch = sibling[ch]
+        fpu = sr / sv if sv > 0 else leaf.nval[node]
+    best = -1
+    best_v = -1e300
+    ch = first_child[node]
+    while ch >= 0:
+        key = keys[ch]
+        if key < 64 and (lmask >> key) & 1:
+            if leaf is None:
+                # Availability: every existing child compatible with this determinization.
+                avail[ch] += 1.0
+                vis = visits[ch]
+                if vis > 0:
+                    v = reward[ch] / vis + c * math.sqrt(math.log(avail[ch]) / vis)
+                    if rbias is not None:
+                        if node == 0:
+                            v += rbias[key] / (1.0 + vis)
+                else:
+                    v = 1e299
+            else:
+                vis = visits[ch]
+                q = reward[ch] / vis if vis > 0 else fpu
+                v = q + c * leaf.prior[ch] * math.sqrt(avail[ch]) / (1.0 + vis)
+            v += rand_uniform(rng) * 1e-9          # random tie-breaking
+            if v > best_v:
+                best_v = v
+                best = ch
+        ch = sibling[ch]
+    return best
 
 
 # ---------------------------------------------------------------- beliefs: the search's glue
+# carries: the game and the root (p, root, me), the budget and the UCB constants (n_iter, uct_c,
+# lo, scale), the rollout policy and the rng (code, rng), the tree and its work arrays (t, s,
+# legal, deck_buf, path), the determinizer and the belief (det, bel), the other players' mode
+# (opp)
 @njit(cache=True)
 def search_weighted(p, root, me, n_iter, uct_c, lo, scale, code, rng, t, s, legal, deck_buf,
                     path, det, bel, opp=0):
-    """:func:`_search` with every iteration's world drawn by
+    """:func:`search_determinized` with every iteration's world drawn by
     :func:`solvers.beliefs.replay.sir_world` (a ``belief`` weighing every iteration)."""
     n = p[E.P_N]
     for _ in range(n_iter):
@@ -355,10 +487,13 @@ def search_weighted(p, root, me, n_iter, uct_c, lo, scale, code, rng, t, s, lega
     return True
 
 
+# carries: the game and the root (p, root, me), the budget and the UCB constants (n_iter, uct_c,
+# lo, scale), the rollout policy and the rng (code, rng), the tree and its work arrays (t, s,
+# legal, deck_buf, path), the weighted world pool (pool, cum, m), the other players' mode (opp)
 @njit(cache=True)
 def search_pooled(p, root, me, n_iter, uct_c, lo, scale, code, rng, t, s, legal, deck_buf,
                   path, pool, cum, m, opp=0):
-    """:func:`_search` with every iteration's world drawn from
+    """:func:`search_determinized` with every iteration's world drawn from
     the weighted pool ``pool[:m]`` (:class:`solvers.beliefs.replay.WorldPool`), with replacement."""
     n = p[E.P_N]
     for _ in range(n_iter):
@@ -378,6 +513,17 @@ def obs_child(p, s, me, node, t):
 
 
 # ================================================================ the bot
+def check_budget(agent: str, iterations, time_limit, clock) -> tuple[int, float | None, str]:
+    """A search's budget checked (:class:`~solvers.bots.AgentParameterError` naming
+    ``agent`` and the parameter): ``iterations`` an int in [1, 10**9],
+    ``time_limit`` None or a number in (0, 3600], ``clock`` one of :data:`CLOCKS`."""
+    iterations = check_int(agent, "iterations", iterations, 1, MAX_ITERATIONS)
+    time_limit = (None if time_limit is None else
+                  check_real(agent, "time_limit", time_limit, 0.0, MAX_TIME_LIMIT,
+                             lo_open=True))
+    return iterations, time_limit, check_choice(agent, "clock", clock, tuple(CLOCKS))
+
+
 class ISMCTSBot(Agent):
     """SO-ISMCTS: one UCT search tree over information sets per move, on sampled worlds
     (see the module docstring).
@@ -434,11 +580,8 @@ class ISMCTSBot(Agent):
                  clock: str = "wall"):
         super().__init__(game, player, seed)
         a = self.NAME
-        self.iterations = check_int(a, "iterations", iterations, 1, MAX_ITERATIONS)
-        self.time_limit = (None if time_limit is None else
-                           check_real(a, "time_limit", time_limit, 0.0, MAX_TIME_LIMIT,
-                                      lo_open=True))
-        self.clock = check_choice(a, "clock", clock, tuple(CLOCKS))
+        self.iterations, self.time_limit, self.clock = check_budget(a, iterations,
+                                                                    time_limit, clock)
         self._now = CLOCKS[self.clock]
         self.uct_c = check_real(a, "uct_c", uct_c, 0.0, MAX_UCT_C)
         self.final_policy = check_choice(a, "final_policy", final_policy, FINAL_POLICIES)
@@ -532,9 +675,9 @@ class ISMCTSBot(Agent):
                                        det.record, bel, self._opp):
                     raise RuntimeError("ISMCTS: weighted determinization failed")
             elif det is not None:
-                if not _search(P, root, me, chunk, self.uct_c, self._lo, self._scale, code,
-                               self._rng, tree, s, legal, deck_buf, path, det.record,
-                               self._opp, rbias):
+                if not search_determinized(P, root, me, chunk, self.uct_c, self._lo,
+                                           self._scale, code, self._rng, tree, s, legal,
+                                           deck_buf, path, det.record, self._opp, rbias):
                     raise RuntimeError("ISMCTS: determinization failed")
             else:
                 if gen is None:
@@ -558,16 +701,7 @@ class ISMCTSBot(Agent):
             if self.belief.mcmc:
                 self.last_search["belief_mcmc_accept"] = pool.accept
                 self.last_search["belief_pool_loglik"] = float(np.mean(pool.logw))
-        acts, vis, val = [], [], []
-        c = int(tree.child[0])
-        while c >= 0:
-            acts.append(int(tree.key[c]))
-            v = tree.visits[c]
-            vis.append(v)
-            val.append(tree.reward[c] / v if v > 0 else 0.0)
-            c = int(tree.sibling[c])
-        order = np.argsort(acts)
-        return (np.array(acts, np.int64)[order], np.array(vis)[order], np.array(val)[order])
+        return root_children(tree)
 
     def _root_bias(self, P, root, me):
         """The root's progressive bias per action (an array indexed by action),
@@ -584,16 +718,9 @@ class ISMCTSBot(Agent):
         Called once per search, inside the time budget. Subclasses may override
         it (e.g. ``research/scripts/oracle_worlds.py`` gives the search the true
         world, an upper bound on what inference can buy)."""
-        b = self.belief
-        if not b.persist:
-            return b.world_pool(self.game, P, root, det.record, bel, self._rng,
-                                self._belief_model)
-        # The same hand: the observer's dealt hand and the hand number match.
-        key = (int(root[E.S_HANDNO]), E.dealt_hand(P, root, bel.me).tobytes())
-        prev = self._chains[1] if self._chains and self._chains[0] == key else None
-        pool = b.world_pool(self.game, P, root, det.record, bel, self._rng, self._belief_model,
-                            previous=prev)
-        self._chains = (key, pool.pool[:pool.m].copy())
+        pool, self._chains = belief_pool(self.belief, self.game, P, root, det.record, bel,
+                                         self._rng, loaded=self._belief_model,
+                                         chains=self._chains)
         return pool
 
     def _policy_and_action(self, state):
@@ -622,6 +749,21 @@ class ISMCTSBot(Agent):
     def _choice(self, ps):
         u = rand_uniform(self._rng) * ps.sum()
         return min(int(np.searchsorted(np.cumsum(ps), u, side="right")), len(ps) - 1)
+
+
+def belief_pool(belief: BeliefModel, game, P, root, det_record, bel, rng, *, loaded, chains):
+    """The root-level world pool of one search by ``belief`` (``belief.pool > 0``,
+    play and moon phases; :meth:`solvers.beliefs.BeliefModel.world_pool`) and the
+    chains to carry to the next search: with ``belief.persist``, ``chains`` (the
+    last search's, or None) are carried forward within a hand and the new ones
+    returned; else None. ``loaded``: the belief's learned model."""
+    if not belief.persist:
+        return belief.world_pool(game, P, root, det_record, bel, rng, loaded), chains
+    # The same hand: the observer's dealt hand and the hand number match.
+    key = (int(root[E.S_HANDNO]), E.dealt_hand(P, root, bel.me).tobytes())
+    prev = chains[1] if chains and chains[0] == key else None
+    pool = belief.world_pool(game, P, root, det_record, bel, rng, loaded, previous=prev)
+    return pool, (key, pool.pool[:pool.m].copy())
 
 
 def ismcts_agent(game, player: int, seed: int = 0, *, iterations: int = 1000,

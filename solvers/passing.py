@@ -50,7 +50,7 @@ from spiel_game.simulator import register_policy
 
 from .heuristic import heuristic_policy
 
-__all__ = ["CONVENTIONS", "convention_code", "convention_policy", "pass_scores",
+__all__ = ["CONVENTIONS", "convention_code", "convention_policy", "policy_by_code", "pass_scores",
            "CONVENTION_POLICIES", "compiled_convention", "choose_pass", "ConventionBot",
            "ConventionPolicy"]
 
@@ -129,6 +129,18 @@ def convention_policy(code, p, s, legal, k, rng):
             bv = scores[c]
             best = c
     return best
+
+
+@njit(cache=True)
+def policy_by_code(code, p, s, legal, k, rng):
+    """A compiled policy by code: 0 uniform, 1 the heuristic, ``2 + c`` passing
+    convention ``c`` (:data:`CONVENTIONS`) while passing and the heuristic
+    afterwards (the targets of :mod:`solvers.abr` and of its world model)."""
+    if code == 0:
+        return uniform_policy(p, s, legal, k, rng)
+    if code >= 2 and s[E.S_PHASE] == E.PH_PASS:
+        return convention_policy(code - 2, p, s, legal, k, rng)
+    return heuristic_policy(p, s, legal, k, rng)
 
 
 # Each convention as a simulator policy (p, s, legal, k, rng) for the passing phase.

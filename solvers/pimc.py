@@ -14,11 +14,15 @@ Cost per move: ``worlds * rollouts *
 Other players' hidden passes during the passing phase are played by the
 rollout policy inside each world. Everything random comes from ``seed``.
 
-With ``belief`` other than ``uniform`` each world is drawn by
-sampling-importance-resampling from ``belief_worlds`` candidates weighted by
-the likelihood of the other players' observed decisions under that opponent
-model (:mod:`solvers.beliefs.replay`); ``belief='uniform'`` (the default) is the
-plain determinizer, unchanged.
+With a ``belief`` model (:mod:`solvers.beliefs`, the interface ISMCTS takes)
+each world is drawn by sampling-importance-resampling from ``worlds``
+candidates weighted by the likelihood of the other players' observed decisions
+under that opponent model (:mod:`solvers.beliefs.replay`), or, with
+``belief.pool > 0`` (in the play and moon phases), by weight from a root-level
+pool of candidate worlds weighted once per move (every model: the opponent
+models with ``min_ess``, ``mcmc`` and ``persist``, and the card-location
+model); no belief (the default, ``'uniform'``) is the plain determinizer,
+unchanged.
 
 Parameters are checked when the bot is built (:class:`solvers.bots.AgentParameterError`
 naming the parameter, the value and the allowed range): ``worlds`` and
@@ -40,9 +44,9 @@ from spiel_game.simulator import step_apply
 
 from .heuristic import heuristic_policy
 from .bots import Agent, AgentParameterError, check_choice, check_int
-from .ismcts import ROLLOUT_POLICIES, rollout
-from .beliefs.replay import (DEFAULT_EPSILON, check_belief, check_network, make_belief,
-                             sir_world)
+from .ismcts import ROLLOUT_POLICIES, belief_pool, rollout
+from .beliefs.models import BeliefModel, from_keywords
+from .beliefs.replay import DEFAULT_EPSILON, make_belief, pool_pick, sir_world
 
 __all__ = ["PIMCBot", "MAX_WORLDS", "MAX_ROLLOUTS", "MAX_PLAYOUTS_PER_ACTION"]
 
@@ -51,18 +55,29 @@ MAX_ROLLOUTS = 10**6
 MAX_PLAYOUTS_PER_ACTION = 10**9
 
 K = E.K
+#: The flat belief keywords' defaults (``belief_worlds=8``, ...).
+_FLAT_DEFAULTS = dict(worlds=8, epsilon=DEFAULT_EPSILON, pool=0, min_ess=0.0, mcmc=0,
+                      persist=False, checkpoint=None)
 
 
+# carries: the root and the observer (p, root, me), the legal actions (legal, k), the
+# budget (worlds, rollouts), the rollout policy and the rng (code, rng), the work
+# arrays and the result (s, s2, lbuf, deck_buf, sums), the determinizer and the belief
+# (det, bel) and an optional weighted world pool (pool, cum, m)
 @njit(cache=True)
 def _pimc_values(p, root, me, legal, k, worlds, rollouts, code, rng, s, s2, lbuf, deck_buf,
-                 sums, det, bel):
+                 sums, det, bel, pool=None, cum=None, m=0):
     """``sums[i]``: total reward of ``me`` over every world and playout after
     ``legal[i]``; each world drawn by :func:`solvers.beliefs.replay.sir_world`
     from ``det`` (a :class:`spiel_game.determinize.Determinization`) and the
-    belief ``bel`` (with the ``uniform`` model: one plain determinization)."""
+    belief ``bel`` (with the ``uniform`` model: one plain determinization), or,
+    with ``pool``, from the weighted pool ``pool[:m]`` (normalised cumulative
+    weights ``cum``, :class:`solvers.beliefs.replay.WorldPool`), with replacement."""
     crn = np.empty(1, np.uint64)
     for _ in range(worlds):
-        if not sir_world(p, root, s, rng, det, bel):
+        if pool is not None:
+            s[:] = pool[pool_pick(cum, m, rng)]
+        elif not sir_world(p, root, s, rng, det, bel):
             return False
         for _r in range(rollouts):
             rng[0] += np.uint64(0x9E3779B97F4A7C15)
@@ -87,20 +102,33 @@ class PIMCBot(Agent):
       rollouts: playouts per world and legal action, an int in [1, 10**6];
         ``worlds * rollouts`` at most 10**9.
       rollout: playout policy, ``heuristic`` or ``random``.
-      belief: opponent model weighting the worlds (:mod:`solvers.beliefs.replay`):
-        ``uniform`` (default: no inference), ``random``, ``heuristic`` or
-        ``network`` (a learned policy; needs ``belief_checkpoint``).
-      belief_worlds: candidate worlds per world played, an int in [1, 10**6].
-      belief_epsilon: softening of the ``heuristic`` and ``network`` models, a
-        number in (0, 1].
-      belief_checkpoint: with ``belief='network'``, the path of a network
-        checkpoint covering this game (:mod:`solvers.net`); refused otherwise.
+      belief: None or ``'uniform'`` (default: no inference, the plain
+        determinizer) or a belief model of :mod:`solvers.beliefs` weighting the
+        worlds, as
+        :class:`~solvers.ismcts.ISMCTSBot` takes it:
+        :class:`~solvers.beliefs.RandomBelief`,
+        :class:`~solvers.beliefs.HeuristicBelief`,
+        :class:`~solvers.beliefs.NetworkBelief` (SIR per world, or a root-level
+        pool with ``pool``, ``min_ess``, ``mcmc``, ``persist``) or
+        :class:`~solvers.beliefs.LocationBelief` (a root-level pool). An agent
+        spec writes it as the model's name with flat keywords (``'uniform'``,
+        ``'random'``, ``'heuristic'``, ``'network'``, ``'location'``;
+        ``belief_worlds``, ``belief_epsilon``, ``belief_pool``,
+        ``belief_min_ess``, ``belief_mcmc``, ``belief_persist`` and
+        ``belief_checkpoint``: the model's ``worlds``, ``epsilon``, ``pool``,
+        ``min_ess``, ``mcmc``, ``persist`` and ``checkpoint``, mapped by
+        :func:`solvers.beliefs.from_keywords`, errors naming these keywords);
+        the flat keywords are refused with a model.
     """
 
+    NAME = "pimc"
+
     def __init__(self, game, player: int, seed: int = 0, *, worlds: int = 16,
-                 rollouts: int = 2, rollout: str = "heuristic", belief: str = "uniform",
-                 belief_worlds: int = 8, belief_epsilon: float = DEFAULT_EPSILON,
-                 belief_checkpoint: str | None = None):
+                 rollouts: int = 2, rollout: str = "heuristic",
+                 belief: BeliefModel | str | None = "uniform", belief_worlds: int = 8,
+                 belief_epsilon: float = DEFAULT_EPSILON, belief_pool: int = 0,
+                 belief_min_ess: float = 0.0, belief_mcmc: int = 0,
+                 belief_persist: bool = False, belief_checkpoint: str | None = None):
         super().__init__(game, player, seed)
         worlds = check_int("pimc", "worlds", worlds, 1, MAX_WORLDS)
         rollouts = check_int("pimc", "rollouts", rollouts, 1, MAX_ROLLOUTS)
@@ -110,9 +138,29 @@ class PIMCBot(Agent):
                 f"per legal action; allowed: at most {MAX_PLAYOUTS_PER_ACTION:,}")
         rollout = check_choice("pimc", "rollout", rollout, tuple(ROLLOUT_POLICIES))
         self.worlds, self.rollouts, self.rollout = worlds, rollouts, rollout
-        self.belief, self.belief_worlds, self.belief_epsilon = check_belief(
-            "pimc", belief, belief_worlds, belief_epsilon)
-        self._belief_model = check_network("pimc", self.belief, belief_checkpoint, game)
+        flat = dict(worlds=belief_worlds, epsilon=belief_epsilon, pool=belief_pool,
+                    min_ess=belief_min_ess, mcmc=belief_mcmc, persist=belief_persist,
+                    checkpoint=belief_checkpoint)
+        if isinstance(belief, BeliefModel):
+            given = [f"belief_{k}" for k, v in flat.items() if v != _FLAT_DEFAULTS[k]]
+            if given:
+                raise AgentParameterError(
+                    f"pimc: {', '.join(given)} not allowed with belief={belief!r}; allowed: "
+                    f"the model's own arguments (e.g. HeuristicBelief(pool=64))")
+        elif belief is None or isinstance(belief, str):
+            belief = from_keywords(self.NAME, "uniform" if belief is None else belief, **flat)
+        else:
+            raise AgentParameterError(
+                f"pimc: belief={belief!r} is not allowed; allowed: None (no inference), a "
+                f"belief model of solvers.beliefs, e.g. HeuristicBelief(pool=64), or its "
+                f"name with flat keywords in an agent spec (belief='heuristic', "
+                f"belief_pool=64)")
+        #: The belief model (None: no inference).
+        self.belief = belief
+        #: Its learned model (the network of NetworkBelief, the card-location
+        #: model of LocationBelief), else None.
+        self._belief_model = None if belief is None else belief.load(self.NAME, game)
+        self._chains = None             # (hand key, worlds) of the last pool (persist)
         self._rng = make_rng_state(np.uint64(self.seed), 0)
         self._legal = np.empty(K + 2, np.int32)
         self.last_search: dict = {}
@@ -130,14 +178,30 @@ class PIMCBot(Agent):
                 ROLLOUT_POLICIES[self.rollout], self._rng, np.empty_like(root),
                 np.empty_like(root), np.empty(K + 2, np.int32),
                 np.empty(int(P[E.P_NCARDS]), np.int32), sums, det.record)
-        bel = make_belief(P, me, self.belief, self.belief_worlds, self.belief_epsilon,
-                          self._belief_model)
-        if not _pimc_values(*args, bel):
+        b = self.belief
+        if b is None:
+            bel = make_belief(P, me, "uniform", 8, DEFAULT_EPSILON, None)
+        else:
+            bel = b.record(P, me, self._belief_model)
+        pool = None
+        if b is not None and b.pool and root[E.S_PHASE] in (E.PH_PLAY, E.PH_MOON):
+            pool, self._chains = belief_pool(b, state.get_game(), P, root, det.record, bel,
+                                             self._rng, loaded=self._belief_model,
+                                             chains=self._chains)
+            ok = _pimc_values(*args, bel, pool.pool, pool.cum, pool.m)
+        else:
+            if b is not None and not b.weighs_iterations():    # e.g. location while passing
+                bel = make_belief(P, me, "uniform", 8, DEFAULT_EPSILON, None)
+            ok = _pimc_values(*args, bel)
+        if not ok:
             raise RuntimeError("PIMC: determinization failed")
         self.last_search = {"seconds": time.perf_counter() - t0,
                             "playouts": self.worlds * self.rollouts * len(legal)}
         if bel.stats[0] > 0:
             self.last_search["belief_mean_ess"] = float(bel.stats[1] / bel.stats[0])
+        if pool is not None:
+            self.last_search["belief_pool_ess"] = pool.ess
+            self.last_search["belief_pool_kept"] = pool.m
         return legal, sums / (self.worlds * self.rollouts)
 
     def _policy_and_action(self, state):

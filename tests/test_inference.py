@@ -433,7 +433,8 @@ def test_mcmc_moves_keep_the_observers_knowledge_with_passing():
     played, hand sizes and the observer's hand never change, every moved world
     is consistent with the plays (finite log-likelihood), and the moves raise
     the mean log-likelihood of a prior pool (6 players, heuristic model)."""
-    from solvers.beliefs.replay import WorldPool, move_constraints
+    from solvers.beliefs.mcmc import move_constraints
+    from solvers.beliefs.replay import WorldPool
     game = spiel_game.load({"players": 6})
     st = heuristic_game_state(game, 3, lambda s: int(s.engine_state[E.S_NPLAYED]) >= 30)
     me = st.current_player()
@@ -609,7 +610,8 @@ def test_persistent_chains_carry_worlds_forward_consistently():
     consistent with every play since (finite log-likelihood, the one
     recorded), and most are carried rather than redrawn; the agent carries
     its chains within a hand and starts afresh in a new hand."""
-    from solvers.beliefs.replay import WorldPool, move_constraints
+    from solvers.beliefs.mcmc import move_constraints
+    from solvers.beliefs.replay import WorldPool
     game = spiel_game.load({"players": 6})
     first = heuristic_game_state(game, 21, lambda s: int(s.engine_state[E.S_NPLAYED]) >= 20)
     me = first.current_player()

@@ -141,7 +141,7 @@ def test_the_tilt_moves_the_pool_towards_the_prediction_and_zero_is_the_prior(si
     out = {}
     for name, model in (("zero", _model(layout)), ("up", _model(layout, entry=(0, c), value=2.0))):
         bel = make_belief(P, me, "uniform")
-        pool = LOC.LocationPool(model, game, P, s, me, record, bel, 256,
+        pool = LOC.LocationPool(model, game, P, s, record, bel, 256,
                                 make_rng_state(np.uint64(1), 0))
         cnt = np.array([E.hand(P, w, q)[c] for w in pool.pool[:pool.m]], float)
         out[name] = (pool, float(cnt.mean()), float(pool.weights @ cnt))
@@ -210,7 +210,7 @@ def test_the_location_agent_plays_legal_moves_and_repeats(six, tmp_path):
     ("ismcts(belief='location', belief_pool=8)", "needs belief_checkpoint"),
     ("ismcts(belief='location', belief_pool=8, belief_checkpoint='/nonexistent.npz')",
      "does not exist"),
-    ("pimc(belief='location')", "allowed: 'uniform', 'random', 'heuristic', 'network'"),
+    ("pimc(belief='location', belief_checkpoint='X')", "belief_pool=0 is not allowed"),
 ])
 def test_bad_location_parameters_name_the_parameter(spec, match):
     game = pyspiel.load_game(spiel_game.GAME_NAME, {"players": 6})

@@ -4,8 +4,10 @@ A search draws the hidden cards from the rules' prior
 (:class:`spiel_game.determinize.Determinizer`); a *belief* reweighs those
 worlds. :mod:`solvers.beliefs.models` holds the plug-in objects an agent
 takes (``ISMCTSBot(..., belief=HeuristicBelief(pool=64))``);
-:mod:`solvers.beliefs.replay` weighs worlds by replaying the others'
-decisions under an opponent model (SIR, world pools, MCMC moves);
+:mod:`solvers.beliefs.likelihood` weighs a world by replaying the others'
+decisions under an opponent model; :mod:`solvers.beliefs.replay` draws the
+weighted worlds (SIR, world pools); :mod:`solvers.beliefs.mcmc` moves them
+(Metropolis-Hastings, chains carried between decisions);
 :mod:`solvers.beliefs.location` is the learned card-location model.
 """
 

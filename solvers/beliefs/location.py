@@ -248,12 +248,12 @@ class LocationPool:
     ``z`` computed from their mean counts, each world weighted by
     :func:`tilt_log_weights` (tempered to an effective size of at least
     ``min_ess``, :func:`solvers.beliefs.replay.tempered_weights`); the search draws
-    every iteration's world from them by weight. The attributes of
+    every iteration's world from them by weight. The observer is ``belief.me``. The attributes of
     :class:`solvers.beliefs.replay.WorldPool` (``pool``, ``cum``, ``m``, ``ess``,
     ``beta``, ``accept``, ``logw``, ``carried``) and ``z``."""
 
-    def __init__(self, model: LocationModel, game, P, root, me, det_record, belief, size,
-                 rng, min_ess: float = 0.0):
+    def __init__(self, model: LocationModel, game, P, root, det_record, belief, size, rng,
+                 *, min_ess: float = 0.0):
         self.pool = np.empty((size, root.shape[0]), root.dtype)
         logw = np.empty(size)
         m = int(weighted_pool(P, root, rng, det_record, belief, self.pool, logw))
@@ -261,7 +261,7 @@ class LocationPool:
             raise RuntimeError("location pool: the sampler failed")
         cnt = np.empty((m, int(P[E.P_N]), K))
         pool_counts(P, self.pool, m, cnt)
-        self.z = model.z(game, root, me, cnt.mean(axis=0))
+        self.z = model.z(game, root, belief.me, cnt.mean(axis=0))
         self.m = m
         self.logw = tilt_log_weights(cnt, self.z)
         self.weights, self.beta = tempered_weights(self.logw, min_ess)
@@ -273,6 +273,11 @@ class LocationPool:
 
 
 # ================================================================ data
+def _hands(P, s, n: int) -> np.ndarray:
+    """Every seat's hand in engine state ``s``: counts ``[n, K]``."""
+    return np.stack([E.hand(P, s, q) for q in range(n)])
+
+
 def prepare_collection(data: dict, prior_worlds: int = 128, seed: int = 0,
                        layout: FeatureLayout | None = None) -> dict:
     """Training rows of a recorded collection
@@ -298,12 +303,11 @@ def prepare_collection(data: dict, prior_worlds: int = 128, seed: int = 0,
     live = np.zeros((B, rows, K), bool)
     prior = np.zeros((B, n, K))
     rng = make_rng_state(np.uint64(seed), 7)
-    hb = int(P[E.L_HANDS])
     for b in range(B):
         s, me = states[b], int(obs[b])
         pc = prior_counts(P, s, me, prior_worlds, rng)
         prior[b] = pc
-        hands = s[hb:hb + n * K].reshape(n, K)
+        hands = _hands(P, s, n)
         for r, q in enumerate(_relative(P, me, rows)):
             if q < 0:
                 continue
@@ -628,11 +632,10 @@ def evaluate_location(model: LocationModel, prep: dict, pool_worlds: int | None 
                           "br_tilt", "br_temp", "ll_prior", "ll_model"), 0.0)
     cells = live_cells = 0
     ess = []
-    hb = int(P[E.L_HANDS])
     for b in range(len(prep["observers"])):
         s, me = prep["states"][b], int(prep["observers"][b])
         prior = prep["prior"][b]
-        truth = s[hb:hb + n * K].reshape(n, K).astype(np.float64)
+        truth = _hands(P, s, n).astype(np.float64)
         others = np.ones(n, bool)
         others[me] = False
         z = model.z(game, s, me, prior)

@@ -195,8 +195,8 @@ class LocationBelief(BeliefModel):
 
     def world_pool(self, game, P, root, det_record, bel: Belief, rng, loaded, previous=None):
         from .location import LocationPool
-        return LocationPool(loaded, game, P, root, bel.me, det_record, bel, self.pool, rng,
-                            self.min_ess)
+        return LocationPool(loaded, game, P, root, det_record, bel, self.pool, rng,
+                            min_ess=self.min_ess)
 
 
 #: The belief models by their name in an agent spec (``None``: ``'uniform'``).

@@ -11,67 +11,24 @@ uses a world drawn by sampling-importance-resampling (SIR):
 
 1. draw ``M`` candidate worlds from the exact constrained sampler
    (:func:`spiel_game.determinize.determinize`);
-2. complete each into a full, consistent engine state (:func:`complete_world`:
-   the passes the observer never saw are drawn uniformly, as
+2. complete each into a full, consistent engine state
+   (:func:`~solvers.beliefs.likelihood.complete_world`: the passes the observer
+   never saw are drawn uniformly, as
    :mod:`spiel_game.resample` does);
-3. weight it by ``exp(world_log_likelihood)`` (:func:`world_log_likelihood`:
-   the current hand replayed from its deal);
+3. weight it by ``exp(world_log_likelihood)``
+   (:func:`~solvers.beliefs.likelihood.world_log_likelihood`: the current hand
+   replayed from its deal);
 4. pick one candidate with probability proportional to its weight (a one-pass
    weighted reservoir, the same distribution as normalising
    ``exp(loglik - max)`` over the ``M`` candidates).
 
-**Opponent models** (:data:`MODELS`), compiled action probabilities
-(:func:`action_probability`):
-
-* ``uniform``: *no inference*: every observed decision has the same
-  likelihood in every world, so all weights are equal and the chosen world has
-  exactly the plain determinizer's distribution (the agents then skip SIR altogether, so their
-  behaviour and speed are those of the plain determinizer, bit for bit).
-* ``random``: the other players pick uniformly among their legal actions,
-  ``pi = 1 / (number of legal actions)``. Not the same as ``uniform``: how many
-  cards a player could have played depends on its hidden hand, so a random
-  player's plays are evidence too (the exact posterior against
-  :class:`solvers.bots.RandomBot`).
-* ``heuristic``: the rule-based player of :mod:`solvers.heuristic`, softened:
-  ``(1 - epsilon)`` on the heuristic's action plus ``epsilon`` spread
-  uniformly over the legal actions (``epsilon`` in (0, 1]; > 0 so that no
-  consistent world gets weight 0; ``epsilon = 1`` is the ``random`` model).
-* ``network``: a learned policy (:mod:`solvers.net`; a checkpoint covering the
-  game, :func:`network_for`): ``(1 - epsilon) p(a) + epsilon / k``, ``p``
-  the network's policy for the player to move *seeing its own information
-  state in the candidate world* (its hand there, what it has seen), the
-  compiled forward pass (:func:`solvers.net.inference.net_eval`, about 50 us
-  a decision at 6 players, so a weighted world costs 1-4 ms: 30-70 times the
-  ``heuristic`` model's). A model of players whose play the network imitates
-  (e.g. ISMCTS, whose search targets it was distilled from).
-
-**Which decisions count** (the observer's information, nothing more): every
-card another player played this hand (plays are public), and the cards passed
-*to the observer* (the giver's pass decision, seen as a multiset when the
-passing round completes: its probability is the sum over every distinct order
-of choosing them, the giver chooses one card per action). Passes between
-other players are never seen: they are drawn uniformly given the hands after
-passing (the definition of :mod:`spiel_game.resample`) and their probability
-under the model is not used; so with passing the target is the posterior over
-the extended world (hands and unseen passes), prior x likelihood, whose
-marginal on the hands weights each hand by the likelihood averaged over the
-unseen passes. The observer's own decisions and chance contribute the same
-factor to every world. Only the current hand is replayed (earlier hands of a
-match are not weighed). During the passing phase nothing of the others'
-decisions has been seen yet, so weights are equal and SIR is skipped.
-
-**Cost.** A weighted world costs one plain determinization plus a replay of
-the hand so far: one policy evaluation per observed play and, for the pass
-to the observer, one per distinct proper prefix of the orders of the
-received cards (41 for 4 distinct cards, 206 for 5);
-``python -m experiments.bench.inference`` measures it. SIR with finite ``M``
-is biased towards the prior (the bias shrinks as ``1/M`` times the spread of
-the weights); ``M = 1`` is the plain determinizer.
+The likelihood (the opponent models, which decisions count, the cost) is
+:mod:`solvers.beliefs.likelihood`; the Metropolis-Hastings moves of a
+pool are :mod:`solvers.beliefs.mcmc`.
 
 Everything random comes from the caller's explicit splitmix64 stream
 (``uint64[1]``, :mod:`spiel_game.rng`).
 """
-
 from __future__ import annotations
 
 import math
@@ -81,24 +38,18 @@ import numpy as np
 from numba import njit
 
 from spiel_game import engine as E
-from spiel_game.resample import draw_into
-from spiel_game.hidden import played_counts, proven_absent
-from spiel_game.rng import rand_below, rand_uniform
-from spiel_game.simulator import step_apply, step_legal
+from spiel_game.determinize import Determinizer, determinize
+from spiel_game.rng import rand_uniform
 
 from ..bots import AgentParameterError, check_choice, check_int, check_real
-from ..heuristic import heuristic_policy
-from spiel_game.determinize import Determinizer, determinize
-
-from ..net.inference import NetGame, NetWeights, net_eval
+from ..net.inference import NetGame, NetWeights
+from .likelihood import (FAILED, MAX_WEIGHED_PASS, NEG_INF, belief_log_likelihood,
+                         candidate_world, complete_world)
+from .mcmc import advance_pool, move_pool
 
 __all__ = ["MODELS", "POOL_MODELS", "DEFAULT_EPSILON", "MAX_BELIEF_WORLDS", "MAX_WEIGHED_PASS",
-           "Belief",
-           "make_belief", "check_belief", "action_probability", "complete_world",
-           "world_log_likelihood", "belief_log_likelihood", "network_for", "check_network",
-           "sir_world", "WeightedDeterminizer",
-           "WorldPool", "tempered_weights", "mh_step", "move_pool", "move_constraints",
-           "advance_world", "advance_pool",
+           "Belief", "make_belief", "check_belief", "network_for", "check_network",
+           "sir_world", "WeightedDeterminizer", "WorldPool", "tempered_weights",
            "weighted_pool", "pool_pick", "MAX_BELIEF_POOL"]
 
 K = E.K
@@ -113,308 +64,9 @@ DEFAULT_EPSILON = 0.1
 MAX_BELIEF_WORLDS = 1_000_000
 #: Most worlds in a root-level pool (:class:`WorldPool`; each a full engine state).
 MAX_BELIEF_POOL = 65_536
-#: The pass to the observer is weighed when at most this many cards are passed.
-MAX_WEIGHED_PASS = 6
-
-_NEG_INF = -np.inf
-_FAILED = np.inf          # the sampler failed (a log-weight is never +inf)
 
 
 # ================================================================ compiled kernels
-@njit(cache=True)
-def action_probability(model, eps, p, s, legal, k, a, rng, net, ng, probs, value):
-    """Probability that the player to move in ``s`` chooses ``a`` among
-    ``legal[:k]`` under opponent model ``model`` (a :data:`MODELS` code);
-    0 when ``a`` is not legal. ``uniform`` (no inference) gives 1 to every
-    legal action (a constant likelihood, not a distribution). ``net``, ``ng``
-    (:class:`solvers.net.inference.NetWeights` / ``NetGame``) and the work
-    arrays ``probs`` float64[actions], ``value`` float64[seats] serve the
-    ``network`` model (any arrays of those types otherwise)."""
-    h = _model_action(model, p, s, legal, k, rng, net, ng, probs, value)
-    return _child_probability(model, eps, h, legal, k, a, probs)
-
-
-@njit(cache=True)
-def complete_world(p, w, me, rng, seats, cards, tmp):
-    """Make the determinized world ``w`` (play or moon phase: the other seats'
-    current hands filled in, see :class:`spiel_game.determinize.Determinizer`) a full,
-    consistent engine state in place: the passes ``me`` never saw (between
-    other players) are drawn uniformly from each receiver's hand after passing
-    (current hand plus the cards it played), and every other seat's dealt
-    hand and passed cards follow. ``me``'s own passes and the cards passed to
-    ``me`` are kept. Work arrays: ``seats``, ``cards`` int64[n * t],
-    ``tmp`` int64[number of cards + K]. Returns False if the world is
-    inconsistent (a negative dealt count), else True."""
-    n, pc = p[E.P_N], p[E.P_PASS]
-    ph = w[E.S_PHASE]
-    if ph != E.PH_PLAY and ph != E.PH_MOON:
-        return True
-    m = E.plays(p, w, seats, cards)
-    after = np.zeros((n, K), np.int64)          # hand after passing: now + played
-    for q in range(n):
-        h = E.hand(p, w, q)
-        for c in range(K):
-            after[q, c] = h[c]
-    for i in range(m):
-        after[seats[i], cards[i]] += 1
-    off = w[E.S_PASSOFF] % n
-    if pc == 0 or off == 0:
-        for q in range(n):
-            if q != me:
-                dealt = E.dealt_hand(p, w, q)
-                for c in range(K):
-                    dealt[c] = after[q, c]
-        return True
-    giver = (me - off) % n
-    passed = np.zeros((n, K), np.int64)
-    buf = np.empty(pc, np.int64)
-    for q in range(n):
-        row = E.pass_choices(p, w, q)
-        if q != me and q != giver:
-            draw_into(after[(q + off) % n], pc, rng, tmp, buf, 0)
-            for j in range(pc):
-                row[j] = buf[j]
-        for j in range(pc):
-            passed[q, row[j]] += 1
-    for q in range(n):
-        if q == me:
-            continue
-        g = (q - off) % n                      # q received what g passed
-        dealt = E.dealt_hand(p, w, q)
-        pr = E.passed(p, w, q)
-        for c in range(K):
-            v = after[q, c] + passed[q, c] - passed[g, c]
-            if v < 0:
-                return False
-            dealt[c] = v
-            pr[c] = passed[q, c]
-    return True
-
-
-@njit(cache=True)
-def _model_action(model, p, s, legal, k, rng, net, ng, probs, value):
-    """What the model needs from node ``s`` once for all its children: the
-    heuristic's action (``heuristic`` model); for the ``network`` model its
-    policy of the player to move (seeing its own information state in ``s``),
-    written into ``probs``; else -1."""
-    if model == 2:
-        return heuristic_policy(p, s, legal, k, rng)
-    if model == 3:
-        net_eval(net, ng, p, s, s[E.S_CUR], probs, value)
-    return -1
-
-
-@njit(cache=True)
-def _child_probability(model, eps, h, legal, k, a, probs):
-    """:func:`action_probability` of ``a`` from a node's legal actions and its
-    :func:`_model_action` ``h`` (``probs``: the network's policy there)."""
-    found = False
-    for i in range(k):
-        if legal[i] == a:
-            found = True
-            break
-    if not found:
-        return 0.0
-    if model == 0:
-        return 1.0
-    if model == 1:
-        return 1.0 / k
-    if model == 3:
-        return (1.0 - eps) * probs[a] + eps / k
-    return (1.0 - eps) * (1.0 if a == h else 0.0) + eps / k
-
-
-@njit(cache=True)
-def _received_probability(model, eps, p, r, choices, pc, bufs, legals, work, rng, net, ng,
-                          nprobs, nvalue):
-    """Probability that the seat to move in ``r`` (passing, its first card)
-    passes the multiset ``choices[:pc]`` in some order: the sum over every
-    distinct order of the product of the model's probabilities of each card.
-    A depth-first walk over distinct prefixes (one model evaluation per
-    prefix): ``bufs`` int32[pc + 1, state_size], ``legals`` int32[pc + 1, K + 2],
-    ``work`` int64[7, max(pc, 1)]; ``net``, ``ng``, ``nprobs`` float64[pc + 1,
-    actions] and ``nvalue`` for the ``network`` model (row ``j``: the policy at
-    depth ``j``)."""
-    types, rem, idx, chosen, kk, hh = work[0], work[1], work[2], work[3], work[4], work[5]
-    prefix = np.empty(pc + 1, np.float64)
-    nt = 0
-    for j in range(pc):                        # distinct cards and their counts
-        c = choices[j]
-        u = 0
-        while u < nt and types[u] != c:
-            u += 1
-        if u == nt:
-            types[nt] = c
-            rem[nt] = 0
-            nt += 1
-        rem[u] += 1
-    b0 = bufs[0]
-    for i in range(b0.shape[0]):          # (explicit loops: 2-D row slices copy slowly)
-        b0[i] = r[i]
-    prefix[0] = 1.0
-    kk[0] = step_legal(p, bufs[0], legals[0])
-    hh[0] = _model_action(model, p, bufs[0], legals[0], kk[0], rng, net, ng, nprobs[0], nvalue)
-    idx[0] = 0
-    total = 0.0
-    j = 0
-    while j >= 0:
-        u = idx[j]
-        while u < nt and rem[u] == 0:
-            u += 1
-        if u == nt:                            # this prefix is done: back up
-            j -= 1
-            if j >= 0:
-                rem[chosen[j]] += 1
-                idx[j] = chosen[j] + 1
-            continue
-        c = types[u]
-        pr = prefix[j] * _child_probability(model, eps, hh[j], legals[j], kk[j], c, nprobs[j])
-        if pr == 0.0 or j == pc - 1:
-            total += pr
-            idx[j] = u + 1
-            continue
-        chosen[j] = u
-        rem[u] -= 1
-        src = bufs[j]
-        dst = bufs[j + 1]
-        for i in range(dst.shape[0]):
-            dst[i] = src[i]
-        step_apply(p, dst, c)
-        prefix[j + 1] = pr
-        kk[j + 1] = step_legal(p, bufs[j + 1], legals[j + 1])
-        hh[j + 1] = _model_action(model, p, bufs[j + 1], legals[j + 1], kk[j + 1], rng, net, ng,
-                                  nprobs[j + 1], nvalue)
-        idx[j + 1] = 0
-        j += 1
-    return total
-
-
-@njit(cache=True)
-def hand_start(p, w, fresh, r, deal):
-    """Write into ``r`` the start of world ``w``'s current hand: ``fresh`` (a new
-    state) carrying the match's position (hand number, dealer, pass offset,
-    scores, R-flags), with every seat's dealt hand (and the kitty) of ``w`` dealt
-    whole. ``deal`` int32[n + 1, K] is work space."""
-    n = p[E.P_N]
-    r[:] = fresh
-    r[E.S_HANDNO] = w[E.S_HANDNO]
-    r[E.S_DEALER] = w[E.S_DEALER]
-    r[E.S_PASSOFF] = w[E.S_PASSOFF]
-    for f in (E.S_VOIDS, E.S_CANCELS, E.S_AARD_TRY, E.S_AARD_WIN, E.S_POT_AT_LAST,
-              E.S_MOONS):
-        r[f] = w[f]
-    E.scores(p, r)[:] = E.scores(p, w)
-    E.hand_points(p, r)[:] = E.hand_points(p, w)
-    for q in range(n):
-        d = E.dealt_hand(p, w, q)
-        for c in range(K):
-            deal[q, c] = d[c]
-    if p[E.P_KITTY] > 0:
-        kit = E.kitty(p, w)
-        for c in range(K):
-            deal[n, c] = kit[c]
-    E.apply_whole_deal(p, r, deal)
-
-
-@njit(cache=True)
-def replay_start(p, w, me, fresh, r, deal):
-    """:func:`hand_start` of world ``w`` into ``r``; returns the seat whose pass
-    reaches ``me`` this hand (-1 when none does: no passing, or a hold hand)."""
-    hand_start(p, w, fresh, r, deal)
-    n, pc = p[E.P_N], p[E.P_PASS]
-    off = w[E.S_PASSOFF] % n
-    return (me - off) % n if pc > 0 and off != 0 else -1
-
-
-@njit(cache=True)
-def replay_pass(p, r, row, j):
-    """Pass, in the replay ``r``, the ``j``-th of the cards ``row`` that the
-    seat to move passes in the world. False (nothing applied) when that card
-    is missing or not in the seat's hand: the world is inconsistent."""
-    a = row[j]
-    if a < 0 or E.hand(p, r, r[E.S_CUR])[a] <= 0:
-        return False
-    step_apply(p, r, a)
-    return True
-
-
-@njit(cache=True)
-def replay_legal(p, r, q, legal):
-    """The replay's legal moves into ``legal`` (their count) when it is seat
-    ``q``'s play, the next recorded one; -1 when it is not (a world that
-    contradicts the record)."""
-    if r[E.S_PHASE] != E.PH_PLAY or r[E.S_CUR] != q:
-        return -1
-    return step_legal(p, r, legal)
-
-
-@njit(cache=True)
-def world_log_likelihood(p, w, me, model, eps, fresh, r, bufs, legals, legal, seats, cards,
-                         deal, work, rng, net, ng, nprobs, nvalue):
-    """Log-likelihood of the decisions of the other players that ``me`` saw,
-    in the complete world ``w`` (an engine state with every hidden field
-    filled in consistently, e.g. by :func:`complete_world`), under opponent
-    model ``model`` (softening ``eps``); see the module docstring for which
-    decisions count. Replays the current hand from its deal in ``r``
-    (int32[state_size]; on return it has replayed every play, so it equals
-    ``w`` in hands, tricks and points). 0 for the ``uniform`` model and
-    outside the play and moon phases; -inf when ``w`` is inconsistent with
-    the plays (a play that would be illegal). Work arrays: ``fresh`` (a new
-    state, :func:`spiel_game.engine.new_state`), ``bufs`` int32[pc + 1,
-    state_size], ``legals`` int32[pc + 1, K + 2], ``legal`` int32[K + 2],
-    ``seats``/``cards`` int64[n * t], ``deal`` int32[n + 1, K], ``work``
-    int64[7, max(pc, 1)]; for the ``network`` model its weights ``net`` and
-    arrays ``ng`` (:mod:`solvers.net.inference`), ``nprobs`` float64[pc + 1,
-    actions], ``nvalue`` float64[seats] (other models: any arrays of those
-    types, :func:`make_belief` supplies them). The pass to ``me`` is weighed when at most
-    :data:`MAX_WEIGHED_PASS` cards are passed (every scheme's rule passes at
-    most 5); with more it is not (its distinct orders are too many)."""
-    ph = w[E.S_PHASE]
-    if model == 0 or (ph != E.PH_PLAY and ph != E.PH_MOON):
-        return 0.0
-    pc = p[E.P_PASS]
-    giver = replay_start(p, w, me, fresh, r, deal)
-    ll = 0.0
-    while r[E.S_PHASE] == E.PH_PASS:
-        cur = r[E.S_CUR]
-        j = r[E.S_NPASS] % pc
-        row = E.pass_choices(p, w, cur)
-        if cur == giver and j == 0 and pc <= MAX_WEIGHED_PASS:
-            pr = _received_probability(model, eps, p, r, row, pc, bufs, legals, work, rng, net,
-                                       ng, nprobs, nvalue)
-            if pr <= 0.0:
-                return _NEG_INF
-            ll += math.log(pr)
-        if not replay_pass(p, r, row, j):
-            return _NEG_INF
-    m = E.plays(p, w, seats, cards)
-    for i in range(m):
-        q = seats[i]
-        a = cards[i]
-        k = replay_legal(p, r, q, legal)
-        if k < 0:
-            return _NEG_INF
-        if q == me:                             # own play: a constant factor
-            pr = action_probability(0, eps, p, r, legal, k, a, rng, net, ng, nprobs[0], nvalue)
-        else:
-            pr = action_probability(model, eps, p, r, legal, k, a, rng, net, ng, nprobs[0],
-                                    nvalue)
-        if pr <= 0.0:
-            return _NEG_INF                     # an illegal play: inconsistent world
-        ll += math.log(pr)
-        step_apply(p, r, a)
-    return ll
-
-
-@njit(cache=True)
-def belief_log_likelihood(p, w, me, bel, rng):
-    """:func:`world_log_likelihood` of world ``w`` for observer ``me`` under the
-    opponent model and with the work arrays of :class:`Belief` ``bel``."""
-    return world_log_likelihood(p, w, me, bel.model, bel.eps, bel.fresh, bel.replay, bel.bufs,
-                                bel.legals, bel.legal, bel.seats, bel.cards, bel.deal,
-                                bel.work, rng, bel.net, bel.ng, bel.nprobs, bel.nvalue)
-
-
 class Belief(NamedTuple):
     """What the compiled SIR draw reads: the opponent model and work arrays
     (built by :func:`make_belief` for one rule set)."""
@@ -448,29 +100,14 @@ class Belief(NamedTuple):
                 f"observer {self.me}, {int(self.stats[0])} draws)")
 
 
-@njit(cache=True)
-def _candidate(p, root, cand, rng, det, bel):
-    """One candidate world of ``root`` into ``cand`` (a determinization by ``det``,
-    completed by :func:`complete_world`) and its log-weight; ``-inf`` (counted in
-    ``bel.stats[2]``) for weight 0, :data:`_FAILED` when the sampler fails."""
-    cand[:] = root
-    if not determinize(p, cand, rng, det):
-        return _FAILED
-    if not complete_world(p, cand, bel.me, rng, bel.seats, bel.cards, bel.tmp):
-        bel.stats[2] += 1.0
-        return _NEG_INF
-    lw = belief_log_likelihood(p, cand, bel.me, bel, rng)
-    if lw == _NEG_INF:
-        bel.stats[2] += 1.0
-    return lw
-
 
 @njit(cache=True)
 def sir_world(p, root, s, rng, det, bel):
     """Draw one world into ``s`` by sampling-importance-resampling: ``bel.worlds``
     candidates from the determinizer ``det`` (a
     :class:`spiel_game.determinize.Determinization` of ``root``), each completed
-    (:func:`complete_world`) and weighted by ``exp(world_log_likelihood)``,
+    (:func:`~solvers.beliefs.likelihood.complete_world`) and weighted by
+    ``exp(world_log_likelihood)``,
     one kept with probability proportional to its weight (one-pass weighted
     reservoir). With the ``uniform`` model, one candidate, or outside the play
     and moon phases, this is one plain determinization. Returns False when the
@@ -480,15 +117,15 @@ def sir_world(p, root, s, rng, det, bel):
         s[:] = root
         return determinize(p, s, rng, det)
     cand = bel.cand
-    log_w = _NEG_INF                           # log of the sum of weights so far
-    log_w2 = _NEG_INF                          # log of the sum of squared weights
+    log_w = NEG_INF                           # log of the sum of weights so far
+    log_w2 = NEG_INF                          # log of the sum of squared weights
     for _ in range(bel.worlds):
-        lw = _candidate(p, root, cand, rng, det, bel)
-        if lw == _FAILED:
+        lw = candidate_world(p, root, cand, rng, det, bel)
+        if lw == FAILED:
             return False
-        if lw == _NEG_INF:
+        if lw == NEG_INF:
             continue
-        if log_w == _NEG_INF:
+        if log_w == NEG_INF:
             log_w = lw
             log_w2 = 2.0 * lw
             s[:] = cand
@@ -500,7 +137,7 @@ def sir_world(p, root, s, rng, det, bel):
         if rand_uniform(rng) < math.exp(lw - new):
             s[:] = cand
         log_w = new
-    if log_w == _NEG_INF:
+    if log_w == NEG_INF:
         return False
     bel.stats[0] += 1.0
     bel.stats[1] += math.exp(2.0 * log_w - log_w2)
@@ -510,16 +147,17 @@ def sir_world(p, root, s, rng, det, bel):
 @njit(cache=True)
 def weighted_pool(p, root, rng, det, bel, pool, logw):
     """Draw ``pool.shape[0]`` candidate worlds of ``root`` (the determinizer
-    ``det``, each completed by :func:`complete_world`) into ``pool`` with their
-    log-weights (:func:`world_log_likelihood`) in ``logw``; candidates of weight
-    0 are dropped. Returns how many were kept (``pool[:m]``, ``logw[:m]``), or -1
-    when the sampler fails. The root-level form of SIR (:class:`WorldPool`)."""
+    ``det``, each completed by :func:`~solvers.beliefs.likelihood.complete_world`)
+    into ``pool`` with their log-weights
+    (:func:`~solvers.beliefs.likelihood.world_log_likelihood`) in ``logw``;
+    candidates of weight 0 are dropped. Returns how many were kept (``pool[:m]``,
+    ``logw[:m]``), or -1 when the sampler fails. The root-level form of SIR (:class:`WorldPool`)."""
     m = 0
     for _ in range(pool.shape[0]):
-        lw = _candidate(p, root, pool[m], rng, det, bel)
-        if lw == _FAILED:
+        lw = candidate_world(p, root, pool[m], rng, det, bel)
+        if lw == FAILED:
             return -1
-        if lw == _NEG_INF:
+        if lw == NEG_INF:
             continue
         logw[m] = lw
         m += 1
@@ -539,339 +177,6 @@ def pool_pick(cum, m, rng):
         else:
             lo = mid + 1
     return lo
-
-
-@njit(cache=True)
-def move_constraints(p, root, me):
-    """What a card swap between two other players must respect, from the
-    observer's root state: ``(played, known)``, int64[n, K] each: the copies of
-    each card every seat played this hand
-    (:func:`spiel_game.hidden.played_counts`), and the copies the observer
-    knows a seat holds (the cards ``me`` passed that the receiver has not
-    played yet: ``max(0, passed - played)``, the determinizer's forced cards).
-    Both are the same in every world of the information set."""
-    n, pc = p[E.P_N], p[E.P_PASS]
-    played = np.zeros((n, K), np.int64)
-    played_counts(p, root, played)
-    known = np.zeros((n, K), np.int64)
-    off = root[E.S_PASSOFF] % n
-    if pc > 0 and off != 0:
-        rcv = (me + off) % n
-        mine = E.passed(p, root, me)
-        for c in range(K):
-            known[rcv, c] = max(0, mine[c] - played[rcv, c])
-    return played, known
-
-
-@njit(cache=True)
-def _movers(p, w, me):
-    """The other seats that still hold cards (``live``, int64) and every seat's
-    hand size (``sizes``, int64[n]): what :func:`mh_step` draws from. Swaps
-    keep both, so :func:`move_pool` computes them once per pool."""
-    n = p[E.P_N]
-    sizes = np.zeros(n, np.int64)
-    k = 0
-    for q in range(n):
-        sizes[q] = E.hand(p, w, q).sum()
-        if q != me and sizes[q] > 0:
-            k += 1
-    live = np.empty(k, np.int64)
-    j = 0
-    for q in range(n):
-        if q != me and sizes[q] > 0:
-            live[j] = q
-            j += 1
-    return live, sizes
-
-
-@njit(cache=True)
-def _log_holdings(k, pl):
-    """log C(k + pl, k): a holder of ``k`` unseen and ``pl`` played copies of a
-    card type is drawn with weight ``1 / C(k + pl, k)`` (the determinizer's
-    number-of-physical-deals factor)."""
-    return math.lgamma(k + pl + 1.0) - math.lgamma(k + 1.0) - math.lgamma(pl + 1.0)
-
-
-@njit(cache=True)
-def _pick_card(h, size, rng):
-    """A card type drawn with probability ``h[c] / size`` (a uniform physical card
-    of the hand ``h``)."""
-    r = rand_below(rng, size)
-    for c in range(K):
-        if r < h[c]:
-            return c
-        r -= h[c]
-    return -1
-
-
-@njit(cache=True)
-def mh_step(p, w, ll, me, played, known, live, sizes, cand, rng, bel):
-    """One Metropolis-Hastings step on the complete world ``w`` (log-likelihood
-    ``ll``) targeting the posterior prior x likelihood: two other seats and a
-    uniform physical card of each are drawn and swapped (a symmetric proposal
-    on physical assignments), the unseen passes are drawn again from their
-    prior (:func:`complete_world`), and the result is accepted with
-    probability ``min(1, prior ratio x likelihood ratio)``; the prior ratio is
-    the product of the determinizer's factors ``C(k + pl, k)`` of the changed
-    holdings. Swaps that would touch a card the observer knows a seat holds
-    (``known``), leave a play illegal or a pass impossible are rejected (their
-    target is 0 or they are excluded in both directions). On acceptance ``w``
-    becomes the new world. ``live`` and ``sizes``: the other seats holding cards
-    and every seat's hand size (:func:`_movers`; swaps keep them). Returns the
-    world's log-likelihood after the step
-    (``ll`` when rejected) and counts the step in ``bel.stats[3:5]`` (steps,
-    accepted)."""
-    bel.stats[3] += 1.0
-    k = live.shape[0]
-    if k < 2:
-        return ll
-    i1 = rand_below(rng, k)
-    i2 = rand_below(rng, k - 1)
-    if i2 >= i1:
-        i2 += 1
-    q1 = live[int(i1)]
-    q2 = live[int(i2)]
-    h1 = E.hand(p, w, q1)
-    h2 = E.hand(p, w, q2)
-    c1 = _pick_card(h1, sizes[q1], rng)
-    c2 = _pick_card(h2, sizes[q2], rng)
-    if c1 == c2:
-        bel.stats[4] += 1.0                    # the same type: the world is unchanged
-        return ll
-    if known[q1, c1] + known[q1, c2] + known[q2, c1] + known[q2, c2] > 0:
-        return ll
-    log_prior = (_log_holdings(h1[c1], played[q1, c1]) + _log_holdings(h1[c2], played[q1, c2])
-                 + _log_holdings(h2[c1], played[q2, c1]) + _log_holdings(h2[c2], played[q2, c2])
-                 - _log_holdings(h1[c1] - 1, played[q1, c1])
-                 - _log_holdings(h1[c2] + 1, played[q1, c2])
-                 - _log_holdings(h2[c1] + 1, played[q2, c1])
-                 - _log_holdings(h2[c2] - 1, played[q2, c2]))
-    cand[:] = w
-    g1 = E.hand(p, cand, q1)
-    g2 = E.hand(p, cand, q2)
-    g1[c1] -= 1
-    g1[c2] += 1
-    g2[c2] -= 1
-    g2[c1] += 1
-    sc = p[E.L_SUITCNT]
-    cand[sc + q1 * 4 + E.SUIT_OF[c1]] -= 1
-    cand[sc + q1 * 4 + E.SUIT_OF[c2]] += 1
-    cand[sc + q2 * 4 + E.SUIT_OF[c2]] -= 1
-    cand[sc + q2 * 4 + E.SUIT_OF[c1]] += 1
-    if not complete_world(p, cand, me, rng, bel.seats, bel.cards, bel.tmp):
-        return ll
-    new = belief_log_likelihood(p, cand, me, bel, rng)
-    if new == _NEG_INF:
-        return ll
-    if rand_uniform(rng) < math.exp(min(0.0, log_prior + new - ll)):
-        w[:] = cand
-        bel.stats[4] += 1.0
-        return new
-    return ll
-
-
-@njit(cache=True)
-def move_pool(p, pool, logw, m, me, steps, rng, bel):
-    """``steps`` :func:`mh_step` moves of each world ``pool[:m]`` (log-likelihoods
-    ``logw[:m]``, updated in place)."""
-    played, known = move_constraints(p, pool[0], me)
-    live, sizes = _movers(p, pool[0], me)
-    cand = bel.cand
-    for i in range(m):
-        ll = logw[i]
-        for _ in range(steps):
-            ll = mh_step(p, pool[i], ll, me, played, known, live, sizes, cand, rng, bel)
-        logw[i] = ll
-
-
-@njit(cache=True)
-def _movable(target, known, forbid, q, to, avoid):
-    """A card type ``q`` can hand to seat ``to``: held beyond what the observer
-    knows ``q`` holds, not proven absent from ``to``, not ``avoid``; drawn
-    uniformly over such physical cards by the caller's ``k``. Returns the
-    number of such cards (the caller draws among them with :func:`_nth_movable`)."""
-    cnt = 0
-    for d in range(K):
-        if d != avoid and not forbid[to, d]:
-            v = target[q, d] - known[q, d]
-            if v > 0:
-                cnt += v
-    return cnt
-
-
-@njit(cache=True)
-def _nth_movable(target, known, forbid, q, to, avoid, k):
-    for d in range(K):
-        if d != avoid and not forbid[to, d]:
-            v = target[q, d] - known[q, d]
-            if v > 0:
-                if k < v:
-                    return d
-                k -= v
-    return -1
-
-
-@njit(cache=True)
-def _swap_out(target, known, forbid, q, c, me, n, rng):
-    """Give one copy of ``c`` away from ``q`` to another seat ``r`` (not the
-    observer, ``c`` not proven absent from ``r``) in exchange for a card ``r``
-    can give ``q``; the partner is drawn uniformly among those that can.
-    Returns False when no seat can."""
-    start = np.int64(rand_below(rng, n))
-    for j in range(n):
-        r = (start + j) % n
-        if r == me or r == q or forbid[r, c]:
-            continue
-        cnt = _movable(target, known, forbid, r, q, c)
-        if cnt == 0:
-            continue
-        d = _nth_movable(target, known, forbid, r, q, c, np.int64(rand_below(rng, cnt)))
-        _swap(target, q, r, c, d)
-        return True
-    return False
-
-
-@njit(cache=True)
-def _swap(target, a, b, ca, cb):
-    """Seat ``a`` gives one ``ca`` to seat ``b``, which gives one ``cb`` back."""
-    target[a, ca] -= 1
-    target[b, ca] += 1
-    target[b, cb] -= 1
-    target[a, cb] += 1
-
-
-@njit(cache=True)
-def advance_world(p, old, root, me, out, rng, det, bel, seats, cards, forbid, known):
-    """Carry the complete world ``old`` (a world of an earlier decision of the
-    same hand) forward to the observer's current ``root``, into ``out``: every
-    other seat keeps its cards in ``old`` minus what it has played since. A
-    play of a card ``old`` put in another seat's hand is repaired by a swap
-    (the player had that copy after all: the seat that had it in ``old`` takes
-    one of the player's cards instead), and a card a seat has since been
-    proven not to hold (``forbid``, :func:`spiel_game.hidden.proven_absent`
-    at ``root``) is swapped with a seat that may hold it; no swap moves a
-    card the observer knows a seat holds (``known``, :func:`move_constraints`).
-    The result is completed (:func:`complete_world`) and weighed; if a repair
-    is impossible or the world still contradicts the plays, ``out`` is a
-    fresh determinization of ``root`` instead (a fresh chain). Returns
-    ``(log-likelihood, carried)``; the log-likelihood is :data:`_FAILED` when
-    even the fresh draw failed. Work arrays ``seats``, ``cards``: int64[n * t]."""
-    n = p[E.P_N]
-    out[:] = root
-    if not determinize(p, out, rng, det):
-        return _FAILED, False
-    target = np.zeros((n, K), np.int64)
-    for q in range(n):
-        if q != me:
-            h = E.hand(p, old, q)
-            for c in range(K):
-                target[q, c] = h[c]
-    m0 = E.plays(p, old, seats, cards)
-    m1 = E.plays(p, root, seats, cards)
-    ok = m1 >= m0
-    for i in range(m0, m1):
-        if not ok:
-            break
-        q = seats[i]
-        c = cards[i]
-        if q == me:
-            continue
-        if target[q, c] == 0:
-            # q held that copy: the seat that had it in ``old`` gets one of q's.
-            r = -1
-            start = np.int64(rand_below(rng, n))
-            for j in range(n):
-                x = (start + j) % n
-                if x != me and x != q and target[x, c] > known[x, c]:
-                    r = x
-                    break
-            if r < 0:
-                ok = False
-                break
-            cnt = _movable(target, known, forbid, q, r, c)
-            if cnt == 0:
-                ok = False
-                break
-            d = _nth_movable(target, known, forbid, q, r, c, np.int64(rand_below(rng, cnt)))
-            _swap(target, r, q, c, d)
-        target[q, c] -= 1
-    for q in range(n):
-        if not ok:
-            break
-        if q == me:
-            continue
-        for c in range(K):
-            while ok and forbid[q, c] and target[q, c] > 0:
-                ok = _swap_out(target, known, forbid, q, c, me, n, rng)
-    if ok:                                       # the same unseen cards, the same sizes
-        for q in range(n):
-            if q == me:
-                continue
-            h = E.hand(p, out, q)
-            tot = 0
-            for c in range(K):
-                tot += h[c] - target[q, c]
-            if tot != 0:
-                ok = False
-        for c in range(K):
-            if not ok:
-                break
-            v = 0
-            for q in range(n):
-                if q != me:
-                    v += E.hand(p, out, q)[c] - target[q, c]
-            if v != 0:
-                ok = False
-    if ok:
-        bel.cand[:] = out
-        sc = p[E.L_SUITCNT]
-        for q in range(n):
-            if q == me:
-                continue
-            h = E.hand(p, bel.cand, q)
-            for u in range(4):
-                bel.cand[sc + q * 4 + u] = 0
-            for c in range(K):
-                h[c] = target[q, c]
-                bel.cand[sc + q * 4 + E.SUIT_OF[c]] += target[q, c]
-        if complete_world(p, bel.cand, me, rng, bel.seats, bel.cards, bel.tmp):
-            ll = belief_log_likelihood(p, bel.cand, me, bel, rng)
-            if ll != _NEG_INF:
-                out[:] = bel.cand
-                return ll, True
-    if not complete_world(p, out, me, rng, bel.seats, bel.cards, bel.tmp):
-        return _NEG_INF, False
-    ll = belief_log_likelihood(p, out, me, bel, rng)
-    return ll, False
-
-
-@njit(cache=True)
-def advance_pool(p, old, root, me, new, logw, rng, det, bel):
-    """:func:`advance_world` for every world of ``old`` into ``new`` (same
-    shape), log-likelihoods into ``logw``. A world whose carried and fresh
-    versions both have weight 0 is replaced by further fresh draws (up to
-    100). Returns how many worlds were carried (not redrawn), or -1 when the
-    sampler failed."""
-    n, t = p[E.P_N], p[E.P_HAND]
-    seats = np.empty(n * t, np.int64)
-    cards = np.empty(n * t, np.int64)
-    forbid = np.zeros((n, K), np.bool_)
-    proven_absent(p, root, forbid)
-    _, known = move_constraints(p, root, me)
-    carried = 0
-    for i in range(old.shape[0]):
-        ll, kept = advance_world(p, old[i], root, me, new[i], rng, det, bel, seats, cards,
-                                 forbid, known)
-        tries = 0
-        while ll == _NEG_INF and tries < 100:
-            ll = _candidate(p, root, new[i], rng, det, bel)
-            tries += 1
-        if ll == _FAILED or ll == _NEG_INF:
-            return -1
-        logw[i] = ll
-        if kept:
-            carried += 1
-    return carried
 
 
 def tempered_weights(logw: np.ndarray, min_ess: float = 0.0) -> tuple[np.ndarray, float]:
@@ -931,7 +236,7 @@ class WorldPool:
 
     ``mcmc`` > 0 (resample-move): the pool is first resampled by those weights
     (``size`` draws), then every world takes ``mcmc`` Metropolis-Hastings
-    steps towards the untempered posterior (:func:`mh_step`: two other
+    steps towards the untempered posterior (:func:`~solvers.beliefs.mcmc.mh_step`: two other
     players swap a card), and the worlds are weighted equally. Weighting
     alone cannot help when no candidate is close to the worlds the plays
     point to (``python research/scripts/belief_quality.py gap``); the moves
@@ -941,7 +246,7 @@ class WorldPool:
     ``cum``: the normalised cumulative weights of ``pool[:m]``."""
 
     def __init__(self, P, root: np.ndarray, det_record, belief: Belief, size: int,
-                 rng: np.ndarray, min_ess: float = 0.0, mcmc: int = 0,
+                 rng: np.ndarray, min_ess: float = 0.0, mcmc: int = 0, *,
                  previous: np.ndarray | None = None):
         self.carried = 0
         if previous is not None:
@@ -968,8 +273,8 @@ class WorldPool:
             self._move(P, belief, rng, mcmc)
 
     def _move(self, P, belief, rng, mcmc):
-        """Move every world ``mcmc`` MH steps (:func:`move_pool`; ``accept``: the
-        share accepted) and weigh the worlds equally."""
+        """Move every world ``mcmc`` MH steps (:func:`~solvers.beliefs.mcmc.move_pool`;
+        ``accept``: the share accepted) and weigh the worlds equally."""
         m = self.m
         if mcmc > 0:
             before = belief.stats[3:5].copy()
@@ -984,7 +289,7 @@ class WorldPool:
     def _carry(self, P, root, det_record, belief, previous, rng, mcmc):
         """Persistent chains: the worlds ``previous`` (this pool's worlds at an
         earlier decision of the same hand) carried forward to ``root``
-        (:func:`advance_pool`), then moved ``mcmc`` steps each; equal weights.
+        (:func:`~solvers.beliefs.mcmc.advance_pool`), then moved ``mcmc`` steps each; equal weights.
         ``carried``: how many were carried rather than redrawn."""
         m = previous.shape[0]
         self.pool = np.empty((m, root.shape[0]), root.dtype)
@@ -1129,7 +434,8 @@ class WeightedDeterminizer:
         return self.sample_into(np.empty_like(self.root), rng)
 
     def candidate(self, rng: np.ndarray) -> np.ndarray:
-        """One plain determinization, completed by :func:`complete_world`."""
+        """One plain determinization, completed by
+        :func:`~solvers.beliefs.likelihood.complete_world`."""
         w = self.det.sample(rng)
         b = self.belief
         if not complete_world(self.P, w, self.player, rng, b.seats, b.cards, b.tmp):
@@ -1137,7 +443,8 @@ class WeightedDeterminizer:
         return w
 
     def log_likelihood(self, world: np.ndarray, rng: np.ndarray | None = None) -> float:
-        """:func:`world_log_likelihood` of a complete world under this model."""
+        """:func:`~solvers.beliefs.likelihood.world_log_likelihood` of a complete world
+        under this model."""
         b = self.belief
         rng = np.zeros(1, np.uint64) if rng is None else rng
         return float(belief_log_likelihood(self.P, np.asarray(world, np.int32), self.player, b,

@@ -14,7 +14,9 @@ Modules:
 * :mod:`.inference`: the same network in numpy/numba (weights exported from a
   checkpoint), used by the agents and inside the compiled search;
 * :mod:`.search`: ISMCTS with the network (PUCT prior, value at the leaves,
-  optional mixing with rollouts), :class:`~.search.NetISMCTSBot`;
+  optional mixing with rollouts), :class:`~.search.NetISMCTSBot`: the compiled
+  search of :mod:`solvers.ismcts` with the network as its leaf evaluator
+  (:class:`solvers.ismcts.NetLeaf`);
 * :mod:`.agents`: :class:`~.agents.NetworkBot` (the raw policy) and the
   evaluator cache; the built-in agents ``network`` and ``ismcts_net`` are the
   package's entry points naming these classes (:mod:`solvers.catalog`);
@@ -30,16 +32,13 @@ from pathlib import Path
 
 
 def _numba_cache_guard() -> None:
-    """The kernels here inline the engine's, the observer's and the search's:
+    """The kernels here inline the engine's, the observer's and the heuristic's:
     drop this package's cached kernels when a source of ``spiel_game``, of
-    ``solvers/ismcts.py`` / ``heuristic.py`` / ``beliefs/`` or of the kernel modules here
-    changed."""
+    ``solvers/heuristic.py`` or of the kernel modules here changed."""
     from spiel_game.numba_cache import engine_sources, guard
     here = Path(__file__).resolve().parent
-    kernels = [here / f for f in ("features.py", "inference.py", "search.py")]
-    guard(here / "__pycache__", engine_sources() + kernels
-          + [here.parent / "ismcts.py", here.parent / "heuristic.py"]
-          + sorted((here.parent / "beliefs").glob("*.py")))
+    kernels = [here / f for f in ("features.py", "inference.py")]
+    guard(here / "__pycache__", engine_sources() + kernels + [here.parent / "heuristic.py"])
 
 
 _numba_cache_guard()

@@ -81,6 +81,9 @@ def hint_index(p, s, player, hint_idx, legal, rng):
     return hint_idx + heuristic_policy(p, s, legal, k, rng)
 
 
+# carries: the game and the state seen by a player (p, s, player), the layout's maps (offs,
+# scatter, count_idx, hint_idx), the heuristic's work arrays (legal, rng, tmp), the row written
+# (idx, val, start)
 @njit(cache=True)
 def sparse_row(p, s, player, offs, scatter, count_idx, hint_idx, legal, rng, tmp, idx, val,
                 start):
@@ -105,6 +108,9 @@ def sparse_row(p, s, player, offs, scatter, count_idx, hint_idx, legal, rng, tmp
     return m
 
 
+# carries: the game and the states seen by their players (p, states, players), the layout's maps
+# (offs, scatter, count_idx, hint_idx), the heuristic's work arrays (legal, rng, tmp), the rows
+# written (idx, val, offsets)
 @njit(cache=True)
 def _sparse_batch(p, states, players, offs, scatter, count_idx, hint_idx, legal, rng, tmp, idx,
                   val, offsets):
@@ -118,6 +124,9 @@ def _sparse_batch(p, states, players, offs, scatter, count_idx, hint_idx, legal,
     return m
 
 
+# carries: the game and the states seen by their players (p, states, players), the layout's maps
+# (offs, scatter, count_idx, hint_idx), the heuristic's work arrays (legal, rng, tmp), the rows
+# written (out)
 @njit(cache=True)
 def _dense_batch(p, states, players, offs, scatter, count_idx, hint_idx, legal, rng, tmp, out):
     """Dense padded features of ``states[b]`` seen by ``players[b]`` into ``out[b]``."""

@@ -1,6 +1,7 @@
 """ISMCTS guided by the policy-value network (PUCT prior, value at the leaves), compiled.
 
-The search of :mod:`solvers.ismcts` (single-observer ISMCTS over
+The search of :mod:`solvers.ismcts` (its compiled descent, with the network as
+the leaf evaluator: :class:`solvers.ismcts.NetLeaf`; single-observer ISMCTS over
 determinizations drawn by its :class:`~spiel_game.determinize.Determinizer`, the same
 tree arrays, hidden passes of the others played by the rollout policy,
 received cards as observation children), with AlphaZero-style selection and
@@ -35,20 +36,17 @@ last search are in ``last_search``.
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
-from numba import njit
 
 from spiel_game import engine as E
-from spiel_game.determinize import Determinizer, determinize
+from spiel_game.determinize import Determinizer
 from spiel_game.rng import make_rng_state, rand_below, rand_uniform
-from spiel_game.simulator import step_apply, step_legal
 
 from ..bots import Agent, AgentParameterError, check_choice, check_int, check_real
-from ..ismcts import (CLOCKS, DEFAULT_MAX_NODES, MAX_ITERATIONS, MAX_NODES_LIMIT, MAX_TIME_LIMIT,
-                      MIN_NODES, ROLLOUT_POLICIES, ISMCTSBot,
-                      grown, new_node, new_tree, obs_child, rollout_policy, rollout)
+from ..ismcts import (CLOCKS, DEFAULT_MAX_NODES, MAX_NODES_LIMIT, MIN_NODES, ROLLOUT_POLICIES,
+                      ISMCTSBot, NetLeaf, check_budget, grown, new_tree, root_children,
+                      search_determinized)
 from .agents import evaluator_for
 from .inference import net_eval
 
@@ -59,119 +57,6 @@ FINAL_POLICIES = ("max_visit_count", "normalized_visit_count")
 MAX_C_PUCT = 1e6
 MAX_BIAS = 1e6
 _CHUNK = 1024
-
-
-@njit(cache=True)
-def _net_search(p, root, me, n_iter, c_puct, lo, scale, code, rng, t, prior, nval, legal,
-                deck_buf, path, det, net, ng, probs, value, vw, vabs, mix=0.0):
-    """``n_iter`` network-guided iterations on tree ``t`` (module docstring)."""
-    n = p[E.P_N]
-    s = np.empty_like(root)
-    for _ in range(n_iter):
-        s[:] = root
-        if not determinize(p, s, rng, det):
-            return False
-        _net_iteration(p, s, me, c_puct, lo, scale, code, rng, t, prior, nval, legal, deck_buf,
-                       path, n, net, ng, probs, value, vw, vabs, mix)
-    return True
-
-
-@njit(cache=True)
-def _net_iteration(p, s, me, c_puct, lo, scale, code, rng, t, prior, nval, legal, deck_buf,
-                   path, n, net, ng, probs, value, vw, vabs, mix=0.0):
-    first_child, sibling, keys, mover = t.child, t.sibling, t.key, t.mover
-    visits, avail, reward, expanded_mask = t.visits, t.avail, t.reward, t.expanded
-    node = 0
-    depth = 0
-    path[0] = 0
-    leaf = False
-    while True:
-        ph = s[E.S_PHASE]
-        if ph == E.PH_OVER or ph == E.PH_DEAL:
-            break
-        cur = s[E.S_CUR]
-        k = step_legal(p, s, legal)
-        if ph == E.PH_PASS and cur != me:
-            step_apply(p, s, rollout_policy(code, p, s, legal, k, rng))
-            if s[E.S_PHASE] != E.PH_PASS:
-                node = obs_child(p, s, me, node, t)
-                if node < 0:
-                    break
-                depth += 1
-                path[depth] = node
-            continue
-        lmask = np.int64(0)
-        for i in range(k):
-            lmask |= np.int64(1) << legal[i]
-        unexp = lmask & ~expanded_mask[node]
-        if unexp != 0:
-            # Expand every missing legal action with its prior; this is the leaf.
-            fresh = expanded_mask[node] == 0
-            net_eval(net, ng, p, s, cur, probs, value)
-            for i in range(k):
-                a = legal[i]
-                if (unexp >> a) & 1:
-                    c = new_node(t, node, a, cur)
-                    if c < 0:
-                        break
-                    prior[c] = (1.0 - mix) * probs[a] + mix / k
-            if fresh:
-                nval[node] = value[0]
-            for q in range(n):
-                vabs[q] = value[(q - cur + n) % n]
-            leaf = True
-            break
-        # Subset-armed PUCT over the children legal here.
-        sv = 0.0
-        sr = 0.0
-        c = first_child[node]
-        while c >= 0:
-            key = keys[c]
-            if key < 64 and (lmask >> key) & 1:
-                avail[c] += 1.0
-                sv += visits[c]
-                sr += reward[c]
-            c = sibling[c]
-        fpu = sr / sv if sv > 0 else nval[node]
-        best = -1
-        best_v = -1e300
-        c = first_child[node]
-        while c >= 0:
-            key = keys[c]
-            if key < 64 and (lmask >> key) & 1:
-                vis = visits[c]
-                q = reward[c] / vis if vis > 0 else fpu
-                v = q + c_puct * prior[c] * math.sqrt(avail[c]) / (1.0 + vis)
-                v += rand_uniform(rng) * 1e-9
-                if v > best_v:
-                    best_v = v
-                    best = c
-            c = sibling[c]
-        step_apply(p, s, keys[best])
-        depth += 1
-        path[depth] = best
-        node = best
-        if ph == E.PH_PASS and s[E.S_PHASE] != E.PH_PASS:
-            node = obs_child(p, s, me, node, t)
-            if node < 0:
-                break
-            depth += 1
-            path[depth] = node
-    if leaf and vw >= 1.0:
-        pass
-    else:
-        rollout(p, s, code, rng, legal, deck_buf)
-        ret = E.returns(p, s)
-        for q in range(n):
-            r = (ret[q] - lo) * scale
-            vabs[q] = vw * vabs[q] + (1.0 - vw) * r if leaf else r
-    visits[0] += 1.0
-    for i in range(1, depth + 1):
-        v = path[i]
-        visits[v] += 1.0
-        mv = mover[v]
-        if mv >= 0:
-            reward[v] += vabs[mv]
 
 
 class NetISMCTSBot(Agent):
@@ -209,11 +94,8 @@ class NetISMCTSBot(Agent):
         a = "ismcts_net"
         self.evaluator = evaluator_for(a, checkpoint, game)
         self.ng = self.evaluator.game_arrays(game)
-        self.iterations = check_int(a, "iterations", iterations, 1, MAX_ITERATIONS)
-        self.time_limit = (None if time_limit is None else
-                           check_real(a, "time_limit", time_limit, 0.0, MAX_TIME_LIMIT,
-                                      lo_open=True))
-        self.clock = check_choice(a, "clock", clock, tuple(CLOCKS))
+        self.iterations, self.time_limit, self.clock = check_budget(a, iterations,
+                                                                    time_limit, clock)
         self._now = CLOCKS[self.clock]
         self.c_puct = check_real(a, "c_puct", c_puct, 0.0, MAX_C_PUCT)
         self.prior_mix = check_real(a, "prior_mix", prior_mix, 0.0, 1.0)
@@ -249,6 +131,7 @@ class NetISMCTSBot(Agent):
         probs = np.zeros(self.evaluator.layout.num_actions)
         value = np.zeros(self.evaluator.layout.max_players)
         vabs = np.zeros(int(P[E.P_N]))
+        s = np.empty_like(root)
         code = ROLLOUT_POLICIES[self.rollout]
         now = self._now
         t0 = now()
@@ -269,26 +152,16 @@ class NetISMCTSBot(Agent):
                 tree = grown(tree, new)
                 prior = np.concatenate([prior, np.zeros(extra)])
                 nval = np.concatenate([nval, np.zeros(extra)])
-            if not _net_search(P, root, me, chunk, self.c_puct, self._lo, self._scale, code,
-                               self._rng, tree, prior, nval, legal, deck_buf, path, det.record,
-                               self.evaluator.weights, self.ng, probs, value,
-                               self.value_weight, vabs, self.prior_mix):
+            leaf = NetLeaf(self.evaluator.weights, self.ng, prior, nval, probs, value, vabs,
+                           self.value_weight, self.prior_mix)
+            if not search_determinized(P, root, me, chunk, self.c_puct, self._lo, self._scale,
+                                       code, self._rng, tree, s, legal, deck_buf, path,
+                                       det.record, 0, None, leaf):
                 raise RuntimeError("ismcts_net: determinization failed")
             done += chunk
         self.last_search = {"iterations": done, "seconds": now() - t0, "clock": self.clock,
                             "nodes": int(tree.size[0])}
-        acts, vis, val, pri = [], [], [], []
-        c = int(tree.child[0])
-        while c >= 0:
-            acts.append(int(tree.key[c]))
-            v = tree.visits[c]
-            vis.append(v)
-            val.append(tree.reward[c] / v if v > 0 else 0.0)
-            pri.append(prior[c])
-            c = int(tree.sibling[c])
-        order = np.argsort(acts)
-        return (np.array(acts, np.int64)[order], np.array(vis)[order], np.array(val)[order],
-                np.array(pri)[order])
+        return root_children(tree, prior)
 
     def _policy_and_action(self, state):
         legal = state.legal_actions()
