@@ -6,7 +6,7 @@
 signature. The ways, in the order a name is looked up:
 
 * **a callable**: the factory itself (``make_agent(my_factory, game, 0)``);
-* **``TARGET:ATTRIBUTE``**: a factory or ``pyspiel.Bot`` subclass in an
+* ``TARGET:ATTRIBUTE``: a factory or ``pyspiel.Bot`` subclass in an
   importable module (``"mypkg.bots:make_bot"``) or a Python file
   (``"path/to/bot.py:make_bot"``), imported on use;
 * **a name**: the built-in agents, then those registered in this process
@@ -45,10 +45,14 @@ import sys
 import warnings
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from spiel_game.checks import shorten
 
 from .specs import AgentSpec, AgentSpecError, is_file_target, parse_spec
+
+if TYPE_CHECKING:
+    import pyspiel
 
 __all__ = ["ENTRY_POINT_GROUP", "DISTRIBUTION", "Resolved", "resolve", "factory", "factories",
            "register", "unregister", "refresh", "source", "factory_parameters",
@@ -59,7 +63,7 @@ ENTRY_POINT_GROUP = "cancellation_hearts.agents"
 #: The distribution whose entry points in :data:`ENTRY_POINT_GROUP` are the built-in agents.
 DISTRIBUTION = "cancellation-hearts"
 
-Factory = Callable[..., "pyspiel.Bot"]  # noqa: F821  (pyspiel is not imported here)
+Factory = Callable[..., "pyspiel.Bot"]
 
 
 @dataclasses.dataclass
