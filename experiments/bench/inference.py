@@ -39,8 +39,8 @@ import spiel_game
 from spiel_game import engine as E
 from spiel_game.rng import make_rng_state
 from solvers.heuristic import heuristic_policy
-from solvers.beliefs.replay import (MODELS, complete_world, make_belief, sir_world,
-                               belief_log_likelihood)
+from solvers.beliefs.likelihood import belief_log_likelihood, complete_world
+from solvers.beliefs.replay import MODELS, make_belief, sir_world
 from spiel_game.determinize import Determinizer, determinize
 
 from ..metadata import metadata, write_result

@@ -54,9 +54,10 @@ def proposal_gap(players=(6, 11), played=(10, 40, 80), candidates: int = 300,
     posterior: weighting it cannot recover what the plays reveal. ``rules``:
     other game parameters (default: the default rules). ``mcmc`` > 0: the
     candidates then take that many Metropolis-Hastings steps
-    (:func:`solvers.beliefs.replay.move_pool`) and the same numbers are reported
+    (:func:`solvers.beliefs.mcmc.move_pool`) and the same numbers are reported
     after the moves (``moved_best``, ``moved_median``, ``accept``)."""
-    from solvers.beliefs.replay import WeightedDeterminizer, move_pool
+    from solvers.beliefs.mcmc import move_pool
+    from solvers.beliefs.replay import WeightedDeterminizer
     rows = []
     for n in players:
         game = spiel_game.load({**(rules or {}), "players": n})

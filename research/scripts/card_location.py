@@ -235,7 +235,7 @@ def cost(checkpoint, data: dict, decisions: int = 200, pool: int = 128, seed: in
         t1 = time.perf_counter()
         det = make_determinization(P, s, me)
         bel = make_belief(P, me, "uniform")
-        LOC.LocationPool(model, game, P, s, me, det, bel, pool, rng)
+        LOC.LocationPool(model, game, P, s, det, bel, pool, rng)
         t2 = time.perf_counter()
         model.z(game, s, me, np.full((n, E.K), 0.5))
         t3 = time.perf_counter()
