@@ -230,7 +230,7 @@ def new_node(t, parent, key, mover):
 
 class NetLeaf(NamedTuple):
     """The leaf-evaluator hook of :func:`_iteration` for a policy-value network
-    (:class:`solvers.net.search.NetISMCTSBot`): a node with untried legal actions
+    (:class:`solvers.ismcts_net.NetISMCTSBot`): a node with untried legal actions
     is expanded whole, each child with the network's prior, and its value is the
     network's (mixed with a rollout's by ``vw``); selection is PUCT. ``None``
     instead of a ``NetLeaf``: plain SO-ISMCTS (UCB, one random expansion, a rollout)."""

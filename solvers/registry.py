@@ -103,10 +103,10 @@ def ismcts_bias(game, player, seed=0, *, checkpoint: str | None = None, bias: fl
                 final_policy: str = "max_visit_count", rollout: str = "random",
                 max_nodes: int | None = None, opponents: str = "search", clock: str = "wall"):
     """ISMCTS with the network's policy as progressive bias at the root
-    (:class:`solvers.net.search.BiasISMCTSBot`; imported on use); ``checkpoint``
+    (:class:`solvers.ismcts_net.BiasISMCTSBot`; imported on use); ``checkpoint``
     as ``network``'s (None: the shipped model made for the game); the other keywords and
     their defaults are ``ismcts``'s."""
-    from .net.search import BiasISMCTSBot
+    from .ismcts_net import BiasISMCTSBot
     return BiasISMCTSBot(game, player, seed, checkpoint=checkpoint, bias=bias,
                          iterations=iterations, time_limit=time_limit, uct_c=uct_c,
                          final_policy=final_policy, rollout=rollout, max_nodes=max_nodes,

@@ -110,7 +110,7 @@ def test_only_the_requested_agents_module_is_imported():
     seen = json.loads(out.stdout.strip().splitlines()[-1])
     others = {"solvers.ismcts", "solvers.pimc", "solvers.abr", "solvers.xinxin",
               "solvers.openspiel_bots", "solvers.openspiel_rl_play", "solvers.net.agents",
-              "solvers.net.search", "torch"}
+              "solvers.ismcts_net", "torch"}
     assert "solvers.bots" in seen["random"]
     assert not others & set(seen["random"]), others & set(seen["random"])
     assert "solvers.ismcts" in seen["ismcts(iterations=5)"]

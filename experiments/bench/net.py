@@ -12,7 +12,7 @@ On the states of random 6-player hands (decision nodes), the player to move:
   features included), one state at a time;
 * one plain ISMCTS iteration (:class:`solvers.ismcts.ISMCTSBot`, random and
   heuristic rollouts) and one network-guided iteration
-  (:class:`solvers.net.search.NetISMCTSBot`, ``value_weight`` 1 and 0.5), from
+  (:class:`solvers.ismcts_net.NetISMCTSBot`, ``value_weight`` 1 and 0.5), from
   the mid-hand state, microseconds per iteration.
 
 Medians of ``--repeats`` repeats. The network is untrained (seeded): its cost
@@ -73,7 +73,7 @@ def main(argv=None) -> dict:
     from solvers.net.features import FeatureLayout
     from solvers.net.inference import NetEvaluator
     from solvers.net.model import PolicyValueNet, save_checkpoint
-    from solvers.net.search import NetISMCTSBot
+    from solvers.ismcts_net import NetISMCTSBot
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--hidden", type=int, default=128)

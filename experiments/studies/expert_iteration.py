@@ -8,7 +8,7 @@
    played by a search agent: plain ISMCTS (:class:`solvers.ismcts.ISMCTSBot`,
    ``iterations``, ``rollout``) in generation 0 and whenever
    ``search="plain"``; the network-guided ISMCTS of the previous generation's
-   checkpoint (:class:`solvers.net.search.NetISMCTSBot`, ``net_iterations``,
+   checkpoint (:class:`solvers.ismcts_net.NetISMCTSBot`, ``net_iterations``,
    ``c_puct``, leaf value ``value_weight`` x network + the rest a heuristic
    rollout) otherwise. Every decision with a choice records (features,
    legal mask, root visit distribution, acting seat); the hand's returns give
@@ -245,7 +245,7 @@ def _generation(config, g: int) -> dict:
 
     from solvers.ismcts import ISMCTSBot
     from solvers.net.model import save_checkpoint
-    from solvers.net.search import NetISMCTSBot
+    from solvers.ismcts_net import NetISMCTSBot
     from solvers.net.selfplay import (concat, evaluate_losses, load_samples, play_hands,
                                       save_samples, size, train)
 

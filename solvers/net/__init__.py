@@ -1,4 +1,4 @@
-"""A policy-value network over the information-state tensor, and search with it.
+"""A policy-value network over the information-state tensor.
 
 Modules:
 
@@ -13,14 +13,15 @@ Modules:
   ``state_dict`` arrays plus a JSON config; readable without torch);
 * :mod:`.inference`: the same network in numpy/numba (weights exported from a
   checkpoint), used by the agents and inside the compiled search;
-* :mod:`.search`: ISMCTS with the network (PUCT prior, value at the leaves,
-  optional mixing with rollouts), :class:`~.search.NetISMCTSBot`: the compiled
-  search of :mod:`solvers.ismcts` with the network as its leaf evaluator
-  (:class:`solvers.ismcts.NetLeaf`);
-* :mod:`.agents`: :class:`~.agents.NetworkBot` (the raw policy) and the
-  evaluator cache; the built-in agents ``network`` and ``ismcts_net`` are the
-  package's entry points naming these classes (:mod:`solvers.catalog`);
+* :mod:`.agents`: :class:`~.agents.NetworkBot` (the raw policy, the built-in
+  agent ``network``, an entry point naming the class: :mod:`solvers.catalog`)
+  and the evaluator cache;
 * :mod:`.selfplay`: self-play with search, recording training samples.
+
+The search with the network (``ismcts_net``, ``ismcts_bias``) sits beside the
+search it extends, in :mod:`solvers.ismcts_net`: this package is below
+:mod:`solvers.ismcts` and :mod:`solvers.beliefs`, which evaluate it, and imports
+neither.
 
 Only :mod:`.model` (and :mod:`.selfplay`'s training) imports torch; the agents
 and the search run with numpy and numba alone.

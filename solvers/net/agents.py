@@ -5,7 +5,7 @@ decision (:class:`solvers.net.inference.NetEvaluator`): ``argmax`` plays the
 most probable legal action (ties at random), ``sample`` draws from the policy
 (sharpened or flattened by ``temperature``). Illegal actions have probability
 0 (masked before the softmax), so it never plays one.
-``ismcts_net`` (the network-guided search) is :class:`solvers.net.search.NetISMCTSBot`.
+``ismcts_net`` (the network-guided search) is :class:`solvers.ismcts_net.NetISMCTSBot`.
 Both take the checkpoint's path, a shipped model's name, or nothing (the
 shipped model made for the game, :func:`solvers.net.zoo.default_for`); a process loads each
 checkpoint once (:func:`evaluator_for`, keyed by path, size and modification

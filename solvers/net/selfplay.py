@@ -2,7 +2,7 @@
 
 :func:`play_hands` plays whole hands in which every seat is played by a search
 agent (a :class:`solvers.ismcts.ISMCTSBot` or
-:class:`solvers.net.search.NetISMCTSBot`, one per seat) that records, at each
+:class:`solvers.ismcts_net.NetISMCTSBot`, one per seat) that records, at each
 decision with more than one legal action, a sample: the information-state
 features of the player to move (sparse, :class:`~solvers.net.features.FeatureLayout`),
 the legal mask, the root's visit distribution (the policy target) and, once

@@ -43,12 +43,12 @@ from spiel_game import engine as E
 from spiel_game.determinize import Determinizer
 from spiel_game.rng import make_rng_state, rand_below, rand_uniform
 
-from ..bots import Agent, AgentParameterError, check_choice, check_int, check_real
-from ..ismcts import (CLOCKS, DEFAULT_MAX_NODES, MAX_NODES_LIMIT, MIN_NODES, ROLLOUT_POLICIES,
+from .bots import Agent, AgentParameterError, check_choice, check_int, check_real
+from .ismcts import (CLOCKS, DEFAULT_MAX_NODES, MAX_NODES_LIMIT, MIN_NODES, ROLLOUT_POLICIES,
                       ISMCTSBot, NetLeaf, check_budget, grown, new_tree, root_children,
                       search_determinized)
-from .agents import evaluator_for
-from .inference import net_eval
+from .net.agents import evaluator_for
+from .net.inference import net_eval
 
 __all__ = ["NetISMCTSBot", "BiasISMCTSBot", "FINAL_POLICIES", "MAX_C_PUCT", "MAX_BIAS"]
 
