@@ -135,8 +135,10 @@ def test_bad_clicks_are_refused_with_a_message(tmp_path):
     ({"agents": ["nosuchagent"]}, "bad agent 'nosuchagent'"),
     ({"agents": ["heuristic(depth=3)"]}, "bad agent 'heuristic\\(depth=3\\)'"),
     ({"seat": 3}, r"seat must be a seat of the 3-player game \(0..2\), got 3"),
-    ({"seed": -1}, r"seed must be 0 <= seed < 2\*\*32, got '-1'"),
-    ({"seed": 2**32}, r"seed must be 0 <= seed < 2\*\*32"),
+    ({"seed": -1}, r"^seed=-1 is out of range; allowed: an int in \[0, 2\*\*32\)$"),
+    ({"seed": 2**32}, r"^seed=4294967296 is out of range; allowed: an int in \[0, 2\*\*32\)$"),
+    ({"seed": "5"}, r"^seed='5' is a str, not an int; allowed: an int in \[0, 2\*\*32\)$"),
+    ({"seed": True}, r"^seed=True is a bool, not an int"),
     ({"params": {**SMALL, "moon": "never"}}, "bad game parameters .*moon"),
     ({"players": 1}, "bad game parameters"),
 ])

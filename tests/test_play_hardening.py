@@ -184,8 +184,9 @@ def test_live_games_are_capped_and_idle_ones_evicted():
     (["--port", "99999"], "99999 is not a port; allowed: 1..65535"),
     (["--port", "0"], "allowed: 1..65535"),
     (["--port", "http"], "not a port number"),
-    (["--seed", "-1"], "seed must be 0 <= seed < 2**32"),
-    (["--seed", str(2**32)], "seed must be 0 <= seed < 2**32"),
+    (["--seed", "-1"], "argument --seed: seed=-1 is out of range; allowed: an int in [0, 2**32)"),
+    (["--seed", str(2**32)], "seed=4294967296 is out of range; allowed: an int in [0, 2**32)"),
+    (["--seed", "x"], "seed='x' is a str, not an int; allowed: an int in [0, 2**32)"),
     (["--max-games", "0"], "allowed: a number > 0"),
 ])
 def test_bad_command_lines_are_refused(argv, words, capsys):

@@ -32,7 +32,7 @@ pytest.importorskip("flask")
 
 from experiments import play
 from experiments.play import PlayError, create_app
-from experiments.play.app import _seed_key, game_seed
+from experiments.play.seeds import _seed_key, game_seed
 from experiments.play.widget import PlayWidget
 from spiel_game import records as R
 

@@ -24,8 +24,9 @@ from typing import Any
 
 from spiel_game.render import card_label
 
-from .app import (DEFAULT_RECORDS, PlayError, PlaySession, _server_key, check_records_folder,
-                  check_settings)
+from .seeds import server_key
+from .session import (DEFAULT_RECORDS, PlayError, PlaySession, check_records_folder,
+                      check_settings)
 
 __all__ = ["PlayWidget", "play_widget"]
 
@@ -54,7 +55,7 @@ class PlayWidget:
         self.w = w = widgets or _ipywidgets()
         self._checked = check_settings(agents, players, seat, seed, params)
         check_records_folder(out)
-        self._key = _server_key(seed)
+        self._key = server_key(seed)
         self.seat, self.seed, self.out = seat, seed, out
         self.number = 0
         self.status, self.message = w.HTML(), w.HTML()
