@@ -43,7 +43,7 @@ from spiel_game import engine as E
 from spiel_game.determinize import Determinizer
 from spiel_game.rng import make_rng_state, rand_below, rand_uniform
 
-from .bots import Agent, AgentParameterError, check_choice, check_int, check_real
+from .bots import Agent, check_choice, check_int, check_real
 from .ismcts import (CLOCKS, DEFAULT_MAX_NODES, MAX_NODES_LIMIT, MIN_NODES, ROLLOUT_POLICIES,
                       ISMCTSBot, NetLeaf, check_budget, grown, new_tree, root_children,
                       search_determinized)
@@ -196,24 +196,30 @@ class BiasISMCTSBot(ISMCTSBot):
     bias fades as a move's visits grow, so rollouts decide among well-visited
     moves. ``bias=0`` is plain ISMCTS with the same seed, move for move.
 
-    Args (keyword-only): ``checkpoint`` (path of a network checkpoint covering
-    this game), ``bias`` (weight, a number in [0, 10**6]; rewards are scaled to
-    [0, 1]), and every keyword of ``ismcts`` except the belief options (this
-    agent uses the compiled determinizer without inference).
+    Keyword-only arguments, checked when the bot is built.
+
+    Args:
+      checkpoint: as ``network``'s: a checkpoint's path (``.npz``) covering this
+        game, a shipped model's name, or None (the shipped model made for the game).
+      bias: the weight of the network's policy, a number in [0, 10**6] (rewards
+        are scaled to [0, 1]).
+      iterations, time_limit, uct_c, final_policy, rollout, max_nodes, opponents,
+        clock: :class:`~solvers.ismcts.ISMCTSBot`'s, with its defaults. It takes no
+        belief and no ``determinization``: the search uses the compiled
+        determinizer without inference.
     """
 
     NAME = "ismcts_bias"
 
     def __init__(self, game, player: int, seed: int = 0, *, checkpoint: str | None = None,
-                 bias: float = 1.0, **kwargs):
+                 bias: float = 1.0, iterations: int = 1000, time_limit: float | None = None,
+                 uct_c: float = 0.4, final_policy: str = "max_visit_count",
+                 rollout: str = "random", max_nodes: int | None = None,
+                 opponents: str = "search", clock: str = "wall"):
         a = self.NAME
-        bad = sorted(set(kwargs) & {"belief", "determinization"})
-        if bad:
-            raise AgentParameterError(
-                f"{a}: {', '.join(bad)} not allowed (the search uses the compiled "
-                f"determinizer without inference); allowed: checkpoint, bias, iterations, "
-                f"time_limit, clock, uct_c, final_policy, rollout, max_nodes, opponents")
-        super().__init__(game, player, seed, **kwargs)
+        super().__init__(game, player, seed, iterations=iterations, time_limit=time_limit,
+                         uct_c=uct_c, final_policy=final_policy, rollout=rollout,
+                         max_nodes=max_nodes, opponents=opponents, clock=clock)
         self.evaluator = evaluator_for(a, checkpoint, game)
         self.ng = self.evaluator.game_arrays(game)
         self.bias = check_real(a, "bias", bias, 0.0, MAX_BIAS)

@@ -95,24 +95,6 @@ def openspiel_seed(seed: int) -> int:
     return (z ^ (z >> 31)) >> 33
 
 
-# BiasISMCTSBot takes ``**kwargs`` (ISMCTSBot's keywords less the belief options), which
-# hides its parameters from a spec's keyword check and from ``agents``: this factory spells
-# them out. Once the class spells them out itself, its entry point names it and this goes.
-def ismcts_bias(game, player, seed=0, *, checkpoint: str | None = None, bias: float = 1.0,
-                iterations: int = 1000, time_limit: float | None = None, uct_c: float = 0.4,
-                final_policy: str = "max_visit_count", rollout: str = "random",
-                max_nodes: int | None = None, opponents: str = "search", clock: str = "wall"):
-    """ISMCTS with the network's policy as progressive bias at the root
-    (:class:`solvers.ismcts_net.BiasISMCTSBot`; imported on use); ``checkpoint``
-    as ``network``'s (None: the shipped model made for the game); the other keywords and
-    their defaults are ``ismcts``'s."""
-    from .ismcts_net import BiasISMCTSBot
-    return BiasISMCTSBot(game, player, seed, checkpoint=checkpoint, bias=bias,
-                         iterations=iterations, time_limit=time_limit, uct_c=uct_c,
-                         final_policy=final_policy, rollout=rollout, max_nodes=max_nodes,
-                         opponents=opponents, clock=clock)
-
-
 def make_agent(spec: str | AgentSpec | Factory, game, player: int, seed: int = 0):
     """Build the agent ``spec`` for seat ``player`` of ``game``, seeded by ``seed``.
 
