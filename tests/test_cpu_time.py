@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 
 import pyspiel
 import pytest
@@ -141,7 +142,7 @@ def test_pin_cores_pins_this_process_and_names_the_drivers_core(monkeypatch):
 def xinxin_binary():
     """The real driver (``$XINXIN_BINARY``, the user cache or ``build/xinxin`` of this
     checkout); else skip."""
-    built = T.Path(__file__).resolve().parents[1] / "build" / "xinxin" / "xinxin_driver"
+    built = Path(__file__).resolve().parents[1] / "build" / "xinxin" / "xinxin_driver"
     try:
         return X.find_binary()
     except X.XinxinNotBuilt as e:

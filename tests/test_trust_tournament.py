@@ -142,13 +142,13 @@ def clean():
 
 
 def _freeze_clock(mp):
-    """``time.perf_counter`` and ``time.thread_time`` as seen by the tournament module
+    """``time.perf_counter`` and ``time.thread_time`` as seen by the tournament's play module
     return 0: every record's ``seconds`` and CPU time are 0 and a recomputed deal equals
     the original."""
     fake = types.SimpleNamespace(perf_counter=lambda: 0.0, thread_time=lambda: 0.0,
                                  monotonic=time.monotonic,
                                  sleep=time.sleep, time=time.time)
-    mp.setattr(T, "time", fake)
+    mp.setattr(T.play, "time", fake)
 
 
 def _restore(folder: Path, tree: dict) -> None:
@@ -550,7 +550,7 @@ def test_a_signal_stops_every_worker_and_the_rerun_resumes(sleepy, tmp_path, how
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("SLEEPY_DELAY", "0")
-        mp.setattr(T, "play_deal", counting)
+        mp.setattr(T.play, "play_deal", counting)
         assert T.main([*args, "--workers", "1"]) == 0
     assert sorted(played) == sorted(set(range(deals)) - saved)
     cfg = TournamentConfig(agents=("random", "sleepy"), game=SMALL, deals=deals, seed=2)
