@@ -323,7 +323,7 @@ def test_ray_backend_gives_the_local_rows(tmp_path):
 
 
 def test_step_timer_prints_each_step_with_its_wall_and_cpu_seconds(capsys):
-    from experiments.__main__ import StepTimer
+    from experiments.reproduce import StepTimer
     timer = StepTimer()
     with timer.step("busy"):
         t = time.process_time()
@@ -345,7 +345,7 @@ def test_step_timer_prints_each_step_with_its_wall_and_cpu_seconds(capsys):
 
 
 def test_side_by_side_runs_commands_at_once_and_prints_each_output_in_one_block(capsys):
-    from experiments.__main__ import StepTimer, side_by_side
+    from experiments.reproduce import StepTimer, side_by_side
     burn = ("import sys, time\nt = time.process_time()\n"
             "while time.process_time() - t < 0.2: pass\n"
             "for i in range(3): print(sys.argv[1], i, flush=True); time.sleep(0.05)\n"

@@ -249,7 +249,7 @@ def test_reproduce_runs_its_studies_and_benchmarks_in_the_users_folder(tmp_path,
                                                                        capsys):
     """``reproduce`` starts each study and benchmark as a process in the working folder
     (never the package's), so a relative path means the same folder to all of them."""
-    from experiments import __main__ as cli
+    from experiments import reproduce as cli
     monkeypatch.chdir(tmp_path)
     where = [sys.executable, "-c", "import os; print('cwd=' + os.getcwd())"]
     assert cli.side_by_side([("a", where), ("b", where)], jobs=2) == []

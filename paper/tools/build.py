@@ -10,7 +10,7 @@ build, from any working folder:
 
 1. verifies the saved results the scripts read (shipped results against
    their ``SHA256SUMS``, :func:`experiments.shipped.verify`; a run's folders
-   by their content hashes, :func:`experiments.__main__.verify_results`);
+   by their content hashes, :func:`experiments.reproduce.verify_results`);
    damaged results stop it here (exit 2), naming the files;
 2. deletes the generated files (``paper/figures/*.pdf|png``,
    ``paper/tables/*.tex``: all git-ignored), so nothing stale survives;
@@ -64,7 +64,7 @@ if str(TOOLS) not in sys.path:
     sys.path.insert(0, str(TOOLS))
 
 from experiments import shipped  # noqa: E402
-from experiments.__main__ import StepTimer, verify_results  # noqa: E402
+from experiments.reproduce import StepTimer, verify_results  # noqa: E402
 from texmacros import MISSING  # noqa: E402
 
 __all__ = ["LATEX_INSTALL", "RELEASE_PDF", "build_paper", "check_inputs", "clean_generated",
