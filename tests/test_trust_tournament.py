@@ -96,8 +96,12 @@ def plugin_dir():
 
 @pytest.fixture
 def sleepy(plugin_dir, monkeypatch):
+    from solvers.catalog import refresh
     monkeypatch.syspath_prepend(str(plugin_dir))     # spawned workers inherit sys.path
-    return plugin_dir
+    refresh()               # a plug-in installed into a running process: read them again
+    yield plugin_dir
+    monkeypatch.undo()
+    refresh()
 
 
 def _env(plugin_dir: Path) -> dict:
