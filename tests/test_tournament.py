@@ -248,3 +248,24 @@ def test_an_illegal_move_is_reported_with_the_agent_and_state():
     cfg = TournamentConfig(agents=("bad", "random"), game={"players": 5}, deals=1)
     with pytest.raises(TournamentError, match="Bad on seat 0 chose illegal action 999"):
         run_tournament(cfg, None, factories={"bad": lambda g, p, s: Bad()}, progress=False)
+
+
+def test_a_tournament_imports_only_its_agents_modules():
+    """Building, fingerprinting and playing ``random`` against ``heuristic`` imports
+    neither the other agents' modules nor torch."""
+    script = (
+        "import json, sys\n"
+        "from experiments.tournament import TournamentConfig, run_tournament\n"
+        "cfg = TournamentConfig(agents=('random', 'heuristic'), game={'players': 5}, deals=1,"
+        " seed=0)\n"
+        "run_tournament(cfg, progress=False)\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.startswith('solvers')"
+        " or m.split('.')[0] == 'torch')))\n")
+    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True,
+                  timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    seen = set(json.loads(out.stdout.strip().splitlines()[-1]))
+    assert "solvers.heuristic" in seen
+    others = {"solvers.ismcts", "solvers.pimc", "solvers.abr", "solvers.xinxin",
+              "solvers.net.agents", "solvers.ismcts_net", "solvers.net.search", "torch"}
+    assert not others & seen, others & seen

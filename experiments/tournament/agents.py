@@ -114,14 +114,13 @@ def _resolved(agents: Sequence[str], factories: Mapping[str, Callable] | None) -
     out = dict(factories or {})
     todo = [a for a in dict.fromkeys(agents) if a not in out]
     if todo:
-        known = reg.factories()
         for label in todo:
             try:
                 sp = reg.parse_spec(label)
             except reg.AgentSpecError:
                 continue
             try:
-                f = reg.factory(sp.name) if ":" in sp.name else known.get(sp.name)
+                f = reg.factory(sp.name)        # imports this agent's module only
             except reg.AgentSpecError:
                 f = None
             if f is not None:

@@ -116,14 +116,21 @@ def _imported_files(module, roots: tuple[str, ...]) -> tuple[list[str], bool]:
     return sorted(found), True
 
 
-def _model_sources(f, sp_name: str, params: Mapping, known: Mapping) -> dict[str, str]:
+def _zoo_factories() -> dict:
+    """The factories of :data:`ZOO_AGENTS` (their modules imported on first use)."""
+    from solvers import registry as reg
+    return {n: reg.factory(n) for n in ZOO_AGENTS}
+
+
+def _model_sources(f, sp_name: str, params: Mapping, known: Callable) -> dict[str, str]:
     """``{"model <name>": sha256}`` of the shipped model an agent of the zoo
     (:data:`ZOO_AGENTS`) loads: its ``checkpoint`` given as a model's name, or
     left out (the default model). The file is checked against the manifest's
     SHA-256 (:func:`solvers.net.zoo.model_path`), so a model rebuilt in place
     (file and manifest) is another model."""
-    if sp_name not in ZOO_AGENTS and not any(
-            n in known and inspect.unwrap(known[n]) is f for n in ZOO_AGENTS):
+    if sp_name not in ZOO_AGENTS and not (
+            getattr(f, "__module__", "").startswith("solvers.")
+            and any(inspect.unwrap(z) is f for z in known().values())):
         return {}
     ck = params.get("checkpoint")
     from solvers.net import zoo
@@ -162,7 +169,6 @@ def agent_sources(agents: Sequence[str], factories: Mapping[str, Callable] | Non
     that cannot be resolved contribute nothing (they are refused elsewhere)."""
     from solvers import registry as reg
     out: dict[str, str] = {}
-    known = None
     roots = None
     for label in dict.fromkeys(agents):
         params: dict = {}
@@ -181,8 +187,10 @@ def agent_sources(agents: Sequence[str], factories: Mapping[str, Callable] | Non
                 except Exception:           # refused with a clear error by check_agents
                     f = None
             else:
-                known = reg.factories() if known is None else known
-                f = known.get(sp.name)
+                try:
+                    f = reg.factory(sp.name)    # imports this agent's module only
+                except Exception:           # refused with a clear error by check_agents
+                    f = None
         if f is not None:
             f = inspect.unwrap(getattr(f, "func", f))
             if not (inspect.isfunction(f) or inspect.isclass(f) or inspect.ismethod(f)):
@@ -201,8 +209,7 @@ def agent_sources(agents: Sequence[str], factories: Mapping[str, Callable] | Non
             if not complete:
                 out["imported modules"] = (f"more than {MAX_IMPORTED_FILES} files; the first "
                                            f"{MAX_IMPORTED_FILES} are tracked")
-            known = reg.factories() if known is None else known
-            out.update(_model_sources(f, sp_name, params, known))
+            out.update(_model_sources(f, sp_name, params, _zoo_factories))
         for v in params.values():
             if isinstance(v, str) and v and os.path.isfile(v):
                 out[f"checkpoint {os.path.abspath(v)}"] = file_sha256(v)
