@@ -13,13 +13,14 @@ A script that runs with several local workers (the default) puts the call
 under ``if __name__ == "__main__":`` (workers are spawned and import the
 script again); without the guard the runner warns and uses one process.
 
-The command line is ``python -m experiments`` (see ``experiments/__main__.py``);
+The command line is ``python -m experiments`` (``experiments/__main__.py`` parses
+and dispatches; :mod:`.reproduce` runs a profile, ships and checks results);
 the plug-in interface is :mod:`experiments.registry`.
 
-Layout by role: infrastructure here (:mod:`.runner`, :mod:`.registry`,
-:mod:`.config`, :mod:`.metadata`, :mod:`.stats` for intervals,
-:mod:`.figures` for the paper's figure scripts, :mod:`.tournament` for
-duplicate-deal matches); every study in :mod:`experiments.studies`; the
+Layout by role: infrastructure here (:mod:`.runner`, a folder of modules, one
+role each; :mod:`.registry`, :mod:`.config`, :mod:`.metadata`, :mod:`.stats`
+for intervals, :mod:`.figures` for the paper's figure scripts,
+:mod:`.tournament` for duplicate-deal matches, also a folder); every study in :mod:`experiments.studies`; the
 benchmarks in :mod:`experiments.bench` (``python -m experiments.bench.engine``).
 Algorithms live in :mod:`solvers`, never here.
 """

@@ -55,7 +55,7 @@ Never silently stale: every shard records the code that made it
 (``code``: :func:`code_fingerprint`: the SHA-256 of this package's sources,
 :func:`package_code_hash`, and the experiment's ``sources``: for tournaments
 the module files of user agents and of the modules they import, checkpoint
-files and shipped models, :func:`experiments.tournament.agent_sources`). A
+files and shipped models, :func:`experiments.tournament.sources.agent_sources`). A
 run that finds saved units prints ``N of M units reused (same code), K
 recomputed`` (stderr) and recomputes a unit made by other code, naming the
 part that differs (``package code``, ``agent module X``, ``imported module
