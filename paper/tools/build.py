@@ -63,8 +63,8 @@ ROOT = PAPER.parent
 if str(TOOLS) not in sys.path:
     sys.path.insert(0, str(TOOLS))
 
-from experiments import shipped  # noqa: E402
-from experiments.reproduce import StepTimer, verify_results  # noqa: E402
+from experiments import reproduce, shipped  # noqa: E402
+from experiments.reproduce import StepTimer  # noqa: E402
 from texmacros import MISSING  # noqa: E402
 
 __all__ = ["LATEX_INSTALL", "RELEASE_PDF", "build_paper", "check_inputs", "clean_generated",
@@ -196,32 +196,14 @@ def build_paper(results: Path | None = None) -> str:
 
 
 def check_inputs(results: Path) -> bool:
-    """Print what verifying ``results`` finds (shipped results:
-    :func:`experiments.shipped.verify`; a run: :func:`verify_results`); False
-    when they are absent or damaged."""
+    """Print what verifying ``results`` finds
+    (:func:`experiments.reproduce.check_inputs`); False when they are absent or
+    damaged."""
     if not results.is_dir():
         print(f"error: no results folder {results} (python -m experiments reproduce "
               f"--out {results} writes one)", file=sys.stderr)
         return False
-    if shipped.is_shipped(results):
-        try:
-            n = shipped.verify(results)
-        except shipped.ShippedResultsError as err:
-            print(f"error: {err}", file=sys.stderr)
-            print("the figures and tables were not regenerated: their results are damaged "
-                  "(see above)", file=sys.stderr)
-            return False
-        print(f"{results}: {n} shipped files match SHA256SUMS")
-        return True
-    damaged, unverified = verify_results(results)
-    for msg in unverified:
-        print(f"warning: {msg}", file=sys.stderr)
-    for msg in damaged:
-        print(f"error: {msg}", file=sys.stderr)
-    if damaged:
-        print("the figures and tables were not regenerated: their results are damaged "
-              "(see above)", file=sys.stderr)
-    return not damaged
+    return reproduce.check_inputs(results)
 
 
 def main(argv=None) -> int:
