@@ -38,7 +38,9 @@ CELLS = ("heuristic_nopass", "heuristic_pass", "ismcts_nopass", "ismcts_pass", "
          "eq_pass", "eq_pass48")
 
 
-def _verified_shards(run_dir: Path) -> list[dict]:
+def verified_shards(run_dir: Path) -> list[dict]:
+    """The saved units of a tournament folder whose SHA-256 the runner recorded in
+    ``shards.sha256`` (the others are named on stderr and skipped)."""
     journal = run_dir / "shards.sha256"
     known = {}
     if journal.exists():
@@ -59,7 +61,7 @@ def _verified_shards(run_dir: Path) -> list[dict]:
 
 def cell_stats(run_dir: Path) -> dict | None:
     """Per-deal statistics of one cell's run folder (``.../tournament@<hex>``)."""
-    shards = _verified_shards(run_dir)
+    shards = verified_shards(run_dir)
     seats = defaultdict(list)                  # (deal, assignment) -> [(seat, agent, points)]
     secs, decs, specs = np.zeros(2), np.zeros(2), {}
     compute = sum(float(shard.get("elapsed_s", 0.0)) for shard in shards)

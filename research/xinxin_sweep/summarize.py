@@ -27,8 +27,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import hashlib
-import json
 import sys
 from pathlib import Path
 
@@ -39,6 +37,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from research.scripts.xinxin_interim import verified_shards  # noqa: E402
 from research.xinxin_sweep.run import RUNS, declaration  # noqa: E402
 
 COLUMNS = ("cell", "budget_ms", "passing", "deals", "declared_deals", "finished", "mean", "lo",
@@ -48,21 +47,7 @@ COLUMNS = ("cell", "budget_ms", "passing", "deals", "declared_deals", "finished"
 
 def verified_rows(cell_dir: Path) -> list[dict]:
     """The rows of the cell's saved units whose SHA-256 the runner recorded."""
-    journal = cell_dir / "shards.sha256"
-    known = {}
-    if journal.exists():
-        for line in journal.read_text().splitlines():
-            parts = line.split("  ")
-            if len(parts) == 2:
-                known[parts[1]] = parts[0]
-    rows = []
-    for path in sorted((cell_dir / "shards").glob("unit-*.json")):
-        data = path.read_bytes()
-        if known.get(f"shards/{path.name}") != hashlib.sha256(data).hexdigest():
-            print(f"skipping {path}: not in shards.sha256 or its hash differs", file=sys.stderr)
-            continue
-        rows += json.loads(data)["rows"]
-    return rows
+    return [row for unit in verified_shards(cell_dir) for row in unit["rows"]]
 
 
 def cell_stats(rows: list[dict]) -> dict:
