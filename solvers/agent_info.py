@@ -112,7 +112,7 @@ def agents() -> list[AgentInfo]:
 def describe(name: str) -> str:
     """The parameters (with defaults), source and documentation of agent ``name``:
     a line such as ``ismcts(iterations=1000, time_limit=None, uct_c=0.4, ...)``,
-    then where it comes from (``built-in; factory solvers.ismcts.ismcts_agent``),
+    then where it comes from (``built-in; factory solvers.ismcts.ISMCTSBot``),
     then its factory's docstring."""
     info = agent_info(name)
     doc = inspect.getdoc(resolve(AgentSpec(name)).factory) or "(no description)"

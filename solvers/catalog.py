@@ -22,6 +22,11 @@ read them again), and an agent's module is imported only when that agent is
 looked up: building ``random`` does not import the search or the networks.
 :func:`factories` looks every agent up (for listings).
 
+The spec's keywords are checked against the factory's signature. A factory
+whose ``belief`` parameter takes a :class:`solvers.beliefs.BeliefModel`
+(``ismcts``, ``pimc``) gets the model of the spec's one ``belief`` value,
+``belief='heuristic(pool=64, mcmc=2)'`` (:func:`solvers.beliefs.from_spec`).
+
 A plug-in that fails to load (its import raises anything, ``SystemExit``
 included, or it names no callable, or its name cannot be written in a spec)
 is skipped with a ``RuntimeWarning`` naming the entry point and its package,
@@ -56,7 +61,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ENTRY_POINT_GROUP", "DISTRIBUTION", "Resolved", "resolve", "factory", "factories",
            "register", "unregister", "refresh", "source", "factory_parameters",
-           "factory_name"]
+           "factory_name", "takes_belief_model"]
 
 #: The entry-point group of the agents (this package's and the plug-ins').
 ENTRY_POINT_GROUP = "cancellation_hearts.agents"
@@ -264,27 +269,74 @@ def unregister(name: str) -> None:
 @dataclasses.dataclass(frozen=True)
 class Resolved:
     """What :func:`resolve` found: the ``factory`` and the parsed ``spec`` whose
-    keywords it is called with (None when the factory was given itself)."""
+    keywords it is called with (None when the factory was given itself).
+    ``arguments``: the keywords the factory is called with, the spec's with a
+    ``belief`` value turned into its model (None: the spec's as they are)."""
 
     factory: Factory
     spec: AgentSpec | None = None
+    arguments: dict | None = None
 
     @property
     def kwargs(self) -> dict:
+        """The spec's keywords as written."""
         return self.spec.kwargs if self.spec is not None else {}
+
+    @property
+    def call_kwargs(self) -> dict:
+        """The keywords the factory is called with (:attr:`arguments` or :attr:`kwargs`)."""
+        return self.arguments if self.arguments is not None else self.kwargs
+
+
+def takes_belief_model(factory) -> bool:
+    """Whether ``factory`` has a ``belief`` parameter annotated as a
+    :class:`solvers.beliefs.BeliefModel` (``ismcts``, ``pimc``): its spec's
+    ``belief`` value is then a belief spec, ``belief='heuristic(pool=64)'``."""
+    try:
+        p = inspect.signature(factory).parameters.get("belief")
+    except (TypeError, ValueError):
+        return False
+    return p is not None and "BeliefModel" in str(p.annotation)
+
+
+def _refuse_flat_belief(sp: AgentSpec) -> None:
+    """The former flat ``belief_*`` keywords refused, with the one form to write."""
+    from .beliefs.models import flat_keywords_hint
+    hint = flat_keywords_hint(sp.name, sp.kwargs)
+    if hint:
+        raise AgentSpecError(hint)
+
+
+def _belief_arguments(sp: AgentSpec) -> dict | None:
+    """The factory's keywords with the spec's ``belief`` value turned into its
+    model (:func:`solvers.beliefs.from_spec`); None without one."""
+    from .beliefs.models import from_spec
+    from .bots import AgentParameterError
+    kw = sp.kwargs
+    if "belief" not in kw:
+        return None
+    try:
+        return {**kw, "belief": from_spec(sp.name, kw["belief"])}
+    except AgentParameterError as e:
+        raise AgentSpecError(f"agent spec {shorten(str(sp), head=True)}: {e}") from e
 
 
 def resolve(spec: str | AgentSpec | Factory) -> Resolved:
     """The factory of ``spec`` (a spec string, an :class:`AgentSpec`, or a factory
     itself), looked up as the module docstring says; the spec's keywords are
-    checked against the factory's signature. :class:`AgentSpecError` (with a
-    suggestion) for a malformed spec, an unknown agent or keyword, or a module,
-    file or attribute that is missing or not a factory."""
+    checked against the factory's signature, and a ``belief`` value of a factory
+    that takes a belief model becomes that model (:func:`takes_belief_model`).
+    :class:`AgentSpecError` (with a suggestion) for a malformed spec, an unknown
+    agent or keyword, a wrong belief, or a module, file or attribute that is
+    missing or not a factory."""
     if callable(spec) and not isinstance(spec, (str, AgentSpec)):
         return Resolved(spec)
     sp = parse_spec(spec)
     f = _lookup(sp.name)
     names, var = factory_parameters(f)
+    belief = takes_belief_model(f)
+    if belief:
+        _refuse_flat_belief(sp)
     for k in sp.kwargs:
         if k not in names and not var:
             close = difflib.get_close_matches(k, names, n=1)
@@ -292,7 +344,7 @@ def resolve(spec: str | AgentSpec | Factory) -> Resolved:
             allowed = ", ".join(names) if names else "none"
             raise AgentSpecError(f"agent {sp.name!r} has no parameter {k!r}{hint}; its "
                                  f"parameters: {allowed}")
-    return Resolved(f, sp)
+    return Resolved(f, sp, _belief_arguments(sp) if belief else None)
 
 
 def factory(name: str) -> Factory:
@@ -336,7 +388,7 @@ def factory_parameters(factory) -> tuple[list[str], bool]:
 
 
 def factory_name(f) -> str:
-    """The dotted name of a factory, for messages (``solvers.ismcts.ismcts_agent``)."""
+    """The dotted name of a factory, for messages (``solvers.pimc.PIMCBot``)."""
     mod = getattr(f, "__module__", None)
     q = getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or repr(f)
     return f"{mod}.{q}" if mod else q

@@ -79,13 +79,13 @@ from spiel_game.rng import make_rng_state, rand_below, rand_uniform
 # inlined, the engine kernels add atomic reference-count updates to every action.
 from spiel_game.simulator import step_apply, step_legal, step_uniform
 
-from .beliefs.models import BeliefModel, from_keywords
+from .beliefs.models import BeliefModel, from_spec
 from .beliefs.replay import pool_pick, sir_world
 from .net.inference import net_eval
 from .bots import Agent, AgentParameterError, check_choice, check_int, check_real
 from .heuristic import heuristic_policy
 
-__all__ = ["ISMCTSBot", "ismcts_agent", "belief_pool", "check_budget", "Tree", "NetLeaf", "rollout",
+__all__ = ["ISMCTSBot", "belief_pool", "check_budget", "Tree", "NetLeaf", "rollout",
            "search_determinized",
            "search_weighted", "search_pooled",
            "FINAL_POLICIES",
@@ -559,8 +559,10 @@ class ISMCTSBot(Agent):
         iteration, or a root-level pool with ``pool``, ``min_ess``, ``mcmc``,
         ``persist``) or :class:`~solvers.beliefs.LocationBelief` (a learned
         card-location model tilting a root-level pool). A belief needs
-        ``determinization='compiled'``. An agent spec writes it as flat
-        keywords (:func:`ismcts_agent`).
+        ``determinization='compiled'``. It may also be written as an agent
+        spec writes it, one string with the model's name and keywords
+        (``belief='heuristic(pool=64)'``, :func:`solvers.beliefs.from_spec`;
+        ``'uniform'``: None).
       opponents: how the other players move inside the tree: ``search``
         (default, SO-ISMCTS: each picks by UCB on its own rewards, over what
         the observer knows) or ``policy`` (each plays the rollout policy in
@@ -576,7 +578,7 @@ class ISMCTSBot(Agent):
                  time_limit: float | None = None, uct_c: float = 0.4,
                  final_policy: str = "max_visit_count", rollout: str = "random",
                  determinization: str = "compiled", max_nodes: int | None = None,
-                 belief: BeliefModel | None = None, opponents: str = "search",
+                 belief: BeliefModel | str | None = None, opponents: str = "search",
                  clock: str = "wall"):
         super().__init__(game, player, seed)
         a = self.NAME
@@ -590,11 +592,7 @@ class ISMCTSBot(Agent):
                                             DETERMINIZATIONS)
         self.max_nodes = (None if max_nodes is None else
                           check_int(a, "max_nodes", max_nodes, MIN_NODES, MAX_NODES_LIMIT))
-        if belief is not None and not isinstance(belief, BeliefModel):
-            raise AgentParameterError(
-                f"{a}: belief={belief!r} is not allowed; allowed: None (no inference) or a "
-                f"belief model of solvers.beliefs, e.g. HeuristicBelief(pool=64) (an agent "
-                f"spec writes belief='heuristic', belief_pool=64)")
+        belief = from_spec(a, belief)
         self.belief = belief
         self._chains = None             # (hand key, worlds) of the last search
         self.opponents = check_choice(a, "opponents", opponents, OPPONENTS)
@@ -764,32 +762,3 @@ def belief_pool(belief: BeliefModel, game, P, root, det_record, bel, rng, *, loa
     prev = chains[1] if chains and chains[0] == key else None
     pool = belief.world_pool(game, P, root, det_record, bel, rng, loaded, previous=prev)
     return pool, (key, pool.pool[:pool.m].copy())
-
-
-def ismcts_agent(game, player: int, seed: int = 0, *, iterations: int = 1000,
-                 time_limit: float | None = None, uct_c: float = 0.4,
-                 final_policy: str = "max_visit_count", rollout: str = "random",
-                 determinization: str = "compiled", max_nodes: int | None = None,
-                 belief: str = "uniform", belief_worlds: int = 8,
-                 belief_epsilon: float = 0.1, belief_pool: int = 0,
-                 belief_min_ess: float = 0.0, belief_mcmc: int = 0,
-                 belief_persist: bool = False, opponents: str = "search",
-                 belief_checkpoint: str | None = None, clock: str = "wall") -> ISMCTSBot:
-    """SO-ISMCTS (:class:`ISMCTSBot`), the registry's ``ismcts`` agent; a belief is
-    written as flat keywords, e.g. ``ismcts(belief='heuristic', belief_pool=64)``.
-
-    ``belief`` names the model (``uniform``: none, ``random``, ``heuristic``,
-    ``network``, ``location``); ``belief_worlds``, ``belief_epsilon``,
-    ``belief_pool``, ``belief_min_ess``, ``belief_mcmc``, ``belief_persist`` and
-    ``belief_checkpoint`` are the model's ``worlds``, ``epsilon``, ``pool``,
-    ``min_ess``, ``mcmc``, ``persist`` and ``checkpoint``
-    (:mod:`solvers.beliefs`; :func:`solvers.beliefs.from_keywords` maps them,
-    errors name these keywords). The other keywords are :class:`ISMCTSBot`'s."""
-    a = ISMCTSBot.NAME
-    model = from_keywords(a, belief, worlds=belief_worlds, epsilon=belief_epsilon,
-                          pool=belief_pool, min_ess=belief_min_ess, mcmc=belief_mcmc,
-                          persist=belief_persist, checkpoint=belief_checkpoint)
-    return ISMCTSBot(game, player, seed, iterations=iterations, time_limit=time_limit,
-                     uct_c=uct_c, final_policy=final_policy, rollout=rollout,
-                     determinization=determinization, max_nodes=max_nodes, belief=model,
-                     opponents=opponents, clock=clock)

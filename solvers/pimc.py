@@ -45,7 +45,7 @@ from spiel_game.simulator import step_apply
 from .heuristic import heuristic_policy
 from .bots import Agent, AgentParameterError, check_choice, check_int
 from .ismcts import ROLLOUT_POLICIES, belief_pool, rollout
-from .beliefs.models import BeliefModel, from_keywords
+from .beliefs.models import BeliefModel, from_spec
 from .beliefs.replay import DEFAULT_EPSILON, make_belief, pool_pick, sir_world
 
 __all__ = ["PIMCBot", "MAX_WORLDS", "MAX_ROLLOUTS", "MAX_PLAYOUTS_PER_ACTION"]
@@ -55,10 +55,6 @@ MAX_ROLLOUTS = 10**6
 MAX_PLAYOUTS_PER_ACTION = 10**9
 
 K = E.K
-#: The flat belief keywords' defaults (``belief_worlds=8``, ...).
-_FLAT_DEFAULTS = dict(worlds=8, epsilon=DEFAULT_EPSILON, pool=0, min_ess=0.0, mcmc=0,
-                      persist=False, checkpoint=None)
-
 
 # carries: the root and the observer (p, root, me), the legal actions (legal, k), the
 # budget (worlds, rollouts), the rollout policy and the rng (code, rng), the work
@@ -102,33 +98,24 @@ class PIMCBot(Agent):
       rollouts: playouts per world and legal action, an int in [1, 10**6];
         ``worlds * rollouts`` at most 10**9.
       rollout: playout policy, ``heuristic`` or ``random``.
-      belief: None or ``'uniform'`` (default: no inference, the plain
-        determinizer) or a belief model of :mod:`solvers.beliefs` weighting the
-        worlds, as
+      belief: None (default: no inference, the plain determinizer) or a belief
+        model of :mod:`solvers.beliefs` weighting the worlds, as
         :class:`~solvers.ismcts.ISMCTSBot` takes it:
         :class:`~solvers.beliefs.RandomBelief`,
         :class:`~solvers.beliefs.HeuristicBelief`,
         :class:`~solvers.beliefs.NetworkBelief` (SIR per world, or a root-level
         pool with ``pool``, ``min_ess``, ``mcmc``, ``persist``) or
-        :class:`~solvers.beliefs.LocationBelief` (a root-level pool). An agent
-        spec writes it as the model's name with flat keywords (``'uniform'``,
-        ``'random'``, ``'heuristic'``, ``'network'``, ``'location'``;
-        ``belief_worlds``, ``belief_epsilon``, ``belief_pool``,
-        ``belief_min_ess``, ``belief_mcmc``, ``belief_persist`` and
-        ``belief_checkpoint``: the model's ``worlds``, ``epsilon``, ``pool``,
-        ``min_ess``, ``mcmc``, ``persist`` and ``checkpoint``, mapped by
-        :func:`solvers.beliefs.from_keywords`, errors naming these keywords);
-        the flat keywords are refused with a model.
+        :class:`~solvers.beliefs.LocationBelief` (a root-level pool). It may
+        also be written as an agent spec writes it, one string with the model's
+        name and keywords (``belief='heuristic(pool=64, mcmc=2)'``,
+        :func:`solvers.beliefs.from_spec`; ``'uniform'``: None).
     """
 
     NAME = "pimc"
 
     def __init__(self, game, player: int, seed: int = 0, *, worlds: int = 16,
                  rollouts: int = 2, rollout: str = "heuristic",
-                 belief: BeliefModel | str | None = "uniform", belief_worlds: int = 8,
-                 belief_epsilon: float = DEFAULT_EPSILON, belief_pool: int = 0,
-                 belief_min_ess: float = 0.0, belief_mcmc: int = 0,
-                 belief_persist: bool = False, belief_checkpoint: str | None = None):
+                 belief: BeliefModel | str | None = None):
         super().__init__(game, player, seed)
         worlds = check_int("pimc", "worlds", worlds, 1, MAX_WORLDS)
         rollouts = check_int("pimc", "rollouts", rollouts, 1, MAX_ROLLOUTS)
@@ -138,23 +125,7 @@ class PIMCBot(Agent):
                 f"per legal action; allowed: at most {MAX_PLAYOUTS_PER_ACTION:,}")
         rollout = check_choice("pimc", "rollout", rollout, tuple(ROLLOUT_POLICIES))
         self.worlds, self.rollouts, self.rollout = worlds, rollouts, rollout
-        flat = dict(worlds=belief_worlds, epsilon=belief_epsilon, pool=belief_pool,
-                    min_ess=belief_min_ess, mcmc=belief_mcmc, persist=belief_persist,
-                    checkpoint=belief_checkpoint)
-        if isinstance(belief, BeliefModel):
-            given = [f"belief_{k}" for k, v in flat.items() if v != _FLAT_DEFAULTS[k]]
-            if given:
-                raise AgentParameterError(
-                    f"pimc: {', '.join(given)} not allowed with belief={belief!r}; allowed: "
-                    f"the model's own arguments (e.g. HeuristicBelief(pool=64))")
-        elif belief is None or isinstance(belief, str):
-            belief = from_keywords(self.NAME, "uniform" if belief is None else belief, **flat)
-        else:
-            raise AgentParameterError(
-                f"pimc: belief={belief!r} is not allowed; allowed: None (no inference), a "
-                f"belief model of solvers.beliefs, e.g. HeuristicBelief(pool=64), or its "
-                f"name with flat keywords in an agent spec (belief='heuristic', "
-                f"belief_pool=64)")
+        belief = from_spec(self.NAME, belief)
         #: The belief model (None: no inference).
         self.belief = belief
         #: Its learned model (the network of NetworkBelief, the card-location

@@ -108,7 +108,7 @@ def make_agent(spec: str | AgentSpec | Factory, game, player: int, seed: int = 0
     label = (f"factory {factory_name(r.factory)}" if r.spec is None
              else f"agent {str(r.spec)!r} (factory {factory_name(r.factory)})")
     try:
-        bot = r.factory(game, player, seed, **r.kwargs)
+        bot = r.factory(game, player, seed, **r.call_kwargs)
     except (AgentParameterError, AgentSpecError) as e:
         if r.spec is not None:
             raise AgentSpecError(f"agent spec {str(r.spec)!r}: {e}") from e

@@ -40,7 +40,7 @@ from solvers.bots import AgentParameterError
 from solvers.heuristic import heuristic_policy
 from solvers.beliefs import HeuristicBelief, LocationBelief, RandomBelief
 from solvers.beliefs.replay import MODELS, WeightedDeterminizer, make_belief
-from solvers.ismcts import ISMCTSBot, ismcts_agent
+from solvers.ismcts import ISMCTSBot
 from solvers.pimc import PIMCBot
 from solvers.registry import AgentSpecError, make_agent
 
@@ -332,11 +332,11 @@ def test_3_uniform_belief_leaves_the_agents_bit_identical():
     st = heuristic_game_state(game, 11, lambda s: int(s.engine_state[E.S_NPLAYED]) >= 20)
     me = st.current_player()
     a = ISMCTSBot(game, me, 5, iterations=300).search(st)
-    b = ismcts_agent(game, me, 5, iterations=300, belief="uniform", belief_worlds=9).search(st)
+    b = make_agent("ismcts(iterations=300, belief='uniform')", game, me, 5).search(st)
     for x, y in zip(a, b):
         assert np.array_equal(x, y)
     pa = PIMCBot(game, me, 5, worlds=3, rollouts=1).action_values(st)
-    pb = PIMCBot(game, me, 5, worlds=3, rollouts=1, belief="uniform").action_values(st)
+    pb = make_agent("pimc(worlds=3, rollouts=1, belief='uniform')", game, me, 5).action_values(st)
     for x, y in zip(pa, pb):
         assert np.array_equal(x, y)
 
@@ -346,9 +346,9 @@ def test_weighted_agents_play_legal_moves_and_repeat_with_their_seed():
     st = heuristic_game_state(game, 12, lambda s: int(s.engine_state[E.S_NPLAYED]) >= 25)
     me = st.current_player()
     before = str(st)
-    for spec in ("ismcts(iterations=60, belief='heuristic', belief_worlds=4)",
-                 "ismcts(iterations=60, belief='random', belief_worlds=3, rollout='heuristic')",
-                 "pimc(worlds=4, rollouts=1, belief='heuristic', belief_epsilon=0.3)"):
+    for spec in ("ismcts(iterations=60, belief='heuristic(worlds=4)')",
+                 "ismcts(iterations=60, belief='random(worlds=3)', rollout='heuristic')",
+                 "pimc(worlds=4, rollouts=1, belief='heuristic(epsilon=0.3)')"):
         acts = []
         for _ in range(2):
             bot = make_agent(spec, game, me, 9)
@@ -464,7 +464,7 @@ def test_ismcts_with_a_world_pool_plays_legal_moves_and_repeats_with_its_seed():
     st = heuristic_game_state(game, 12, lambda s: int(s.engine_state[E.S_NPLAYED]) >= 25)
     me = st.current_player()
     before = str(st)
-    spec = "ismcts(iterations=200, belief='heuristic', belief_pool=64, rollout='heuristic')"
+    spec = "ismcts(iterations=200, belief='heuristic(pool=64)', rollout='heuristic')"
     acts = []
     for _ in range(2):
         bot = make_agent(spec, game, me, 9)
@@ -474,18 +474,13 @@ def test_ismcts_with_a_world_pool_plays_legal_moves_and_repeats_with_its_seed():
         assert ls["belief_pool_kept"] <= 64 and "belief_mean_ess" not in ls
     assert acts[0] == acts[1] and acts[0] in st.legal_actions()
     assert str(st) == before
-    spec = ("ismcts(iterations=200, belief='heuristic', belief_pool=16, belief_mcmc=20, "
+    spec = ("ismcts(iterations=200, belief='heuristic(pool=16, mcmc=20)', "
             "rollout='heuristic')")
     moved = [make_agent(spec, game, me, 9) for _ in range(2)]
     assert moved[0].step(st) == moved[1].step(st) and str(st) == before
     ls = moved[0].last_search
     assert 0.0 < ls["belief_mcmc_accept"] <= 1.0 and ls["belief_pool_kept"] == 16
     assert ls["belief_pool_loglik"] == moved[1].last_search["belief_pool_loglik"]
-    # The same searches with the uniform model are the plain ones, pool or not.
-    a = ISMCTSBot(game, me, 5, iterations=300).search(st)
-    b = ismcts_agent(game, me, 5, iterations=300, belief_pool=64).search(st)
-    for x, y in zip(a, b):
-        assert np.array_equal(x, y)
 
 
 def test_tempered_weights_keep_the_asked_effective_size_and_no_more_tempering():
@@ -515,11 +510,11 @@ def test_a_tempered_pool_keeps_its_worlds_and_reports_the_exponent():
     game = spiel_game.load({"players": 6})
     st = heuristic_game_state(game, 12, lambda s: int(s.engine_state[E.S_NPLAYED]) >= 40)
     me = st.current_player()
-    spec = ("ismcts(iterations=100, belief='heuristic', belief_epsilon=0.05, belief_pool=128, "
-            "rollout='heuristic'{})")
+    spec = ("ismcts(iterations=100, belief='heuristic(epsilon=0.05, pool=128{})', "
+            "rollout='heuristic')")
     sharp = make_agent(spec.format(""), game, me, 4)
     sharp.step(st)
-    wide = make_agent(spec.format(", belief_min_ess=24"), game, me, 4)
+    wide = make_agent(spec.format(", min_ess=24"), game, me, 4)
     act = wide.step(st)
     assert act in st.legal_actions()
     s1, s2 = sharp.last_search, wide.last_search
@@ -529,25 +524,33 @@ def test_a_tempered_pool_keeps_its_worlds_and_reports_the_exponent():
 
 # ---------------------------------------------------------------- (4)
 BAD = [
-    ("ismcts(belief='heuristic', belief_pool=-1)", "belief_pool=-1", "[0, 65536]"),
-    ("ismcts(belief_pool=2.5)", "belief_pool=2.5", "an int"),
-    ("ismcts(belief_pool=70000)", "belief_pool=70000", "[0, 65536]"),
-    ("ismcts(belief_min_ess=-1)", "belief_min_ess=-1", "[0, 65536]"),
-    ("ismcts(belief_min_ess='x')", "belief_min_ess='x'", "a number"),
-    ("ismcts(belief_mcmc=-1)", "belief_mcmc=-1", "[0, 10000]"),
-    ("ismcts(belief_mcmc=1.5)", "belief_mcmc=1.5", "an int"),
+    ("ismcts(belief='heuristic(pool=-1)')", "pool=-1", "[0, 65536]"),
+    ("ismcts(belief='heuristic(pool=2.5)')", "pool=2.5", "an int"),
+    ("ismcts(belief='random(pool=70000)')", "pool=70000", "[0, 65536]"),
+    ("ismcts(belief='heuristic(min_ess=-1)')", "min_ess=-1", "[0, 65536]"),
+    ("ismcts(belief='heuristic(min_ess=\"x\")')", "min_ess='x'", "a number"),
+    ("ismcts(belief='heuristic(mcmc=-1)')", "mcmc=-1", "[0, 10000]"),
+    ("ismcts(belief='heuristic(mcmc=1.5)')", "mcmc=1.5", "an int"),
+    ("ismcts(belief='heuristic(poo=3)')", "no keyword 'poo'", "did you mean 'pool'?"),
+    ("ismcts(belief='heuristic(pool=')", "belief='heuristic(pool='", "belief='NAME(key=value"),
+    ("ismcts(belief='uniform(pool=8)')", "'uniform'", "takes no keywords"),
     ("ismcts(belief='heuristics')", "belief='heuristics'", "'uniform', 'random', 'heuristic'"),
-    ("ismcts(belief=None)", "belief=None", "allowed"),
-    ("ismcts(belief='heuristic', belief_worlds=0)", "belief_worlds=0", "[1, 1000000]"),
-    ("ismcts(belief_worlds=2.0)", "belief_worlds=2.0", "an int"),
-    ("ismcts(belief_worlds=True)", "belief_worlds=True", "an int"),
-    ("ismcts(belief='heuristic', belief_epsilon=0)", "belief_epsilon=0", "(0, 1]"),
-    ("ismcts(belief_epsilon=1.5)", "belief_epsilon=1.5", "(0, 1]"),
-    ("ismcts(belief_epsilon='x')", "belief_epsilon='x'", "a number"),
+    ("ismcts(belief=3)", "belief=3", "HeuristicBelief(pool=64)) or its spec, belief='NAME'"),
+    ("ismcts(belief='heuristic(worlds=0)')", "worlds=0", "[1, 1000000]"),
+    ("ismcts(belief='heuristic(worlds=2.0)')", "worlds=2.0", "an int"),
+    ("ismcts(belief='heuristic(worlds=True)')", "worlds=True", "an int"),
+    ("ismcts(belief='heuristic(epsilon=0)')", "epsilon=0", "(0, 1]"),
+    ("ismcts(belief='heuristic(epsilon=1.5)')", "epsilon=1.5", "(0, 1]"),
+    ("ismcts(belief='heuristic(epsilon=\"x\")')", "epsilon='x'", "a number"),
+    # the former flat keywords: refused, with the one form to write instead
+    ("ismcts(belief='heuristic', belief_pool=64, belief_mcmc=2)", "no parameter 'belief_pool'",
+     "did you mean belief='heuristic(pool=64, mcmc=2)'?"),
+    ("pimc(belief='network', belief_checkpoint='n.npz')", "no parameter 'belief_checkpoint'",
+     "did you mean belief=\"network(checkpoint='n.npz')\"?"),
     ("ismcts(belief='heuristic', determinization='resample')", "determinization='resample'",
      "allowed: determinization='compiled'"),
     ("pimc(belief='Heuristic')", "belief='Heuristic'", "allowed"),
-    ("pimc(belief_worlds=-3)", "belief_worlds=-3", "[1, 1000000]"),
+    ("pimc(belief='heuristic(worlds=-3)')", "worlds=-3", "[1, 1000000]"),
 ]
 
 
@@ -566,7 +569,7 @@ def test_4_make_belief_checks_its_arguments():
         make_belief(P, 0, "bogus")
     with pytest.raises(AgentParameterError, match="observer 6 is not a seat; allowed 0..5"):
         make_belief(P, 6)
-    with pytest.raises(AgentParameterError, match="belief_epsilon=-0.1"):
+    with pytest.raises(AgentParameterError, match="epsilon=-0.1"):
         make_belief(P, 0, epsilon=-0.1)
     assert set(MODELS) == {"uniform", "random", "heuristic", "network"}
     with pytest.raises(AgentParameterError, match="'network' model needs network="):
@@ -605,7 +608,7 @@ def test_the_true_world_of_heuristic_players_is_as_likely_as_the_model_allows(pa
 
 
 def test_persistent_chains_carry_worlds_forward_consistently():
-    """``belief_persist``: a pool's worlds carried to a later position of the
+    """``persist``: a pool's worlds carried to a later position of the
     same hand keep every hand's size and the observer's knowledge, are
     consistent with every play since (finite log-likelihood, the one
     recorded), and most are carried rather than redrawn; the agent carries
@@ -637,8 +640,8 @@ def test_persistent_chains_carry_worlds_forward_consistently():
             h = E.hand(w1.P, w, q)
             assert h.sum() == E.hand(w1.P, w1.root, q).sum() and np.all(h >= known[q])
     # The agent: chains carried at its second decision of the hand, not across hands.
-    bot = make_agent("ismcts(iterations=50, rollout='heuristic', belief='heuristic', "
-                     "belief_pool=16, belief_min_ess=16, belief_mcmc=5, belief_persist=True)",
+    bot = make_agent("ismcts(iterations=50, rollout='heuristic', belief='heuristic("
+                     "pool=16, min_ess=16, mcmc=5, persist=True)')",
                      game, me, 3)
     bot.step(first)
     assert bot.last_search["belief_carried"] == 0
@@ -648,19 +651,18 @@ def test_persistent_chains_carry_worlds_forward_consistently():
                                  and s.current_player() == me)
     bot.step(other)
     assert bot.last_search["belief_carried"] == 0
-    with pytest.raises(AgentSpecError, match="belief_persist=1.*True or False"):
-        make_agent("ismcts(belief_persist=1)", game, 0, 1)
+    with pytest.raises(AgentSpecError, match="persist=1.*True or False"):
+        make_agent("ismcts(belief='heuristic(persist=1)')", game, 0, 1)
 
 
 @pytest.mark.parametrize("keywords, model", [
-    ("belief='heuristic', belief_worlds=4, belief_epsilon=0.2",
-     HeuristicBelief(worlds=4, epsilon=0.2)),
-    ("belief='heuristic', belief_pool=16, belief_min_ess=4, belief_mcmc=5, belief_persist=True",
+    ("belief='heuristic(worlds=4, epsilon=0.2)'", HeuristicBelief(worlds=4, epsilon=0.2)),
+    ("belief='heuristic(pool=16, min_ess=4, mcmc=5, persist=True)'",
      HeuristicBelief(pool=16, min_ess=4, mcmc=5, persist=True)),
-    ("belief='random', belief_pool=8", RandomBelief(pool=8))])
-def test_a_spec_with_belief_keywords_and_the_belief_object_play_the_same_moves(keywords, model):
-    """``ismcts(belief='heuristic', belief_pool=16, ...)`` (the spec's flat
-    keywords) is ``ISMCTSBot(belief=HeuristicBelief(pool=16, ...))``: the same
+    ("belief='random(pool=8)'", RandomBelief(pool=8))])
+def test_a_spec_with_a_belief_value_and_the_belief_object_play_the_same_moves(keywords, model):
+    """``ismcts(belief='heuristic(pool=16, ...)')`` (the spec's one belief
+    value) is ``ISMCTSBot(belief=HeuristicBelief(pool=16, ...))``: the same
     moves and search statistics, seed for seed, over a whole hand."""
     game = spiel_game.load({"players": 6})
     spec = f"ismcts(iterations=60, rollout='heuristic', {keywords})"
@@ -690,5 +692,10 @@ def test_belief_objects_check_their_parameters():
         HeuristicBelief(pool=-1)
     with pytest.raises(AgentParameterError, match="LocationBelief: pool=0, mcmc=3"):
         LocationBelief(checkpoint="x", mcmc=3)
-    with pytest.raises(AgentParameterError, match="belief='heuristic' is not allowed"):
-        ISMCTSBot(spiel_game.load({"players": 6}), 0, 1, belief="heuristic")
+    game = spiel_game.load({"players": 6})
+    with pytest.raises(AgentParameterError, match="belief='heuristics' is not allowed"):
+        ISMCTSBot(game, 0, 1, belief="heuristics")
+    with pytest.raises(AgentParameterError, match=r"belief=3 is not allowed"):
+        ISMCTSBot(game, 0, 1, belief=3)
+    # the string an agent spec writes is the model
+    assert ISMCTSBot(game, 0, 1, belief="heuristic(pool=8)").belief == HeuristicBelief(pool=8)

@@ -13,7 +13,7 @@ information state in that world, of every decision of theirs the observer saw
 (2) on a small deck, SIR draws and the root-level pool match the brute-force
     posterior (every split of the unseen cards, prior x likelihood) with a
     known network (chi-square, total variation);
-(3) the agents take ``belief='network', belief_checkpoint=...``, play legal
+(3) the agents take ``belief='network(checkpoint=...)'``, play legal
     moves and repeat with their seed; bad parameters name the parameter.
 
 The networks are small and random, their policy heads scaled up so that the
@@ -170,11 +170,11 @@ def test_3_agents_with_the_network_model_play_legal_moves_and_repeat(six):
     st = ti.heuristic_game_state(game, 12, lambda s: int(s.engine_state[E.S_NPLAYED]) >= 25)
     me = st.current_player()
     before = str(st)
-    for spec, key in ((f"ismcts(iterations=40, belief='network', belief_checkpoint='{ck}', "
-                       f"belief_worlds=3)", "belief_mean_ess"),
-                      (f"ismcts(iterations=40, belief='network', belief_checkpoint='{ck}', "
-                       f"belief_pool=16, belief_min_ess=4)", "belief_pool_ess"),
-                      (f"pimc(worlds=3, rollouts=1, belief='network', belief_checkpoint='{ck}')",
+    for spec, key in ((f"ismcts(iterations=40, belief='network(checkpoint=\"{ck}\", "
+                       f"worlds=3)')", "belief_mean_ess"),
+                      (f"ismcts(iterations=40, belief='network(checkpoint=\"{ck}\", "
+                       f"pool=16, min_ess=4)')", "belief_pool_ess"),
+                      (f"pimc(worlds=3, rollouts=1, belief='network(checkpoint=\"{ck}\")')",
                        "belief_mean_ess")):
         acts = []
         for _ in range(2):
@@ -191,9 +191,9 @@ def test_3_the_network_model_is_not_the_heuristic_one(six):
     game, ck = six
     st = ti.heuristic_game_state(game, 4, lambda s: int(s.engine_state[E.S_NPLAYED]) >= 30)
     me = st.current_player()
-    a = make_agent(f"ismcts(iterations=200, belief='network', belief_checkpoint='{ck}', "
-                   f"belief_pool=32)", game, me, 3)
-    b = make_agent("ismcts(iterations=200, belief='heuristic', belief_pool=32)", game, me, 3)
+    a = make_agent(f"ismcts(iterations=200, belief='network(checkpoint=\"{ck}\", pool=32)')",
+                   game, me, 3)
+    b = make_agent("ismcts(iterations=200, belief='heuristic(pool=32)')", game, me, 3)
     a.step(st)
     b.step(st)
     assert a.last_search["belief_pool_ess"] != b.last_search["belief_pool_ess"]
@@ -202,13 +202,13 @@ def test_3_the_network_model_is_not_the_heuristic_one(six):
 def test_4_bad_network_parameters_name_the_parameter(six, tmp_path):
     game, ck = six
     other = _checkpoint(tmp_path / "net7.npz", spiel_game.load({"players": 7}))
-    bad = [("ismcts(belief='network')", "belief_checkpoint=PATH"),
-           ("pimc(belief='network')", "belief_checkpoint=PATH"),
-           (f"ismcts(belief='heuristic', belief_checkpoint='{ck}')",
-            "only used with belief='network'"),
-           ("ismcts(belief='network', belief_checkpoint='/no/such.npz')",
-            "belief_checkpoint='/no/such.npz'"),
-           (f"ismcts(belief='network', belief_checkpoint='{other}')", "covers players [7]"),
+    bad = [("ismcts(belief='network')", "belief='network(checkpoint=PATH)'"),
+           ("pimc(belief='network')", "belief='network(checkpoint=PATH)'"),
+           (f"ismcts(belief='heuristic(checkpoint=\"{ck}\")')",
+            "'heuristic' has no keyword 'checkpoint'"),
+           ("ismcts(belief='network(checkpoint=\"/no/such.npz\")')",
+            "checkpoint='/no/such.npz'"),
+           (f"ismcts(belief='network(checkpoint=\"{other}\")')", "covers players [7]"),
            (f"ismcts_bias(checkpoint='{ck}', belief_checkpoint='{ck}')", "belief_checkpoint")]
     for spec, want in bad:
         with pytest.raises(AgentSpecError) as e:

@@ -169,16 +169,15 @@ def test_checkpoint_round_trip_and_damaged_files(six, tmp_path):
         LOC.load_location(tmp_path / "missing.npz")
     eleven = pyspiel.load_game(spiel_game.GAME_NAME, {"players": 11})
     with pytest.raises(AgentSpecError, match="covers players \\[6\\], not 11"):
-        make_agent(f"ismcts(belief='location', belief_pool=8, belief_checkpoint='{path}')",
-                   eleven, 0)
+        make_agent(f"ismcts(belief='location(pool=8, checkpoint=\"{path}\")')", eleven, 0)
 
 
 def test_the_location_agent_plays_legal_moves_and_repeats(six, tmp_path):
     game, _, prep = six
     model, curve = LOC.train_location([prep], hidden=8, steps=20, batch_size=16, seed=1)
     path = LOC.save_location(tmp_path / "loc.npz", model, {}, curve)
-    spec = (f"ismcts(iterations=40, rollout='heuristic', belief='location', belief_pool=32, "
-            f"belief_min_ess=4, belief_checkpoint='{path}')")
+    spec = (f"ismcts(iterations=40, rollout='heuristic', belief='location(pool=32, "
+            f"min_ess=4, checkpoint=\"{path}\")')")
 
     def play():
         bots = [make_agent(spec if q == 0 else "heuristic", game, q, seed=q) for q in range(6)]
@@ -204,13 +203,14 @@ def test_the_location_agent_plays_legal_moves_and_repeats(six, tmp_path):
 
 
 @pytest.mark.parametrize("spec,match", [
-    ("ismcts(belief='location', belief_checkpoint='X')", "belief_pool=0 is not allowed"),
-    ("ismcts(belief='location', belief_pool=8, belief_mcmc=3, belief_checkpoint='X')",
-     "belief_mcmc=3 is not allowed"),
-    ("ismcts(belief='location', belief_pool=8)", "needs belief_checkpoint"),
-    ("ismcts(belief='location', belief_pool=8, belief_checkpoint='/nonexistent.npz')",
+    ("ismcts(belief='location(checkpoint=\"X\")')", "pool=0 is not allowed"),
+    ("ismcts(belief='location(pool=8, mcmc=3, checkpoint=\"X\")')",
+     "mcmc=3 is not allowed"),
+    ("ismcts(belief='location(pool=8)')", "needs a checkpoint"),
+    ("ismcts(belief='location(pool=8, checkpoint=\"/nonexistent.npz\")')",
      "does not exist"),
-    ("pimc(belief='location', belief_checkpoint='X')", "belief_pool=0 is not allowed"),
+    ("pimc(belief='location(checkpoint=\"X\")')", "pool=0 is not allowed"),
+    ("pimc(belief='location', belief_pool=8)", "did you mean belief='location\\(pool=8\\)'"),
 ])
 def test_bad_location_parameters_name_the_parameter(spec, match):
     game = pyspiel.load_game(spiel_game.GAME_NAME, {"players": 6})

@@ -12,7 +12,7 @@ from solvers.beliefs import location as LOC
 from solvers.bots import AgentParameterError
 from solvers.net.features import FeatureLayout
 from solvers.pimc import PIMCBot
-from solvers.registry import make_agent
+from solvers.registry import AgentSpecError, make_agent
 from spiel_game import engine as E
 
 K = E.K
@@ -104,8 +104,8 @@ def test_pimc_plays_a_hand_with_every_belief_model_and_repeats_with_its_seed(
                    for s in weighed)
 
 
-def test_a_model_and_the_spec_keywords_give_the_same_pimc(game, checkpoints):
-    spec = "pimc(worlds=3, rollouts=1, belief='heuristic', belief_pool=12, belief_mcmc=1)"
+def test_a_model_and_the_spec_belief_value_give_the_same_pimc(game, checkpoints):
+    spec = "pimc(worlds=3, rollouts=1, belief='heuristic(pool=12, mcmc=1)')"
     st = game.new_initial_state()
     gen = np.random.default_rng(1)
     while st.is_chance_node() or st.engine_state[E.S_PHASE] != E.PH_PLAY:
@@ -122,8 +122,12 @@ def test_a_model_and_the_spec_keywords_give_the_same_pimc(game, checkpoints):
     np.testing.assert_array_equal(by_spec[1], by_model[1])
 
 
-def test_a_model_refuses_the_flat_keywords(game):
-    with pytest.raises(AgentParameterError, match="belief_pool not allowed with belief="):
+def test_pimc_takes_a_model_and_refuses_the_former_flat_keywords(game):
+    with pytest.raises(TypeError, match="belief_pool"):
         PIMCBot(game, 0, belief=HeuristicBelief(), belief_pool=4)
-    with pytest.raises(AgentParameterError, match="belief=3 is not allowed"):
-        PIMCBot(game, 0, belief=3)
+    for bad in (3, "heuristics"):
+        with pytest.raises(AgentParameterError, match=f"belief={bad!r} is not allowed"):
+            PIMCBot(game, 0, belief=bad)
+    assert PIMCBot(game, 0, belief="random(pool=4)").belief == RandomBelief(pool=4)
+    with pytest.raises(AgentSpecError, match=r"did you mean belief='heuristic\(pool=4\)'"):
+        make_agent("pimc(belief='heuristic', belief_pool=4)", game, 0)

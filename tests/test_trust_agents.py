@@ -78,6 +78,8 @@ def _one_of(*names):
 
 
 ROLLOUTS = _one_of("random", "heuristic")
+#: Valid belief values of a spec (a model's name, or with its keywords).
+BELIEFS = ("uniform", "random", "heuristic", "heuristic(worlds=2, epsilon=0.5)")
 FINAL = _one_of("max_visit_count", "normalized_visit_count", "max_value")
 RULES = {
     "random": {}, "heuristic": {}, "openspiel_uniform": {},
@@ -88,9 +90,7 @@ RULES = {
                "max_nodes": lambda v: v is None or _int_in(v, 64, 2**28)},
     "pimc": {"worlds": lambda v: _int_in(v, 1, 10**6),
              "rollouts": lambda v: _int_in(v, 1, 10**6), "rollout": ROLLOUTS,
-             "belief": _one_of("uniform", "random", "heuristic"),
-             "belief_worlds": lambda v: _int_in(v, 1, 10**6),
-             "belief_epsilon": lambda v: _real_in(v, 0, 1, open_lo=True)},
+             "belief": lambda v: v is None or _one_of(*BELIEFS)(v)},
     "openspiel_ismcts": {"iterations": lambda v: _int_in(v, 2, 10**9),
                          "uct_c": lambda v: _real_in(v, 0, 1e6), "final_policy": FINAL,
                          "max_world_samples": lambda v: v == -1 and type(v) is int
@@ -106,8 +106,7 @@ CHEAP = {"iterations": st.integers(1, 40), "time_limit": st.none() | st.floats(1
                                           "max_value"]),
          "rollout": st.sampled_from(["random", "heuristic"]),
          "determinization": st.sampled_from(["compiled", "resample"]),
-         "belief": st.sampled_from(["uniform", "random", "heuristic"]),
-         "belief_worlds": st.integers(1, 3), "belief_epsilon": st.floats(0.01, 1)}
+         "belief": st.sampled_from(BELIEFS)}
 JUNK = st.one_of(
     st.integers(-5, 5), st.integers(-2**70, 2**70),
     st.sampled_from([63, 64, 65, 10**6, 10**6 + 1, 10**9, 10**9 + 1, 2**28, 2**28 + 1, 2**63]),

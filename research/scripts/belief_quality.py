@@ -92,7 +92,7 @@ def proposal_gap(players=(6, 11), played=(10, 40, 80), candidates: int = 300,
 
 
 #: The pool designs :func:`calibration` compares by default: (label, pool size,
-#: belief_min_ess, belief_mcmc), the agents' designs and a slow reference.
+#: a belief's min_ess, its mcmc), the agents' designs and a slow reference.
 CALIBRATION_DESIGNS = (("prior, 2048 worlds (plain ISMCTS)", 2048, 2048, 0),
                        ("prior, 16 worlds", 16, 16, 0),
                        ("128 tempered to ESS 16", 128, 16, 0),

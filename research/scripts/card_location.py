@@ -282,7 +282,8 @@ def main(argv=None) -> int:
     e.add_argument("--json")
     e.add_argument("--seed", type=int, default=1)
     e.add_argument("--min-ess", type=float, default=32.0,
-                   help="the tempered pool's least effective size (the play's belief_min_ess)")
+                   help="the tempered pool's least effective size (a location belief's "
+                   "min_ess in play)")
     k = sub.add_parser("cost", help="what the tilted pool costs per decision")
     k.add_argument("pairs", nargs="+", metavar="CHECKPOINT:DATA")
     k.add_argument("--decisions", type=int, default=200)

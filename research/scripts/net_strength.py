@@ -72,10 +72,12 @@ LOCATION_SETTING: dict[str, float] = {
 
 #: The ladder's inference step (no network agent on either side, or the network
 #: only as an opponent model): the tested agent is the one whose spec holds the
-#: marker; the other is its anchor.
-TESTED = {"beliefnet6": "belief='network'", "oraclepolicy6": "ismcts_oracle(",
+#: marker; the other is its anchor. The belief markers hold for a belief value
+#: with its options (``belief='network(checkpoint=...)'``) and for the runs
+#: recorded with the former flat keywords (``belief='network', belief_checkpoint=...``).
+TESTED = {"beliefnet6": "belief='network", "oraclepolicy6": "ismcts_oracle(",
           "oraclepolicy11": "ismcts_oracle(", **dict.fromkeys(ORACLE_SETTING, "ismcts_oracle("),
-          **dict.fromkeys(LOCATION_SETTING, "belief='location'")}
+          **dict.fromkeys(LOCATION_SETTING, "belief='location")}
 
 _NET = ("network(", "ismcts_net(", "ismcts_bias(")
 
@@ -155,7 +157,8 @@ def setting_error(name: str, c: dict) -> str | None:
         ms, tested, what, same = ORACLE_SETTING[name], "ismcts_oracle(", "ismcts_oracle", True
     elif name in LOCATION_SETTING:
         ms, tested = LOCATION_SETTING[name], "ismcts("
-        what, same = "ismcts with belief='location'", "belief='location'" in c["network"]
+        what = "ismcts with belief='location'"
+        same = TESTED[name] in c["network"]
     else:
         return None
     if (same and c["network"].startswith(tested) and c["anchor"].startswith("ismcts(")

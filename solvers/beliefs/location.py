@@ -536,21 +536,22 @@ def save_location(path, model: LocationModel, config: dict, curve) -> Path:
 
 
 def check_location(agent: str, checkpoint, game) -> LocationModel:
-    """The card-location model at ``checkpoint`` (``belief='location'``'s
-    ``belief_checkpoint``), checked to cover ``game``; a missing path, a
+    """The card-location model at ``checkpoint`` (``belief='location(checkpoint=...)'``),
+    checked to cover ``game``; a missing path, a
     damaged file or a model of other rules is an
     :class:`~solvers.bots.AgentParameterError` naming ``agent``."""
     from ..bots import AgentParameterError
     from ..net.features import GameFamilyError
     if checkpoint is None:
         raise AgentParameterError(
-            f"{agent}: belief='location' needs belief_checkpoint=PATH (a card-location "
-            f"model, from `python research/scripts/card_location.py train`)")
+            f"{agent}: belief='location' needs a checkpoint, "
+            f"belief='location(checkpoint=PATH)' (a card-location model, from "
+            f"`python research/scripts/card_location.py train`)")
     try:
         model = load_location(checkpoint)
         model.layout.view(game)
     except (CheckpointError, GameFamilyError) as err:
-        raise AgentParameterError(f"{agent}: belief_checkpoint: {err}") from None
+        raise AgentParameterError(f"{agent}: belief checkpoint: {err}") from None
     return model
 
 
@@ -615,7 +616,7 @@ def evaluate_location(model: LocationModel, prep: dict, pool_worlds: int | None 
     prior's error removed, the Brier score of "the seat holds the card"
     (prior pool and tilted pool), the tilted pool's mean effective size, the
     same for the pool tempered to an effective size of at least ``min_ess``
-    (:func:`solvers.beliefs.replay.tempered_weights`, what ``belief_min_ess``
+    (:func:`solvers.beliefs.replay.tempered_weights`, what ``min_ess``
     plays; keys ``..._tempered``), and the binomial log-likelihood per live
     entry (prior and model)."""
     import pyspiel

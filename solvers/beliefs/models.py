@@ -19,14 +19,16 @@ default) is the plain determinizer (no inference). The models:
 
 Every parameter is checked when the object is built
 (:class:`solvers.bots.AgentParameterError` naming the model, the parameter
-and what is allowed). An agent spec writes the same settings as flat
-keywords, ``ismcts(belief='heuristic', belief_pool=64)``
-(:func:`from_keywords` maps them).
+and what is allowed). An agent spec writes the same settings as one
+``belief`` value, the model's name with its keywords written as an agent's
+are, ``ismcts(belief='heuristic(pool=64, min_ess=16)')``; the catalog's
+resolver turns it into the object (:func:`from_spec`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import difflib
 from typing import ClassVar
 
 import numpy as np
@@ -34,11 +36,13 @@ import numpy as np
 from spiel_game.checks import check_bool
 
 from ..bots import AgentParameterError, check_choice, check_int, check_real
-from .replay import (DEFAULT_EPSILON, MAX_BELIEF_POOL, MAX_BELIEF_WORLDS, MODELS, POOL_MODELS,
-                     Belief, WorldPool, check_network, make_belief)
+from ..specs import AgentSpecError, parse_spec
+from .replay import (DEFAULT_EPSILON, MAX_BELIEF_POOL, MAX_BELIEF_WORLDS, Belief, WorldPool,
+                     check_network, make_belief)
 
 __all__ = ["BeliefModel", "OpponentBelief", "RandomBelief", "HeuristicBelief", "NetworkBelief",
-           "LocationBelief", "BELIEFS", "from_keywords", "MAX_MCMC"]
+           "LocationBelief", "BELIEFS", "SPEC_FORM", "from_spec", "flat_keywords_hint",
+           "MAX_MCMC"]
 
 #: The most Metropolis-Hastings steps per world and move (``mcmc``).
 MAX_MCMC = 10_000
@@ -205,45 +209,59 @@ BELIEFS: dict[str, type[BeliefModel] | None] = {
     "network": NetworkBelief, "location": LocationBelief}
 
 
-def from_keywords(agent: str, belief: str = "uniform", *, worlds: int = 8,
-                  epsilon: float = DEFAULT_EPSILON, pool: int = 0, min_ess: float = 0.0,
-                  mcmc: int = 0, persist: bool = False,
-                  checkpoint: str | None = None) -> BeliefModel | None:
-    """The belief object of an agent spec's flat keywords (``belief='heuristic',
-    belief_pool=64, ...`` with the ``belief_`` prefix dropped), or None for
-    ``'uniform'``. Errors name the spec's keywords (``belief_pool=-1``) and
-    ``agent``, as :class:`~solvers.bots.AgentParameterError`."""
-    belief = check_choice(agent, "belief", belief, tuple(MODELS) + tuple(POOL_MODELS))
-    check_int(agent, "belief_worlds", worlds, 1, MAX_BELIEF_WORLDS)
-    check_real(agent, "belief_epsilon", epsilon, 0.0, 1.0, lo_open=True)
-    check_int(agent, "belief_pool", pool, 0, MAX_BELIEF_POOL)
-    check_real(agent, "belief_min_ess", min_ess, 0.0, float(MAX_BELIEF_POOL))
-    check_int(agent, "belief_mcmc", mcmc, 0, MAX_MCMC)
-    check_bool("belief_persist", persist, agent, error=AgentParameterError)
-    if belief in POOL_MODELS:
-        bad = [f"{k}={v!r}" for k, v, ok in (("belief_pool", pool, pool > 0),
-                                            ("belief_mcmc", mcmc, mcmc == 0),
-                                            ("belief_persist", persist, not persist)) if not ok]
-        if bad:
-            raise AgentParameterError(
-                f"{agent}: belief={belief!r} with {', '.join(bad)} is not allowed; "
-                f"allowed: belief_pool >= 1 (the model weighs a root-level pool), no "
-                f"belief_mcmc and no belief_persist (they move worlds by replaying the "
-                f"hand under an opponent model)")
-    if checkpoint is None and belief == "network":
-        check_network(agent, belief, None, None)    # raises: it needs belief_checkpoint=PATH
-    if checkpoint is None and belief == "location":
-        from .location import check_location
-        check_location(agent, None, None)           # raises: it needs belief_checkpoint=PATH
-    if checkpoint is not None and belief not in ("network", "location"):
-        raise AgentParameterError(
-            f"{agent}: belief_checkpoint={checkpoint!r} is only used with belief='network' "
-            f"or 'location' (got belief={belief!r}); allowed: leave it out, or one of those")
-    cls = BELIEFS[belief]
+#: The spec form of a belief, for messages.
+SPEC_FORM = ("belief='NAME' or belief='NAME(key=value, ...)', e.g. "
+             "belief='heuristic(pool=64, mcmc=2)'")
+
+
+def from_spec(agent: str, value) -> BeliefModel | None:
+    """The belief model of an agent spec's ``belief`` value, or None for no inference.
+
+    ``value``: None, a :class:`BeliefModel` (returned as is), or a string naming
+    a model of :data:`BELIEFS` with its keywords written as an agent's are,
+    ``'heuristic'``, ``'heuristic(pool=64, min_ess=16, mcmc=2)'``,
+    ``'network(checkpoint=PATH)'`` (``'uniform'``: None). Errors name ``agent``
+    and say what is allowed (:class:`~solvers.bots.AgentParameterError`)."""
+    if value is None or isinstance(value, BeliefModel):
+        return value
+    if not isinstance(value, str):
+        raise AgentParameterError(f"{agent}: belief={value!r} is not allowed; allowed: None, "
+                                  f"a belief model of solvers.beliefs (e.g. "
+                                  f"HeuristicBelief(pool=64)) or its spec, {SPEC_FORM}")
+    try:
+        sp = parse_spec(value)
+    except AgentSpecError as e:
+        raise AgentParameterError(f"{agent}: belief={value!r}: {e}; allowed: "
+                                  f"{SPEC_FORM}") from None
+    name = check_choice(agent, "belief", sp.name, tuple(BELIEFS))
+    cls = BELIEFS[name]
     if cls is None:
+        if sp.params:
+            raise AgentParameterError(f"{agent}: belief={value!r}: 'uniform' (no inference) "
+                                      f"takes no keywords")
         return None
-    kw = dict(worlds=worlds, epsilon=epsilon, pool=pool, min_ess=min_ess, mcmc=mcmc,
-              persist=bool(persist))
-    if belief in ("network", "location"):
-        kw["checkpoint"] = checkpoint
-    return cls(**kw)
+    fields = [f.name for f in dataclasses.fields(cls)]
+    for k, _ in sp.params:
+        if k not in fields:
+            close = difflib.get_close_matches(k, fields, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise AgentParameterError(f"{agent}: belief={value!r}: {name!r} has no keyword "
+                                      f"{k!r}{hint}; its keywords: {', '.join(fields)}")
+    try:
+        return cls(**sp.kwargs)
+    except AgentParameterError as e:
+        raise AgentParameterError(f"{agent}: belief={value!r}: {e}") from None
+
+
+def flat_keywords_hint(agent: str, params: dict) -> str | None:
+    """A one-line refusal of the former flat belief keywords (``belief='heuristic',
+    belief_pool=64``) among ``params``, giving the spec's ``belief`` value in
+    the one form (``belief='heuristic(pool=64)'``); None when there are none."""
+    flat = [k for k in params if k.startswith("belief_")]
+    if not flat:
+        return None
+    inner = ", ".join(f"{k[len('belief_'):]}={params[k]!r}" for k in flat)
+    name = params.get("belief", "heuristic")
+    name = name if isinstance(name, str) and name.isidentifier() else "heuristic"
+    return (f"agent {agent!r} has no parameter {flat[0]!r}: a belief's options go inside "
+            f"its one value (did you mean belief={f'{name}({inner})'!r}?)")

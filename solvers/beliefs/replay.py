@@ -56,7 +56,7 @@ K = E.K
 #: Opponent models: name -> compiled code (see the module docstring).
 MODELS = {"uniform": 0, "random": 1, "heuristic": 2, "network": 3}
 #: Beliefs that weigh a root-level pool without replaying the hand (ISMCTS
-#: with ``belief_pool`` only): ``location``, a learned card-location model's
+#: with a ``pool`` only): ``location``, a learned card-location model's
 #: tilt of the prior (:mod:`solvers.beliefs.location`).
 POOL_MODELS = ("location",)
 DEFAULT_EPSILON = 0.1
@@ -310,14 +310,14 @@ class WorldPool:
 # ================================================================ Python side
 def check_belief(agent: str, belief, worlds, epsilon,
                  extra: tuple = ()) -> tuple[str, int, float]:
-    """The agents' ``belief``, ``belief_worlds`` and ``belief_epsilon`` checked:
+    """A belief's model name, ``worlds`` and ``epsilon`` checked:
     ``belief`` one of :data:`MODELS` (or of ``extra``, e.g. :data:`POOL_MODELS`
-    for an agent that supports them), ``belief_worlds`` an int in
-    [1, :data:`MAX_BELIEF_WORLDS`], ``belief_epsilon`` a number in (0, 1];
+    for an agent that supports them), ``worlds`` an int in
+    [1, :data:`MAX_BELIEF_WORLDS`], ``epsilon`` a number in (0, 1];
     else :class:`solvers.bots.AgentParameterError` naming the parameter."""
     belief = check_choice(agent, "belief", belief, tuple(MODELS) + tuple(extra))
-    worlds = check_int(agent, "belief_worlds", worlds, 1, MAX_BELIEF_WORLDS)
-    epsilon = check_real(agent, "belief_epsilon", epsilon, 0.0, 1.0, lo_open=True)
+    worlds = check_int(agent, "worlds", worlds, 1, MAX_BELIEF_WORLDS)
+    epsilon = check_real(agent, "epsilon", epsilon, 0.0, 1.0, lo_open=True)
     return belief, worlds, epsilon
 
 
@@ -334,7 +334,7 @@ def _no_network() -> tuple[NetWeights, NetGame]:
     return net, ng
 
 
-def network_for(agent: str, checkpoint, game, keyword: str = "belief_checkpoint"):
+def network_for(agent: str, checkpoint, game, keyword: str = "checkpoint"):
     """``(NetWeights, NetGame)`` of the network checkpoint ``checkpoint`` for
     ``game``: the ``network`` opponent model's argument to :func:`make_belief`.
     A missing, damaged or mismatched checkpoint (another rule set, an uncovered
@@ -346,19 +346,20 @@ def network_for(agent: str, checkpoint, game, keyword: str = "belief_checkpoint"
 
 
 def check_network(agent: str, belief: str, checkpoint, game):
-    """The agents' ``belief_checkpoint``: required with ``belief='network'``
+    """The opponent models' ``checkpoint``: required with ``belief='network'``
     (returns :func:`network_for`), refused with the other opponent models
     (returns None). The card-location model's checkpoint (``belief='location'``)
     is checked by :func:`solvers.beliefs.location.check_location`."""
     if belief == "network":
         if checkpoint is None:
             raise AgentParameterError(
-                f"{agent}: belief='network' needs belief_checkpoint=PATH (a network "
-                f"checkpoint covering this game, e.g. from `python -m experiments run distill`)")
+                f"{agent}: belief='network' needs a checkpoint, "
+                f"belief='network(checkpoint=PATH)' (a network checkpoint covering this game, "
+                f"e.g. from `python -m experiments run distill`)")
         return network_for(agent, checkpoint, game)
     if checkpoint is not None:
         raise AgentParameterError(
-            f"{agent}: belief_checkpoint={checkpoint!r} is only used with belief='network' "
+            f"{agent}: checkpoint={checkpoint!r} is only used with belief='network' "
             f"or 'location' (got belief={belief!r}); allowed: leave it out, or one of those")
     return None
 

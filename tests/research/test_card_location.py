@@ -84,12 +84,12 @@ def test_card_location_comparisons_need_the_location_belief_at_5_ms(six, tmp_pat
     ck = LOC.save_location(tmp_path / "loc.npz", model, {}, curve)
     assert LOCATION_SETTING == {"location6_5ms": 5.0, "location11_5ms": 5.0}
     assert COMPARISONS["location11_5ms"][:2] == ("LocationElevenFive", 11)
-    assert TESTED["location6_5ms"] == "belief='location'"
+    assert TESTED["location6_5ms"] == "belief='location"
 
     def run(ms):
         out = tmp_path / f"runs{ms}"
-        located = (f"ismcts(time_limit={ms / 1000}, rollout='heuristic', belief='location', "
-                   f"belief_checkpoint='{ck}', belief_pool=16, belief_min_ess=4)")
+        located = (f"ismcts(time_limit={ms / 1000}, rollout='heuristic', belief='location("
+                   f"checkpoint=\"{ck}\", pool=16, min_ess=4)')")
         assert tournament(["--agents", located, f"ismcts(time_limit={ms / 1000}, "
                            "rollout='heuristic')", "--game", json.dumps({"players": 6}),
                            "--deals", "2", "--seed", "5", "--no-progress", "--out",
@@ -103,7 +103,7 @@ def test_card_location_comparisons_need_the_location_belief_at_5_ms(six, tmp_pat
     assert "belief='location' against ismcts, at 5 ms" in capsys.readouterr().err
     assert net_strength([f"location6_5ms={run(5)}", "--json", str(out)]) == 0
     c = json.loads(out.read_text())["result"]["comparisons"]["location6_5ms"]
-    assert "belief='location'" in c["network"] and c["anchor"].startswith("ismcts(")
+    assert "belief='location(" in c["network"] and c["anchor"].startswith("ismcts(")
     m = Macros()
     paper_macros(m, tmp_path, tmp_path / "bench")
     assert "\\newcommand{\\NetStrLocationSixFiveDeals}{2}" in m.lines

@@ -148,7 +148,7 @@ def test_the_inference_step_names_its_tested_agent_by_a_marker(tmp_path, capsys)
     assert c["gain"]["mean"] == pytest.approx(pay[c["network"]] - pay[c["anchor"]], abs=1e-9)
     assert c["gain"]["lo"] < c["gain"]["mean"] < c["gain"]["hi"] and c["players"] == 6
     # a run without the marker's agent (or with it on both sides) is refused, named
-    with pytest.raises(NetStrengthError, match=r"exactly one must hold \"belief='network'\""):
+    with pytest.raises(NetStrengthError, match=r"exactly one must hold \"belief='network\""):
         load_comparison(run, TESTED["beliefnet6"])
     out = tmp_path / "bench" / "net_strength.json"
     assert main([f"oracle6={run}", "--json", str(out)]) == 0
