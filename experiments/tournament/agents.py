@@ -105,26 +105,22 @@ def _make(label: str, game, seat: int, seed: int, factories: Mapping[str, Callab
 
 def _resolved(agents: Sequence[str], factories: Mapping[str, Callable] | None) -> dict:
     """``factories`` plus, for every other agent spec, its factory with the spec's
-    keywords bound (``functools.partial``), looked up once: building a registry agent
-    by its spec looks the name up among the installed plug-ins each time, which
-    costs far more than building the agent. The same factory gets the same
-    arguments, so the agents are the same. Specs that do not resolve are left to
-    :func:`_make` (which names what is wrong)."""
+    keywords bound (``functools.partial``), resolved once
+    (:func:`solvers.catalog.resolve`: the same checks as :func:`make_agent`, and
+    only this agent's module imported). The keywords are bound as written (a
+    ``belief`` spec string, not a model), so every agent built from the label
+    makes its own belief model, as :func:`make_agent` would. Specs that do not
+    resolve are left to :func:`_make` (which names what is wrong)."""
     from solvers import registry as reg
     out = dict(factories or {})
-    todo = [a for a in dict.fromkeys(agents) if a not in out]
-    if todo:
-        for label in todo:
-            try:
-                sp = reg.parse_spec(label)
-            except reg.AgentSpecError:
-                continue
-            try:
-                f = reg.factory(sp.name)        # imports this agent's module only
-            except reg.AgentSpecError:
-                f = None
-            if f is not None:
-                out[label] = functools.partial(f, **sp.kwargs) if sp.params else f
+    for label in dict.fromkeys(agents):
+        if label in out:
+            continue
+        try:
+            r = reg.resolve(label)
+        except reg.AgentSpecError:
+            continue
+        out[label] = functools.partial(r.factory, **r.kwargs) if r.kwargs else r.factory
     return out
 
 
