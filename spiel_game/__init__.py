@@ -8,6 +8,13 @@
 and changes nothing else in pyspiel. Read saved game-and-state strings with
 :func:`deserialize_game_and_state` (never unpickles), not pyspiel's function
 of that name (which unpickles the ``__dict__`` line of a Python game's state).
+
+The names of ``__all__`` are the documented API: :func:`load` and the rule
+sets, the game and its states, the observers (the information-state and
+observation tensors, :mod:`spiel_game.observers`), random playouts, positions
+from given hands, resampling from an information state, the simulator and
+the HTML and text renderings. ``observers``, ``simulate``, ``play_random``,
+``cards_played`` and ``state_from_hands`` are imported when first used.
 """
 
 from pathlib import Path as _Path
@@ -22,11 +29,30 @@ from .rules import (RuleSet, PARAMETER_DEFAULTS, PRESETS, preset,  # noqa: E402
 from .game import (GAME_NAME, CancellationHeartsGame, CancellationHeartsState,  # noqa: E402
                    IllegalActionError, CorruptStateError)
 from .serialization import serialize_game_and_state, deserialize_game_and_state  # noqa: E402
+from .render import hand_replay_html, render_text_replay, state_to_html  # noqa: E402
+from .resample import resample_from_infostate  # noqa: E402
 
 __all__ = ["cards", "RuleSet", "PARAMETER_DEFAULTS", "PRESETS", "preset",
            "GameParameterError", "GAME_NAME", "CancellationHeartsGame",
            "CancellationHeartsState", "IllegalActionError", "CorruptStateError",
-           "serialize_game_and_state", "deserialize_game_and_state", "load"]
+           "serialize_game_and_state", "deserialize_game_and_state", "load",
+           "observers", "play_random", "cards_played", "state_from_hands",
+           "resample_from_infostate", "simulate", "state_to_html", "hand_replay_html",
+           "render_text_replay"]
+
+#: The names imported when first used: name -> its module (None: the submodule
+#: of that name).
+_LAZY = {"observers": None, "play_random": "playout", "cards_played": "playout",
+         "state_from_hands": "scenarios", "simulate": "simulator"}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+        if _LAZY[name] is None:
+            return importlib.import_module(f".{name}", __name__)
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module 'spiel_game' has no attribute {name!r}")
 
 
 def load(name_or_params=None, **overrides):

@@ -1,7 +1,7 @@
-"""The documentation: the site builds with warnings as errors, every public module
-has an API page, every cross-reference of the guide pages resolves, every
-page's Python code runs (``docs_snippets``), and the README stays a short
-front page."""
+"""The documentation: the site builds with warnings as errors, the API reference
+documents exactly the packages' ``__all__`` (the curated surface), every
+cross-reference of the guide pages resolves, every page's Python code runs
+(``docs_snippets``), and the README stays a short front page."""
 
 from __future__ import annotations
 
@@ -16,25 +16,14 @@ from docs_snippets import (DOCS, ROOT, Block, blocks, experiment_blocks, page_sc
                            pages)
 
 sphinx = pytest.importorskip("sphinx", reason="pip install -e '.[docs]' (sphinx)")
-PACKAGES = ("spiel_game", "solvers", "experiments")
 
-
-def public_modules() -> set[str]:
-    """Every module of the three packages, found from the files (not from
-    ``docs/conf.py``'s list), without private ones (a name component starting
-    with ``_``; a guarded ``__main__`` is public: it is a command line)."""
-    names = set(PACKAGES)
-    for path in sorted(p for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py")):
-        parts = list(path.relative_to(ROOT).with_suffix("").parts)
-        if parts[-1] == "__init__":
-            parts.pop()
-        if all((ROOT.joinpath(*parts[:i + 1]) / "__init__.py").is_file()
-               for i in range(len(parts) - 1)) and any(not p.startswith("_") for p in parts):
-            if all(not p.startswith("_") for p in parts) or (
-                    parts[-1] == "__main__" and all(not p.startswith("_") for p in parts[:-1])
-                    and 'if __name__ == "__main__":' in path.read_text()):
-                names.add(".".join(parts))
-    return names
+#: The packages whose ``__init__`` ``__all__`` is the documented API (stated here,
+#: not read from ``docs/conf.py``, so that the two must agree).
+CURATED = ("spiel_game", "solvers", "solvers.cfr", "solvers.beliefs", "experiments",
+           "experiments.runner", "experiments.tournament", "experiments.envs",
+           "experiments.play")
+#: The one page of the API reference outside the curated packages, and its heading.
+MODULES_PAGE, MODULES_HEADING = "modules", "not the stable API"
 
 
 @pytest.fixture(scope="module")
@@ -55,13 +44,46 @@ def test_the_site_builds_with_warnings_as_errors(site):
     assert "R10 Scoring a hand" in (site / "rules.html").read_text(), "RULES.md not included"
 
 
-def test_every_public_module_has_an_api_page(site):
-    modules = public_modules()
-    assert {"spiel_game.engine", "solvers.cfr.tree", "experiments.runner"} <= modules
-    for name in sorted(modules):
-        page = site / "api" / "_generated" / f"{name}.html"
-        assert page.is_file(), f"no API page for {name}"
-        assert f'id="module-{name}"' in page.read_text(), f"{name}'s page documents nothing"
+def _ids(html: str, prefix: str) -> set[str]:
+    """The top-level names ``prefix.NAME`` that a page documents."""
+    return set(re.findall(rf'id="{re.escape(prefix)}\.([A-Za-z_][A-Za-z0-9_]*)"', html))
+
+
+@pytest.mark.parametrize("package", CURATED)
+def test_the_api_page_of_a_package_documents_exactly_its_all(site, package):
+    """Every name of the package's ``__all__`` imports and is on its page (a
+    submodule as a link to the modules page); the page documents no other name."""
+    import importlib
+    import inspect
+    mod = importlib.import_module(package)
+    names = list(mod.__all__)
+    assert names and len(set(names)) == len(names), f"{package}.__all__: {names}"
+    html = (site / "api" / "_generated" / f"{package}.html").read_text()
+    assert f'id="module-{package}"' in html, f"{package}'s page documents no module"
+    modules = (site / "api" / "_generated" / f"{MODULES_PAGE}.html").read_text()
+    objects = set()
+    for name in names:
+        obj = getattr(mod, name)          # a lazily imported name too
+        if inspect.ismodule(obj):
+            assert f'id="module-{obj.__name__}"' in modules, f"{package}.{name}: no entry"
+            assert f"{MODULES_PAGE}.html#module-{obj.__name__}" in html, f"{package}.{name}"
+        else:
+            objects.add(name)
+    assert _ids(html, package) == objects, f"{package}'s page differs from its __all__"
+
+
+def test_the_api_reference_has_only_the_curated_pages(site):
+    """One page per curated package and one page of the internal modules that the
+    guides cite, which says so in its heading and holds no curated package."""
+    api = site / "api" / "_generated"
+    assert {p.stem for p in api.glob("*.html")} == set(CURATED) | {MODULES_PAGE}
+    html = (api / f"{MODULES_PAGE}.html").read_text()
+    heading = re.search(r"<h1>(.*?)<a", html, re.S).group(1)
+    assert MODULES_HEADING in heading, heading
+    documented = set(re.findall(r'id="module-([\w.]+)"', html))
+    assert documented and not documented & set(CURATED), sorted(documented & set(CURATED))
+    api_md = (DOCS / "api.md").read_text()
+    assert "__all__" in api_md and "internal" in api_md
 
 
 #: A cross-reference role (``{func}`x```) that resolved is a link around the code.

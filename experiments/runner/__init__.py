@@ -114,24 +114,21 @@ time limit), :mod:`~experiments.runner.progress`,
 from .errors import (CorruptResultError, ResultsNotFoundError, RunError, RunInterrupted,
                      UnverifiedResultError)
 from .progress import unit_progress, unit_threads
-from .watch import CallWatch, call_watch
-from .store import MAX_DOC_BYTES, MAX_SHARD_BYTES, MAX_TABLE_BYTES
-from .backends import (BACKENDS, RAY_PACKAGES, check_ray_address, check_workers, execute,
-                       package_dirs, ray_runtime_env)
-from .fingerprint import code_fingerprint, package_code_hash
+from .backends import BACKENDS, execute, ray_runtime_env
 from .folders import resolve, results_root, run_root
 from .results import RunResult, attachments, load
 from .core import run, run_experiment
-# The runner's own signal handling and shard list, which experiments.tournament
-# uses for its unit runs without a folder and its loaded runs.
+# Internal names the command line, the studies and experiments.tournament import
+# from here (not the documented API).
+from .watch import CallWatch, call_watch  # noqa: F401
+from .store import MAX_DOC_BYTES, MAX_SHARD_BYTES, MAX_TABLE_BYTES  # noqa: F401
+from .backends import RAY_PACKAGES, check_ray_address, check_workers, package_dirs  # noqa: F401
+from .fingerprint import code_fingerprint, package_code_hash  # noqa: F401
 from .backends import _stop_on_signals  # noqa: F401
 from .errors import _Stop  # noqa: F401
 from .store import _indices  # noqa: F401
 
-__all__ = ["run", "load", "resolve", "RunResult", "RunError", "RunInterrupted",
-           "CorruptResultError", "UnverifiedResultError", "ResultsNotFoundError",
-           "results_root", "unit_threads", "ray_runtime_env", "package_dirs", "RAY_PACKAGES",
-           "BACKENDS", "attachments", "run_root", "unit_progress", "run_experiment",
-           "execute", "call_watch", "CallWatch", "package_code_hash", "code_fingerprint",
-           "MAX_DOC_BYTES", "MAX_SHARD_BYTES", "MAX_TABLE_BYTES", "check_workers",
-           "check_ray_address"]
+__all__ = ["run", "load", "RunResult", "attachments", "resolve", "results_root", "run_root",
+           "run_experiment", "execute", "BACKENDS", "ray_runtime_env", "unit_threads",
+           "unit_progress", "RunError", "RunInterrupted", "CorruptResultError",
+           "UnverifiedResultError", "ResultsNotFoundError"]

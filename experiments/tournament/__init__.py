@@ -88,30 +88,26 @@ names below from this package.
 
 from __future__ import annotations
 
-from .agents import check_agents
-from .cli import agent_parameters
 from .config import TournamentConfig, TournamentError, TournamentInterrupted, seat_assignments
 from .legacy import convert_deals, read_records
-from .play import cpu_now, pin_cores, play_block, play_deal
-from .record_file import game_records
+from .play import pin_cores, play_deal
 from .rows import ROW_COLUMNS, deal_records, deal_rows
 from .run import TournamentResult, run_tournament
-from .sources import agent_sources
-from .stats import AGENT_COLUMNS, PAIR_COLUMNS, paired_test, summarize, summary_table, \
-    summary_tables
+from .stats import AGENT_COLUMNS, PAIR_COLUMNS, paired_test, per_deal_agent_values, summarize, \
+    summary_table, summary_tables
 
-# more names the studies, the research scripts and the tests import from here
-from .agents import CHECK_STARTUP_SECONDS  # noqa: F401
-from .cli import main  # noqa: F401
+# Internal names the studies, the command line and the tests import from here
+# (not the documented API).
+from .agents import CHECK_STARTUP_SECONDS, check_agents  # noqa: F401
+from .cli import agent_parameters, main  # noqa: F401
 from .config import SHARD, _load_game  # noqa: F401
 from .legacy import FORMAT, MAX_DEALS_BYTES, _digest  # noqa: F401
-from .play import play_game  # noqa: F401
-from .record_file import RECORDS_SOURCE  # noqa: F401
-from .stats import per_deal_agent_values  # noqa: F401
+from .play import cpu_now, play_block, play_game  # noqa: F401
+from .record_file import RECORDS_SOURCE, game_records  # noqa: F401
+from .sources import agent_sources  # noqa: F401
 
 __all__ = ["TournamentConfig", "TournamentError", "TournamentInterrupted", "TournamentResult",
-           "seat_assignments", "run_tournament", "play_deal", "check_agents", "read_records",
-           "convert_deals", "paired_test", "summarize", "summary_table", "summary_tables",
-           "deal_rows", "deal_records", "play_block", "game_records", "agent_sources",
-           "ROW_COLUMNS", "AGENT_COLUMNS", "PAIR_COLUMNS", "agent_parameters", "cpu_now",
-           "pin_cores"]
+           "run_tournament", "seat_assignments", "play_deal", "summarize", "summary_table",
+           "summary_tables", "paired_test", "per_deal_agent_values", "deal_rows", "deal_records",
+           "read_records", "convert_deals", "pin_cores", "ROW_COLUMNS", "AGENT_COLUMNS",
+           "PAIR_COLUMNS"]
