@@ -70,7 +70,7 @@ import numpy as np
 from .config import MAX_UNITS, ConfigError, check_config_class, make_config
 
 __all__ = ["register", "get", "experiments", "Experiment", "Unit", "UnitOutput", "Summary",
-           "discovery_errors", "unit_seed", "UnknownExperimentError"]
+           "table_text", "discovery_errors", "unit_seed", "UnknownExperimentError"]
 
 _REGISTRY: dict[str, Experiment] = {}
 _ERRORS: dict[str, str] = {}
@@ -122,6 +122,15 @@ class Summary:
 
     tables: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     text: str = ""
+
+
+def table_text(table, digits: int) -> str:
+    """A summary table as text (``Summary.text``), its floats rounded to ``digits``
+    decimals and a negative zero shown as ``0.0``."""
+    t = table.round(digits)
+    cols = t.select_dtypes("float").columns
+    t[cols] = t[cols] + 0.0
+    return t.to_string()
 
 
 @dataclasses.dataclass(frozen=True)

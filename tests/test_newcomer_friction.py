@@ -118,7 +118,7 @@ def test_agents_csv_holds_the_agents_labels(tmp_path):
 
 
 def test_alpharank_is_quiet_and_summaries_show_no_negative_zero():
-    from experiments.studies.passing_exact import _rounded
+    from experiments.registry import table_text
     from solvers.metagame import alpharank_masses, profiles
 
     profs = profiles(4, 3)
@@ -133,9 +133,9 @@ def test_alpharank_is_quiet_and_summaries_show_no_negative_zero():
     assert masses[2] > 0.99
     table = pd.DataFrame({"convention": ["low", "high"], "alpharank": [-0.0, -1e-9],
                           "deals": [3, 4]})
-    text = _rounded(table, 4).to_string()
+    text = table_text(table, 4)
     assert "-0.0" not in text and "0.0" in text
-    assert str(_rounded(table, 4)["deals"].dtype) == "int64"
+    assert text.splitlines()[1].split()[-1] == "3"       # the int column stays an int
 
 
 def test_notebook_05_cells_all_have_ids_and_no_outputs():

@@ -67,7 +67,7 @@ from solvers.passing import CONVENTIONS, choose_pass
 from spiel_game.engine import PH_PASS
 
 from ..config import check_names
-from ..registry import Summary, Unit, register
+from ..registry import Summary, Unit, register, table_text
 
 __all__ = ["PassingExactConfig", "DealAnalysis", "convention_pass_profile", "solve_play",
            "exploitability", "units", "run_unit", "summarize"]
@@ -224,19 +224,11 @@ def run_unit(config: PassingExactConfig, unit: Unit) -> list[dict]:
     return rows
 
 
-def _rounded(table, digits: int):
-    """``table`` rounded for the summary text, a negative zero shown as 0.0."""
-    t = table.round(digits)
-    cols = t.select_dtypes("float").columns
-    t[cols] = t[cols] + 0.0
-    return t
-
-
 def summarize(config: PassingExactConfig, rows):
     conv = rows[rows.kind == "convention"]
     table = conv[["deal", "convention", "play_nash_conv", "gain_pass_only", "gain_pass_play",
                   "nash", "alpharank", "nash_regret"]].reset_index(drop=True)
-    return Summary(tables={"summary": table}, text=_rounded(table, 4).to_string())
+    return Summary(tables={"summary": table}, text=table_text(table, 4))
 
 
 register("passing_exact", PassingExactConfig, units, run_unit, summarize,

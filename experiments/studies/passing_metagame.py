@@ -76,7 +76,7 @@ from solvers.passing import CONVENTIONS
 from spiel_game.rules import RuleSet
 from spiel_game.simulator import simulate
 
-from ..registry import Summary, Unit, register
+from ..registry import Summary, Unit, register, table_text
 from ..stats import mean_ci
 
 __all__ = ["MetagameConfig", "PROFILES", "PROFILES_11", "QUICK_11_CONVENTIONS",
@@ -245,14 +245,6 @@ def run_unit(config: MetagameConfig, unit: Unit) -> list[dict]:
     return rows
 
 
-def _rounded(table, digits: int):
-    """``table`` rounded for the summary text, a negative zero shown as 0.0."""
-    t = table.round(digits)
-    cols = t.select_dtypes("float").columns
-    t[cols] = t[cols] + 0.0
-    return t
-
-
 def summarize_rows(config: MetagameConfig, rows) -> Summary:
     conv = rows[rows.kind == "convention"].set_index("convention")
     br = rows[rows.kind == "rollout_br"].set_index("convention")
@@ -260,7 +252,7 @@ def summarize_rows(config: MetagameConfig, rows) -> Summary:
                   "alpharank"]].join(br[["mean", "lo", "hi"]].rename(
                       columns={"mean": "rollout_gain", "lo": "rollout_lo", "hi": "rollout_hi"}))
     return Summary(tables={"summary": table.reset_index()},
-                   text=_rounded(table, 3).to_string())
+                   text=table_text(table, 3))
 
 
 register("passing_metagame", MetagameConfig, units, run_unit, summarize_rows,
