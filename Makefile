@@ -29,7 +29,7 @@ venv: $(STAMP)
 
 # Regenerate requirements.lock: a fresh environment resolves pyproject.toml's
 # dependencies and extras (dev, all) to their newest releases, then is frozen.
-# Run the tests before committing the new lock (tests/test_lock.py checks it
+# Run the tests before committing the new lock (tests/experiments/test_lock.py checks it
 # against pyproject.toml).
 LOCK_VENV := .lock-venv
 lock:
@@ -51,7 +51,7 @@ lock:
 browser:
 	@command -v chromium >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    echo "installing chromium (headless browser for tests/test_render.py)"; \
+	    echo "installing chromium (headless browser for tests/game/test_render.py)"; \
 	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
 	      || echo "could not install chromium"; \
 	  else echo "chromium not found: the browser test will skip (fails under CI=true)"; fi; }
@@ -72,7 +72,7 @@ latex:
 
 # The suite runs on every logical CPU (pytest-xdist; TEST_WORKERS=0 runs it in
 # this one process). --dist loadfile keeps each test file on one worker, so a
-# module's shared fixtures (the quick reproduce of tests/test_notebooks.py,
+# module's shared fixtures (the quick reproduce of tests/experiments/test_notebooks.py,
 # the paper builds) are computed once.
 TEST_WORKERS ?= logical
 test: $(STAMP) browser latex

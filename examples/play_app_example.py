@@ -1,4 +1,5 @@
-"""Play one seat against agents in the browser (docs/environments.md; run by tests/test_play.py).
+"""Play one seat against agents in the browser (docs/environments.md; run by
+tests/experiments/test_play.py).
 From the shell: python -m experiments play --agents heuristic "ismcts(iterations=2000)"
 --players 6 [--seat 0] [--seed 0] [--port 8000] [--records results/play]"""
 from experiments.play import create_app

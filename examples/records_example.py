@@ -1,4 +1,4 @@
-"""Game records (shown in docs/environments.md; run by tests/test_tournament_records.py)."""
+"""Game records (docs/environments.md; run by tests/experiments/test_tournament_records.py)."""
 from experiments.tournament import TournamentConfig, run_tournament
 from spiel_game.records import imitation_pairs, read_records, replay
 

@@ -119,7 +119,7 @@ class Determinizer:
     built (no history), so a draw costs microseconds. Exact: a uniform
     constrained assignment (rejection while it is likely to succeed, else the
     exact class-table sampler of :mod:`spiel_game.sampler`), accepted with
-    probability equal to its weight. ``tests/test_agents.py`` checks the
+    probability equal to its weight. ``tests/solvers/test_agents.py`` checks the
     distribution against ``resample_from_infostate`` (chi-square).
 
     ``sample(rng) -> int32[state_size]``; ``sample_into(s, rng)`` writes into

@@ -42,7 +42,7 @@ history by the adapter's public constructor
 Single-hand card-by-card games (the default) are resampled by one compiled
 kernel (``_resample_hand``: problem, draw, passes, deal order, history);
 matches, whole-deal chance and states inside the deal take the Python path
-below, which draws from the same distribution (``tests/test_resample.py``
+below, which draws from the same distribution (``tests/game/test_resample.py``
 compares the two).
 """
 

@@ -31,7 +31,7 @@ the policy, the seat, the action and what was legal (plus the game's history up
 to it, and every game before it as a result). ``checked=None`` (the default)
 checks the seats of user policies and runs the registered policies marked
 ``proven_legal`` unchecked (uniform, the heuristic player, the passing
-conventions): ``tests/test_trust_simulator.py`` plays many games of every
+conventions): ``tests/game/test_trust_simulator.py`` plays many games of every
 registered policy checked and requires identical results both ways.
 ``checked=True`` checks every seat (registered ones too), ``checked=False``
 none (for a user policy proven legal; an illegal action then corrupts the
@@ -115,7 +115,7 @@ def register_policy(name: str, play, *, passing=None, proven_legal: bool = False
     default ``play``) under ``name`` for :func:`simulate` and :func:`rollout`.
 
     ``proven_legal=True`` lets ``checked=None`` run the policy unchecked: only
-    for policies a test proves legal (``tests/test_trust_simulator.py`` checks
+    for policies a test proves legal (``tests/game/test_trust_simulator.py`` checks
     every registered policy). Registering a name again replaces it."""
     if not isinstance(name, str) or not name:
         raise TypeError(f"a policy name must be a non-empty str; got {name!r}")

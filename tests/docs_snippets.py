@@ -6,7 +6,7 @@ run by :func:`page_script`:
 
 * blocks that run or load a registered experiment (``experiments.run("NAME"``
   or ``experiments.load(...)``): they need the quick profile's results, so
-  ``tests/test_notebooks.py`` runs them after a quick ``make reproduce``
+  ``tests/experiments/test_notebooks.py`` runs them after a quick ``make reproduce``
   (:func:`experiment_blocks`);
 * blocks whose first line is an opt-out marker with its reason,
   ``# not run by the tests: <reason>`` (:data:`OPT_OUT`).

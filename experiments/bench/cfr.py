@@ -25,7 +25,7 @@ Prints markdown tables and writes the result as JSON::
 
 ``--tiny-reference N`` instead prints pyspiel.CFRSolver's NashConv (by
 pyspiel.nash_conv) after iterations 1..N on ``tiny``: the constants of
-``tests/test_cfr_solvers.py`` (about 1 min per iteration and 7 min per NashConv).
+``tests/solvers/test_cfr_solvers.py`` (about 1 min per iteration and 7 min per NashConv).
 """
 
 from __future__ import annotations

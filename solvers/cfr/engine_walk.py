@@ -8,7 +8,7 @@ single pyspiel state. Whole deals come from :func:`spiel_game.deals.enumerate_de
 (the very table and probabilities the pyspiel adapter uses).
 
 The information set of a history is a 128-bit hash of what the player to move
-has seen (:func:`infoset_key`); ``tests/test_cfr_tree.py`` checks that it
+has seen (:func:`infoset_key`); ``tests/solvers/test_cfr_tree.py`` checks that it
 partitions histories exactly as ``information_state_string`` does.
 """
 

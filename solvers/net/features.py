@@ -12,7 +12,7 @@ pieces first appear, followed by one extra piece ``players``: a one-hot of
 the player count. Seats are relative to the observer (as in the observer), so
 relative seat ``r`` is slot ``r`` at every table size. The padded entries are
 always zero; removing them gives the observer's tensor exactly
-(:meth:`FeatureLayout.unpad`, checked by ``tests/test_net.py``).
+(:meth:`FeatureLayout.unpad`, checked by ``tests/solvers/test_net.py``).
 
 **Hint** (optional, ``FeatureLayout(..., hint='heuristic')``): one more piece
 ``hint``, a one-hot over the actions of the move the heuristic player

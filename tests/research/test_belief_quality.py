@@ -14,7 +14,7 @@ from solvers.beliefs.replay import WeightedDeterminizer
 
 @pytest.mark.parametrize("params", [{"players": 6, "pass_count": 0}, {"players": 5}])
 def test_the_proposal_gap_reads_the_true_world_against_the_candidates(params):
-    """The true world's log-likelihood is the determinizer's own (tests/test_inference.py
+    """The true world's log-likelihood is the determinizer's own (tests/solvers/test_inference.py
     checks it against a replay); no candidate is more likely than 0, at most every
     consistent one reaches the truth, and Metropolis-Hastings moves raise the median."""
     eps = 0.1

@@ -110,7 +110,7 @@ def test_progress_moves_within_a_unit(tmp_path, monkeypatch, workers):
     monkeypatch.setenv("CH_SELFTEST_PROGRESS", "1")
     monkeypatch.setenv("CH_EXPERIMENT_MODULES", "_runner_experiment")
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
-        [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parent.parent),
+        [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parents[2]),
          os.environ.get("PYTHONPATH", "")]))
     seen, finished = [], []
     bar_class = runner.progress._UnitBar

@@ -26,7 +26,7 @@ if os.environ.get("CI") != "true":                  # in CI the play extra must 
 
 from experiments.play import PlayError, PlaySession, create_app
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SMALL = {"players": 3, "deck": "custom", "suits": "HS", "ranks": "QKA", "packs": 2,
          "moon": "choose"}
 AGENTS = ["heuristic", "random"]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from spiel_game import numba_cache
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _fake_kernels(where: Path, prefix: str) -> list[Path]:

@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, Phase, event, given, settings, strategies as
 import experiments.tournament as T
 from experiments.tournament import (TournamentConfig, TournamentError, run_tournament)
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SMALL = {"deck": "custom", "players": 3, "suits": "HS", "ranks": "QKA", "packs": 2,
          "pass_count": 0}
 CFG = TournamentConfig(agents=("random", "heuristic"), game=SMALL, deals=5, seed=3)
@@ -570,7 +570,7 @@ class _StopAfter:
     """A factory whose agents send this process SIGINT (as Ctrl-C would) at the
     ``n``-th move overall: the in-process path (workers=1, no time limit). (A
     ``KeyboardInterrupt`` an agent raises itself is that agent's failure, not a
-    stop: tests/test_one_line_errors.py.)"""
+    stop: tests/experiments/test_one_line_errors.py.)"""
 
     def __init__(self, n):
         self.moves, self.n = 0, n

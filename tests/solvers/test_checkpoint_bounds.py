@@ -31,7 +31,7 @@ from solvers.net.features import FeatureLayout  # noqa: E402
 from solvers.net.model import PolicyValueNet, save_checkpoint  # noqa: E402
 from solvers.registry import AgentSpecError, make_agent  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CPU_SECONDS = 1.0           # the most CPU time one refusal may take
 MEMORY_MB = 64              # the most the peak resident memory may grow during one
 

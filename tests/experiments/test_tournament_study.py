@@ -25,7 +25,7 @@ from experiments.registry import get
 from experiments.tournament import (TournamentConfig, deal_records, deal_rows, main,
                                     run_tournament)
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _strip(records):

@@ -107,7 +107,7 @@ OMNIBUS = [dict(jack_of_diamonds=-10),
 
 @pytest.mark.parametrize("params", OMNIBUS)
 def test_r10_omnibus_random_games_agree_with_the_referee(params):
-    """The engine against the independent referee (tests/_rule_referee.py) in
+    """The engine against the independent referee (tests/game/_rule_referee.py) in
     random games; returns stay within the game's utility bounds and every
     final state validates."""
     game = spiel_game.load(params)

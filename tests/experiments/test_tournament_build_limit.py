@@ -24,7 +24,7 @@ import pytest
 from experiments.tournament import TournamentConfig, TournamentError, check_agents, \
     run_tournament
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SMALL = {"deck": "custom", "players": 3, "suits": "HS", "ranks": "QKA", "packs": 2,
          "pass_count": 0}
 

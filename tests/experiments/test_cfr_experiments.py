@@ -10,7 +10,7 @@ from experiments import runner
 from experiments.bench.cfr import scaling_row
 from experiments.studies import cfr_convergence as cc
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _figure_module():

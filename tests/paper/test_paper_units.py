@@ -31,7 +31,7 @@ from experiments.studies import abr as abr_study
 from experiments.studies.ladder import LadderConfig, _step_row
 from experiments.tournament import TournamentConfig, summarize
 
-PAPER = Path(__file__).resolve().parents[1] / "paper" / "main.tex"
+PAPER = Path(__file__).resolve().parents[2] / "paper" / "main.tex"
 
 
 def _record(deal: int, assignments, points) -> dict:

@@ -19,7 +19,7 @@ from experiments.envs import (ENV_ID, CancellationHeartsAEC, CancellationHeartsE
 from solvers.registry import AgentSpecError
 from spiel_game import engine as E
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 # The only warnings PettingZoo's api_test may give: our observations are the
 # Dict of tensor and action mask it recommends for card games, which it flags

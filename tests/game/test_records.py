@@ -252,7 +252,7 @@ def test_records_stay_rules_level_and_outside_the_kernel_cache_hash():
     from pathlib import Path
 
     from spiel_game.numba_cache import engine_sources
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     code = ("import sys, spiel_game.records as R; R.GameRecord; "
             "print(sorted({m.split('.')[0] for m in sys.modules} & {'solvers', 'experiments'}))")
     out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True,

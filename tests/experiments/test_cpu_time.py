@@ -4,7 +4,7 @@ process time), the ``cpu_ms_per_decision`` column, and pinning to cores.
 
 A bot that burns CPU shows CPU time equal to its busy time and a bot that
 sleeps shows almost none (while both take the same wall time). The xinxin
-tests skip only when the driver is absent (like tests/test_xinxin.py).
+tests skip only when the driver is absent (like tests/solvers/test_xinxin.py).
 """
 
 from __future__ import annotations
@@ -142,7 +142,7 @@ def test_pin_cores_pins_this_process_and_names_the_drivers_core(monkeypatch):
 def xinxin_binary():
     """The real driver (``$XINXIN_BINARY``, the user cache or ``build/xinxin`` of this
     checkout); else skip."""
-    built = Path(__file__).resolve().parents[1] / "build" / "xinxin" / "xinxin_driver"
+    built = Path(__file__).resolve().parents[2] / "build" / "xinxin" / "xinxin_driver"
     try:
         return X.find_binary()
     except X.XinxinNotBuilt as e:

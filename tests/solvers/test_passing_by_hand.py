@@ -207,7 +207,7 @@ first-lead rule (R6 A decides the AS QH and QS AH holdings, and seat 0 leading
 decides JK v QA); the meta-game assembly and its Nash. Not caught: whether
 ``gain_pass_only`` really freezes the deviator's play (on both deals play
 deviations gain nothing, so pass-only and pass+play gains coincide); that is
-left to tests/test_passing_exact.py. alpha-Rank is not derived here.
+left to tests/solvers/test_passing_exact.py. alpha-Rank is not derived here.
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ import spiel_game
 from solvers.xinxin import (MAX_LINE, STDERR_TAIL, DriverProcess, XinxinBot, XinxinError,
                             GREETING)
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures" / "xinxin"
 CLASSIC = {"players": 4, "deck": "classic", "packs": 1, "moon": "both"}
 

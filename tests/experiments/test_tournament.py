@@ -22,7 +22,7 @@ from experiments.tournament import (TournamentConfig, TournamentError, paired_te
                                     per_deal_agent_values, play_deal, run_tournament,
                                     seat_assignments, summarize)
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _core(summary):

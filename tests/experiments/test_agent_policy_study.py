@@ -19,7 +19,7 @@ from experiments.config import ConfigError
 from experiments.studies import agent_exploitability as study
 from texmacros.studies import agent_exploitability as writer
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _value(tex: str, name: str) -> str:

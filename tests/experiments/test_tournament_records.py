@@ -13,7 +13,7 @@ import pytest
 from experiments.tournament import TournamentConfig, TournamentError, run_tournament
 from spiel_game import records as R
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SMALL = {"players": 3, "deck": "custom", "suits": "HS", "ranks": "QKA", "packs": 2}
 
 

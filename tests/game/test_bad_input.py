@@ -307,7 +307,7 @@ def test_illegal_actions_never_change_random_states():
 # ========================================= corrupted serialized states
 # ``state.serialize()`` is plain text (format line, game=, history=,
 # move_number=, check=); ``deserialize_state`` replays the history through the
-# engine and never decodes a pickle (tests/test_trust_serialize.py generates
+# engine and never decodes a pickle (tests/game/test_trust_serialize.py generates
 # many more damaged strings, and checks that no code in a string runs).
 GAME_FOR_SERIAL = {"players": 5}
 

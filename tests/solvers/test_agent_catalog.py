@@ -21,7 +21,7 @@ from solvers import catalog, registry
 from solvers.bots import HeuristicBot, RandomBot
 from solvers.registry import make_agent
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _declared() -> dict[str, str]:

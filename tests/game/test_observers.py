@@ -21,7 +21,7 @@ from spiel_game.render import state_to_text
 from spiel_game.scenarios import state_from_hands
 
 PI = pyspiel.PrivateInfoType
-GOLDEN = pathlib.Path(__file__).parent / "golden" / "infostate_layout_default.txt"
+GOLDEN = pathlib.Path(__file__).resolve().parents[1] / "golden" / "infostate_layout_default.txt"
 
 
 def _type(recall, private=PI.SINGLE_PLAYER, public=True):

@@ -19,7 +19,7 @@ without a traceback, and that the files around are unchanged:
   paper build from a missing results folder.
 
 The play app's view of a finished game names the record file only, never the
-server's path: ``tests/test_play_secrets.py``.
+server's path: ``tests/experiments/test_play_secrets.py``.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ import spiel_game
 from solvers import catalog, registry
 from solvers.registry import AgentSpec, AgentSpecError, make_agent, parse_spec
 
-EXAMPLE = Path(__file__).resolve().parent / "example_agent_pkg"
+EXAMPLE = Path(__file__).resolve().parents[1] / "example_agent_pkg"
 
 
 def test_parse_spec_names_and_literal_keywords():
@@ -72,7 +72,7 @@ def test_unknown_agents_and_parameters_are_named_with_suggestions():
 
 def _declared_entry_points() -> dict[str, str]:
     import tomllib
-    meta = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())
+    meta = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())
     return meta["project"]["entry-points"][registry.ENTRY_POINT_GROUP]
 
 

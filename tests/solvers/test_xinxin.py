@@ -14,7 +14,7 @@ from the seed, and a game through ``pyspiel.evaluate_bots``. These skip only
 when neither the driver nor ``XINXIN_SRC`` is present.
 
 Re-record the transcript (after a deliberate protocol change) with
-``python tests/test_xinxin.py record``.
+``python tests/solvers/test_xinxin.py record``.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from solvers.xinxin import (DriverProcess, XinxinBot, XinxinError, XinxinMismatc
                             XinxinNotBuilt, find_binary)
 from spiel_game import cards as C
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures" / "xinxin"
 FAKE = FIXTURES / "fake_driver.py"
 TRANSCRIPT = FIXTURES / "game.jsonl"

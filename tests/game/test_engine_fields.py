@@ -17,7 +17,7 @@ from spiel_game import rules as R
 from spiel_game.playout import play_random
 from spiel_game.rules import RuleSet
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = [{}, {"players": 5}, {"deck": "kitty", "players": 7}, spiel_game.preset("classic"),
            {"players": 5, "target_score": 40, "moon": "choose"}, spiel_game.preset("micro_pass"),
            {"players": 6, "pass_offset": 0}]

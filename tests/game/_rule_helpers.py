@@ -1,4 +1,4 @@
-"""Shared helpers of the rule-clause tests (tests/test_r*_*.py).
+"""Shared helpers of the rule-clause tests (tests/game/test_r*_*.py).
 
 They only use the public surface: ``spiel_game.load``,
 ``spiel_game.scenarios.state_from_hands``, pyspiel's State API and the text

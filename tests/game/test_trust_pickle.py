@@ -32,7 +32,7 @@ from open_spiel.python.games import kuhn_poker, tic_tac_toe  # noqa: F401  (regi
 import spiel_game
 from spiel_game import CorruptStateError
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class _Touch:
