@@ -153,7 +153,7 @@ def test_opt_outs_state_a_reason():
 
 def test_experiment_blocks_are_left_to_the_reproduce_test():
     """Blocks that need the quick profile's results are not in the page scripts;
-    tests/test_notebooks.py runs them after its quick reproduce."""
+    tests/experiments/test_notebooks.py runs them after its quick reproduce."""
     assert experiment_blocks(), "no page shows experiments.run/load"
     import test_notebooks
     assert test_notebooks.readme_snippets() == experiment_blocks()

@@ -67,9 +67,10 @@ import numpy as np
 
 from ..config import ConfigError, config_to_dict
 from ..registry import Summary, Unit, register
-from .expert_iteration import (base_params, checkpoint_folder, config_hash, feature_layout,
-                               load_game, start_model, summary_checkpoint_folder, unit_seed,
-                               valid_files, weights_sha256)
+from .expert_iteration import (base_params, checkpoint_folder, config_hash, evaluate,
+                               feature_layout, load_game, start_model,
+                               summary_checkpoint_folder, unit_seed, valid_files,
+                               weights_sha256)
 
 __all__ = ["DistillConfig", "PROFILES", "units", "run_unit", "summarize", "checkpoint_dir",
            "checkpoint_path", "play_labelled", "train_mixed", "CURVE_COLUMNS"]
@@ -383,24 +384,9 @@ def _evaluate_rows(config, base, row: dict, path) -> list[dict]:
     rows = []
     for n in (config.eval_players or config.players[:1]):
         t0 = time.perf_counter()
-        ev = _evaluate(config, path, base, n)
+        ev = evaluate(config, path, base, n, n)
         rows.append({**common, **ev, "eval_seconds": time.perf_counter() - t0})
     return rows
-
-
-def _evaluate(config, path, base, n: int) -> dict:
-    """Raw network (argmax) vs heuristic, ``eval_deals`` duplicate deals at ``n`` players."""
-    from ..tournament import TournamentConfig, run_tournament, summarize as tsum
-    agents = (f"network(checkpoint={str(path)!r})", "heuristic")
-    tc = TournamentConfig(agents=agents, game={**base, "players": n},
-                          deals=config.eval_deals, seed=unit_seed(config, 0, n, 4000))
-    s = tsum(tc, run_tournament(tc, None, progress=False).records)
-    d = s["pairs"][0]["payoff_difference"]
-    return {"eval_players": n, "eval_deals": config.eval_deals,
-            "net_points_per_hand": s["agents"][0]["points_per_hand"]["mean"],
-            "heuristic_points_per_hand": s["agents"][1]["points_per_hand"]["mean"],
-            "net_minus_heuristic": d["mean"], "net_minus_heuristic_lo": d["lo"],
-            "net_minus_heuristic_hi": d["hi"], "net_minus_heuristic_p": d["p_value"]}
 
 
 # ------------------------------------------------------------------ runner experiment

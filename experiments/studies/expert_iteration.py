@@ -298,7 +298,7 @@ def _generation(config, g: int) -> dict:
     train_s = time.perf_counter() - t0
     # 3. evaluation: the raw network against the heuristic
     t0 = time.perf_counter()
-    ev = _evaluate(config, path, base)
+    ev = evaluate(config, path, base, config.players[0], 0)
     eval_s = time.perf_counter() - t0
     return {"generation": g, "samples": size(new), "train_samples": size(data),
             "policy_loss_before": before[0], "policy_loss_after": after[0],
@@ -325,14 +325,17 @@ def load_game(base: dict, n: int):
     return pyspiel.load_game(spiel_game.GAME_NAME, {**base, "players": n})
 
 
-def _evaluate(config, path, base) -> dict:
+def evaluate(config, path, base, n: int, seed_word: int) -> dict:
+    """Raw network (argmax) against the heuristic: ``config.eval_deals`` duplicate
+    deals at ``n`` players, seeded by ``unit_seed(config, 0, seed_word, 4000)``
+    (shared by expert iteration and distillation)."""
     from ..tournament import TournamentConfig, run_tournament, summarize as tsum
     agents = (f"network(checkpoint={str(path)!r})", "heuristic")
-    tc = TournamentConfig(agents=agents, game={**base, "players": config.players[0]},
-                          deals=config.eval_deals, seed=unit_seed(config, 0, 0, 4000))
+    tc = TournamentConfig(agents=agents, game={**base, "players": n},
+                          deals=config.eval_deals, seed=unit_seed(config, 0, seed_word, 4000))
     s = tsum(tc, run_tournament(tc, None, progress=False).records)
     d = s["pairs"][0]["payoff_difference"]
-    return {"eval_players": config.players[0], "eval_deals": config.eval_deals,
+    return {"eval_players": n, "eval_deals": config.eval_deals,
             "net_points_per_hand": s["agents"][0]["points_per_hand"]["mean"],
             "heuristic_points_per_hand": s["agents"][1]["points_per_hand"]["mean"],
             "net_minus_heuristic": d["mean"], "net_minus_heuristic_lo": d["lo"],

@@ -31,7 +31,7 @@ def test_distill_runs_and_resumes_with_identical_rows(tmp_path, monkeypatch):
     assert ((a.rows.net_minus_heuristic_lo <= a.rows.net_minus_heuristic)
             & (a.rows.net_minus_heuristic <= a.rows.net_minus_heuristic_hi)).all()
     # Interrupted twice: before round 1's checkpoint, then after it (unit not finished).
-    real_round, real_eval = ds._round, ds._evaluate
+    real_round, real_eval = ds._round, ds.evaluate
     calls = {"round": 0, "eval": 0}
 
     def failing_round(config, r):
@@ -40,14 +40,14 @@ def test_distill_runs_and_resumes_with_identical_rows(tmp_path, monkeypatch):
             raise RuntimeError("killed before round 1")
         return real_round(config, r)
 
-    def failing_eval(config, path, base, n):
+    def failing_eval(config, path, base, n, seed_word):
         calls["eval"] += 1
         if calls["eval"] == 2:
             raise RuntimeError("killed after the checkpoint of round 1")
-        return real_eval(config, path, base, n)
+        return real_eval(config, path, base, n, seed_word)
 
     monkeypatch.setattr(ds, "_round", failing_round)
-    monkeypatch.setattr(ds, "_evaluate", failing_eval)
+    monkeypatch.setattr(ds, "evaluate", failing_eval)
     over = {**_TINY, "checkpoints": str(tmp_path / "cb")}
     for _ in range(2):
         with pytest.raises(RuntimeError, match="killed"):

@@ -304,7 +304,7 @@ def test_expert_iteration_resumes_with_identical_results(tmp_path, monkeypatch):
     assert list(a.rows.generation) == [0, 1]
     # Interrupted twice: a crash before generation 1's checkpoint, then one after it
     # (checkpoint written, unit not finished).
-    real_gen, real_eval = ei._generation, ei._evaluate
+    real_gen, real_eval = ei._generation, ei.evaluate
     calls = {"gen": 0, "eval": 0}
 
     def failing_generation(config, g):
@@ -313,14 +313,14 @@ def test_expert_iteration_resumes_with_identical_results(tmp_path, monkeypatch):
             raise RuntimeError("killed before generation 1")
         return real_gen(config, g)
 
-    def failing_eval(config, path, base):
+    def failing_eval(config, path, base, n, seed_word):
         calls["eval"] += 1
         if calls["eval"] == 2:
             raise RuntimeError("killed after the checkpoint of generation 1")
-        return real_eval(config, path, base)
+        return real_eval(config, path, base, n, seed_word)
 
     monkeypatch.setattr(ei, "_generation", failing_generation)
-    monkeypatch.setattr(ei, "_evaluate", failing_eval)
+    monkeypatch.setattr(ei, "evaluate", failing_eval)
     over = {**_TINY, "checkpoints": str(tmp_path / "cb")}
     for _ in range(2):
         with pytest.raises(RuntimeError, match="killed"):
