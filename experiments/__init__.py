@@ -20,8 +20,9 @@ the plug-in interface is :mod:`experiments.registry`.
 Layout by role: infrastructure here (:mod:`.runner`, a folder of modules, one
 role each; :mod:`.registry`, :mod:`.config`, :mod:`.metadata`, :mod:`.stats`
 for intervals, :mod:`.figures` for the paper's figure scripts,
-:mod:`.tournament` for duplicate-deal matches, also a folder); every study in :mod:`experiments.studies`; the
-benchmarks in :mod:`experiments.bench` (``python -m experiments.bench.engine``).
+:mod:`.tournament` for duplicate-deal matches, also a folder); every study in
+:mod:`experiments.studies`; the benchmarks in :mod:`experiments.bench`
+(``python -m experiments.bench.engine``).
 Algorithms live in :mod:`solvers`, never here.
 """
 
