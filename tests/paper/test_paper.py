@@ -205,3 +205,32 @@ def test_main_tex_builds(generated):
         found = re.search(r"\\newlabel\{sec:conclusion\}\{\{[^}]*\}\{(\d+)\}", aux)
         assert found, "main.tex has no \\label{sec:conclusion}"
         assert int(found.group(1)) <= 10, f"the Conclusion is on page {found.group(1)}"
+
+
+def _font_subtypes(pdf: bytes) -> set[bytes]:
+    """The ``/Subtype`` of every font dictionary of a PDF, read from its plain and
+    its Flate-compressed streams (object streams included)."""
+    import zlib
+    parts = [pdf]
+    for m in re.finditer(rb"stream\r?\n", pdf):
+        end = pdf.find(b"endstream", m.end())
+        try:
+            parts.append(zlib.decompress(pdf[m.end():end]))
+        except zlib.error:
+            continue
+    pat = rb"/Subtype\s*/(Type1C?|Type3|TrueType|Type0|CIDFontType[02]|MMType1)\b"
+    return {f for p in parts for f in re.findall(pat, p)}
+
+
+def test_the_font_reader_sees_a_compressed_type3_font():
+    import zlib
+    body = zlib.compress(b"<< /Type /Font /Subtype /Type3 /FontMatrix [1 0 0 1 0 0] >>")
+    pdf = b"%PDF-1.5\n1 0 obj << /Length 9 >>\nstream\n" + body + b"\nendstream\nendobj\n"
+    assert _font_subtypes(pdf) == {b"Type3"}
+
+
+def test_the_release_pdf_has_no_type3_bitmap_fonts():
+    """paper/cancellation-hearts.pdf (built from the shipped results): outline fonts
+    only (Latin Modern in T1 and the figures' embedded fonts), no Type 3 bitmaps."""
+    fonts = _font_subtypes((ROOT / "paper" / "cancellation-hearts.pdf").read_bytes())
+    assert b"Type1" in fonts and b"Type3" not in fonts, fonts
