@@ -57,3 +57,14 @@ def check_figure_and_macros(name: str, study, results: Path, tmp_path: Path) -> 
     writer.paper_macros(m, results, tmp_path)
     assert not m.warnings, m.warnings
     return m.tex("test")
+
+
+def shell_signals() -> None:
+    """``preexec_fn`` for a command a test interrupts as a user would: SIGINT and
+    SIGTERM at their defaults and not blocked, as a terminal's shell starts it
+    (a child inherits an ignored or blocked signal from the test process, and
+    another test running in that process may leave one so)."""
+    import signal
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})

@@ -37,7 +37,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import IN_CI, ROOT
+from conftest import IN_CI, ROOT, shell_signals
 
 import spiel_game
 
@@ -159,7 +159,8 @@ def test_a_real_sigint_while_an_agent_is_built_still_interrupts(bots, tmp_path):
     proc = subprocess.Popen(
         [sys.executable, "-m", "experiments.tournament", "--agents", "random",
          f"{bots}:sleepy", "--deals", "1", "--out", str(tmp_path / "out"), "--no-progress"],
-        cwd=ROOT, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        cwd=ROOT, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=shell_signals)
     try:
         time.sleep(8)                           # importing, then building the sleepy agent
         proc.send_signal(signal.SIGINT)
@@ -265,7 +266,7 @@ def test_sigint_stops_the_wait_for_a_ray_address(tmp_path, silent_server):
     proc = subprocess.Popen(
         [sys.executable, "-m", "experiments", "run", "demo", "--backend", "ray", "--address",
          silent_server, "--out", str(tmp_path / "r")], cwd=ROOT, env=ENV,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=shell_signals)
     try:
         time.sleep(5)
         t0 = time.monotonic()

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import ROOT, paper_build
+from conftest import ROOT, paper_build, shell_signals
 
 TESTS = Path(__file__).resolve().parent
 if str(TESTS) not in sys.path:
@@ -296,7 +296,8 @@ def _interrupted_run(out: Path, how: str):
     cmd = [sys.executable, "-m", "experiments", "run", "runner_selftest", "--out", str(out),
            "--workers", "2", "--no-progress", "--set"] + [f"{k}={v}" for k, v in SLOW.items()]
     proc = subprocess.Popen(cmd, cwd=ROOT, env=ENV, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=shell_signals)
     shards = out / runner.resolve("runner_selftest", overrides=SLOW)[2] / "shards"
     try:
         deadline = time.monotonic() + 120

@@ -23,6 +23,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, Phase, event, given, settings, strategies as st
 
+from conftest import shell_signals
 import experiments.tournament as T
 from experiments.tournament import (TournamentConfig, TournamentError, run_tournament)
 
@@ -511,7 +512,8 @@ def test_a_signal_stops_every_worker_and_the_rerun_resumes(sleepy, tmp_path, how
     env = dict(_env(sleepy), SLEEPY_DELAY="0.02")      # 0.02 s per move: about 0.3 s a deal
     proc = subprocess.Popen([sys.executable, "-m", "experiments.tournament", *args,
                              "--workers", "2"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=shell_signals)
     deadline = time.time() + 180
     while time.time() < deadline and proc.poll() is None:
         if len(list(out.glob("tournament@*/shards/unit-*.json"))) >= 2:
