@@ -15,7 +15,7 @@ script again); without the guard the runner warns and uses one process.
 
 The command line is ``python -m experiments`` (``experiments/__main__.py`` parses
 and dispatches; :mod:`.reproduce` runs a profile, ships and checks results);
-the plug-in interface is :mod:`experiments.registry`.
+the plug-in interface is :mod:`experiments.base.registry`.
 
 Layout by role: infrastructure here (:mod:`.runner`, a folder of modules, one
 role each; :mod:`.registry`, :mod:`.config`, :mod:`.metadata`, :mod:`.stats`
@@ -28,7 +28,7 @@ Algorithms live in :mod:`solvers`, never here.
 
 from __future__ import annotations
 
-__all__ = ["run", "load", "list_experiments", "register"]
+__all__ = ["run", "load", "list_experiments", "register", "Unit", "UnitOutput", "Summary"]
 
 
 def run(name: str, **kwargs):
@@ -46,11 +46,20 @@ def load(name: str, profile: str = "quick", out=None, **kwargs):
 
 def list_experiments() -> dict[str, str]:
     """``{name: description}`` of every registered experiment."""
-    from .registry import experiments
+    from .base.registry import experiments
     return {k: v.description for k, v in experiments().items()}
 
 
 def register(*args, **kwargs):
-    """:func:`experiments.registry.register`."""
-    from .registry import register as _register
+    """:func:`experiments.base.registry.register`."""
+    from .base.registry import register as _register
     return _register(*args, **kwargs)
+
+
+def __getattr__(name):
+    """``Unit``, ``UnitOutput`` and ``Summary`` of :mod:`experiments.base.registry`
+    (imported on first use)."""
+    if name in ("Unit", "UnitOutput", "Summary"):
+        from .base import registry
+        return getattr(registry, name)
+    raise AttributeError(f"module 'experiments' has no attribute {name!r}")

@@ -56,7 +56,7 @@ from solvers.registry import AgentSpecError
 from spiel_game.extras import MissingExtra
 
 from .cli import add_rerun_args
-from .config import ConfigError, check_output_dir, config_to_dict, parse_assignments
+from .base.config import ConfigError, check_output_dir, config_to_dict, parse_assignments
 
 
 def _add_exec_args(p: argparse.ArgumentParser) -> None:

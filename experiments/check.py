@@ -35,7 +35,7 @@ import json
 import math
 from pathlib import Path
 
-from .stats import proportion_half_width
+from .base.stats import proportion_half_width
 
 __all__ = ["Comparison", "compare", "table"]
 

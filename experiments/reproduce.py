@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from . import registry, runner, shipped
-from .config import ConfigError, check_output_dir
+from .base.config import ConfigError, check_output_dir
 
 __all__ = ["StepTimer", "side_by_side", "SLOW_FIRST", "study_jobs", "reproduce",
            "run_benchmarks", "verify_results", "check_inputs", "paper_results", "ship",

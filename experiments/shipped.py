@@ -37,7 +37,7 @@ import os
 import shutil
 from pathlib import Path
 
-from .metadata import git_commit
+from .base.metadata import git_commit
 from .runner import CorruptResultError
 from spiel_game.provenance import file_sha256
 

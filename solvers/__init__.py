@@ -2,7 +2,7 @@
 
 ``make_agent("ismcts(iterations=2000)", game, player, seed)`` builds any
 registered agent as a ``pyspiel.Bot`` (see :mod:`solvers.registry`); the
-agents live in :mod:`solvers.bots` (``random``, ``heuristic``),
+agents live in :mod:`solvers.base.bots` (``random``, ``heuristic``),
 :mod:`solvers.pimc` and :mod:`solvers.ismcts`. Names are imported lazily, so
 ``import solvers.<submodule>`` stays cheap.
 """
@@ -14,10 +14,11 @@ __all__ = ["Agent", "RandomBot", "HeuristicBot", "PIMCBot", "ISMCTSBot",
            "ENTRY_POINT_GROUP", "parse_spec", "make_agent", "register", "factories", "describe",
            "openspiel_seed"]
 
-_WHERE = {"Agent": "bots", "RandomBot": "bots", "HeuristicBot": "bots", "PIMCBot": "pimc",
+_WHERE = {"Agent": "base.bots", "RandomBot": "base.bots", "HeuristicBot": "base.bots",
+          "PIMCBot": "pimc",
           "ISMCTSBot": "ismcts", "AgentSpec": "registry",
           "AgentSpecError": "registry", "AgentFactoryError": "registry",
-          "AgentParameterError": "bots", "openspiel_seed": "registry",
+          "AgentParameterError": "base.bots", "openspiel_seed": "registry",
           "ENTRY_POINT_GROUP": "registry",
           "parse_spec": "registry", "make_agent": "registry", "register": "registry",
           "factories": "registry", "describe": "registry"}
@@ -25,16 +26,18 @@ _WHERE = {"Agent": "bots", "RandomBot": "bots", "HeuristicBot": "bots", "PIMCBot
 
 def _numba_cache_guard() -> None:
     """The search kernels inline the engine's: drop this folder's cached kernels
-    when a source of ``spiel_game``, of these modules, of ``solvers/beliefs`` or of
-    ``solvers/net`` changed (the same for ``solvers/beliefs``' own cache)."""
+    when a source of ``spiel_game``, of these modules, of ``solvers/base``,
+    ``solvers/beliefs`` or ``solvers/net`` changed (the same for the caches of
+    ``solvers/base`` and ``solvers/beliefs``)."""
     from spiel_game.numba_cache import engine_sources, guard
     here = _Path(__file__).resolve().parent
     # solvers/beliefs/replay.py inlines the network's forward pass (solvers/net/), and
     # the search inlines the beliefs' kernels.
-    sources = (sorted(here.glob("*.py")) + sorted((here / "beliefs").glob("*.py"))
+    sources = (sorted(here.glob("*.py")) + sorted((here / "base").glob("*.py"))
+               + sorted((here / "beliefs").glob("*.py"))
                + sorted((here / "net").glob("*.py")) + engine_sources())
-    guard(here / "__pycache__", sources)
-    guard(here / "beliefs" / "__pycache__", sources)
+    for folder in (here, here / "base", here / "beliefs"):
+        guard(folder / "__pycache__", sources)
 
 
 _numba_cache_guard()

@@ -54,7 +54,7 @@ cannot be computed cheaply, such as ISMCTS).
 
 **Compiled and Python paths.** Targets ``heuristic`` and
 ``convention(passing=NAME)`` (a passing convention, then the heuristic's play;
-``NAME`` any of :data:`solvers.passing.CONVENTIONS` except ``random``) run in
+``NAME`` any of :data:`solvers.base.passing.CONVENTIONS` except ``random``) run in
 compiled code: sampling, the consistency replay and the playouts
 (microseconds per playout). Any other target (ISMCTS, PIMC, plug-ins) takes the
 Python path: worlds from ``state.resample_from_infostate`` and playouts through
@@ -66,7 +66,7 @@ evaluation; the lower bound stays valid since the ABR's play is still real).
 
 Everything random comes from ``seed`` (one splitmix64 stream; target agents
 of the Python path get seeds derived from it). Parameters are checked when the
-bot is built (:class:`solvers.bots.AgentParameterError` naming the parameter,
+bot is built (:class:`solvers.base.bots.AgentParameterError` naming the parameter,
 the value and what is allowed).
 """
 
@@ -82,10 +82,10 @@ from spiel_game.determinize import Determinizer, deal_shuffled, determinize
 from spiel_game.rng import make_rng_state
 from spiel_game.simulator import step_apply, step_legal
 
-from .bots import (Agent, AgentParameterError, HeuristicBot, check_choice, check_int,
+from .base.bots import (Agent, AgentParameterError, HeuristicBot, check_choice, check_int,
                    check_real)
 from .beliefs.likelihood import complete_world, replay_score
-from .passing import CONVENTIONS, ConventionBot, policy_by_code
+from .base.passing import CONVENTIONS, ConventionBot, policy_by_code
 
 __all__ = ["ABRBot", "convention_agent", "target_code", "mismatches", "tabulate_agent",
            "exact_gains", "BELIEFS",
@@ -122,7 +122,7 @@ def _playout_plain(p, s, me, tcode, rcode, rng, legal, deck_buf):
 def _playout(p, s, me, tcode, rcode, rng, legal, deck_buf):
     """Play ``s`` to the end in place: seat ``me`` by ``rcode`` (0 uniform, 1 the
     heuristic, 2 :func:`_greedy`), every other seat by ``tcode`` (codes of
-    :func:`solvers.passing.policy_by_code`); new hands of a match are dealt by shuffling."""
+    :func:`solvers.base.passing.policy_by_code`); new hands of a match are dealt by shuffling."""
     if rcode != 2:
         _playout_plain(p, s, me, tcode, rcode, rng, legal, deck_buf)
         return
@@ -172,7 +172,7 @@ def mismatches(p, w, me, tcode, cap, fresh, r, scratch, legal, seats, cards, dea
     """How many decisions of the other players that ``me`` observed differ, in
     the complete world ``w`` (every hidden field filled in, e.g. by
     :func:`solvers.beliefs.likelihood.complete_world`), from what deterministic
-    policy ``tcode`` (:func:`solvers.passing.policy_by_code` codes >= 1) would have
+    policy ``tcode`` (:func:`solvers.base.passing.policy_by_code` codes >= 1) would have
     done: each card another player played this hand, plus, for the cards passed
     to ``me``, the size of the multiset difference between them and the giver's
     own passes under ``tcode`` (not counted for the ``random`` convention).
@@ -274,17 +274,17 @@ def _values(p, kept, m, me, legal, k, rollouts, tcode, rcode, rng, s2, lbuf, dec
 
 # ================================================================ targets
 def convention_agent(game, player, seed=0, *, passing: str = "dump_points"):
-    """A passing convention (:mod:`solvers.passing`) while passing, then the
-    heuristic player: :class:`solvers.passing.ConventionBot` over
-    :class:`solvers.bots.HeuristicBot` (the compiled policy
+    """A passing convention (:mod:`solvers.base.passing`) while passing, then the
+    heuristic player: :class:`solvers.base.passing.ConventionBot` over
+    :class:`solvers.base.bots.HeuristicBot` (the compiled policy
     ``pass:<passing>+heuristic`` of the simulator). ``passing``: one of
-    :data:`solvers.passing.CONVENTIONS`."""
+    :data:`solvers.base.passing.CONVENTIONS`."""
     passing = check_choice("convention", "passing", passing, CONVENTIONS)
     return ConventionBot(passing, HeuristicBot(game, player, seed), seed=seed)
 
 
 def target_code(target: str) -> int | None:
-    """The compiled policy code of a target spec (:func:`solvers.passing.policy_by_code`: 1 for
+    """The compiled policy code of a target spec (:func:`solvers.base.passing.policy_by_code`: 1 for
     ``heuristic``, ``2 + c`` for ``convention(passing=...)``), or None when the
     target has no compiled twin (the Python path)."""
     from .registry import parse_spec

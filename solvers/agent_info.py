@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .catalog import factories, factory_name, factory_parameters, resolve, source
-from .specs import AgentSpec, AgentSpecError, is_file_target, parse_spec
+from .base.specs import AgentSpec, AgentSpecError, is_file_target, parse_spec
 
 __all__ = ["AgentInfo", "BUILTIN_NEEDS", "agent_info", "agents", "describe", "effective_params",
            "effective_spec", "short_label", "short_labels"]

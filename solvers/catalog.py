@@ -54,7 +54,7 @@ from typing import TYPE_CHECKING
 
 from spiel_game.checks import shorten
 
-from .specs import AgentSpec, AgentSpecError, is_file_target, parse_spec
+from .base.specs import AgentSpec, AgentSpecError, is_file_target, parse_spec
 
 if TYPE_CHECKING:
     import pyspiel
@@ -311,7 +311,7 @@ def _belief_arguments(sp: AgentSpec) -> dict | None:
     """The factory's keywords with the spec's ``belief`` value turned into its
     model (:func:`solvers.beliefs.from_spec`); None without one."""
     from .beliefs.models import from_spec
-    from .bots import AgentParameterError
+    from .base.bots import AgentParameterError
     kw = sp.kwargs
     if "belief" not in kw:
         return None

@@ -29,7 +29,7 @@ seen from the player to move (the *observer*). Each iteration:
 3. **expand** one untried legal action (uniformly at random);
 4. **roll out** to the end of the game with the compiled engine and a compiled
    policy (``rollout="random"`` or ``"heuristic"``, see :mod:`spiel_game.policies`
-   and :mod:`solvers.heuristic`);
+   and :mod:`solvers.base.heuristic`);
 5. **back up** the scaled returns along the path.
 
 What the tree branches on (the observer's information, nothing more): its own
@@ -54,7 +54,7 @@ work done, not the budget asked for; it stops growing at ``max_nodes``
 (default :data:`DEFAULT_MAX_NODES` = 2**24 nodes, 1.1 GB; at most
 :data:`MAX_NODES_LIMIT` = 2**28). A full tree keeps searching: iterations
 still select, roll out and back up, they just add no nodes. Every parameter
-is checked when the bot is built (:class:`solvers.bots.AgentParameterError`
+is checked when the bot is built (:class:`solvers.base.bots.AgentParameterError`
 naming the parameter, the value and the allowed range; the ranges are in
 :class:`ISMCTSBot`).
 
@@ -82,8 +82,8 @@ from spiel_game.simulator import step_apply, step_legal, step_uniform
 from .beliefs.models import BeliefModel, from_spec
 from .beliefs.replay import pool_pick, sir_world
 from .net.inference import net_eval
-from .bots import Agent, AgentParameterError, check_choice, check_int, check_real
-from .heuristic import heuristic_policy
+from .base.bots import Agent, AgentParameterError, check_choice, check_int, check_real
+from .base.heuristic import heuristic_policy
 
 __all__ = ["ISMCTSBot", "belief_pool", "check_budget", "Tree", "NetLeaf", "rollout",
            "search_determinized",
@@ -514,7 +514,7 @@ def obs_child(p, s, me, node, t):
 
 # ================================================================ the bot
 def check_budget(agent: str, iterations, time_limit, clock) -> tuple[int, float | None, str]:
-    """A search's budget checked (:class:`~solvers.bots.AgentParameterError` naming
+    """A search's budget checked (:class:`~solvers.base.bots.AgentParameterError` naming
     ``agent`` and the parameter): ``iterations`` an int in [1, 10**9],
     ``time_limit`` None or a number in (0, 3600], ``clock`` one of :data:`CLOCKS`."""
     iterations = check_int(agent, "iterations", iterations, 1, MAX_ITERATIONS)

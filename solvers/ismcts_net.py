@@ -43,7 +43,7 @@ from spiel_game import engine as E
 from spiel_game.determinize import Determinizer
 from spiel_game.rng import make_rng_state, rand_below, rand_uniform
 
-from .bots import Agent, check_choice, check_int, check_real
+from .base.bots import Agent, check_choice, check_int, check_real
 from .ismcts import (CLOCKS, DEFAULT_MAX_NODES, MAX_NODES_LIMIT, MIN_NODES, ROLLOUT_POLICIES,
                       ISMCTSBot, NetLeaf, check_budget, grown, new_tree, root_children,
                       search_determinized)

@@ -216,7 +216,7 @@ def rollout_pass_gain(players: int, convention: str, *, deals: int, samples: int
     from spiel_game import engine as E
     from spiel_game.simulator import make_rng, rollout, simulate
 
-    from .passing import choose_pass
+    from .base.passing import choose_pass
 
     n = players
     game = pyspiel.load_game(spiel_game.GAME_NAME, {"players": n})

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 
-from .bots import check_choice, check_game, check_int, check_real, check_seed
+from .base.bots import check_choice, check_game, check_int, check_real, check_seed
 from .registry import openspiel_seed
 
 __all__ = ["openspiel_ismcts", "openspiel_uniform"]

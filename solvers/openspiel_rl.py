@@ -44,7 +44,7 @@ evaluation with a uniformly random player in the learner's place.
 **Checkpoint.** :func:`save_checkpoint` writes ``NAME.pt`` (the format and
 its bounded reading are :mod:`solvers.openspiel_rl_play`'s) and ``NAME.json``
 with the configuration, the learning curve, episodes trained, wall time,
-package versions and git commit (:mod:`experiments.metadata`).
+package versions and git commit (:mod:`experiments.base.metadata`).
 
 **The agents.** ``dqn(checkpoint='PATH.pt')`` and ``nfsp(checkpoint='PATH.pt',
 greedy=False)`` play a checkpoint (:class:`solvers.openspiel_rl_play.OpenSpielRLBot`).

@@ -37,7 +37,7 @@ import numpy as np
 
 from spiel_game.checks import shorten
 
-from .bots import Agent, AgentParameterError, check_game, check_seed
+from .base.bots import Agent, AgentParameterError, check_game, check_seed
 
 __all__ = ["FORMAT", "ALGORITHMS", "OBSERVATIONS", "MAX_PT_BYTES", "MAX_LAYERS", "MAX_HIDDEN",
            "MAX_INPUT", "MAX_ACTIONS", "load_checkpoint", "OpenSpielRLBot", "dqn_agent",

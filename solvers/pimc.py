@@ -24,7 +24,7 @@ models with ``min_ess``, ``mcmc`` and ``persist``, and the card-location
 model); no belief (the default, ``'uniform'``) is the plain determinizer,
 unchanged.
 
-Parameters are checked when the bot is built (:class:`solvers.bots.AgentParameterError`
+Parameters are checked when the bot is built (:class:`solvers.base.bots.AgentParameterError`
 naming the parameter, the value and the allowed range): ``worlds`` and
 ``rollouts`` are ints in [1, 10**6] with ``worlds * rollouts <= 10**9``
 (:data:`MAX_PLAYOUTS_PER_ACTION`). Memory does not depend on them.
@@ -42,8 +42,8 @@ from spiel_game.determinize import Determinizer
 from spiel_game.rng import make_rng_state
 from spiel_game.simulator import step_apply
 
-from .heuristic import heuristic_policy
-from .bots import Agent, AgentParameterError, check_choice, check_int
+from .base.heuristic import heuristic_policy
+from .base.bots import Agent, AgentParameterError, check_choice, check_int
 from .ismcts import ROLLOUT_POLICIES, belief_pool, rollout
 from .beliefs.models import BeliefModel, from_spec
 from .beliefs.replay import DEFAULT_EPSILON, make_belief, pool_pick, sir_world

@@ -1,7 +1,7 @@
 """Agents by spec: ``make_agent(spec, game, player, seed)`` builds a ``pyspiel.Bot``.
 
 An agent is named by a *spec* string, a name with optional keyword
-parameters whose values are Python literals (:mod:`solvers.specs`)::
+parameters whose values are Python literals (:mod:`solvers.base.specs`)::
 
     "random"
     "heuristic"
@@ -17,7 +17,7 @@ or ``"path/to/bot.py:make_bot"``, and ``make_agent`` takes a factory itself;
 ``docs/agents.md`` shows every way.
 
 A *factory* is any callable ``factory(game, player, seed, **params) ->
-pyspiel.Bot`` (an agent class of :mod:`solvers.bots` is one).
+pyspiel.Bot`` (an agent class of :mod:`solvers.base.bots` is one).
 
 **The factory contract.** ``make_agent`` calls ``factory(game, player, seed,
 **params)`` with
@@ -26,7 +26,7 @@ pyspiel.Bot`` (an agent class of :mod:`solvers.bots` is one).
 * ``player``: the seat, an int in ``[0, game.num_players())``;
 * ``seed``: an int in ``[0, 2**63)``, passed on unchanged (tournaments draw
   them below ``2**62``); a negative, too large or non-int seed is rejected by
-  ``make_agent`` (:class:`solvers.bots.AgentParameterError` naming ``seed``),
+  ``make_agent`` (:class:`solvers.base.bots.AgentParameterError` naming ``seed``),
   never folded silently. The factory must take all its randomness from it.
   OpenSpiel's bots want smaller seeds (``numpy.random.RandomState`` below
   ``2**32``, the C++ bots a C ``int``): a factory wrapping one passes
@@ -38,14 +38,14 @@ pyspiel.Bot`` (an agent class of :mod:`solvers.bots` is one).
   allowed ones.
 
 Errors: a malformed spec, an unknown agent or keyword, or a factory raising
-:class:`solvers.bots.AgentParameterError` (or :class:`AgentSpecError`) for a
+:class:`solvers.base.bots.AgentParameterError` (or :class:`AgentSpecError`) for a
 bad parameter value is an :class:`AgentSpecError` (a ``ValueError``) that
 says what is wrong and what is allowed. Anything else a factory raises, or a
 factory returning something that is not a ``pyspiel.Bot``, is an
 :class:`AgentFactoryError` ("factory of agent X failed: ...", a
 ``RuntimeError``, with the original exception as its cause): a bug in the
 factory, not in the spec. Plug-ins should raise ``AgentParameterError`` (the
-checkers ``solvers.bots.check_int`` etc. do) for bad parameters.
+checkers ``solvers.base.bots.check_int`` etc. do) for bad parameters.
 
 This module is the agents' public face: it also re-exports the catalog's
 :func:`register`, :func:`factories` and :func:`factory`, the specs'
@@ -59,10 +59,10 @@ import pyspiel
 
 from .agent_info import (AgentInfo, agent_info, agents, describe, effective_params,
                          effective_spec, short_label, short_labels)
-from .bots import AgentParameterError, check_seed
+from .base.bots import AgentParameterError, check_seed
 from .catalog import (ENTRY_POINT_GROUP, Factory, factories, factory, factory_name, refresh,
                       register, resolve, unregister)
-from .specs import MAX_SPEC_LENGTH, AgentSpec, AgentSpecError, parse_spec
+from .base.specs import MAX_SPEC_LENGTH, AgentSpec, AgentSpecError, parse_spec
 
 __all__ = ["ENTRY_POINT_GROUP", "unregister", "AgentSpec", "AgentSpecError", "AgentFactoryError",
            "AgentParameterError", "parse_spec", "register", "refresh", "factories", "factory",

@@ -4,7 +4,7 @@ A policy is an ``@njit`` function ``policy(p, s, legal, k, rng) -> action``
 choosing one of ``legal[:k]`` for the player to move in engine state ``s``
 (see :mod:`spiel_game.simulator`). The rules package holds only the uniform
 policy; the strategies live in :mod:`solvers` (the heuristic player in
-:mod:`solvers.heuristic`, the passing conventions in :mod:`solvers.passing`)
+:mod:`solvers.base.heuristic`, the passing conventions in :mod:`solvers.base.passing`)
 and the random numbers in :mod:`spiel_game.rng`.
 """
 

@@ -4,7 +4,7 @@ One home for the source checkout's commit (:func:`git_commit`), the versions
 of this package and of the packages a result depends on
 (:func:`package_versions`) and the provenance record written next to every
 result (:func:`metadata`). The
-experiments (:mod:`experiments.metadata`, the runner) and the trainers of
+experiments (:mod:`experiments.base.metadata`, the runner) and the trainers of
 :mod:`solvers` (networks, card-location models, OpenSpiel's RL agents) use
 these, so a result and a checkpoint say the same thing about the same tree.
 

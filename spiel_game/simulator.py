@@ -13,7 +13,7 @@ an ``@njit`` function with that signature in ``policies``, or a name of the
 policy table :data:`POLICIES`: ``"uniform"`` is built in; the heuristic player
 (``"heuristic"``) and the passing conventions (``"pass:<convention>+heuristic"``,
 ``"pass:<convention>+uniform"``) live in :mod:`solvers` and register with
-:func:`register_policy` when :mod:`solvers.heuristic` / :mod:`solvers.passing`
+:func:`register_policy` when :mod:`solvers.base.heuristic` / :mod:`solvers.base.passing`
 are imported. A policy reads ``p``, ``s`` and ``legal`` and must not write to them.
 
 **Dispatch.** The game loop receives the policies as a table: a tuple of
@@ -102,8 +102,8 @@ class _Entry:
 
 #: The policy table: name -> policy. ``uniform`` is built in; the heuristic
 #: player (``heuristic``) and the passing conventions (``pass:<convention>+heuristic``,
-#: ``pass:<convention>+uniform``) register when :mod:`solvers.heuristic` and
-#: :mod:`solvers.passing` are imported (the rules package never imports solvers).
+#: ``pass:<convention>+uniform``) register when :mod:`solvers.base.heuristic` and
+#: :mod:`solvers.base.passing` are imported (the rules package never imports solvers).
 POLICIES: dict[str, _Entry] = {}
 _ROLLOUT_SEATS: dict[tuple, tuple] = {}     # rollout's seats by policy names (see rollout)
 #: The same table under its former name.
@@ -452,7 +452,7 @@ def _unknown_names_hint() -> str:
     hint = ""
     if "heuristic" not in POLICIES:
         hint = (" (the heuristic player and the passing conventions register when "
-                "solvers.heuristic and solvers.passing are imported)")
+                "solvers.base.heuristic and solvers.base.passing are imported)")
     return hint
 
 

@@ -24,7 +24,7 @@ def test_a_file_bot_imports_a_module_beside_it_and_the_path_is_restored(tmp_path
     (tmp_path / "nf_helper_mod.py").write_text("LEVEL = 7\n")
     (tmp_path / "nf_bot.py").write_text(
         "import nf_helper_mod\n"
-        "from solvers.bots import RandomBot\n"
+        "from solvers.base.bots import RandomBot\n"
         "def make_bot(game, player, seed):\n"
         "    return RandomBot(game, player, seed + nf_helper_mod.LEVEL)\n")
     before = list(sys.path)
@@ -118,7 +118,7 @@ def test_agents_csv_holds_the_agents_labels(tmp_path):
 
 
 def test_alpharank_is_quiet_and_summaries_show_no_negative_zero():
-    from experiments.registry import table_text
+    from experiments.base.registry import table_text
     from solvers.metagame import alpharank_masses, profiles
 
     profs = profiles(4, 3)

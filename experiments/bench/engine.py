@@ -24,7 +24,7 @@ import spiel_game
 from spiel_game import engine as E
 from spiel_game.playout import play_random
 
-from ..metadata import metadata, write_result
+from ..base.metadata import metadata, write_result
 from . import default_out
 
 

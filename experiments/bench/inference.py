@@ -38,12 +38,12 @@ from numba import njit
 import spiel_game
 from spiel_game import engine as E
 from spiel_game.rng import make_rng_state
-from solvers.heuristic import heuristic_policy
+from solvers.base.heuristic import heuristic_policy
 from solvers.beliefs.likelihood import belief_log_likelihood, complete_world
 from solvers.beliefs.replay import MODELS, make_belief, sir_world
 from spiel_game.determinize import Determinizer, determinize
 
-from ..metadata import metadata, write_result
+from ..base.metadata import metadata, write_result
 from . import default_out
 
 __all__ = ["heuristic_state", "run", "table"]

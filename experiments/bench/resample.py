@@ -42,7 +42,7 @@ from spiel_game import cards as C
 from spiel_game import engine as E
 from spiel_game.playout import play_random, random_action
 
-from ..metadata import metadata, write_result
+from ..base.metadata import metadata, write_result
 from . import default_out
 
 SMALL = {"deck": "custom", "players": 3, "suits": "HS", "ranks": "9TJQKA", "packs": 1,

@@ -41,7 +41,7 @@ import spiel_game
 from spiel_game import engine as E
 from spiel_game.playout import play_random, random_action
 
-from ..metadata import metadata, write_result
+from ..base.metadata import metadata, write_result
 from ..tournament import TournamentConfig, run_tournament
 from . import default_out
 

@@ -30,7 +30,7 @@ import numpy as np
 import pyspiel
 from numba import njit
 
-import solvers.passing  # noqa: F401  (registers "heuristic" and "pass:*" simulator policies)
+import solvers.base.passing  # noqa: F401  (registers "heuristic" and "pass:*" simulator policies)
 import spiel_game
 from spiel_game import engine as E
 from spiel_game.playout import play_random
@@ -38,7 +38,7 @@ from spiel_game.rng import rand_below
 from spiel_game.simulator import bytes_per_game_in_flight, simulate, state_checksum
 
 from .engine import per_action_seconds
-from ..metadata import metadata, write_result
+from ..base.metadata import metadata, write_result
 from . import default_out
 
 

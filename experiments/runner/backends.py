@@ -21,8 +21,8 @@ from pathlib import Path
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from ..config import ConfigError
-from ..registry import Experiment, Unit, UnitOutput
+from ..base.config import ConfigError
+from ..base.registry import Experiment, Unit, UnitOutput
 from .errors import RunError, _Stop
 from .progress import _UnitBar, _reporting_to, _send_to, _unit_running
 from .store import _json_default

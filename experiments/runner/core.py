@@ -18,9 +18,9 @@ from pathlib import Path
 from collections.abc import Mapping
 from typing import Any
 
-from ..config import check_output_dir, config_to_dict, fingerprint
-from ..metadata import git_commit, metadata
-from ..registry import Experiment, Summary, Unit
+from ..base.config import check_output_dir, config_to_dict, fingerprint
+from ..base.metadata import git_commit, metadata
+from ..base.registry import Experiment, Summary, Unit
 from .backends import (BACKENDS, _backend_stream, _bootstrapping_worker, _call_limit,
                        _stop_on_signals, _unguarded_main_script, check_ray_address,
                        check_workers)

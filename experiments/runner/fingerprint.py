@@ -9,7 +9,7 @@ import hashlib
 from pathlib import Path
 from collections.abc import Mapping
 
-from ..registry import Experiment
+from ..base.registry import Experiment
 from .backends import RAY_PACKAGES
 
 __all__ = ["package_code_hash", "code_fingerprint"]
@@ -42,7 +42,7 @@ def package_code_hash() -> str:
 def code_fingerprint(exp: Experiment, config) -> dict[str, str]:
     """What made a unit's results besides its config: ``{"package code": sha256}``
     (:func:`package_code_hash`) and the experiment's own ``sources``
-    (:func:`experiments.registry.register`: agent modules, checkpoints)."""
+    (:func:`experiments.base.registry.register`: agent modules, checkpoints)."""
     out = {"package code": package_code_hash()}
     if exp.sources_fn is not None:
         out.update({str(k): str(v) for k, v in dict(exp.sources_fn(config)).items()})

@@ -14,8 +14,8 @@ from pathlib import Path
 from collections.abc import Mapping
 from typing import Any
 
-from ..config import ConfigError, config_to_dict, fingerprint, load_config_file
-from ..registry import get
+from ..base.config import ConfigError, config_to_dict, fingerprint, load_config_file
+from ..base.registry import get
 from .errors import CorruptResultError, RunError
 from .store import (_ASIDE, _claim, _open_append, _owned_names, _plain_name, _prune_owned,
                     _read_doc)

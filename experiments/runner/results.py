@@ -10,8 +10,8 @@ from pathlib import Path
 from collections.abc import Mapping
 from typing import Any
 
-from ..config import config_to_dict
-from ..registry import get
+from ..base.config import config_to_dict
+from ..base.registry import get
 from .errors import CorruptResultError, ResultsNotFoundError, UnverifiedResultError
 from .folders import _command, _root, resolve
 from .store import (_ASIDE, _JOURNAL, MAX_DOC_BYTES, MAX_TABLE_BYTES, _check_shard, _indices,
@@ -176,7 +176,7 @@ def load(name: str, profile: str = "quick", out: str | Path | None = None, *,
 
 def attachments(result: RunResult, key: str) -> list[tuple[int, Any]]:
     """``[(unit index, value)]``: the attachment ``key`` of every unit of a loaded
-    run (:func:`load`) that has one (:class:`experiments.registry.UnitOutput`), in
+    run (:func:`load`) that has one (:class:`experiments.base.registry.UnitOutput`), in
     unit order. Each shard is checked against the hash recorded when it was
     written; units saved without that attachment (e.g. by an older version of the
     experiment) are left out, so compare the indices with the run's units.

@@ -14,8 +14,8 @@ from pathlib import Path
 from collections.abc import Mapping
 from typing import Any
 
-from ..config import fingerprint
-from ..registry import Unit
+from ..base.config import fingerprint
+from ..base.registry import Unit
 from spiel_game.safe_io import RefusedFile, read_bytes as _safe_read
 from .errors import RunError
 

@@ -17,7 +17,7 @@ _WATCH: CallWatch | None = None
 class CallWatch:
     """A worker process's report of the call its unit is in, read by the driver.
 
-    With a call time limit (:func:`experiments.registry.register`'s
+    With a call time limit (:func:`experiments.base.registry.register`'s
     ``call_time_limit``) the local backend runs the units in worker processes
     and gives each a watch (:func:`call_watch`); the unit brackets every call
     that might hang (an agent's move) with :meth:`begin` and :meth:`end`. The

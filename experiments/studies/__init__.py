@@ -1,6 +1,6 @@
 """The studies: every experiment of the paper, one module each.
 
-A study is a registered runner experiment (:mod:`experiments.registry` finds
+A study is a registered runner experiment (:mod:`experiments.base.registry` finds
 the modules of this package that call ``register(``): a frozen config
 dataclass, ``units``, ``run_unit``, ``summarize`` and its ``register(...)``
 call, results in ``results/<profile>/<name>/`` (``rows.csv`` and summary

@@ -11,7 +11,7 @@ spaced ones). Per deal, ``gain`` = the mean over those seats of (the target's
 points per hand in that seat in the baseline) - (the ABR's points per hand in
 that seat): points are penalties, so a positive gain means the ABR did better.
 The mean gain over deals with its 95% Student t interval (paired by deal,
-:func:`experiments.stats.mean_ci`) estimates a **lower bound** on a seat's
+:func:`experiments.base.stats.mean_ci`) estimates a **lower bound** on a seat's
 best-response gain against everyone-plays-the-target, in points per hand
 (the game's utility is minus the points). Targets without a compiled twin
 (ISMCTS) use the ABR's Python path with ``abr_params_python``.
@@ -52,9 +52,9 @@ import dataclasses
 
 import spiel_game
 
-from ..config import check_names, check_unit_count
-from ..registry import Summary, Unit, register
-from ..stats import mean_ci
+from ..base.config import check_names, check_unit_count
+from ..base.registry import Summary, Unit, register
+from ..base.stats import mean_ci
 
 __all__ = ["ABRStudyConfig", "PROFILES", "abr_spec", "units", "run_unit", "summarize"]
 

@@ -36,8 +36,8 @@ from solvers.cfr.cce import UPDATES, WEIGHTINGS, run_cce
 from solvers.cfr.solvers import SOLVERS
 from solvers.cfr.tree import build_tree
 
-from ..config import ConfigError, check_names
-from ..registry import Unit, register
+from ..base.config import ConfigError, check_names
+from ..base.registry import Unit, register
 
 __all__ = ["CCEConfig", "PROFILES", "load_deal", "units", "run_unit", "summarize"]
 

@@ -24,8 +24,8 @@ from solvers.cfr.best_response import nash_conv
 from solvers.cfr.solvers import SOLVERS, make_solver
 from solvers.cfr.tree import build_tree
 
-from ..config import check_names
-from ..registry import Unit, register
+from ..base.config import check_names
+from ..base.registry import Unit, register
 
 __all__ = ["CFRConvergenceConfig", "PROFILES", "checkpoints", "units", "run_unit",
            "summarize"]

@@ -19,8 +19,8 @@ import spiel_game
 from spiel_game import engine as E
 from spiel_game.playout import play_random
 
-from ..registry import Summary, Unit, register
-from ..config import check_unit_count
+from ..base.registry import Summary, Unit, register
+from ..base.config import check_unit_count
 
 __all__ = ["DemoConfig", "PROFILES", "units", "run_unit", "summarize_rows"]
 

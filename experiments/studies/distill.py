@@ -65,8 +65,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..config import ConfigError, config_to_dict
-from ..registry import Summary, Unit, register
+from ..base.config import ConfigError, config_to_dict
+from ..base.registry import Summary, Unit, register
 from .expert_iteration import (base_params, checkpoint_folder, config_hash, evaluate,
                                feature_layout, load_game, start_model,
                                summary_checkpoint_folder, unit_seed, valid_files,
@@ -286,7 +286,7 @@ def train_mixed(model, main: dict, extra: dict | None, *, steps: int, extra_shar
 def _round(config, r: int) -> list[dict]:
     """Compute round ``r`` (its predecessors first if missing); returns its rows."""
 
-    from solvers.bots import HeuristicBot
+    from solvers.base.bots import HeuristicBot
     from solvers.ismcts import ISMCTSBot
     from solvers.net.agents import NetworkBot
     from solvers.net.model import save_checkpoint

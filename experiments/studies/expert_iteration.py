@@ -65,8 +65,8 @@ import numpy as np
 
 import spiel_game
 
-from ..config import ConfigError, config_to_dict, fingerprint
-from ..registry import Summary, Unit, register
+from ..base.config import ConfigError, config_to_dict, fingerprint
+from ..base.registry import Summary, Unit, register
 
 __all__ = ["ExpertIterationConfig", "PROFILES", "units", "run_unit", "summarize",
            "checkpoint_dir", "checkpoint_path", "checkpoint_folder", "summary_checkpoint_folder",

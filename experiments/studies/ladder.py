@@ -46,8 +46,8 @@ import shutil
 import socket
 from pathlib import Path
 
-from ..config import ConfigError, config_to_dict, fingerprint
-from ..registry import Summary, Unit, register
+from ..base.config import ConfigError, config_to_dict, fingerprint
+from ..base.registry import Summary, Unit, register
 from ..tournament import (TournamentConfig, TournamentError, _load_game, agent_sources,
                           check_agents, deal_records, deal_rows, play_block, read_records)
 from ..tournament import summarize as tournament_summary

@@ -7,7 +7,7 @@ everything is exact on the flat game tree of :mod:`solvers.cfr`:
 1. **Fixed passing, solved play.** For an assignment of conventions to seats,
    every pass-phase decision node of the tree is turned into a *chance* node
    whose probabilities are the convention's distribution
-   (:func:`solvers.passing.choose_pass` at that information set)
+   (:func:`solvers.base.passing.choose_pass` at that information set)
    (:func:`solvers.cfr.exploitability.fix_to_chance`). Sequences and information sets keep
    their numbers, so a profile of the fixed tree is a profile of the full tree. The play
    phase is then solved by a CFR variant (``DCFR`` by default) on that tree;
@@ -63,11 +63,11 @@ from solvers.cfr.solvers import SOLVERS, make_solver
 from solvers.cfr.tree import GameTree, build_tree
 from solvers.metagame import (alpharank_masses, metagame_table, one_vs_population,
                               replicator_nash, symmetric_zero_sum_nash)
-from solvers.passing import CONVENTIONS, choose_pass
+from solvers.base.passing import CONVENTIONS, choose_pass
 from spiel_game.engine import PH_PASS
 
-from ..config import check_names
-from ..registry import Summary, Unit, register, table_text
+from ..base.config import check_names
+from ..base.registry import Summary, Unit, register, table_text
 
 __all__ = ["PassingExactConfig", "DealAnalysis", "convention_pass_profile", "solve_play",
            "exploitability", "units", "run_unit", "summarize"]

@@ -1,7 +1,7 @@
 """Approximate exploitability of passing conventions on the full game.
 
-Play: the compiled heuristic player (``solvers/heuristic.py``) for everyone;
-passing: the conventions of ``solvers/passing.py``. All runs use duplicate
+Play: the compiled heuristic player (``solvers/base/heuristic.py``) for everyone;
+passing: the conventions of ``solvers/base/passing.py``. All runs use duplicate
 deals: deal ``d`` is the same hand for every profile and every seat rotation
 (the simulator draws the deal first from game ``d``'s own random stream).
 
@@ -72,12 +72,12 @@ import numpy as np
 
 from solvers.metagame import (alpharank_masses, bootstrap_tables, fitness_setup, library_gain,
                               one_vs_population, profiles, replicator_nash, rollout_pass_gain)
-from solvers.passing import CONVENTIONS
+from solvers.base.passing import CONVENTIONS
 from spiel_game.rules import RuleSet
 from spiel_game.simulator import simulate
 
-from ..registry import Summary, Unit, register, table_text
-from ..stats import mean_ci
+from ..base.registry import Summary, Unit, register, table_text
+from ..base.stats import mean_ci
 
 __all__ = ["MetagameConfig", "PROFILES", "PROFILES_11", "QUICK_11_CONVENTIONS",
            "metagame_result", "units", "run_unit", "summarize_rows"]

@@ -35,8 +35,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..config import ConfigError
-from ..registry import Summary, Unit, register
+from ..base.config import ConfigError
+from ..base.registry import Summary, Unit, register
 from .tournament import TournamentStudyConfig, game_params
 
 __all__ = ["RLBaselinesConfig", "PROFILES", "train_config", "checkpoint_path", "units",

@@ -15,7 +15,7 @@ sufficient statistics per chunk (tidy: one row per configuration, chunk,
 statistic and seat; ``seat = -1`` for whole-hand statistics); the summary
 tables ``summary`` (one row per configuration) and ``seats`` (one row per
 configuration and seat) are computed from their sums; the intervals are
-:mod:`experiments.stats`'s Student t intervals.
+:mod:`experiments.base.stats`'s Student t intervals.
 """
 
 from __future__ import annotations
@@ -24,13 +24,13 @@ import dataclasses
 
 import numpy as np
 
-import solvers.passing  # noqa: F401  (registers "heuristic" and "pass:*" simulator policies)
+import solvers.base.passing  # noqa: F401  (registers "heuristic" and "pass:*" simulator policies)
 from spiel_game.rules import RuleSet
 from spiel_game.simulator import BUILTIN_POLICIES, simulate
 
-from ..registry import Summary, Unit, register
-from ..config import check_unit_count
-from ..stats import mean_ci_from_sums
+from ..base.registry import Summary, Unit, register
+from ..base.config import check_unit_count
+from ..base.stats import mean_ci_from_sums
 
 __all__ = ["RulesStatsConfig", "PROFILES", "configurations", "units", "run_unit",
            "summarize_rows", "HAND_STATISTICS", "SEAT_STATISTICS"]

@@ -50,8 +50,8 @@ import dataclasses
 import spiel_game
 from spiel_game.rules import unknown_parameters_message
 
-from ..config import ConfigError, check_unit_count
-from ..registry import Summary, Unit, UnitOutput, register
+from ..base.config import ConfigError, check_unit_count
+from ..base.registry import Summary, Unit, UnitOutput, register
 from ..tournament import (AGENT_COLUMNS, PAIR_COLUMNS, TournamentConfig, TournamentError,
                           _load_game, agent_sources, check_agents, deal_records, deal_rows,
                           game_records, play_block, seat_assignments, summary_table,

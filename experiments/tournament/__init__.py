@@ -13,7 +13,7 @@ every action (``inform_action``), as in ``pyspiel.evaluate_bots``.
 seats it held in all assignments (lower is better), and its mean zero-sum
 payoff per hand (the mean of the other seats' points minus its own; higher
 is better). Means and 95% confidence intervals (Student t,
-:func:`experiments.stats.mean_ci`) are computed over
+:func:`experiments.base.stats.mean_ci`) are computed over
 deals, the independent unit; for each pair of agents, the per-deal
 difference gives a paired t-test and a 95% CI of the mean difference.
 

@@ -13,7 +13,7 @@ import spiel_game
 
 from .. import runner
 from ..cli import add_rerun_args
-from ..config import ConfigError
+from ..base.config import ConfigError
 from .config import TournamentError
 from .play import pin_cores
 from .record_file import _other_records, _replace_records, game_records

@@ -16,7 +16,7 @@ import pyspiel
 
 import spiel_game
 
-from ..config import ConfigError, check_seed, config_from_dict
+from ..base.config import ConfigError, check_seed, config_from_dict
 
 __all__ = ["TournamentConfig", "TournamentError", "TournamentInterrupted", "seat_assignments",
            "SHARD"]
@@ -103,7 +103,7 @@ class TournamentConfig:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> TournamentConfig:
-        """Build from a dict (:func:`experiments.config.config_from_dict`): unknown
+        """Build from a dict (:func:`experiments.base.config.config_from_dict`): unknown
         keys, a missing ``agents`` or a value of the wrong type raise
         :class:`TournamentError` naming the allowed keys."""
         return config_from_dict(cls, d, error=TournamentError)

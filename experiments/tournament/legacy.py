@@ -11,7 +11,7 @@ import math
 import socket
 from pathlib import Path
 
-from ..config import config_to_dict
+from ..base.config import config_to_dict
 from .config import (SHARD, TournamentConfig, TournamentError, _deal_range, _is_int, _load_game,
                      seat_assignments)
 from .rows import deal_rows

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from .. import runner
-from ..config import ConfigError, check_output_dir
+from ..base.config import ConfigError, check_output_dir
 from .config import TournamentError
 
 __all__ = ["RECORDS_SOURCE", "game_records"]

@@ -11,8 +11,8 @@ from pathlib import Path
 from collections.abc import Callable, Mapping
 
 from .. import runner
-from ..config import ConfigError, check_output_dir
-from ..registry import Experiment, Summary, Unit, UnitOutput, unit_seed
+from ..base.config import ConfigError, check_output_dir
+from ..base.registry import Experiment, Summary, Unit, UnitOutput, unit_seed
 from .agents import check_agents
 from .config import (SHARD, TournamentConfig, TournamentError, TournamentInterrupted, _deal_range,
                      _load_game, seat_assignments)

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import scipy.stats
 
-from ..stats import mean_ci
+from ..base.stats import mean_ci
 from .config import TournamentConfig
 
 __all__ = ["paired_test", "per_deal_agent_values", "summarize", "summary_tables",

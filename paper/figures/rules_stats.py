@@ -10,7 +10,7 @@ Missing results: a warning, no figure, exit 0.
 largest 95% half-width of a seat mean; (b) mean points by seat for the
 balanced deck with 6 and 11 players, 95% intervals; (c) share of led Black
 Marias cancelled by their twin, with a binomial 95% interval
-(:func:`experiments.stats.proportion_half_width`).
+(:func:`experiments.base.stats.proportion_half_width`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from experiments.figures import TEXT_WIDTH, Job, figure_main
-from experiments.stats import proportion_half_width
+from experiments.base.stats import proportion_half_width
 
 STYLE = {"balanced": dict(color="tab:blue", marker="o"),
          "kitty": dict(color="tab:orange", marker="s")}

@@ -29,7 +29,7 @@ import numpy as np
 import spiel_game
 from experiments.bench import default_out
 from experiments.bench.inference import heuristic_state
-from experiments.metadata import metadata, write_result
+from experiments.base.metadata import metadata, write_result
 from spiel_game import engine as E
 from spiel_game.rng import make_rng_state
 

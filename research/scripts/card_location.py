@@ -55,7 +55,7 @@ import numpy as np
 import pyspiel
 
 import spiel_game
-from experiments.metadata import metadata, write_result
+from experiments.base.metadata import metadata, write_result
 from solvers.net.selfplay import play_hand
 from spiel_game import engine as E
 

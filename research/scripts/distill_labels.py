@@ -29,7 +29,7 @@ import spiel_game
 def measure(players: int, iterations: int, hands: int, seed: int,
             checkpoint: str | None = None) -> dict:
     """The agreement shares (module docstring) as a dict."""
-    from solvers.bots import HeuristicBot
+    from solvers.base.bots import HeuristicBot
     from solvers.ismcts import ISMCTSBot
     from solvers.net.selfplay import play_hand
     g = pyspiel.load_game(spiel_game.GAME_NAME, {"players": players})

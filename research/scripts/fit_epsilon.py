@@ -63,7 +63,7 @@ def plays(config: FitConfig, network: list | None = None) -> tuple[np.ndarray, n
     itself). With ``config.checkpoint``, ``network`` (a list) receives
     ``(p(played card), played card is the network's argmax)`` per play."""
     import spiel_game
-    from solvers.heuristic import heuristic_policy
+    from solvers.base.heuristic import heuristic_policy
     from solvers.net.selfplay import play_hand
     from solvers.registry import make_agent
     from spiel_game import engine as E

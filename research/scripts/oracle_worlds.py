@@ -44,7 +44,7 @@ import numpy as np
 from numba import njit
 
 from solvers.beliefs import HeuristicBelief
-from solvers.bots import AgentParameterError, check_choice, check_int
+from solvers.base.bots import AgentParameterError, check_choice, check_int
 from solvers.ismcts import ISMCTSBot
 from spiel_game import engine as E
 from spiel_game.hidden import hidden_cards

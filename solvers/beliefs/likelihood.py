@@ -19,8 +19,8 @@ Metropolis-Hastings moves in :mod:`solvers.beliefs.mcmc`.
   ``pi = 1 / (number of legal actions)``. Not the same as ``uniform``: how many
   cards a player could have played depends on its hidden hand, so a random
   player's plays are evidence too (the exact posterior against
-  :class:`solvers.bots.RandomBot`).
-* ``heuristic``: the rule-based player of :mod:`solvers.heuristic`, softened:
+  :class:`solvers.base.bots.RandomBot`).
+* ``heuristic``: the rule-based player of :mod:`solvers.base.heuristic`, softened:
   ``(1 - epsilon)`` on the heuristic's action plus ``epsilon`` spread
   uniformly over the legal actions (``epsilon`` in (0, 1]; > 0 so that no
   consistent world gets weight 0; ``epsilon = 1`` is the ``random`` model).
@@ -72,9 +72,9 @@ from spiel_game.determinize import determinize
 from spiel_game.resample import draw_into
 from spiel_game.simulator import step_apply, step_legal
 
-from ..heuristic import heuristic_policy
+from ..base.heuristic import heuristic_policy
 from ..net.inference import net_eval
-from ..passing import policy_by_code
+from ..base.passing import policy_by_code
 
 __all__ = ["MAX_WEIGHED_PASS", "action_probability", "complete_world", "hand_start",
            "replay_start", "replay_pass", "replay_legal", "replay_score",
@@ -340,7 +340,7 @@ def replay_score(p, w, me, fresh, r, deal, legal, seats, cards, rng, lik=None, m
       documents the arguments); -inf when ``w`` contradicts the plays; 0 for the
       ``uniform`` model;
     * ``miss`` = ``(tcode, cap, scratch)``: how many of them differ from what the
-      deterministic policy ``tcode`` (:func:`solvers.passing.policy_by_code`, >= 1)
+      deterministic policy ``tcode`` (:func:`solvers.base.passing.policy_by_code`, >= 1)
       would have done: each play, plus, for the cards passed to ``me``, the size
       of the multiset difference between them and the giver's own passes under
       ``tcode`` (not counted for the ``random`` convention, code 2); -1 when

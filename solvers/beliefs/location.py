@@ -539,8 +539,8 @@ def check_location(agent: str, checkpoint, game) -> LocationModel:
     """The card-location model at ``checkpoint`` (``belief='location(checkpoint=...)'``),
     checked to cover ``game``; a missing path, a
     damaged file or a model of other rules is an
-    :class:`~solvers.bots.AgentParameterError` naming ``agent``."""
-    from ..bots import AgentParameterError
+    :class:`~solvers.base.bots.AgentParameterError` naming ``agent``."""
+    from ..base.bots import AgentParameterError
     from ..net.features import GameFamilyError
     if checkpoint is None:
         raise AgentParameterError(

@@ -18,7 +18,7 @@ default) is the plain determinizer (no inference). The models:
   pool of ``pool`` prior worlds (:class:`~solvers.beliefs.location.LocationPool`).
 
 Every parameter is checked when the object is built
-(:class:`solvers.bots.AgentParameterError` naming the model, the parameter
+(:class:`solvers.base.bots.AgentParameterError` naming the model, the parameter
 and what is allowed). An agent spec writes the same settings as one
 ``belief`` value, the model's name with its keywords written as an agent's
 are, ``ismcts(belief='heuristic(pool=64, min_ess=16)')``; the catalog's
@@ -35,8 +35,8 @@ import numpy as np
 
 from spiel_game.checks import check_bool
 
-from ..bots import AgentParameterError, check_choice, check_int, check_real
-from ..specs import AgentSpecError, parse_spec
+from ..base.bots import AgentParameterError, check_choice, check_int, check_real
+from ..base.specs import AgentSpecError, parse_spec
 from .replay import (DEFAULT_EPSILON, MAX_BELIEF_POOL, MAX_BELIEF_WORLDS, Belief, WorldPool,
                      check_network, make_belief)
 
@@ -84,7 +84,7 @@ class BeliefModel:
 
     def load(self, agent: str, game):
         """The learned model this belief needs for ``game`` (checked to cover
-        it), or None; :class:`~solvers.bots.AgentParameterError` naming
+        it), or None; :class:`~solvers.base.bots.AgentParameterError` naming
         ``agent`` when it is missing or does not fit."""
         return None
 
@@ -221,7 +221,7 @@ def from_spec(agent: str, value) -> BeliefModel | None:
     a model of :data:`BELIEFS` with its keywords written as an agent's are,
     ``'heuristic'``, ``'heuristic(pool=64, min_ess=16, mcmc=2)'``,
     ``'network(checkpoint=PATH)'`` (``'uniform'``: None). Errors name ``agent``
-    and say what is allowed (:class:`~solvers.bots.AgentParameterError`)."""
+    and say what is allowed (:class:`~solvers.base.bots.AgentParameterError`)."""
     if value is None or isinstance(value, BeliefModel):
         return value
     if not isinstance(value, str):

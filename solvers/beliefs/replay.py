@@ -41,7 +41,7 @@ from spiel_game import engine as E
 from spiel_game.determinize import Determinizer, determinize
 from spiel_game.rng import rand_uniform
 
-from ..bots import AgentParameterError, check_choice, check_int, check_real
+from ..base.bots import AgentParameterError, check_choice, check_int, check_real
 from ..net.inference import NetGame, NetWeights
 from .likelihood import (FAILED, MAX_WEIGHED_PASS, NEG_INF, belief_log_likelihood,
                          candidate_world, complete_world)
@@ -314,7 +314,7 @@ def check_belief(agent: str, belief, worlds, epsilon,
     ``belief`` one of :data:`MODELS` (or of ``extra``, e.g. :data:`POOL_MODELS`
     for an agent that supports them), ``worlds`` an int in
     [1, :data:`MAX_BELIEF_WORLDS`], ``epsilon`` a number in (0, 1];
-    else :class:`solvers.bots.AgentParameterError` naming the parameter."""
+    else :class:`solvers.base.bots.AgentParameterError` naming the parameter."""
     belief = check_choice(agent, "belief", belief, tuple(MODELS) + tuple(extra))
     worlds = check_int(agent, "worlds", worlds, 1, MAX_BELIEF_WORLDS)
     epsilon = check_real(agent, "epsilon", epsilon, 0.0, 1.0, lo_open=True)
@@ -338,7 +338,7 @@ def network_for(agent: str, checkpoint, game, keyword: str = "checkpoint"):
     """``(NetWeights, NetGame)`` of the network checkpoint ``checkpoint`` for
     ``game``: the ``network`` opponent model's argument to :func:`make_belief`.
     A missing, damaged or mismatched checkpoint (another rule set, an uncovered
-    player count) is an :class:`~solvers.bots.AgentParameterError` naming
+    player count) is an :class:`~solvers.base.bots.AgentParameterError` naming
     ``keyword``. Needs numpy and numba only (no torch)."""
     from ..net.agents import evaluator_for
     ev = evaluator_for(agent, checkpoint, game, keyword=keyword)
@@ -368,7 +368,7 @@ def make_belief(P, me: int, model: str = "heuristic", worlds: int = 8,
                 epsilon: float = DEFAULT_EPSILON, network=None) -> Belief:
     """The :class:`Belief` record for rules ``P`` (``state.engine_params``) and
     observer ``me``; arguments checked as :func:`check_belief` does (raises
-    :class:`~solvers.bots.AgentParameterError`). ``network``: the ``network``
+    :class:`~solvers.base.bots.AgentParameterError`). ``network``: the ``network``
     model's ``(NetWeights, NetGame)`` (:func:`network_for`), required with that
     model and refused with the others."""
     model, worlds, epsilon = check_belief("belief", model, worlds, epsilon)

@@ -35,7 +35,7 @@ from pathlib import Path
 def _numba_cache_guard() -> None:
     """The kernels here inline the engine's, the observer's and the heuristic's:
     drop this package's cached kernels when a source of ``spiel_game``, of
-    ``solvers/heuristic.py`` or of the kernel modules here changed."""
+    ``solvers/base/heuristic.py`` or of the kernel modules here changed."""
     from spiel_game.numba_cache import engine_sources, guard
     here = Path(__file__).resolve().parent
     kernels = [here / f for f in ("features.py", "inference.py")]

@@ -20,7 +20,7 @@ import numpy as np
 
 from spiel_game.rng import make_rng_state, rand_below, rand_uniform
 
-from ..bots import Agent, AgentParameterError, check_choice, check_real
+from ..base.bots import Agent, AgentParameterError, check_choice, check_real
 from . import zoo
 from .checkpoint import CheckpointError
 from .features import GameFamilyError

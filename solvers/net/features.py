@@ -16,7 +16,7 @@ always zero; removing them gives the observer's tensor exactly
 
 **Hint** (optional, ``FeatureLayout(..., hint='heuristic')``): one more piece
 ``hint``, a one-hot over the actions of the move the heuristic player
-(:func:`solvers.heuristic.heuristic_policy`) would make at the state, set only
+(:func:`solvers.base.heuristic.heuristic_policy`) would make at the state, set only
 when the observer is the player to move. The heuristic reads only the mover's
 information (its hand, the public plays and the cards it passed), so the hint
 is a function of the information state: a network with it is a *heuristic-
@@ -47,7 +47,7 @@ from spiel_game import engine as E
 from spiel_game.observers import INFO_STATE_OBS_TYPE, fill_view, make_observer, tensor_layout
 from spiel_game.rng import make_rng_state
 from spiel_game.simulator import step_legal
-from solvers.heuristic import heuristic_policy
+from solvers.base.heuristic import heuristic_policy
 
 __all__ = ["FeatureLayout", "GameFamilyError", "game_base_params", "legal_mask", "HINTS"]
 

@@ -15,7 +15,7 @@ from conftest import check_figure_and_macros
 
 import texmacros as macros
 from experiments import registry, runner
-from experiments.config import ConfigError
+from experiments.base.config import ConfigError
 from experiments.studies import agent_exploitability as study
 from texmacros.studies import agent_exploitability as writer
 

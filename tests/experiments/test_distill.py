@@ -7,9 +7,9 @@ import pytest
 
 import spiel_game  # noqa: F401  (registers the game)
 from experiments import runner
-from experiments.config import ConfigError
+from experiments.base.config import ConfigError
 from experiments.studies import distill as ds
-from solvers.bots import HeuristicBot
+from solvers.base.bots import HeuristicBot
 from solvers.net.checkpoint import read_checkpoint
 from solvers.net.features import FeatureLayout
 from solvers.net.selfplay import size
@@ -131,7 +131,7 @@ def test_hinted_distill_records_the_hint_and_keeps_old_hashes(tmp_path):
     the hash of its fields other than hint."""
     import dataclasses
 
-    from experiments.config import config_to_dict, fingerprint
+    from experiments.base.config import config_to_dict, fingerprint
     plain = ds.PROFILES["paper"]
     before = {k: v for k, v in config_to_dict(plain).items()
               if k not in (*ds._NOT_HASHED, "hint")}

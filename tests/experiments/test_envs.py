@@ -13,7 +13,7 @@ from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, seed_test
 
 import spiel_game
-from solvers.bots import RandomBot
+from solvers.base.bots import RandomBot
 from experiments.envs import (ENV_ID, CancellationHeartsAEC, CancellationHeartsEnv, env as aec_env,
                           raw_env)
 from solvers.registry import AgentSpecError

@@ -179,7 +179,7 @@ def test_a_record_that_cannot_be_written_is_kept_and_reported(tmp_path):
 
 # ------------------------------------------------------------------ failing agents
 BOT = textwrap.dedent('''
-    from solvers.bots import Agent
+    from solvers.base.bots import Agent
 
     class Failing(Agent):
         def __init__(self, game, player, seed=0, *, mode="raise", after=0):

@@ -17,7 +17,7 @@ import spiel_game
 from experiments import runner
 from experiments.tournament import TournamentConfig, agent_parameters, summarize, summary_table
 from solvers.cfr import build_tree, nash_conv, uniform_profile
-from solvers.cfr.agent_policy import agent_exploitability
+from solvers.agent_policy import agent_exploitability
 from solvers.cfr.solvers import CFR
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

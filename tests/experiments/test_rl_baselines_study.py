@@ -11,8 +11,8 @@ pytest.importorskip("torch", reason="the neural agents need the torch extra")
 
 import spiel_game
 from experiments import runner
-from experiments.config import ConfigError
-from experiments.registry import get
+from experiments.base.config import ConfigError
+from experiments.base.registry import get
 from solvers.registry import make_agent
 
 GAME = ("deck=custom", "suits=HS", "ranks=9TJQKA", "packs=2", "pass_count=1")

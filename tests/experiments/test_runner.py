@@ -27,8 +27,8 @@ import _runner_experiment  # noqa: E402,F401  (registers runner_selftest)
 from experiments import runner  # noqa: E402
 from experiments.studies import demo, rules_stats  # noqa: E402
 from experiments.__main__ import main as cli  # noqa: E402
-from experiments.config import ConfigError, load_toml, make_config, parse_assignments  # noqa: E402
-from experiments.registry import get, unit_seed  # noqa: E402
+from experiments.base.config import ConfigError, load_toml, make_config, parse_assignments  # noqa: E402
+from experiments.base.registry import get, unit_seed  # noqa: E402
 
 SELFTEST_ENV = {**os.environ, "CH_EXPERIMENT_MODULES": "_runner_experiment",
                 "PYTHONPATH": os.pathsep.join([str(TESTS), str(ROOT)]
@@ -118,8 +118,8 @@ def test_rules_stats_numbers_do_not_depend_on_split_or_workers(tmp_path):
         pd.testing.assert_frame_equal(one.tables[t], split.tables[t], check_exact=True)
     assert files(split.path) == files(pool.path)       # byte for byte, rows included
     # Same numbers as one simulator call on the configuration's stream (sums vs
-    # two-pass mean and Student t interval of experiments.stats).
-    from experiments.stats import mean_ci
+    # two-pass mean and Student t interval of experiments.base.stats).
+    from experiments.base.stats import mean_ci
     from spiel_game.simulator import simulate
     i, (name, params) = 3, rules_stats.configurations()[3]
     res = simulate(params, 400, "uniform", seed=20261129 + i)
@@ -167,7 +167,7 @@ def test_resume_recomputes_only_missing_shards(tmp_path):
     assert files(again.path) == before
     assert again.metadata["sessions"] == 2
     # each session that computed units records the commit it ran at
-    from experiments.metadata import git_commit
+    from experiments.base.metadata import git_commit
     assert again.metadata["session_commits"] == [git_commit(), git_commit()]
     manifest = json.loads((again.path / "run.json").read_text())
     assert [x["units_to_run"] for x in manifest["sessions"]] == [len(shards),

@@ -29,7 +29,7 @@ if str(TESTS) not in sys.path:
 import _runner_experiment  # noqa: E402,F401  (registers runner_selftest)
 from experiments import runner  # noqa: E402
 from experiments.__main__ import main as cli  # noqa: E402
-from experiments.config import ConfigError, load_toml  # noqa: E402
+from experiments.base.config import ConfigError, load_toml  # noqa: E402
 from spiel_game import records as R  # noqa: E402
 from spiel_game import safe_io  # noqa: E402
 

@@ -6,8 +6,8 @@ import pyspiel
 import pytest
 from numba import njit
 
-import solvers.passing  # noqa: F401  (registers "heuristic" and "pass:*" in the simulator)
-from solvers.heuristic import heuristic_policy
+import solvers.base.passing  # noqa: F401  (registers "heuristic" and "pass:*" in the simulator)
+from solvers.base.heuristic import heuristic_policy
 import spiel_game
 from spiel_game import engine as E
 from spiel_game.policies import uniform_action, uniform_policy
@@ -97,7 +97,7 @@ def test_policy_table_takes_registered_names_and_functions():
         assert np.array_equal(by_name.trace, by_function.trace)
     finally:
         del POLICIES["test:lowest"]
-    from solvers.passing import pass_low
+    from solvers.base.passing import pass_low
     register_policy("test:low+heuristic", heuristic_policy, passing=pass_low)
     try:
         a = simulate({}, 40, "test:low+heuristic", seed=4, workers=1, record=True)

@@ -25,7 +25,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings, strategies as st
 from numba import njit
 
-import solvers.passing  # noqa: F401  (registers "heuristic" and "pass:*" in the simulator)
+import solvers.base.passing  # noqa: F401  (registers "heuristic" and "pass:*" in the simulator)
 import spiel_game
 from spiel_game import engine as E
 from spiel_game import validation as V

@@ -9,7 +9,7 @@ import pytest
 
 from conftest import ROOT
 from experiments.provenance import records, wall_time
-from experiments.stats import holm
+from experiments.base.stats import holm
 from texmacros import plural, sci_bound, spread
 from texmacros.hypotheses import PRIMARY, family
 

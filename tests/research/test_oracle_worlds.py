@@ -10,7 +10,7 @@ import pytest
 import spiel_game
 from experiments.bench.inference import heuristic_state
 from oracle_worlds import OracleISMCTS, main, perturb, world_accuracy
-from solvers.bots import AgentParameterError
+from solvers.base.bots import AgentParameterError
 from spiel_game import engine as E
 from spiel_game.hidden import hidden_cards
 from spiel_game.rng import make_rng_state

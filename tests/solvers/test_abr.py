@@ -217,7 +217,7 @@ def test_abr_search_study_puts_the_responder_in_the_seat():
     gain is the target's points minus the responder's in the same seat on the
     same deal, and the baseline is every seat playing the target."""
     from experiments import registry
-    from experiments.registry import Unit
+    from experiments.base.registry import Unit
     from experiments.studies import abr as study
     exp = registry.get("abr_search")
     assert exp.reproduce

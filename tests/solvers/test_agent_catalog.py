@@ -18,7 +18,7 @@ import pytest
 
 import spiel_game
 from solvers import catalog, registry
-from solvers.bots import HeuristicBot, RandomBot
+from solvers.base.bots import HeuristicBot, RandomBot
 from solvers.registry import make_agent
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -111,7 +111,7 @@ def test_only_the_requested_agents_module_is_imported():
     others = {"solvers.ismcts", "solvers.pimc", "solvers.abr", "solvers.xinxin",
               "solvers.openspiel_bots", "solvers.openspiel_rl_play", "solvers.net.agents",
               "solvers.ismcts_net", "torch"}
-    assert "solvers.bots" in seen["random"]
+    assert "solvers.base.bots" in seen["random"]
     assert not others & set(seen["random"]), others & set(seen["random"])
     assert "solvers.ismcts" in seen["ismcts(iterations=5)"]
     assert not (others - {"solvers.ismcts"}) & set(seen["ismcts(iterations=5)"])
@@ -119,7 +119,7 @@ def test_only_the_requested_agents_module_is_imported():
 
 def test_every_way_to_name_an_agent_goes_through_the_one_resolver(tmp_path, monkeypatch):
     (tmp_path / "my_bots.py").write_text(
-        "from solvers.bots import HeuristicBot\n\n"
+        "from solvers.base.bots import HeuristicBot\n\n"
         "def make(game, player, seed, *, unused=0):\n"
         "    return HeuristicBot(game, player, seed)\n")
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -137,7 +137,7 @@ def test_every_way_to_name_an_agent_goes_through_the_one_resolver(tmp_path, monk
         return HeuristicBot(g, p, s)
 
     ways = ["heuristic", "my_bots:make(unused=1)", f"{tmp_path / 'my_bots.py'}:make",
-            "solvers.bots:HeuristicBot", factory]
+            "solvers.base.bots:HeuristicBot", factory]
     moves = set()
     state = game.new_initial_state()
     while state.is_chance_node():

@@ -1,4 +1,4 @@
-"""Agents as profiles on flat trees and their exact exploitability (solvers/cfr/agent_policy.py)."""
+"""Agents as profiles on flat trees and their exact exploitability (solvers/agent_policy.py)."""
 
 import functools
 
@@ -7,9 +7,9 @@ import pyspiel
 import pytest
 
 import spiel_game
-from solvers.bots import Agent
+from solvers.base.bots import Agent
 from solvers.cfr import build_tree, nash_conv, uniform_profile
-from solvers.cfr.agent_policy import (AgentProfile, agent_exploitability, agent_profile,
+from solvers.agent_policy import (AgentProfile, agent_exploitability, agent_profile,
                                       call_seed)
 from solvers.registry import make_agent
 

@@ -13,12 +13,12 @@ import pytest
 import spiel_game
 from experiments.__main__ import main as experiments_main
 from solvers import registry
-from solvers.bots import AgentParameterError
+from solvers.base.bots import AgentParameterError
 from solvers.registry import AgentSpec, AgentSpecError, make_agent, parse_spec
 
 BOT_SOURCE = textwrap.dedent('''
     """A user's agents, in a plain file."""
-    from solvers.bots import Agent, check_int
+    from solvers.base.bots import Agent, check_int
 
     TAG = "{tag}"
     NOT_A_FACTORY = 42
@@ -247,7 +247,7 @@ def test_a_file_agent_plays_a_tournament(bot_file, tmp_path):
 def test_location_specs_reach_every_user_of_the_registry(game, bot_file):
     """``registry.factory`` resolves a location like a name, so the tools that look
     factories up (the exploitability profile) accept file agents too."""
-    from solvers.cfr.agent_policy import _fast_factory
+    from solvers.agent_policy import _fast_factory
     spec = f"{bot_file}:make_bot(depth=2)"
     assert registry.factory(f"{bot_file}:make_bot").__name__ == "make_bot"
     bot = _fast_factory(spec, game, 1)(game, 1, 5)

@@ -14,7 +14,7 @@ import spiel_game
 from spiel_game import cards as C
 from spiel_game import engine as E
 from spiel_game import validation as V
-from solvers.heuristic import heuristic_policy
+from solvers.base.heuristic import heuristic_policy
 from spiel_game.scenarios import state_from_hands
 from spiel_game.playout import play_random
 from spiel_game.simulator import make_rng

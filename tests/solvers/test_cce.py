@@ -256,7 +256,7 @@ def test_cce_study_figure_and_macros_end_to_end(tmp_path):
     import texmacros as macros
     from experiments import registry, runner
     from texmacros.studies import cce as writer
-    from experiments.config import ConfigError
+    from experiments.base.config import ConfigError
     from experiments.studies import cce as study
 
     assert registry.get("cce").reproduce and "texmacros.studies.cce" in macros.SOURCES
@@ -320,7 +320,7 @@ def test_cce_study_large_deals_run_apart(tmp_path):
     import texmacros as macros
     from experiments import runner
     from texmacros.studies import cce as writer
-    from experiments.config import ConfigError
+    from experiments.base.config import ConfigError
     from experiments.studies import cce as study
 
     with pytest.raises(ConfigError, match="overlap"):

@@ -36,8 +36,8 @@ from spiel_game import cards as C
 from spiel_game import engine as E
 from spiel_game import validation as V
 from spiel_game.rng import make_rng_state
-from solvers.bots import AgentParameterError
-from solvers.heuristic import heuristic_policy
+from solvers.base.bots import AgentParameterError
+from solvers.base.heuristic import heuristic_policy
 from solvers.beliefs import HeuristicBelief, LocationBelief, RandomBelief
 from solvers.beliefs.replay import MODELS, WeightedDeterminizer, make_belief
 from solvers.ismcts import ISMCTSBot

@@ -34,7 +34,7 @@ import spiel_game  # noqa: E402
 from spiel_game import engine as E  # noqa: E402
 from spiel_game import validation as V  # noqa: E402
 from spiel_game.rng import make_rng_state  # noqa: E402
-from solvers.bots import AgentParameterError  # noqa: E402
+from solvers.base.bots import AgentParameterError  # noqa: E402
 from solvers.beliefs.replay import WeightedDeterminizer, WorldPool, make_belief, pool_pick  # noqa: E402
 from solvers.net.features import FeatureLayout, game_base_params  # noqa: E402
 from solvers.net.inference import NetEvaluator  # noqa: E402

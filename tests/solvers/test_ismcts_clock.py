@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import spiel_game
-from solvers.bots import AgentParameterError
+from solvers.base.bots import AgentParameterError
 from solvers.ismcts import CLOCKS, ISMCTSBot
 
 

@@ -7,7 +7,7 @@ import pyspiel
 import pytest
 
 import spiel_game
-from solvers.bots import AgentParameterError
+from solvers.base.bots import AgentParameterError
 from solvers.beliefs.replay import make_belief
 from spiel_game.determinize import make_determinization
 from solvers.beliefs import location as LOC

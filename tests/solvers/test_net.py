@@ -117,7 +117,7 @@ def test_heuristic_hint_is_the_heuristic_players_move(tmp_path, layout):
     """hint='heuristic' appends a one-hot of the heuristic player's move (only for
     the player to move), leaves the other features and the no-hint layout as they
     were, and the compiled forward pass (the search's) still equals torch's."""
-    from solvers.bots import HeuristicBot
+    from solvers.base.bots import HeuristicBot
     hinted = FeatureLayout({}, (5, 6, 11), hint="heuristic")
     assert hinted.to_dict()["hint"] == "heuristic" and "hint" not in layout.to_dict()
     assert FeatureLayout({}, (5, 6, 11)).fingerprint == layout.fingerprint
@@ -337,7 +337,7 @@ def test_expert_iteration_resumes_with_identical_results(tmp_path, monkeypatch):
 
 
 def test_expert_iteration_config_errors():
-    from experiments.config import ConfigError
+    from experiments.base.config import ConfigError
     with pytest.raises(ConfigError, match="subset of cover"):
         ei.ExpertIterationConfig(players=(4,))
     with pytest.raises(ConfigError, match="search"):

@@ -4,7 +4,7 @@
 import numpy as np
 import pytest
 
-from experiments.registry import Unit
+from experiments.base.registry import Unit
 from experiments.studies import passing_exact as pe
 from solvers.cfr.best_response import best_response, policy_values
 from solvers.cfr.exploitability import fix_to_chance
@@ -137,7 +137,7 @@ def test_deterministic_three_players():
 
 
 def test_registered():
-    from experiments.registry import get
+    from experiments.base.registry import get
     exp = get("passing_exact")
     assert "quick" in exp.profiles
 

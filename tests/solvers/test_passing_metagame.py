@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from experiments.stats import mean_ci
+from experiments.base.stats import mean_ci
 from experiments.studies.passing_metagame import MetagameConfig, metagame_result
 from solvers.metagame import (alpharank_masses, bootstrap_tables, fitness_setup, library_gain,
                               one_vs_population, profiles, replicator_nash, rollout_pass_gain)
@@ -148,7 +148,7 @@ def test_eleven_player_experiment_is_registered_and_runs_in_the_runner(tmp_path)
 
     from conftest import ROOT
     from experiments import registry, runner
-    from solvers.passing import CONVENTIONS
+    from solvers.base.passing import CONVENTIONS
     exp = registry.get("passing_metagame_11")
     quick, paper = exp.config("quick"), exp.config("paper")
     assert quick.players == paper.players == 11 and paper.conventions == CONVENTIONS

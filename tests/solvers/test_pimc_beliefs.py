@@ -9,7 +9,7 @@ import pytest
 import spiel_game
 from solvers.beliefs import HeuristicBelief, LocationBelief, NetworkBelief, RandomBelief
 from solvers.beliefs import location as LOC
-from solvers.bots import AgentParameterError
+from solvers.base.bots import AgentParameterError
 from solvers.net.features import FeatureLayout
 from solvers.pimc import PIMCBot
 from solvers.registry import AgentSpecError, make_agent

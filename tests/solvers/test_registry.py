@@ -120,7 +120,7 @@ def test_builtins_build_pyspiel_bots():
 
 def test_register_in_process():
     game = spiel_game.load(players=5)
-    from solvers.bots import RandomBot
+    from solvers.base.bots import RandomBot
     registry.register("test_only_random", lambda g, p, s, **kw: RandomBot(g, p, s))
     try:
         assert isinstance(make_agent("test_only_random(anything=1)", game, 0), RandomBot)

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 import spiel_game
 from solvers import catalog, registry
-from solvers.bots import AgentParameterError, HeuristicBot, RandomBot
+from solvers.base.bots import AgentParameterError, HeuristicBot, RandomBot
 from solvers.ismcts import ISMCTSBot
 from solvers.pimc import PIMCBot
 from solvers.registry import (AgentFactoryError, AgentSpec, AgentSpecError, make_agent,
@@ -531,7 +531,7 @@ PLUGINS = {
     "ch_t12_missing": "import ch_t12_no_such_module  # noqa: F401\n",
     "ch_t12_boom": "raise RuntimeError('boom at import')\n",
     "ch_t12_kbd": "raise KeyboardInterrupt\n",
-    "ch_t12_good": ("from solvers.bots import RandomBot\n"
+    "ch_t12_good": ("from solvers.base.bots import RandomBot\n"
                     "def make(game, player, seed=0):\n"
                     "    return RandomBot(game, player, seed)\n"
                     "NOT_CALLABLE = 3\n"),

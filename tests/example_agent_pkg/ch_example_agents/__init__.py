@@ -10,15 +10,15 @@ cards, and subtracts when it shoots the moon. Its factory is declared in
 
 after which ``solvers.registry.make_agent("lowest(prefer_suit='S')", game,
 player, seed)`` builds it, and tournaments accept the spec. A bad parameter
-raises :class:`solvers.bots.AgentParameterError` (through
-:func:`solvers.bots.check_choice`), so ``make_agent`` reports it as a spec
+raises :class:`solvers.base.bots.AgentParameterError` (through
+:func:`solvers.base.bots.check_choice`), so ``make_agent`` reports it as a spec
 error; anything else the factory raised would be reported as a failure of
 the factory. The seed is an int in ``[0, 2**63)`` (this agent needs none).
 """
 
 from __future__ import annotations
 
-from solvers.bots import Agent, check_choice
+from solvers.base.bots import Agent, check_choice
 from spiel_game import cards as C
 from spiel_game import engine as E
 

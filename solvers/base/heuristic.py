@@ -5,7 +5,7 @@ signature (:mod:`spiel_game.simulator`): it picks one of ``legal[:k]`` for the
 player to move in engine state ``s`` under rules ``p``. The same function
 plays in the batch simulator (``simulate(..., "heuristic")``, registered when
 this module is imported), in the search rollouts and as
-:class:`solvers.bots.HeuristicBot`.
+:class:`solvers.base.bots.HeuristicBot`.
 
 * **Passing:** passes the most dangerous card first: a Black Maria (QS), then
   the A/K of spades (they catch a Black Maria), then high hearts, then other

@@ -77,8 +77,8 @@ import pyspiel
 
 from spiel_game.checks import shorten
 
-from .best_response import nash_conv
-from .tree import GameTree
+from .cfr.best_response import nash_conv
+from .cfr.tree import GameTree
 
 __all__ = ["agent_profile", "agent_exploitability", "AgentProfile", "AgentExploitability",
            "Leak", "call_seed", "METHODS", "POLICY_AGENTS"]

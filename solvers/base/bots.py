@@ -42,7 +42,7 @@ Agents here:
 
 * :class:`RandomBot` (``random``): uniform over the legal actions.
 * :class:`HeuristicBot` (``heuristic``): the rule-based player
-  :func:`solvers.heuristic.heuristic_policy`, the same compiled function the
+  :func:`solvers.base.heuristic.heuristic_policy`, the same compiled function the
   batch simulator and the search rollouts use, so its logic lives in one
   place. In words: it passes the most dangerous cards (a Black Maria, then
   the A/K of spades, then high hearts, then other high cards); following
@@ -199,7 +199,7 @@ class RandomBot(Agent):
 
 
 class HeuristicBot(Agent):
-    """The compiled rule-based player :func:`solvers.heuristic.heuristic_policy`
+    """The compiled rule-based player :func:`solvers.base.heuristic.heuristic_policy`
     (documented in this module's docstring); deterministic."""
 
     def __init__(self, game, player: int, seed: int = 0):

@@ -3,7 +3,7 @@
 An experiment is four things, registered under a name at import time of its
 module (``experiments/studies/<module>.py``)::
 
-    from experiments.registry import register, Unit, Summary
+    from experiments import register, Unit, Summary
 
     @dataclasses.dataclass(frozen=True)
     class RoundRobinConfig:             # typed, closed, carries its seed
@@ -75,6 +75,7 @@ __all__ = ["register", "get", "experiments", "Experiment", "Unit", "UnitOutput",
 _REGISTRY: dict[str, Experiment] = {}
 _ERRORS: dict[str, str] = {}
 _DISCOVERED = False
+_PACKAGE = __package__.rsplit(".", 1)[0]   # experiments
 _STUDIES = "studies"                # the package whose modules register the studies
 
 
@@ -160,7 +161,7 @@ class Experiment:
         return make_config(self.config_cls, base, overrides)
 
     def units(self, config) -> list[Unit]:
-        """The units of ``config`` (at most :data:`experiments.config.MAX_UNITS`;
+        """The units of ``config`` (at most :data:`experiments.base.config.MAX_UNITS`;
         a units function may yield them, so a larger count is refused after
         ``MAX_UNITS + 1`` of them)."""
         params = list(itertools.islice(self.units_fn(config), MAX_UNITS + 1))
@@ -224,7 +225,7 @@ def _candidates() -> list[tuple[str, str | None]]:
     """``(module, source)`` of the modules that may register experiments: those of
     :mod:`experiments.studies` whose source calls ``register(`` (source None:
     named in ``CH_EXPERIMENT_MODULES``)."""
-    here = Path(__file__).resolve().parent / _STUDIES
+    here = Path(__file__).resolve().parent.parent / _STUDIES
     out = []
     for info in pkgutil.iter_modules([str(here)]):
         if info.name.startswith("_"):
@@ -232,7 +233,7 @@ def _candidates() -> list[tuple[str, str | None]]:
         src = here / f"{info.name}.py"
         text = src.read_text(encoding="utf-8") if src.exists() else "register("
         if "register(" in text:
-            out.append((f"{__package__}.{_STUDIES}.{info.name}", text))
+            out.append((f"{_PACKAGE}.{_STUDIES}.{info.name}", text))
     out += [(m.strip(), None) for m in os.environ.get("CH_EXPERIMENT_MODULES", "").split(",")
             if m.strip()]
     return out
