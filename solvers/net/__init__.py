@@ -39,7 +39,8 @@ def _numba_cache_guard() -> None:
     from spiel_game.numba_cache import engine_sources, guard
     here = Path(__file__).resolve().parent
     kernels = [here / f for f in ("features.py", "inference.py")]
-    guard(here / "__pycache__", engine_sources() + kernels + [here.parent / "heuristic.py"])
+    guard(here / "__pycache__", engine_sources() + kernels
+          + [here.parent / "base" / "heuristic.py"])
 
 
 _numba_cache_guard()
