@@ -5,7 +5,7 @@
     python -m experiments run NAME [--profile quick|paper] [--backend local|ray]
         [--address auto|HOST:PORT] [--workers N] [--seed S] [--config FILE.toml]
         [--set key=value ...] [--out DIR] [--fresh] [--recompute-corrupt] [--reuse-stale]
-        [--no-progress]
+        [--no-progress] [--declaration FILE]
     python -m experiments reproduce [--profile quick|paper] [--out DIR] [--backend ...]
         [--workers N] [--jobs N] [--recompute-corrupt] [--reuse-stale]
     python -m experiments ship [--src results/paper] [--dst paper/results] [--only STUDY ...]
@@ -51,7 +51,8 @@ import signal
 import sys
 from pathlib import Path
 
-from . import registry, reproduce, runner, shipped
+from . import reproduce, runner, shipped
+from .base import registry
 from solvers.registry import AgentSpecError
 from spiel_game.extras import MissingExtra
 
@@ -149,7 +150,8 @@ def cmd_run(args) -> int:
                      config_file=args.config, seed=args.seed, backend=args.backend,
                      address=args.address, workers=args.workers, out=args.out,
                      fresh=args.fresh, recompute_corrupt=args.recompute_corrupt,
-                     reuse_stale=args.reuse_stale, progress=not args.no_progress)
+                     reuse_stale=args.reuse_stale, progress=not args.no_progress,
+                     declaration=args.declaration)
     print(f"results: {res.path}")
     return 0
 
@@ -244,6 +246,10 @@ def main(argv=None) -> int:
                    help="override config fields")
     r.add_argument("--fresh", action="store_true",
                    help="delete the existing results of this configuration's folder first")
+    r.add_argument("--declaration", default=None, metavar="FILE",
+                   help="a file that declares the run (a pre-registration): its SHA-256 is "
+                        "recorded at the first unit, and a later run refuses to continue if "
+                        "the file changed")
     rep = sub.add_parser("reproduce", help="every experiment and benchmark of a profile")
     _add_exec_args(rep)
     rep.add_argument("--jobs", type=int, default=None,

@@ -16,7 +16,8 @@ import sys
 import time
 from pathlib import Path
 
-from . import registry, runner, shipped
+from . import runner, shipped
+from .base import registry
 from .base.config import ConfigError, check_output_dir
 
 __all__ = ["StepTimer", "side_by_side", "SLOW_FIRST", "study_jobs", "reproduce",

@@ -48,7 +48,7 @@ def test_a_file_spec_without_its_factory_says_name_the_factory(spec):
 
 
 def test_misspelt_experiment_profile_preset_and_solver_names_get_did_you_mean():
-    from experiments import registry as exps
+    from experiments.base import registry as exps
     from solvers.cfr import build_tree
     from solvers.cfr.solvers import UnknownSolverError, make_solver
 

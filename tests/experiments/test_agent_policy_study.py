@@ -14,7 +14,8 @@ import pytest
 from conftest import check_figure_and_macros
 
 import texmacros as macros
-from experiments import registry, runner
+from experiments import runner
+from experiments.base import registry
 from experiments.base.config import ConfigError
 from experiments.studies import agent_exploitability as study
 from texmacros.studies import agent_exploitability as writer

@@ -46,7 +46,7 @@ def test_git_commit_is_the_head_and_dirty_exactly_when_results_may_differ(tmp_pa
 
 
 def test_experiments_and_trainers_record_the_same_provenance():
-    from experiments import metadata as M
+    from experiments.base import metadata as M
     assert M.git_commit is git_commit and M.metadata is metadata
     meta = metadata({"a": 1}, 7)
     assert meta["git_commit"] == git_commit() and meta["seed"] == 7

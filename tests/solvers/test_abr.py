@@ -146,7 +146,7 @@ def _macro(tex: str, name: str) -> str:
 
 def test_abr_study_is_in_the_paper_with_a_small_quick_profile():
     import texmacros as macros
-    from experiments import registry
+    from experiments.base import registry
     from experiments.studies import abr as study
     exp = registry.get("abr")
     assert exp.reproduce and "texmacros.studies.abr" in macros.SOURCES
@@ -216,7 +216,7 @@ def test_abr_search_study_puts_the_responder_in_the_seat():
     """``abr_search``: the deviating seat runs ``responder`` (not the ABR); the
     gain is the target's points minus the responder's in the same seat on the
     same deal, and the baseline is every seat playing the target."""
-    from experiments import registry
+    from experiments.base import registry
     from experiments.base.registry import Unit
     from experiments.studies import abr as study
     exp = registry.get("abr_search")

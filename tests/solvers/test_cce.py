@@ -254,7 +254,8 @@ def test_cce_study_figure_and_macros_end_to_end(tmp_path):
     import re
 
     import texmacros as macros
-    from experiments import registry, runner
+    from experiments import runner
+    from experiments.base import registry
     from texmacros.studies import cce as writer
     from experiments.base.config import ConfigError
     from experiments.studies import cce as study

@@ -147,7 +147,8 @@ def test_eleven_player_experiment_is_registered_and_runs_in_the_runner(tmp_path)
     import sys
 
     from conftest import ROOT
-    from experiments import registry, runner
+    from experiments import runner
+    from experiments.base import registry
     from solvers.base.passing import CONVENTIONS
     exp = registry.get("passing_metagame_11")
     quick, paper = exp.config("quick"), exp.config("paper")
