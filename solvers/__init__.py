@@ -3,8 +3,11 @@
 ``make_agent("ismcts(iterations=2000)", game, player, seed)`` builds any
 registered agent as a ``pyspiel.Bot`` (see :mod:`solvers.registry`); the
 agents live in :mod:`solvers.base.bots` (``random``, ``heuristic``),
-:mod:`solvers.pimc` and :mod:`solvers.ismcts`. Names are imported lazily, so
-``import solvers.<submodule>`` stays cheap.
+:mod:`solvers.pimc` and :mod:`solvers.ismcts`. The named card-passing
+conventions of the passing studies and of the ``convention`` agent
+(:data:`CONVENTIONS`, described in :mod:`solvers.base.passing`) choose a
+pass with :func:`choose_pass`. Names are
+imported lazily, so ``import solvers.<submodule>`` stays cheap.
 """
 
 from pathlib import Path as _Path
@@ -12,7 +15,7 @@ from pathlib import Path as _Path
 __all__ = ["Agent", "RandomBot", "HeuristicBot", "PIMCBot", "ISMCTSBot",
            "AgentSpec", "AgentSpecError", "AgentFactoryError", "AgentParameterError",
            "ENTRY_POINT_GROUP", "parse_spec", "make_agent", "register", "factories", "describe",
-           "openspiel_seed"]
+           "openspiel_seed", "CONVENTIONS", "choose_pass"]
 
 _WHERE = {"Agent": "base.bots", "RandomBot": "base.bots", "HeuristicBot": "base.bots",
           "PIMCBot": "pimc",
@@ -21,7 +24,8 @@ _WHERE = {"Agent": "base.bots", "RandomBot": "base.bots", "HeuristicBot": "base.
           "AgentParameterError": "base.bots", "openspiel_seed": "registry",
           "ENTRY_POINT_GROUP": "registry",
           "parse_spec": "registry", "make_agent": "registry", "register": "registry",
-          "factories": "registry", "describe": "registry"}
+          "factories": "registry", "describe": "registry",
+          "CONVENTIONS": "base.passing", "choose_pass": "base.passing"}
 
 
 def _numba_cache_guard() -> None:

@@ -13,8 +13,13 @@ The names of ``__all__`` are the documented API: :func:`load` and the rule
 sets, the game and its states, the observers (the information-state and
 observation tensors, :mod:`spiel_game.observers`), random playouts, positions
 from given hands, resampling from an information state, the simulator and
-the HTML and text renderings. ``observers``, ``simulate``, ``play_random``,
-``cards_played`` and ``state_from_hands`` are imported when first used.
+the HTML and text renderings, and the pieces of a search over the hidden
+cards: :class:`Determinizer` (worlds consistent with a player's information
+state), :func:`seat_hands` (who holds what in a state or a world) and
+:func:`make_rng_state` (the seeded random streams they draw from).
+``observers``, ``simulate``, ``play_random``, ``cards_played``,
+``state_from_hands``, ``Determinizer`` and ``make_rng_state`` are imported
+when first used.
 """
 
 from pathlib import Path as _Path
@@ -38,12 +43,13 @@ __all__ = ["cards", "RuleSet", "PARAMETER_DEFAULTS", "PRESETS", "preset",
            "serialize_game_and_state", "deserialize_game_and_state", "load",
            "observers", "play_random", "cards_played", "state_from_hands",
            "resample_from_infostate", "simulate", "state_to_html", "hand_replay_html",
-           "render_text_replay"]
+           "render_text_replay", "Determinizer", "seat_hands", "make_rng_state"]
 
 #: The names imported when first used: name -> its module (None: the submodule
 #: of that name).
 _LAZY = {"observers": None, "play_random": "playout", "cards_played": "playout",
-         "state_from_hands": "scenarios", "simulate": "simulator"}
+         "state_from_hands": "scenarios", "simulate": "simulator",
+         "Determinizer": "determinize", "make_rng_state": "rng"}
 
 
 def __getattr__(name):
@@ -78,3 +84,32 @@ def load(name_or_params=None, **overrides):
     # The given parameters only (pyspiel fills in the rest), numpy ints as ints.
     return pyspiel.load_game(GAME_NAME, {k: v if isinstance(v, str) else int(v)
                                          for k, v in params.items()})
+
+
+def seat_hands(state, world=None):
+    """The cards each seat holds: ``int64[num_players, cards.NUM_CARD_TYPES]``,
+    row ``q`` the copies of each card id in seat ``q``'s hand.
+
+    In ``state`` (a state of this game), or, given ``world``, in that engine
+    state of the same game: a world a determinizer drew for a player of
+    ``state`` (:meth:`Determinizer.sample`,
+    :class:`solvers.beliefs.WeightedDeterminizer`), where the cards the player
+    cannot see are filled in. ``seat_hands(state)`` is the truth, which the
+    player does not see::
+
+        det = spiel_game.Determinizer(state, player)
+        world = det.sample(spiel_game.make_rng_state(seed, 0))
+        spiel_game.seat_hands(state, world)[other, spiel_game.cards.QS]  # copies of QS"""
+    import numpy as np
+
+    from . import engine as E
+    params = np.asarray(state.engine_params)
+    s = np.array(state.engine_state if world is None else world)
+    size = int(params[E.L_STATE_SIZE])
+    if s.ndim != 1 or s.shape[0] != size or s.dtype.kind not in "iu":
+        raise ValueError(
+            f"seat_hands: world must be an engine state of this game (int32[{size}], what "
+            f"Determinizer.sample returns), got {s.dtype}{list(s.shape)}")
+    s = s.astype(np.int32, copy=False)
+    return np.stack([np.asarray(E.hand(params, s, q), np.int64)
+                     for q in range(int(params[E.P_N]))])

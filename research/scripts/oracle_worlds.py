@@ -204,7 +204,7 @@ def _factory(game, player, seed=0, **kw):
 
 
 def main(argv=None) -> int:
-    from experiments import tournament
+    from experiments.tournament.cli import main as tournament_main
     from solvers.registry import register, unregister
     argv = list(sys.argv[1:] if argv is None else argv)
     if "--workers" in argv and argv[argv.index("--workers") + 1:][:1] != ["1"]:
@@ -213,7 +213,7 @@ def main(argv=None) -> int:
         return 2
     register("ismcts_oracle", _factory, replace=True)
     try:
-        rc = tournament.main(argv + ([] if "--workers" in argv else ["--workers", "1"]))
+        rc = tournament_main(argv + ([] if "--workers" in argv else ["--workers", "1"]))
     finally:                 # the cheat leaves the registry as it found it
         unregister("ismcts_oracle")
     acc = [a for b in _BOTS for a in b.accuracy]

@@ -54,7 +54,8 @@ __all__ = ["CONVENTIONS", "convention_code", "convention_policy", "policy_by_cod
            "CONVENTION_POLICIES", "compiled_convention", "choose_pass", "ConventionBot",
            "ConventionPolicy"]
 
-#: The conventions, by code (their index).
+#: The names of the passing conventions (the module docstring describes each), in
+#: the order of their compiled codes (a name's index).
 CONVENTIONS = ("random", "high", "dump_points", "void_short", "keep_maria", "low", "expert")
 _JACK = int(ORDER_OF[card("J", "S")])
 
@@ -194,7 +195,12 @@ def convention_code(name: str) -> int:
 
 
 def choose_pass(name: str, state) -> dict[int, float]:
-    """The convention's distribution over the next pass action in a pyspiel state."""
+    """The distribution of convention ``name`` (one of :data:`CONVENTIONS`) over the
+    next pass action of ``state`` (a Cancellation Hearts state in the passing
+    phase, R5): ``{action: probability}`` over the legal actions, the card the
+    convention passes next with probability 1 (uniform for ``random``). A pass
+    action is one card; apply ``pass_count`` of them for a whole pass. An
+    unknown name, or a state outside the passing phase, raises ``ValueError``."""
     code = convention_code(name)
     if state.engine_state[S_PHASE] != PH_PASS:
         raise ValueError("a passing convention only acts in the passing phase (R5)")
