@@ -21,6 +21,7 @@ from typing import Any
 from ..base.config import check_output_dir, config_to_dict, fingerprint
 from ..base.metadata import git_commit, metadata
 from ..base.registry import Experiment, Summary, Unit
+from .declaration import RECORD as _DECLARATION, check_declaration, declared
 from .backends import (BACKENDS, _backend_stream, _bootstrapping_worker, _call_limit,
                        _stop_on_signals, _unguarded_main_script, check_ray_address,
                        check_workers)
@@ -52,8 +53,10 @@ class RunOptions:
     """How one run goes, as :func:`run_experiment`'s keywords of the same names
     give it: the profile it is recorded under, the backend and its workers, what
     becomes of saved units (``fresh``, ``recompute_corrupt``, ``reuse_stale``),
-    what is shown, and the call or command that resumes it (``command``, for
-    messages: ``(name, profile, out, changed)`` of :func:`run` or a text)."""
+    what is shown, the call or command that resumes it (``command``, for
+    messages: ``(name, profile, out, changed)`` of :func:`run` or a text) and
+    the declaration file the run is held to (``declaration``,
+    :mod:`~experiments.runner.declaration`; None: none)."""
 
     profile: str = "quick"
     backend: str = "local"
@@ -65,13 +68,15 @@ class RunOptions:
     progress: bool = True
     verbose: bool = True
     command: tuple | str | None = None
+    declaration: str | Path | None = None
 
 
 def run(name: str, *, profile: str = "quick", overrides: Mapping[str, Any] | None = None,
         config_file: str | Path | None = None, seed: int | None = None,
         backend: str = "local", address: str | None = None, workers: int | None = None,
         out: str | Path | None = None, fresh: bool = False, recompute_corrupt: bool = False,
-        reuse_stale: bool = False, progress: bool = True, verbose: bool = True) -> RunResult:
+        reuse_stale: bool = False, progress: bool = True, verbose: bool = True,
+        declaration: str | Path | None = None) -> RunResult:
     """Run experiment ``name`` (resuming finished units) and write its results.
 
     The configuration is checked (keys, types, the experiment's own checks)
@@ -104,10 +109,17 @@ def run(name: str, *, profile: str = "quick", overrides: Mapping[str, Any] | Non
         why it recomputed the others (stderr).
       progress: show a progress bar (tqdm; works in terminals and Jupyter).
       verbose: print the summary at the end.
+      declaration: a file that declares the run (a pre-registration): its
+        SHA-256 is recorded at the run's first unit (``declaration.json`` in the
+        folder, ``run.json`` and ``metadata.json``), and every later call
+        refuses, before computing anything, if the file changed; a folder
+        started without a declaration is not continued with one, nor the other
+        way round (:mod:`~experiments.runner.declaration`).
 
     Raises:
       RunInterrupted: on SIGINT/SIGTERM (the workers are stopped, finished
         shards kept: the same call resumes).
+      RunError: among others, a declaration that changed since the first unit.
     """
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose from {BACKENDS}")
@@ -121,7 +133,7 @@ def run(name: str, *, profile: str = "quick", overrides: Mapping[str, Any] | Non
                           backend=backend, address=address, workers=workers, fresh=fresh,
                           recompute_corrupt=recompute_corrupt, reuse_stale=reuse_stale,
                           progress=progress, verbose=verbose,
-                          command=(exp.name, profile, out, changed))
+                          command=(exp.name, profile, out, changed), declaration=declaration)
 
 
 def run_experiment(exp: Experiment, config, run_dir: str | Path, *,
@@ -130,7 +142,8 @@ def run_experiment(exp: Experiment, config, run_dir: str | Path, *,
                    address: str | None = None, workers: int | None = None,
                    fresh: bool = False, recompute_corrupt: bool = False,
                    reuse_stale: bool = False, progress: bool = True, verbose: bool = True,
-                   command: tuple | str | None = None) -> RunResult:
+                   command: tuple | str | None = None,
+                   declaration: str | Path | None = None) -> RunResult:
     """:func:`run` for an experiment object (registered or not) and an explicit
     results folder ``run_dir`` (the folder itself, not its parent): the same
     files, checks, resume, signals and backends. ``units`` (default
@@ -139,7 +152,8 @@ def run_experiment(exp: Experiment, config, run_dir: str | Path, *,
     be resumed, so a caller whose unit list may grow (more deals of the same
     tournament) passes a hash of what the rows depend on, and every saved shard
     is then checked against its own unit (params and seed). ``command``: the
-    call or command that resumes, for messages."""
+    call or command that resumes, for messages. ``declaration``: as for
+    :func:`run`."""
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose from {BACKENDS}")
     check_workers(workers)
@@ -157,9 +171,12 @@ def run_experiment(exp: Experiment, config, run_dir: str | Path, *,
                        f"link: give the folder it names with --out, or remove the link")
     if command is None:
         command = f"the same call of {exp.name}"
+    if declaration is not None:
+        declared(declaration)                   # a missing file: refused before the lock
     opts = RunOptions(profile=profile, backend=backend, address=address, workers=workers,
                       fresh=fresh, recompute_corrupt=recompute_corrupt, reuse_stale=reuse_stale,
-                      progress=progress, verbose=verbose, command=command)
+                      progress=progress, verbose=verbose, command=command,
+                      declaration=declaration)
     with _exclusive(run_dir), _run_root_set(run_dir.parent):
         return _run_locked(exp, config, units, run_dir, manifest, opts)
 
@@ -219,6 +236,14 @@ def _run_steps(exp: Experiment, config, units: list[Unit], run_dir: Path, manife
     notes: list[str] = []
     old, legacy = _prepare(run_dir, manifest, opts.fresh, opts.recompute_corrupt, remedy, stamp,
                            notes)
+    # The declaration, checked before any shard is read or any unit computed.
+    started = bool(old) or any((run_dir / "shards").glob("unit-*.json"))
+    decl = check_declaration(run_dir, old, started,
+                             None if opts.declaration is None else declared(opts.declaration))
+    if decl is not None:
+        manifest["declaration"] = decl
+        if not (run_dir / _DECLARATION).exists():
+            _atomic_write(run_dir / _DECLARATION, _sealed(decl))
     shards_dir = run_dir / "shards"
     shards_dir.mkdir(parents=True, exist_ok=True)
     for leftover in [*run_dir.glob(".*.tmp"), *shards_dir.glob(".*.tmp")]:
@@ -334,6 +359,8 @@ def _run_steps(exp: Experiment, config, units: list[Unit], run_dir: Path, manife
                                      if x.get("units_to_run", 1)],
                  "rows": len(table), "files": written, "sha256": digests,
                  "host": socket.gethostname()})
+    if decl is not None:
+        meta["declaration"] = decl
     indices = [u.index for u in units]
     if indices != list(range(len(units))):
         meta["unit_indices"] = indices
