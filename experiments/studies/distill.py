@@ -26,6 +26,10 @@ runner unit each, every unit one *round* ``r = 0 .. rounds``:
   up a share ``bc_mix * bc_decay ** (r - 1)`` of every minibatch (the rest is
   drawn uniformly from the distillation samples).
 
+The loop is :class:`solvers.net.rounds.Rounds`, shared with
+:mod:`experiments.studies.expert_iteration`; this module gives its hooks: the
+labelled play (data), the training set of each phase and the evaluation.
+
 Each round saves ``round-XXXX.npz`` (the checkpoint: state_dict + JSON config
 with this experiment's config and hash) and its samples ``data-XXXX.npz`` in
 the checkpoint folder, then evaluates the raw network (``network(checkpoint=
@@ -60,20 +64,19 @@ apart from the ``*_seconds`` columns.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
 from pathlib import Path
 
 import numpy as np
 
-from ..base.config import ConfigError, config_to_dict
+from ..base.config import ConfigError
 from ..base.registry import Summary, Unit, register
-from .expert_iteration import (base_params, checkpoint_folder, config_hash, evaluate,
-                               feature_layout, load_game, start_model,
-                               summary_checkpoint_folder, unit_seed, valid_files,
-                               weights_sha256)
+from .expert_iteration import (base_params, checkpoint_folder, config_hash, curve_summary,
+                               evaluate, feature_layout, net_rounds)
 
 __all__ = ["DistillConfig", "PROFILES", "units", "run_unit", "summarize", "checkpoint_dir",
-           "checkpoint_path", "play_labelled", "train_mixed", "CURVE_COLUMNS"]
+           "checkpoint_path", "play_labelled", "CURVE_COLUMNS"]
 
 ROLLOUTS = ("heuristic", "random")
 
@@ -197,16 +200,6 @@ def checkpoint_path(config, r: int) -> Path:
     return checkpoint_dir(config) / f"round-{r:04d}.npz"
 
 
-def _data_path(config, r: int) -> Path:
-    return checkpoint_dir(config) / f"data-{r:04d}.npz"
-
-
-def _valid(config, r: int) -> bool:
-    """Round ``r``'s checkpoint and samples exist and are this config's."""
-    return valid_files(checkpoint_path(config, r), _data_path(config, r), _hash(config),
-                        "round", r)
-
-
 # ------------------------------------------------------------------ data
 def play_labelled(game, layout, actors, teachers, hands: int, rng: np.random.Generator,
                   label_fraction: float = 1.0):
@@ -243,145 +236,79 @@ def play_labelled(game, layout, actors, teachers, hands: int, rng: np.random.Gen
     return samples, rets, searches
 
 
-def train_mixed(model, main: dict, extra: dict | None, *, steps: int, extra_share: float,
-                batch_size: int, lr: float, weight_decay: float, value_coef: float, seed: int,
-                target_temperature: float, extra_temperature: float = 1.0) -> list[dict]:
-    """``steps`` Adam steps; each minibatch has ``round(extra_share * batch_size)``
-    rows of ``extra`` (with its own target temperature; none when ``extra`` is
-    None or empty) and the rest from ``main`` (rows drawn with replacement by
-    ``numpy.random.default_rng(seed)``). Returns the per-step losses."""
-    import torch
-
-    from solvers.net.model import losses, to_batch
-    from solvers.net.selfplay import size
-    n_main, n_extra = size(main), (size(extra) if extra is not None else 0)
-    if n_main == 0:
-        raise ValueError("train_mixed: no samples")
-    k_extra = int(round(extra_share * batch_size)) if n_extra else 0
-    k_main = max(1, batch_size - k_extra)
-    rng = np.random.default_rng(seed)
-    opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
-    model.train()
-    log = []
-    for _ in range(steps):
-        rows = rng.integers(0, n_main, size=min(k_main, n_main))
-        ce, mse = losses(model, to_batch(main, rows, target_temperature=target_temperature))
-        w = len(rows)
-        if k_extra:
-            xrows = rng.integers(0, n_extra, size=k_extra)
-            ce2, mse2 = losses(model, to_batch(extra, xrows,
-                                               target_temperature=extra_temperature))
-            ce = (ce * w + ce2 * k_extra) / (w + k_extra)
-            mse = (mse * w + mse2 * k_extra) / (w + k_extra)
-        loss = ce + value_coef * mse
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        log.append({"policy_loss": ce.item(), "value_loss": mse.item()})
-    model.eval()
-    return log
-
-
 # ------------------------------------------------------------------ rounds
 def _round(config, r: int) -> list[dict]:
     """Compute round ``r`` (its predecessors first if missing); returns its rows."""
+    return net_rounds(config, "distill", _ignored(config),
+                      play=functools.partial(_play, config),
+                      training_set=functools.partial(_training_set, config),
+                      evaluate=functools.partial(_evaluate_rows, config),
+                      store_row=True).run(r)
 
+
+def _play(config, r: int, game, layout, rng, prev):
+    """The data hook: round ``r``'s hands at one player count: heuristic self-play
+    labelled by its own moves (round 0), else DAgger hands with network seats
+    (checkpoint ``prev``) labelled by the teacher."""
     from solvers.base.bots import HeuristicBot
     from solvers.ismcts import ISMCTSBot
     from solvers.net.agents import NetworkBot
-    from solvers.net.model import save_checkpoint
-    from solvers.net.selfplay import concat, evaluate_losses, load_samples, save_samples, size
-
-    base = base_params(config)
-    if _valid(config, r):
-        from solvers.net.checkpoint import read_checkpoint
-        cfg, _ = read_checkpoint(checkpoint_path(config, r))
-        if "row" in cfg:               # done before: evaluate only
-            return _evaluate_rows(config, base, cfg["row"], checkpoint_path(config, r))
-    if r > 0 and not _valid(config, r - 1):
-        _round(config, r - 1)
-    layout = feature_layout(config)
-    prev = checkpoint_path(config, r - 1) if r > 0 else None
-    # 1. data
-    t0 = time.perf_counter()
+    from solvers.net.rounds import unit_seed
+    from solvers.net.selfplay import concat
+    n = game.num_players()
+    if r == 0:
+        actors = [HeuristicBot(game, q, unit_seed(config.seed, r, n, q)) for q in range(n)]
+        samples, _, _ = play_labelled(game, layout, actors, ["self"] * n, config.bc_hands, rng)
+        return samples, {"teacher_searches": 0}
     parts, searches = [], 0
-    for n in config.players:
-        game = load_game(base, n)
-        rng = np.random.default_rng(unit_seed(config, r, n, 1000))
-        if r == 0:
-            actors = [HeuristicBot(game, q, unit_seed(config, r, n, q)) for q in range(n)]
-            samples, _, _ = play_labelled(game, layout, actors, ["self"] * n,
-                                          config.bc_hands, rng)
-            parts.append(samples)
-            continue
-        for h in range(config.hands):       # a fresh draw of network seats per hand
-            net = rng.random(n) < config.net_share
-            if not net.any():
-                net[rng.integers(n)] = True
-            actors, teachers = [], []
-            for q in range(n):
-                seed = unit_seed(config, r, n, q, h)
-                if net[q]:
-                    actors.append(NetworkBot(game, q, seed, checkpoint=str(prev)))
-                    teachers.append(ISMCTSBot(game, q, seed ^ 1,
-                                              iterations=config.teacher_iterations,
-                                              rollout=config.teacher_rollout))
-                else:
-                    actors.append(HeuristicBot(game, q, seed))
-                    teachers.append(None)
-            samples, _, k = play_labelled(game, layout, actors, teachers, 1, rng,
-                                          config.label_fraction)
-            parts.append(samples)
-            searches += k
-    new = concat(parts)
-    save_samples(_data_path(config, r), new)
-    data_s = time.perf_counter() - t0
-    # 2. training
-    t0 = time.perf_counter()
-    from solvers.net.model import torch_threads
-    with torch_threads(config.threads):
-        model, step0 = start_model(config, layout, prev)
-        tt = config.target_temperature if r > 0 else 1.0
-        if size(new) == 0:
-            raise RuntimeError(f"distill: round {r} recorded no samples (raise hands or "
-                               f"label_fraction)")
-        before = evaluate_losses(model, new, target_temperature=tt)
-        if r == 0:
-            main, extra, steps = new, None, config.bc_steps
-            lr, share = config.bc_lr or config.lr, 0.0
-        else:
-            main = concat([load_samples(_data_path(config, h)) for h in range(1, r)] + [new])
-            extra, steps = load_samples(_data_path(config, 0)), config.steps
-            lr, share = config.lr, config.bc_mix * config.bc_decay ** (r - 1)
-        train_mixed(model, main, extra, steps=steps, extra_share=share,
-                    batch_size=config.batch, lr=lr, weight_decay=config.weight_decay,
-                    value_coef=config.value_coef, seed=unit_seed(config, r, 0, 3000),
-                    target_temperature=tt)
-        after = evaluate_losses(model, new, target_temperature=tt)
-        row = {"round": r, "phase": "bc" if r == 0 else "distill", "samples": size(new),
-               "train_samples": size(main), "teacher_searches": searches,
-               "policy_loss_before": before[0], "policy_loss_after": after[0],
-               "value_loss_before": before[1], "value_loss_after": after[1],
-               "data_seconds": data_s, "train_seconds": time.perf_counter() - t0}
-        path = save_checkpoint(checkpoint_path(config, r), model, layout,
-                               step=step0 + steps, generation=r, round=r,
-                               experiment="distill", experiment_hash=_hash(config),
-                               experiment_config=config_to_dict(config),
-                               train_samples=size(main), losses_before=list(before),
-                               losses_after=list(after), row=row)
-    # 3. evaluation: the raw network against the heuristic
-    return _evaluate_rows(config, base, row, path)
+    for h in range(config.hands):           # a fresh draw of network seats per hand
+        net = rng.random(n) < config.net_share
+        if not net.any():
+            net[rng.integers(n)] = True
+        actors, teachers = [], []
+        for q in range(n):
+            seed = unit_seed(config.seed, r, n, q, h)
+            if net[q]:
+                actors.append(NetworkBot(game, q, seed, checkpoint=str(prev)))
+                teachers.append(ISMCTSBot(game, q, seed ^ 1,
+                                          iterations=config.teacher_iterations,
+                                          rollout=config.teacher_rollout))
+            else:
+                actors.append(HeuristicBot(game, q, seed))
+                teachers.append(None)
+        samples, _, k = play_labelled(game, layout, actors, teachers, 1, rng,
+                                      config.label_fraction)
+        parts.append(samples)
+        searches += k
+    return concat(parts), {"teacher_searches": searches}
 
 
-def _evaluate_rows(config, base, row: dict, path) -> list[dict]:
-    """The round's rows: ``row`` (what training recorded) with the evaluation at
+def _training_set(config, r: int):
+    """The training-set hook: round 0 trains on its behaviour-cloning samples;
+    round ``r >= 1`` on every distillation round's samples so far, with the
+    behaviour-cloning samples mixed into each minibatch. Losses on the round's
+    new samples."""
+    from solvers.net.rounds import TrainingSet
+    if r == 0:
+        return TrainingSet(steps=config.bc_steps, lr=config.bc_lr or config.lr,
+                           losses_on="new", row={"phase": "bc"})
+    return TrainingSet(steps=config.steps, lr=config.lr, rounds=tuple(range(1, r)),
+                       extra_rounds=(0,), extra_share=config.bc_mix * config.bc_decay ** (r - 1),
+                       target_temperature=config.target_temperature, losses_on="new",
+                       row={"phase": "distill"})
+
+
+def _evaluate_rows(config, r: int, path, row: dict) -> list[dict]:
+    """The evaluation hook: the round's rows, ``row`` (what training recorded, fresh
+    or stored in the checkpoint) with the raw network against the heuristic at
     each count of ``eval_players``."""
+    from solvers.net.rounds import weights_sha256
     keys = ("round", "phase", "samples", "train_samples", "teacher_searches",
             "policy_loss_before", "policy_loss_after", "value_loss_before", "value_loss_after",
             "data_seconds", "train_seconds")     # one column order, fresh or stored
     common = {**{k: row[k] for k in keys}, "checkpoint": str(path),
               "checkpoint_sha256": weights_sha256(path)}
-    rows = []
+    base, rows = base_params(config), []
     for n in (config.eval_players or config.players[:1]):
         t0 = time.perf_counter()
         ev = evaluate(config, path, base, n, n)
@@ -413,25 +340,23 @@ CURVE_COLUMNS = ("round", "phase", "eval_players", "samples", "train_samples",
 
 def summarize(config: DistillConfig, rows) -> Summary:
     """The learning curve (table ``curve``) and a text table."""
-    curve = (rows[list(CURVE_COLUMNS)].sort_values(["round", "eval_players"])
-             .reset_index(drop=True))
-    lines = [f"distill: behaviour cloning of the heuristic ({config.bc_hands} hands), then "
-             f"{config.rounds} DAgger rounds labelled by ismcts(iterations="
-             f"{config.teacher_iterations}, rollout={config.teacher_rollout}); self-play at "
-             f"{list(config.players)} players; raw net (argmax) vs heuristic, "
-             f"{config.eval_deals} duplicate deals (zero-sum payoff difference, 95% CI)",
-             "round phase    n  samples  policy CE before->after  value MSE before->after"
-             "  net - heuristic [95% CI]     p  data/train s"]
-    for r in curve.itertuples():
-        lines.append(f"{r.round:>5} {r.phase:<7} {r.eval_players:>2}  {r.samples:>7}  "
-                     f"{r.policy_loss_before:.3f} -> {r.policy_loss_after:.3f}        "
-                     f"{r.value_loss_before:.4f} -> {r.value_loss_after:.4f}        "
-                     f"{r.net_minus_heuristic:+.2f} [{r.net_minus_heuristic_lo:+.2f}, "
-                     f"{r.net_minus_heuristic_hi:+.2f}]  {r.net_minus_heuristic_p:.1g}  "
-                     f"{r.data_seconds:.0f}/{r.train_seconds:.0f}")
-    folder = summary_checkpoint_folder(rows, config, checkpoint_dir)
-    lines.append(f"checkpoints: {folder} (the rows' checkpoint column)")
-    return Summary(tables={"curve": curve}, text="\n".join(lines))
+    header = [f"distill: behaviour cloning of the heuristic ({config.bc_hands} hands), then "
+              f"{config.rounds} DAgger rounds labelled by ismcts(iterations="
+              f"{config.teacher_iterations}, rollout={config.teacher_rollout}); self-play at "
+              f"{list(config.players)} players; raw net (argmax) vs heuristic, "
+              f"{config.eval_deals} duplicate deals (zero-sum payoff difference, 95% CI)",
+              "round phase    n  samples  policy CE before->after  value MSE before->after"
+              "  net - heuristic [95% CI]     p  data/train s"]
+
+    def line(r) -> str:
+        return (f"{r.round:>5} {r.phase:<7} {r.eval_players:>2}  {r.samples:>7}  "
+                f"{r.policy_loss_before:.3f} -> {r.policy_loss_after:.3f}        "
+                f"{r.value_loss_before:.4f} -> {r.value_loss_after:.4f}        "
+                f"{r.net_minus_heuristic:+.2f} [{r.net_minus_heuristic_lo:+.2f}, "
+                f"{r.net_minus_heuristic_hi:+.2f}]  {r.net_minus_heuristic_p:.1g}  "
+                f"{r.data_seconds:.0f}/{r.train_seconds:.0f}")
+    return curve_summary(config, rows, CURVE_COLUMNS, ["round", "eval_players"], header, line,
+                         checkpoint_dir)
 
 
 register("distill", DistillConfig, units, run_unit, summarize, profiles=PROFILES,

@@ -32,6 +32,10 @@ set), the net's zero-sum payoff minus the heuristic's with its 95% interval
 and paired p-value, seconds of self-play, training and evaluation, the
 checkpoint path and its SHA-256.
 
+The loop is :class:`solvers.net.rounds.Rounds`, shared with
+:mod:`experiments.studies.distill`; this module gives its hooks: the self-play
+(data), the replay window (training set) and the evaluation.
+
 The network covers the player counts ``cover`` (its input layout pads each
 information-state piece to the largest of those games, see
 :mod:`solvers.net.features`); self-play uses ``players`` (a subset).
@@ -57,13 +61,9 @@ then not bit-identical.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
+import functools
 import time
 from pathlib import Path
-
-import numpy as np
-
-import spiel_game
 
 from ..base.config import ConfigError, config_to_dict, fingerprint
 from ..base.registry import Summary, Unit, register
@@ -168,19 +168,6 @@ def checkpoint_folder(config, prefix: str, ignore=("checkpoints",)) -> Path:
     return run_root() / "checkpoints" / f"{prefix}-{config_hash(config, ignore)[:12]}"
 
 
-def valid_files(checkpoint: Path, data: Path, expected_hash: str, key: str, value) -> bool:
-    """A checkpoint and its samples exist, and the checkpoint's config has
-    ``experiment_hash == expected_hash`` and ``key == value``."""
-    from solvers.net.checkpoint import CheckpointError, read_checkpoint
-    if not data.is_file():
-        return False
-    try:
-        cfg, _ = read_checkpoint(checkpoint)
-    except CheckpointError:
-        return False
-    return cfg.get("experiment_hash") == expected_hash and cfg.get(key) == value
-
-
 def checkpoint_dir(config) -> Path:
     """The folder of the checkpoints and samples (module docstring)."""
     return checkpoint_folder(config, "expert_iteration")
@@ -201,10 +188,6 @@ def checkpoint_path(config, generation: int) -> Path:
     return checkpoint_dir(config) / f"gen-{generation:04d}.npz"
 
 
-def _data_path(config, generation: int) -> Path:
-    return checkpoint_dir(config) / f"data-{generation:04d}.npz"
-
-
 def feature_layout(config):
     """The network's :class:`~solvers.net.features.FeatureLayout` for ``config``
     (its game, the player counts it covers)."""
@@ -213,126 +196,87 @@ def feature_layout(config):
                          hint=getattr(config, "hint", "") or None)
 
 
-def _valid(config, generation: int) -> bool:
-    """Generation ``generation``'s checkpoint and samples exist and are this config's."""
-    return valid_files(checkpoint_path(config, generation), _data_path(config, generation),
-                        config_hash(config), "generation", generation)
+def net_rounds(config, experiment: str, ignore=("checkpoints",), **hooks):
+    """The training loop (:class:`solvers.net.rounds.Rounds`) of a study's
+    ``config``: its files in :func:`checkpoint_folder`, its game, network and
+    training settings from the config's fields, and the study's ``hooks`` (shared
+    by expert iteration and distillation)."""
+    from solvers.net.rounds import Rounds
+    return Rounds(experiment=experiment, experiment_hash=config_hash(config, ignore),
+                  experiment_config=config_to_dict(config),
+                  folder=checkpoint_folder(config, experiment, ignore),
+                  layout=feature_layout(config), game_params=base_params(config),
+                  players=config.players, hidden=config.hidden, blocks=config.blocks,
+                  batch=config.batch, weight_decay=config.weight_decay,
+                  value_coef=getattr(config, "value_coef", 1.0), threads=config.threads,
+                  seed=config.seed, **hooks)
 
 
-def unit_seed(config, *words) -> int:
-    """A seed below ``2**62`` derived from ``config.seed`` and the ints ``words``
-    (``numpy.random.SeedSequence`` spawn key): one independent stream per use."""
-    ss = np.random.SeedSequence(entropy=int(config.seed), spawn_key=tuple(int(w) for w in words))
-    return int(ss.generate_state(1, np.uint64)[0] >> np.uint64(2))
+def _rounds(config):
+    return net_rounds(config, "expert_iteration", play=functools.partial(_selfplay, config),
+                      training_set=functools.partial(_replay_window, config),
+                      evaluate=functools.partial(_evaluate_row, config),
+                      prefix="gen", key="generation")
 
 
-def start_model(config, layout, prev):
-    """The network to train next and its step count: a fresh
-    :class:`~solvers.net.model.PolicyValueNet` (``config.hidden``,
-    ``config.blocks``, seeded) when ``prev`` is None, else the checkpoint
-    ``prev``'s network (shared by expert iteration and distillation)."""
-    from solvers.net.model import PolicyValueNet, load_model
-    if prev is None:
-        return PolicyValueNet(layout.size, layout.num_actions, layout.max_players,
-                              hidden=config.hidden, blocks=config.blocks,
-                              seed=unit_seed(config, 0, 0, 2000)), 0
-    model, pcfg = load_model(prev)
-    return model, int(pcfg["step"])
-
-
-def _generation(config, g: int) -> dict:
+def _generation(config, g: int) -> list[dict]:
     """Compute generation ``g`` (its predecessors first if missing); returns its row."""
+    return _rounds(config).run(g)
 
+
+def _selfplay(config, g: int, game, layout, rng, prev):
+    """The data hook: generation ``g``'s self-play hands at one player count, every
+    seat a search agent (plain ISMCTS in generation 0 or with ``search='plain'``,
+    else the network-guided search of checkpoint ``prev``)."""
     from solvers.ismcts import ISMCTSBot
-    from solvers.net.model import save_checkpoint
     from solvers.ismcts_net import NetISMCTSBot
-    from solvers.net.selfplay import (concat, evaluate_losses, load_samples, play_hands,
-                                      save_samples, size, train)
+    from solvers.net.rounds import unit_seed
+    from solvers.net.selfplay import play_hands
+    n, bots = game.num_players(), []
+    for q in range(n):
+        seed = unit_seed(config.seed, g, n, q)
+        if prev is None or config.search == "plain":
+            bots.append(ISMCTSBot(game, q, seed, iterations=config.iterations,
+                                  rollout=config.rollout))
+        else:
+            bots.append(NetISMCTSBot(game, q, seed, checkpoint=str(prev),
+                                     iterations=config.net_iterations, c_puct=config.c_puct,
+                                     rollout=config.rollout, value_weight=config.value_weight))
+    samples, _ = play_hands(game, layout, bots, config.hands, rng)
+    return samples, {}
 
-    if g > 0 and not _valid(config, g - 1):
-        _generation(config, g - 1)
-    layout = feature_layout(config)
-    base = base_params(config)
-    prev = checkpoint_path(config, g - 1) if g > 0 else None
-    # 1. self-play
+
+def _replay_window(config, g: int):
+    """The training-set hook: the samples of the last ``replay`` generations."""
+    from solvers.net.rounds import TrainingSet
+    return TrainingSet(steps=config.steps, lr=config.lr,
+                       rounds=tuple(range(max(0, g - config.replay + 1), g)),
+                       target_temperature=config.target_temperature)
+
+
+def _evaluate_row(config, g: int, path, row: dict) -> list[dict]:
+    """The evaluation hook: the raw network against the heuristic at
+    ``players[0]`` players; the generation's row."""
+    from solvers.net.rounds import weights_sha256
     t0 = time.perf_counter()
-    parts = []
-    for n in config.players:
-        game = load_game(base, n)
-        bots = []
-        for q in range(n):
-            seed = unit_seed(config, g, n, q)
-            if prev is None or config.search == "plain":
-                bots.append(ISMCTSBot(game, q, seed, iterations=config.iterations,
-                                      rollout=config.rollout))
-            else:
-                bots.append(NetISMCTSBot(game, q, seed, checkpoint=str(prev),
-                                         iterations=config.net_iterations,
-                                         c_puct=config.c_puct, rollout=config.rollout,
-                                         value_weight=config.value_weight))
-        rng = np.random.default_rng(unit_seed(config, g, n, 1000))
-        samples, _ = play_hands(game, layout, bots, config.hands, rng)
-        parts.append(samples)
-    new = concat(parts)
-    save_samples(_data_path(config, g), new)
-    selfplay_s = time.perf_counter() - t0
-    # 2. training
-    t0 = time.perf_counter()
-    from solvers.net.model import torch_threads
-    with torch_threads(config.threads):
-        model, step0 = start_model(config, layout, prev)
-        data = concat([load_samples(_data_path(config, h))
-                       for h in range(max(0, g - config.replay + 1), g)] + [new])
-        tt = config.target_temperature
-        before = evaluate_losses(model, data, target_temperature=tt)
-        train(model, data, steps=config.steps, batch_size=config.batch, lr=config.lr,
-              weight_decay=config.weight_decay, seed=unit_seed(config, g, 0, 3000),
-              target_temperature=tt)
-        after = evaluate_losses(model, data, target_temperature=tt)
-        path = save_checkpoint(checkpoint_path(config, g), model, layout,
-                               step=step0 + config.steps, generation=g,
-                               experiment="expert_iteration", experiment_hash=config_hash(config),
-                               experiment_config=config_to_dict(config),
-                               train_samples=size(data), losses_before=list(before),
-                               losses_after=list(after))
-    train_s = time.perf_counter() - t0
-    # 3. evaluation: the raw network against the heuristic
-    t0 = time.perf_counter()
-    ev = evaluate(config, path, base, config.players[0], 0)
-    eval_s = time.perf_counter() - t0
-    return {"generation": g, "samples": size(new), "train_samples": size(data),
-            "policy_loss_before": before[0], "policy_loss_after": after[0],
-            "value_loss_before": before[1], "value_loss_after": after[1],
-            **ev, "selfplay_seconds": selfplay_s, "train_seconds": train_s,
-            "eval_seconds": eval_s, "checkpoint": str(path),
-            "checkpoint_sha256": weights_sha256(path)}
-
-
-def weights_sha256(path) -> str:
-    """SHA-256 of the checkpoint's parameters (not its config, which names the commit)."""
-    from solvers.net.checkpoint import read_checkpoint
-    _, params = read_checkpoint(path)
-    h = hashlib.sha256()
-    for k in sorted(params):
-        h.update(k.encode())
-        h.update(np.ascontiguousarray(params[k]).tobytes())
-    return h.hexdigest()
-
-
-def load_game(base: dict, n: int):
-    """``python_cancellation_hearts`` with parameters ``base`` and ``n`` players."""
-    import pyspiel
-    return pyspiel.load_game(spiel_game.GAME_NAME, {**base, "players": n})
+    ev = evaluate(config, path, base_params(config), config.players[0], 0)
+    return [{**{k: v for k, v in row.items() if not k.endswith("_seconds")}, **ev,
+             "selfplay_seconds": row["data_seconds"], "train_seconds": row["train_seconds"],
+             "eval_seconds": time.perf_counter() - t0, "checkpoint": str(path),
+             "checkpoint_sha256": weights_sha256(path)}]
 
 
 def evaluate(config, path, base, n: int, seed_word: int) -> dict:
     """Raw network (argmax) against the heuristic: ``config.eval_deals`` duplicate
-    deals at ``n`` players, seeded by ``unit_seed(config, 0, seed_word, 4000)``
+    deals at ``n`` players, seeded by ``unit_seed(config.seed, 0, seed_word, 4000)``
     (shared by expert iteration and distillation)."""
+    from solvers.net.rounds import unit_seed
+
     from ..tournament import TournamentConfig, run_tournament, summarize as tsum
     agents = (f"network(checkpoint={str(path)!r})", "heuristic")
     tc = TournamentConfig(agents=agents, game={**base, "players": n},
-                          deals=config.eval_deals, seed=unit_seed(config, 0, seed_word, 4000))
+                          deals=config.eval_deals,
+                          seed=unit_seed(config.seed, 0, seed_word, 4000))
     s = tsum(tc, run_tournament(tc, None, progress=False).records)
     d = s["pairs"][0]["payoff_difference"]
     return {"eval_players": n, "eval_deals": config.eval_deals,
@@ -354,7 +298,7 @@ def units(config: ExpertIterationConfig) -> list[dict]:
 
 def run_unit(config: ExpertIterationConfig, unit: Unit) -> list[dict]:
     """Generation ``unit.params['generation']``: its learning-curve row."""
-    return [_generation(config, int(unit.params["generation"]))]
+    return _generation(config, int(unit.params["generation"]))
 
 
 CURVE_COLUMNS = ("generation", "samples", "train_samples", "policy_loss_before",
@@ -365,19 +309,30 @@ CURVE_COLUMNS = ("generation", "samples", "train_samples", "policy_loss_before",
 
 def summarize(config: ExpertIterationConfig, rows) -> Summary:
     """The learning curve (table ``curve``) and a text table."""
-    curve = rows[list(CURVE_COLUMNS)].sort_values("generation").reset_index(drop=True)
-    lines = [f"expert iteration, self-play at {list(config.players)} players, network covers "
-             f"{list(config.cover)}; net vs heuristic at {config.players[0]} players, "
-             f"{config.eval_deals} duplicate deals (zero-sum payoff difference, 95% CI)",
-             "gen  samples  policy CE before->after  value MSE before->after  "
-             "net - heuristic [95% CI]  selfplay/train s"]
-    for r in curve.itertuples():
-        lines.append(f"{r.generation:>3}  {r.samples:>7}  {r.policy_loss_before:.3f} -> "
-                     f"{r.policy_loss_after:.3f}        {r.value_loss_before:.4f} -> "
-                     f"{r.value_loss_after:.4f}        {r.net_minus_heuristic:+.2f} "
-                     f"[{r.net_minus_heuristic_lo:+.2f}, {r.net_minus_heuristic_hi:+.2f}]"
-                     f"  {r.selfplay_seconds:.1f}/{r.train_seconds:.1f}")
-    folder = summary_checkpoint_folder(rows, config, checkpoint_dir)
+    header = [f"expert iteration, self-play at {list(config.players)} players, network covers "
+              f"{list(config.cover)}; net vs heuristic at {config.players[0]} players, "
+              f"{config.eval_deals} duplicate deals (zero-sum payoff difference, 95% CI)",
+              "gen  samples  policy CE before->after  value MSE before->after  "
+              "net - heuristic [95% CI]  selfplay/train s"]
+
+    def line(r) -> str:
+        return (f"{r.generation:>3}  {r.samples:>7}  {r.policy_loss_before:.3f} -> "
+                f"{r.policy_loss_after:.3f}        {r.value_loss_before:.4f} -> "
+                f"{r.value_loss_after:.4f}        {r.net_minus_heuristic:+.2f} "
+                f"[{r.net_minus_heuristic_lo:+.2f}, {r.net_minus_heuristic_hi:+.2f}]"
+                f"  {r.selfplay_seconds:.1f}/{r.train_seconds:.1f}")
+    return curve_summary(config, rows, CURVE_COLUMNS, "generation", header, line,
+                         checkpoint_dir)
+
+
+def curve_summary(config, rows, columns, sort, header: list[str], line, folder_of) -> Summary:
+    """A learning curve's summary: table ``curve`` (``rows``' ``columns`` sorted
+    by ``sort``) and a text of ``header``, ``line(row)`` for each row of the curve
+    and the checkpoint folder (:func:`summary_checkpoint_folder`; shared by expert
+    iteration and distillation)."""
+    curve = rows[list(columns)].sort_values(sort).reset_index(drop=True)
+    lines = [*header, *(line(r) for r in curve.itertuples())]
+    folder = summary_checkpoint_folder(rows, config, folder_of)
     lines.append(f"checkpoints: {folder} (the rows' checkpoint column)")
     return Summary(tables={"curve": curve}, text="\n".join(lines))
 

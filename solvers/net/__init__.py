@@ -16,15 +16,19 @@ Modules:
 * :mod:`.agents`: :class:`~.agents.NetworkBot` (the raw policy, the built-in
   agent ``network``, an entry point naming the class: :mod:`solvers.catalog`)
   and the evaluator cache;
-* :mod:`.selfplay`: self-play with search, recording training samples.
+* :mod:`.selfplay`: self-play with search, recording training samples, and
+  training on them;
+* :mod:`.rounds`: the training loop of the studies that train the network
+  round after round (:class:`~.rounds.Rounds`: data, training set, training,
+  checkpoint, evaluation; the studies plug in hooks).
 
 The search with the network (``ismcts_net``, ``ismcts_bias``) sits beside the
 search it extends, in :mod:`solvers.ismcts_net`: this package is below
 :mod:`solvers.ismcts` and :mod:`solvers.beliefs`, which evaluate it, and imports
 neither.
 
-Only :mod:`.model` (and :mod:`.selfplay`'s training) imports torch; the agents
-and the search run with numpy and numba alone.
+Only :mod:`.model` (and the training of :mod:`.selfplay` and :mod:`.rounds`)
+imports torch; the agents and the search run with numpy and numba alone.
 """
 
 from __future__ import annotations

@@ -16,7 +16,9 @@ Samples are a dict of arrays (CSR features): ``indices``, ``values``,
 ``players`` (player count), ``seat``; :func:`concat`, :func:`save_samples`
 and :func:`load_samples` (``.npz``). :func:`train` fits the network
 (:func:`solvers.net.model.losses`: policy cross-entropy plus value MSE, Adam,
-minibatches drawn by a seeded generator).
+minibatches drawn by a seeded generator, optionally mixing in a second set);
+:mod:`solvers.net.rounds` runs the rounds of data, training and checkpoints
+around it.
 """
 
 from __future__ import annotations
@@ -185,27 +187,39 @@ def evaluate_losses(model, samples: dict, batch_size: int = 512,
 
 def train(model, samples: dict, *, steps: int, batch_size: int = 128, lr: float = 1e-3,
           weight_decay: float = 1e-4, value_coef: float = 1.0, seed: int = 0,
-          target_temperature: float = 1.0, device: str = "cpu") -> list[dict]:
+          target_temperature: float = 1.0, device: str = "cpu", extra: dict | None = None,
+          extra_share: float = 0.0) -> list[dict]:
     """``steps`` Adam steps on minibatches of ``samples`` (rows drawn with replacement
     from ``numpy.random.default_rng(seed)``; policy targets = the visit distributions
     sharpened by ``target_temperature``, :func:`solvers.net.model.sharpen`); returns
-    the per-step losses. ``device``: ``cpu``, ``cuda`` or ``auto`` (a GPU when one is
+    the per-step losses. ``extra`` (optional, e.g. the behaviour-cloning samples of
+    distillation): each minibatch then has ``round(extra_share * batch_size)`` rows of
+    it (targets as they are, temperature 1) and the rest from ``samples``, the losses
+    weighted by rows. ``device``: ``cpu``, ``cuda`` or ``auto`` (a GPU when one is
     present; the model is moved there and stays there)."""
     import torch
 
     from .model import losses, pick_device, to_batch
     model.to(pick_device(device))
-    n = size(samples)
+    n, n_extra = size(samples), (size(extra) if extra is not None else 0)
     if n == 0:
         raise ValueError("train: no samples")
+    k_extra = int(round(extra_share * batch_size)) if n_extra else 0
+    k_main = max(1, batch_size - k_extra)
     rng = np.random.default_rng(seed)
     opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
     model.train()
     log = []
     for _ in range(steps):
-        rows = rng.integers(0, n, size=min(batch_size, n))
+        rows = rng.integers(0, n, size=min(k_main, n))
         ce, mse = losses(model, to_batch(samples, rows, device=_device(model),
                                          target_temperature=target_temperature))
+        if k_extra:
+            w = len(rows)
+            xrows = rng.integers(0, n_extra, size=k_extra)
+            ce2, mse2 = losses(model, to_batch(extra, xrows, device=_device(model)))
+            ce = (ce * w + ce2 * k_extra) / (w + k_extra)
+            mse = (mse * w + mse2 * k_extra) / (w + k_extra)
         loss = ce + value_coef * mse
         opt.zero_grad()
         loss.backward()
