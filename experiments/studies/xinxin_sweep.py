@@ -306,21 +306,26 @@ _WARM: set[str] = set()
 
 
 def _warm_up(spec: str, params: dict) -> None:
-    """One decision of our agent ``spec`` outside the measurement, once per process
-    and spec: it compiles the search's kernels, so that the first deal's CPU time
-    per decision is the search's, not the compiler's."""
-    if spec in _WARM:
+    """One game of our agent ``spec`` on every seat, outside the measurement, once
+    per process, agent (whatever its budget) and game: it compiles the search's
+    kernels (every phase of the game: passing, play, scoring), so that the first
+    deal's CPU time per decision is the search's, not the compiler's."""
+    key = json.dumps([spec.split("(")[0], params], sort_keys=True)   # same kernels per agent
+    if key in _WARM:
         return
     import spiel_game
     from solvers.registry import make_agent
     game = spiel_game.load(params)
     state = game.new_initial_state()
+    bots = [make_agent(spec, game, q, q) for q in range(game.num_players())]
     rng = np.random.default_rng(0)
-    while state.is_chance_node():
-        acts = [a for a, _ in state.chance_outcomes()]
-        state.apply_action(int(acts[rng.integers(len(acts))]))
-    make_agent(spec, game, state.current_player(), 0).step(state)
-    _WARM.add(spec)
+    while not state.is_terminal():
+        if state.is_chance_node():
+            acts = [a for a, _ in state.chance_outcomes()]
+            state.apply_action(int(acts[rng.integers(len(acts))]))
+        else:
+            state.apply_action(int(bots[state.current_player()].step(state)))
+    _WARM.add(key)
 
 
 def run_unit(config: XinxinSweepConfig, unit: Unit) -> list[dict]:

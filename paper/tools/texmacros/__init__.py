@@ -57,6 +57,7 @@ SOURCES = ("texmacros.bench.engine", "texmacros.bench.sim", "texmacros.bench.res
            "texmacros.studies.cfr_convergence", "texmacros.studies.cce",
            "texmacros.studies.passing_exact", "texmacros.studies.agent_exploitability",
            "texmacros.studies.abr", "texmacros.bench.cfr_large",
+           "texmacros.studies.xinxin_sweep",
            "texmacros.research",
            "texmacros")
 
