@@ -387,7 +387,7 @@ def cell_stats(rows) -> dict:
     :func:`experiments.tournament.deal_rows`): :func:`difference_stats` of the
     per-deal differences (also under ``d``), and each side's wall-clock and, when
     every deal recorded it, CPU ms per decision and their ratio xinxin / ours."""
-    from ..tournament.stats import per_deal_agent_values
+    from ..tournament import per_deal_agent_values
     recs = deal_records(rows)
     if not recs:
         return {"deals": 0}
