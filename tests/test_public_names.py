@@ -199,9 +199,10 @@ class _Checker(ast.NodeVisitor):
         if isinstance(base, ast.Name) and base.id in self.bound:
             module = self.bound[base.id]
             for attr in reversed(chain):
+                before = len(self.problems)
                 self.check_name(node, module, attr, "reaches")
-                if not self.is_module(f"{module}.{attr}"):
-                    break
+                if len(self.problems) > before or not self.is_module(f"{module}.{attr}"):
+                    break                      # one problem per chain
                 module = f"{module}.{attr}"
             return                             # the whole chain is checked
         self.generic_visit(node)
@@ -232,8 +233,22 @@ def notebook_source(path: Path) -> str:
 
 
 def check_notebook(path: Path, root: Path = ROOT) -> list[str]:
-    return check_source(notebook_source(path), path.relative_to(root).as_posix(), notebook=True,
-                        root=root)
+    """A notebook's problems, each at ``notebook:cell N line M`` (N counts the code
+    cells from 0)."""
+    source = notebook_source(path)
+    where = {}                                  # a line of ``source`` -> (cell, line in it)
+    cell = start = 0
+    for number, line in enumerate(source.splitlines(), 1):
+        if (m := re.fullmatch(r"# cell (\d+)", line)):
+            cell, start = int(m.group(1)), number
+        where[number] = (cell, number - start)
+    name = path.relative_to(root).as_posix() if path.is_relative_to(root) else path.name
+    out = []
+    for problem in check_source(source, name, notebook=True, root=root):
+        line, text = problem[len(name) + 1:].split(":", 1)
+        c, n = where[int(line)]
+        out.append(f"{name}: code cell {c} line {n}:{text}")
+    return out
 
 
 def research_scripts(root: Path = ROOT) -> list[Path]:
@@ -311,3 +326,20 @@ def test_the_checker_fails_on_what_it_forbids(tmp_path):
     assert lines == [2, 4, 5, 8, 9, 10], "\n".join(problems)
     assert "not in spiel_game.determinize.__all__" in "\n".join(problems)
     assert check_source("import numpy as np\nnp._x\nfrom os import _exit\n") == []
+
+
+def test_a_planted_notebook_is_reported_by_cell(tmp_path):
+    cells = [{"cell_type": "markdown", "metadata": {}, "source": ["# from spiel_game import engine"]},
+             {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+              "source": ["%matplotlib inline\n", "import spiel_game\n",
+                         "from spiel_game.cards import QS\n"]},
+             {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+              "source": ["x = 1\n", "from spiel_game.determinize import Determinizer\n",
+                         "spiel_game.engine.K\n"]}]
+    path = tmp_path / "planted.ipynb"
+    path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4,
+                                "nbformat_minor": 5}))
+    problems = check_notebook(path)
+    assert [p.split(":")[1] for p in problems] == [" code cell 1 line 2", " code cell 1 line 3"], \
+        problems
+    assert "spiel_game.determinize" in problems[0] and "'engine'" in problems[1]
