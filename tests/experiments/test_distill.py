@@ -1,5 +1,7 @@
 """The distillation study (experiments/studies/distill.py): end to end on its smallest
-config, resume after interruptions with identical rows, labelled play, config errors."""
+config, labelled play, config errors; and for both studies that train the network
+with solvers.net.rounds (distill, expert_iteration), resumption after interruptions
+with identical rows."""
 
 import numpy as np
 import pyspiel
@@ -9,6 +11,7 @@ import spiel_game  # noqa: F401  (registers the game)
 from experiments import runner
 from experiments.base.config import ConfigError
 from experiments.studies import distill as ds
+from experiments.studies import expert_iteration as ei
 from solvers.base.bots import HeuristicBot
 from solvers.net.checkpoint import read_checkpoint
 from solvers.net.features import FeatureLayout
@@ -19,9 +22,69 @@ _TINY = {"bc_hands": 2, "bc_steps": 4, "rounds": 1, "hands": 1, "teacher_iterati
          "cover": "6", "label_fraction": 1.0}
 
 
-def test_distill_runs_and_resumes_with_identical_rows(tmp_path, monkeypatch):
-    a = runner.run("distill", overrides={**_TINY, "checkpoints": str(tmp_path / "ca")},
-                   out=tmp_path / "ra", workers=1, progress=False, verbose=False)
+#: The studies that train the network with solvers.net.rounds: (module, its unit
+#: function, tiny overrides, unit 1's checkpoint, its config field of the unit,
+#: optimizer steps after unit 1).
+_STUDIES = {
+    "distill": (ds, "_round", _TINY, "round-0001.npz", "round", 8),
+    "expert_iteration": (ei, "_generation",
+                         {"generations": 2, "hands": 1, "iterations": 8, "net_iterations": 8,
+                          "steps": 5, "eval_deals": 2, "hidden": 16, "blocks": 1,
+                          "cover": "6,11"},
+                         "gen-0001.npz", "generation", 10),
+}
+_DROP = ("checkpoint",)
+
+
+def _run(study, overrides, out):
+    return runner.run(study, overrides=overrides, out=out, workers=1, progress=False,
+                      verbose=False)
+
+
+def _timeless(rows):
+    return rows.drop(columns=[c for c in rows.columns
+                              if c.endswith("_seconds") or c in _DROP])
+
+
+@pytest.mark.parametrize("study", sorted(_STUDIES))
+def test_an_interrupted_study_resumes_with_identical_rows(study, tmp_path, monkeypatch):
+    """Interrupted twice, before unit 1's checkpoint and then after it (unit not
+    finished): the resumed run's rows are the uninterrupted run's."""
+    mod, unit_fn, tiny, ckpt, key, steps = _STUDIES[study]
+    a = _run(study, {**tiny, "checkpoints": str(tmp_path / "ca")}, tmp_path / "ra")
+    assert list(a.rows[key]) == [0, 1]
+    real_unit, real_eval = getattr(mod, unit_fn), mod.evaluate
+    calls = {"unit": 0, "eval": 0}
+
+    def failing_unit(config, r):
+        if r == 1 and calls["unit"] == 0:
+            calls["unit"] += 1
+            raise RuntimeError("killed before unit 1")
+        return real_unit(config, r)
+
+    def failing_eval(config, path, base, n, seed_word):
+        calls["eval"] += 1
+        if calls["eval"] == 2:
+            raise RuntimeError("killed after the checkpoint of unit 1")
+        return real_eval(config, path, base, n, seed_word)
+
+    monkeypatch.setattr(mod, unit_fn, failing_unit)
+    monkeypatch.setattr(mod, "evaluate", failing_eval)
+    over = {**tiny, "checkpoints": str(tmp_path / "cb")}
+    for _ in range(2):
+        with pytest.raises(RuntimeError, match="killed"):
+            _run(study, over, tmp_path / "rb")
+    assert (tmp_path / "cb" / ckpt).is_file()
+    b = _run(study, over, tmp_path / "rb")
+    assert _timeless(a.rows).equals(_timeless(b.rows))
+    assert "curve" in b.tables and len(b.tables["curve"]) == 2
+    cfg, _ = read_checkpoint(tmp_path / "cb" / ckpt)
+    assert cfg[key] == 1 and cfg["step"] == steps and cfg["experiment"] == study
+
+
+def test_distill_rows_and_a_longer_run_trains_only_the_new_round(tmp_path, monkeypatch):
+    over = {**_TINY, "checkpoints": str(tmp_path / "c")}
+    a = _run("distill", over, tmp_path / "ra")
     assert list(a.rows["round"]) == [0, 1]
     assert list(a.rows.phase) == ["bc", "distill"]
     r0, r1 = a.rows.iloc[0], a.rows.iloc[1]
@@ -30,37 +93,6 @@ def test_distill_runs_and_resumes_with_identical_rows(tmp_path, monkeypatch):
     assert r0.policy_loss_after < r0.policy_loss_before
     assert ((a.rows.net_minus_heuristic_lo <= a.rows.net_minus_heuristic)
             & (a.rows.net_minus_heuristic <= a.rows.net_minus_heuristic_hi)).all()
-    # Interrupted twice: before round 1's checkpoint, then after it (unit not finished).
-    real_round, real_eval = ds._round, ds.evaluate
-    calls = {"round": 0, "eval": 0}
-
-    def failing_round(config, r):
-        if r == 1 and calls["round"] == 0:
-            calls["round"] += 1
-            raise RuntimeError("killed before round 1")
-        return real_round(config, r)
-
-    def failing_eval(config, path, base, n, seed_word):
-        calls["eval"] += 1
-        if calls["eval"] == 2:
-            raise RuntimeError("killed after the checkpoint of round 1")
-        return real_eval(config, path, base, n, seed_word)
-
-    monkeypatch.setattr(ds, "_round", failing_round)
-    monkeypatch.setattr(ds, "evaluate", failing_eval)
-    over = {**_TINY, "checkpoints": str(tmp_path / "cb")}
-    for _ in range(2):
-        with pytest.raises(RuntimeError, match="killed"):
-            runner.run("distill", overrides=over, out=tmp_path / "rb", workers=1,
-                       progress=False, verbose=False)
-    assert (tmp_path / "cb" / "round-0001.npz").is_file()
-    b = runner.run("distill", overrides=over, out=tmp_path / "rb", workers=1, progress=False,
-                   verbose=False)
-    drop = [c for c in a.rows.columns if c.endswith("_seconds") or c == "checkpoint"]
-    assert a.rows.drop(columns=drop).equals(b.rows.drop(columns=drop))
-    assert "curve" in b.tables and len(b.tables["curve"]) == 2
-    cfg, _ = read_checkpoint(tmp_path / "cb" / "round-0001.npz")
-    assert cfg["round"] == 1 and cfg["step"] == 8 and cfg["experiment"] == "distill"
     # A longer run on the same checkpoints trains only the new round.
     played = []
     real_play = ds.play_labelled
@@ -70,12 +102,10 @@ def test_distill_runs_and_resumes_with_identical_rows(tmp_path, monkeypatch):
         return real_play(game, layout, actors, teachers, hands, rng, label_fraction)
 
     monkeypatch.setattr(ds, "play_labelled", counting_play)
-    c = runner.run("distill", overrides={**over, "rounds": 2}, out=tmp_path / "rc", workers=1,
-                   progress=False, verbose=False)
+    c = _run("distill", {**over, "rounds": 2}, tmp_path / "rc")
     assert list(c.rows["round"]) == [0, 1, 2]
     assert len(played) == _TINY["hands"] and all(played)      # round 2's hands only
-    x, y = c.rows.drop(columns=drop).iloc[:2], b.rows.drop(columns=drop)
-    assert x.equals(y)
+    assert _timeless(c.rows).iloc[:2].equals(_timeless(a.rows))
 
 
 def test_behaviour_cloning_labels_are_the_heuristic_moves():

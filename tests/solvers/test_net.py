@@ -1,5 +1,6 @@
 """The policy-value network (solvers.net): features, masking, training, checkpoints,
-agents, and the expert-iteration experiment's resumption."""
+agents, and the expert-iteration experiment's config errors (its resumption:
+tests/experiments/test_distill.py, with distillation's)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import spiel_game  # noqa: E402,F401  (registers the game)
-from experiments import runner  # noqa: E402
 from experiments.studies import expert_iteration as ei  # noqa: E402
 from experiments.tournament import TournamentConfig, run_tournament  # noqa: E402
 from solvers.net.checkpoint import FORMAT, CheckpointError, read_checkpoint  # noqa: E402
@@ -292,48 +292,6 @@ def test_net_ismcts_time_limit_budget(small_ckpt):
     for bad in ("0", "-1", "4000"):
         with pytest.raises(ValueError, match="time_limit"):
             make_agent(f"ismcts_net(checkpoint={str(path)!r}, time_limit={bad})", game, 0)
-
-
-_TINY = {"generations": 2, "hands": 1, "iterations": 8, "net_iterations": 8, "steps": 5,
-         "eval_deals": 2, "hidden": 16, "blocks": 1, "cover": "6,11"}
-
-
-def test_expert_iteration_resumes_with_identical_results(tmp_path, monkeypatch):
-    a = runner.run("expert_iteration", overrides={**_TINY, "checkpoints": str(tmp_path / "ca")},
-                   out=tmp_path / "ra", workers=1, progress=False, verbose=False)
-    assert list(a.rows.generation) == [0, 1]
-    # Interrupted twice: a crash before generation 1's checkpoint, then one after it
-    # (checkpoint written, unit not finished).
-    real_gen, real_eval = ei._generation, ei.evaluate
-    calls = {"gen": 0, "eval": 0}
-
-    def failing_generation(config, g):
-        if g == 1 and calls["gen"] == 0:
-            calls["gen"] += 1
-            raise RuntimeError("killed before generation 1")
-        return real_gen(config, g)
-
-    def failing_eval(config, path, base, n, seed_word):
-        calls["eval"] += 1
-        if calls["eval"] == 2:
-            raise RuntimeError("killed after the checkpoint of generation 1")
-        return real_eval(config, path, base, n, seed_word)
-
-    monkeypatch.setattr(ei, "_generation", failing_generation)
-    monkeypatch.setattr(ei, "evaluate", failing_eval)
-    over = {**_TINY, "checkpoints": str(tmp_path / "cb")}
-    for _ in range(2):
-        with pytest.raises(RuntimeError, match="killed"):
-            runner.run("expert_iteration", overrides=over, out=tmp_path / "rb", workers=1,
-                       progress=False, verbose=False)
-    assert (tmp_path / "cb" / "gen-0001.npz").is_file()
-    b = runner.run("expert_iteration", overrides=over, out=tmp_path / "rb", workers=1,
-                   progress=False, verbose=False)
-    drop = [c for c in a.rows.columns if c.endswith("_seconds") or c == "checkpoint"]
-    assert a.rows.drop(columns=drop).equals(b.rows.drop(columns=drop))
-    assert "curve" in b.tables and len(b.tables["curve"]) == 2
-    cfg, _ = read_checkpoint(tmp_path / "cb" / "gen-0001.npz")
-    assert cfg["generation"] == 1 and cfg["step"] == 10
 
 
 def test_expert_iteration_config_errors():
