@@ -118,7 +118,7 @@ class DeclarationError(ConfigError):
 
 # ------------------------------------------------------------------ the declaration
 def declaration(path: Path = DECLARATION, frozen: Path = FROZEN) -> tuple[dict, str]:
-    """``(design, sha256)``: the JSON block (between ```json and ```) of the
+    """``(design, sha256)``: the JSON code block (the one ``json`` fence) of the
     pre-registration ``path`` and the file's SHA-256, which must equal the one
     recorded in ``frozen`` at the sweep's first unit. Raises
     :class:`DeclarationError` when either file is missing, the block is not

@@ -21,6 +21,12 @@ against the runner's ``shards.sha256``) and writes ``cells.csv`` (default
 
 Cells without saved deals have empty statistics. Interim numbers are labelled by
 their ``deals`` and ``finished`` columns.
+
+The statistics are those of the study ``experiments/studies/xinxin_sweep.py``
+(:func:`cell_stats`, :func:`holm`, :func:`cells_table`), which also writes the
+shipped copy for the paper from the same saved units: ``python -m
+experiments.studies.xinxin_sweep --ship research/xinxin_sweep`` (refreshes
+``paper/results/xinxin_sweep/``: this table plus ``equal_cpu`` and ``status``).
 """
 
 from __future__ import annotations
