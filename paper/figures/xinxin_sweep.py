@@ -68,7 +68,7 @@ def draw(results: Path) -> dict:
                 interim = True
                 eb[2][0].set_linestyle("--")
                 ax.annotate(f"interim\n{r['deals']}/{r['declared_deals']}", (xi, _num(r, "hi")),
-                            xytext=(0, 2), textcoords="offset points", ha="center",
+                            xytext=(0, 5), textcoords="offset points", ha="center",
                             va="bottom", fontsize=8, color=colour)
     ax.axhline(0, color="k", lw=0.6)
     ax.set_xscale("log")
