@@ -54,8 +54,8 @@ __all__ = ["CONVENTIONS", "convention_code", "convention_policy", "policy_by_cod
            "CONVENTION_POLICIES", "compiled_convention", "choose_pass", "ConventionBot",
            "ConventionPolicy"]
 
-#: The names of the passing conventions (the module docstring describes each), in
-#: the order of their compiled codes (a name's index).
+#: The names of the passing conventions (:mod:`solvers.base.passing` describes
+#: each), in the order of their compiled codes (a name's index).
 CONVENTIONS = ("random", "high", "dump_points", "void_short", "keep_maria", "low", "expert")
 _JACK = int(ORDER_OF[card("J", "S")])
 
