@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
 import json
 import sys
 import tarfile
@@ -53,7 +54,7 @@ def total_units(folder: Path) -> int | None:
 def pack(folder: Path, dest: Path = ARCHIVE) -> Path:
     """``dest/<folder name>.tar.xz`` of ``folder`` (written atomically)."""
     dest.mkdir(parents=True, exist_ok=True)
-    tmp = dest / f".{folder.name}.tar.xz.tmp"
+    tmp = dest / f".{folder.name}.tar.xz.{os.getpid()}.tmp"
     with tarfile.open(tmp, "w:xz", preset=9) as tar:
         for p in _files(folder):
             data = p.read_bytes()
