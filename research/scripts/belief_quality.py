@@ -114,9 +114,8 @@ def calibration(players: int = 6, played=(8, 16, 24, 32), seeds=range(15),
     ``|predicted - observed|`` weighted by their counts); ``brier``: the mean
     squared error; ``sharpness``: the mean squared distance of the
     predictions from the base rate."""
-    from solvers.beliefs.replay import WeightedDeterminizer, WorldPool
+    from solvers.beliefs import WeightedDeterminizer, world_pool
     game = spiel_game.load({"players": players})
-    n = players
     edges = np.linspace(0.0, 1.0, bins + 1)
     acc = {d[0]: np.zeros((3, bins)) for d in designs}
     err = {d[0]: [0.0, 0.0, 0] for d in designs}
@@ -124,14 +123,11 @@ def calibration(players: int = 6, played=(8, 16, 24, 32), seeds=range(15),
         for k in played:
             st = heuristic_state(game, 500 + seed, k)
             me = st.current_player()
-            truth = np.array(st.engine_state)
             wd = WeightedDeterminizer(st, me, model="heuristic", epsilon=epsilon)
-            y = np.stack([E.hand(wd.P, truth, q) for q in range(n)]) > 0
+            y = spiel_game.seat_hands(st) > 0
             for label, size, min_ess, mcmc in designs:
-                pool = WorldPool(wd.P, wd.root, wd.det.record, wd.belief, size,
-                                 make_rng_state(seed, k), min_ess=min_ess, mcmc=mcmc)
-                held = np.stack([np.stack([E.hand(wd.P, w, q) for q in range(n)])
-                                 for w in pool.pool[:pool.m]]) > 0
+                pool = world_pool(wd, size, make_rng_state(seed, k), min_ess=min_ess, mcmc=mcmc)
+                held = np.stack([spiel_game.seat_hands(st, w) for w in pool.pool[:pool.m]]) > 0
                 pr = np.einsum("m,mqk->qk", pool.weights, held.astype(float))
                 mask = np.ones_like(pr, bool)
                 mask[me] = False

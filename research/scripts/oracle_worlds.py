@@ -21,7 +21,7 @@ by ``python research/scripts/field_pair.py``::
 
 With ``source='posterior'`` no truth is used: the pool is ``worlds`` chains
 from the determinizer's prior moved ``steps`` Metropolis-Hastings steps each
-under the heuristic model (:class:`solvers.beliefs.replay.WorldPool`), a far better
+under the heuristic model (:func:`solvers.beliefs.world_pool`), a far better
 approximation of the posterior than a move's budget allows. Every pool is
 built before the move's clock starts (not charged to ``time_limit``): these
 runs measure what the worlds are worth, not what they cost.
@@ -139,7 +139,7 @@ class OracleISMCTS(ISMCTSBot):
     perturbed by ``noise`` swaps each: a cheating upper bound, not an agent
     for play. ``source='posterior'``: no truth is used; ``worlds`` chains
     start from the determinizer's prior and take ``steps`` Metropolis-Hastings
-    moves (:class:`solvers.beliefs.replay.WorldPool`, heuristic model, epsilon
+    moves (:func:`solvers.beliefs.world_pool`, heuristic model, epsilon
     0.1): the posterior approximated far better than a move's budget allows,
     at no cost to the search (what inference would buy if it were free).
     ``accuracy``: the mean world accuracy of each search."""
@@ -165,10 +165,10 @@ class OracleISMCTS(ISMCTSBot):
         truth = np.array(state.engine_state)
         me = state.current_player()
         if self.source == "posterior":
-            from solvers.beliefs.replay import WeightedDeterminizer, WorldPool
+            from solvers.beliefs import WeightedDeterminizer, world_pool
             wd = WeightedDeterminizer(state, me, model="heuristic", epsilon=0.1)
-            pool = WorldPool(wd.P, wd.root, wd.det.record, wd.belief, self.worlds,
-                             self._noise_rng, min_ess=self.worlds, mcmc=self.steps).pool
+            pool = world_pool(wd, self.worlds, self._noise_rng, min_ess=self.worlds,
+                              mcmc=self.steps).pool
         elif self.noise == 0:
             return truth[None, :].copy()
         else:
