@@ -15,12 +15,14 @@ script again); without the guard the runner warns and uses one process.
 
 The command line is ``python -m experiments`` (``experiments/__main__.py`` parses
 and dispatches; :mod:`.reproduce` runs a profile, ships and checks results);
-the plug-in interface is :mod:`experiments.base.registry`.
+the plug-in interface is ``register``, ``Unit`` and ``Summary``, re-exported
+here from :mod:`experiments.base.registry`.
 
-Layout by role: infrastructure here (:mod:`.runner`, a folder of modules, one
-role each; :mod:`.registry`, :mod:`.config`, :mod:`.metadata`, :mod:`.stats`
-for intervals, :mod:`.figures` for the paper's figure scripts,
-:mod:`.tournament` for duplicate-deal matches, also a folder); every study in
+Layout by role: infrastructure here (:mod:`experiments.runner`, a folder of
+modules, one role each; :mod:`experiments.base` with the registry, typed
+configs, provenance metadata and the statistics that every folder uses;
+:mod:`experiments.figures` for the paper's figure scripts,
+:mod:`experiments.tournament` for duplicate-deal matches, also a folder); every study in
 :mod:`experiments.studies`; the benchmarks in :mod:`experiments.bench`
 (``python -m experiments.bench.engine``).
 Algorithms live in :mod:`solvers`, never here.

@@ -6,6 +6,7 @@ cross-reference of the guide pages resolves, every page's Python code runs
 from __future__ import annotations
 
 import os
+from pathlib import Path
 import re
 import subprocess
 import sys
@@ -155,7 +156,11 @@ def test_experiment_blocks_are_left_to_the_reproduce_test():
     """Blocks that need the quick profile's results are not in the page scripts;
     tests/experiments/test_notebooks.py runs them after its quick reproduce."""
     assert experiment_blocks(), "no page shows experiments.run/load"
-    import test_notebooks
+    import importlib.util
+    path = Path(__file__).resolve().parent / "experiments" / "test_notebooks.py"
+    spec = importlib.util.spec_from_file_location("_docs_test_notebooks", path)
+    test_notebooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(test_notebooks)
     assert test_notebooks.readme_snippets() == experiment_blocks()
     for page in pages():
         for code in experiment_blocks():
