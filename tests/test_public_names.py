@@ -44,7 +44,7 @@ def module_file(name: str, root: Path = ROOT) -> Path | None:
     return None
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _all_of(path: Path) -> tuple[str, ...] | None:
     tree = ast.parse(path.read_text(), str(path))
     names = None
@@ -75,7 +75,7 @@ def documented_packages(root: Path = ROOT) -> list[str]:
     return [p for p in found if p != "modules"]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _imported_names(path: Path) -> frozenset[str]:
     """The names a package's ``__init__`` binds by ``from .module import name``
     (a function ``best_response`` of :mod:`solvers.cfr`, not its submodule)."""
@@ -329,7 +329,8 @@ def test_the_checker_fails_on_what_it_forbids(tmp_path):
 
 
 def test_a_planted_notebook_is_reported_by_cell(tmp_path):
-    cells = [{"cell_type": "markdown", "metadata": {}, "source": ["# from spiel_game import engine"]},
+    cells = [{"cell_type": "markdown", "metadata": {},
+              "source": ["# from spiel_game import engine"]},
              {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
               "source": ["%matplotlib inline\n", "import spiel_game\n",
                          "from spiel_game.cards import QS\n"]},

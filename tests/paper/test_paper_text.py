@@ -125,7 +125,8 @@ def test_the_network_log_quotes_the_shipped_comparisons_verbatim():
     comparison ``name`` of ``bench/net_strength.json``, rounded as the paper
     prints it; and the oracle's measured times are that file's."""
     page = (APPENDIX / "network_and_inference.md").read_text()
-    comps = json.loads((SHIPPED / "bench" / "net_strength.json").read_text())["result"]["comparisons"]
+    shipped = json.loads((SHIPPED / "bench" / "net_strength.json").read_text())
+    comps = shipped["result"]["comparisons"]
     quoted = re.findall(r"(-?\d+\.\d\d) \[(-?\d+\.\d\d), (-?\d+\.\d\d)\] \(`(\w+)`\)", page)
     assert len(quoted) >= 30, f"only {len(quoted)} comparisons quoted"
     for gain, lo, hi, name in quoted:
