@@ -93,8 +93,12 @@ def paper_macros(m, results: Path, bench: Path) -> None:
 
 def milliseconds(x) -> str:
     """A time per decision in ms as measured: whole ms from 10 ms, two
-    significant digits below (the heuristic's 0.05 ms is not ``0``)."""
+    significant digits below (the heuristic's 0.05 ms is not ``0``); a time
+    recorded as below 0.05 ms (the results keep one decimal) prints as
+    ``$<$0.05``, never as ``0``."""
     x = float(x)
+    if x < 0.05:
+        return "$<$0.05"
     return f"{x:.0f}" if x >= 10 else f"{x:.2g}"
 
 
