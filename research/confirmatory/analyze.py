@@ -12,6 +12,11 @@ Holm's adjusted p-value over all 10 (a hypothesis with fewer deals than
 declared counts as p = 1, as declared), the Holm-level interval (level
 ``1 - 0.05/(10 - rank + 1)``) and ``holds``. Rows with fewer deals than
 declared are marked ``interim``; their numbers are not confirmatory.
+
+``--out FILE`` writes the table elsewhere; ``--ship [DST]`` also ships it as
+the paper result ``DST/confirmatory/`` (default ``paper/results``) with
+:func:`research.confirmatory.ship.ship`, interim or final (run it again when
+the runs end).
 """
 
 from __future__ import annotations
@@ -84,7 +89,27 @@ def per_deal(decl: dict, runs: Path) -> dict[str, np.ndarray]:
     return out
 
 
-def analyze(runs: Path = HERE / "runs"):
+#: Short names of the ladder's rungs in the claims.
+RUNG_NAMES = {"random": "random", "heuristic": "heuristic", "pimc": "PIMC", "ismcts": "ISMCTS"}
+
+
+def claim(h: dict) -> str:
+    """A hypothesis's claim in words: ``ISMCTS beats PIMC``, ``rollout
+    best-response passer gains against expert``, ``void_short seat gains
+    against expert``."""
+    if h["run"] == "ladder":
+        def rung(name: str) -> str:
+            return RUNG_NAMES.get(name.split("(")[0], name)
+        return f"{rung(h['higher'])} beats {rung(h['lower'])}"
+    if h["kind"] == "rollout_br":
+        return f"rollout best-response passer gains against {h['target']}"
+    return f"one {h['deviation']} seat gains against {h['target']}"
+
+
+def analyze(runs: Path = HERE / "runs", out: Path | None = HERE / "results.csv"):
+    """The table of :mod:`this module <research.confirmatory.analyze>` (one row per
+    hypothesis, in declared order) from the saved units of ``runs``; written to
+    ``out`` as CSV unless ``out`` is None."""
     import pandas as pd
     import scipy.stats
 
@@ -102,7 +127,8 @@ def analyze(runs: Path = HERE / "runs"):
         lo, hi = _ci(v, 0.95)
         n_players = int(h["players"])
         scale = (n_players - 1) / n_players if h["statistic"] == "G" else 1.0
-        rows.append({"id": h["id"], "rq": h["rq"], "statistic": h["statistic"],
+        rows.append({"id": h["id"], "rq": h["rq"], "claim": claim(h), "players": n_players,
+                     "statistic": h["statistic"],
                      "deals": n, "declared_deals": int(h["deals"]),
                      "interim": n < int(h["deals"]), "mean": float(v.mean()) if n else np.nan,
                      "lo": lo, "hi": hi, "points_difference": float(v.mean()) * scale
@@ -119,11 +145,37 @@ def analyze(runs: Path = HERE / "runs"):
         r["holm_lo"], r["holm_hi"] = _ci(values[r["id"]], level)
         r["holds"] = (not r["interim"]) and adjusted[i] <= alpha and r["mean"] > 0
     table = pd.DataFrame(rows)
-    table.to_csv(HERE / "results.csv", index=False)
+    if out is not None:
+        table.to_csv(out, index=False)
     return table
 
 
-if __name__ == "__main__":
+def main(argv=None) -> int:
+    import argparse
+
     import pandas as pd
+    ap = argparse.ArgumentParser(
+        prog="python research/confirmatory/analyze.py",
+        description="The declared analysis of the confirmatory family from the saved units "
+                    "(finished or interim): results.csv, and with --ship the paper result "
+                    "paper/results/confirmatory/.")
+    ap.add_argument("--runs", type=Path, default=HERE / "runs",
+                    help="the run folders (default: research/confirmatory/runs)")
+    ap.add_argument("--out", type=Path, default=HERE / "results.csv",
+                    help="where to write the table (default: research/confirmatory/results.csv)")
+    ap.add_argument("--ship", nargs="?", type=Path, const=ROOT / "paper" / "results",
+                    default=None, metavar="DST",
+                    help="also ship the table into DST/confirmatory/ with "
+                         "experiments.shipped.add (default DST: paper/results)")
+    args = ap.parse_args(argv)
+    table = analyze(args.runs, args.out)
     with pd.option_context("display.width", 200, "display.max_columns", 20):
-        print(analyze().round(4).to_string(index=False))
+        print(table.drop(columns="claim").round(4).to_string(index=False))
+    if args.ship is not None:
+        from research.confirmatory.ship import ship
+        print(f"shipped {ship(args.ship, args.runs)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
