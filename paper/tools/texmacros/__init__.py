@@ -58,6 +58,7 @@ SOURCES = ("texmacros.bench.engine", "texmacros.bench.sim", "texmacros.bench.res
            "texmacros.studies.passing_exact", "texmacros.studies.agent_exploitability",
            "texmacros.studies.abr", "texmacros.bench.cfr_large",
            "texmacros.studies.xinxin_sweep",
+           "texmacros.studies.confirmatory",
            "texmacros.research",
            "texmacros")
 
