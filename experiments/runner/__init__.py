@@ -107,7 +107,9 @@ the folder lock, ``--fresh``), :mod:`~experiments.runner.store` (the folder's
 files, their hashes and bounded reads), :mod:`~experiments.runner.backends`
 (local processes, Ray, signals), :mod:`~experiments.runner.watch` (the call
 time limit), :mod:`~experiments.runner.progress`,
-:mod:`~experiments.runner.fingerprint` (code fingerprints) and
+:mod:`~experiments.runner.fingerprint` (code fingerprints),
+:mod:`~experiments.runner.archive` (:func:`pack_run`, :func:`restore_run`: a
+run folder as one file, to resume on another machine) and
 :mod:`~experiments.runner.errors`.
 """
 
@@ -118,6 +120,7 @@ from .backends import BACKENDS, execute, ray_runtime_env
 from .folders import resolve, results_root, run_root
 from .results import RunResult, attachments, load
 from .core import run, run_experiment
+from .archive import pack_run, restore_run
 # Internal names the command line, the studies and experiments.tournament import
 # from here (not the documented API).
 from .watch import CallWatch, call_watch  # noqa: F401
@@ -131,4 +134,4 @@ from .store import _indices  # noqa: F401
 __all__ = ["run", "load", "RunResult", "attachments", "resolve", "results_root", "run_root",
            "run_experiment", "execute", "BACKENDS", "ray_runtime_env", "unit_threads",
            "unit_progress", "RunError", "RunInterrupted", "CorruptResultError",
-           "UnverifiedResultError", "ResultsNotFoundError"]
+           "UnverifiedResultError", "ResultsNotFoundError", "pack_run", "restore_run"]

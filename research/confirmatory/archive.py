@@ -20,25 +20,15 @@ run and restores before; the README of this folder has the restart command.
 from __future__ import annotations
 
 import argparse
-import io
-import os
 import json
 import sys
-import tarfile
 from pathlib import Path
+
+from experiments.runner import pack_run, restore_run
 
 HERE = Path(__file__).resolve().parent
 RUNS = HERE / "runs"
 ARCHIVE = HERE / "archive"
-SKIP_SUFFIXES = (".tmp",)
-SKIP_NAMES = (".runner.lock",)
-
-
-def _files(src: Path) -> list[Path]:
-    return sorted(p for p in src.rglob("*")
-                  if p.is_file() and not p.is_symlink() and p.name not in SKIP_NAMES
-                  and not p.name.endswith(SKIP_SUFFIXES))
-
 
 def saved_units(folder: Path) -> int:
     return len(list((folder / "shards").glob("unit-*.json")))
@@ -52,32 +42,16 @@ def total_units(folder: Path) -> int | None:
 
 
 def pack(folder: Path, dest: Path = ARCHIVE) -> Path:
-    """``dest/<folder name>.tar.xz`` of ``folder`` (written atomically)."""
-    dest.mkdir(parents=True, exist_ok=True)
-    tmp = dest / f".{folder.name}.tar.xz.{os.getpid()}.tmp"
-    with tarfile.open(tmp, "w:xz", preset=9) as tar:
-        for p in _files(folder):
-            data = p.read_bytes()
-            info = tarfile.TarInfo(f"{folder.name}/{p.relative_to(folder).as_posix()}")
-            info.size, info.mtime, info.mode = len(data), 0, 0o644
-            tar.addfile(info, io.BytesIO(data))
-    out = dest / f"{folder.name}.tar.xz"
-    tmp.replace(out)
-    return out
+    """``dest/<folder name>.tar.xz`` of ``folder``
+    (:func:`experiments.runner.pack_run`: written atomically, byte for byte the
+    same for the same files, without the lock or temporary files)."""
+    return pack_run(folder, dest)
 
 
 def restore(packed: Path, runs: Path = RUNS) -> bool:
-    """Unpack ``packed`` into ``runs`` when its folder is missing; True when it did."""
-    name = packed.name[:-len(".tar.xz")]
-    if (runs / name).exists():
-        return False
-    runs.mkdir(parents=True, exist_ok=True)
-    with tarfile.open(packed, "r:xz") as tar:
-        names = tar.getnames()
-        if any(not n.startswith(f"{name}/") or ".." in Path(n).parts for n in names):
-            raise ValueError(f"{packed}: holds files outside {name}/")
-        tar.extractall(runs, filter="data")
-    return True
+    """Unpack ``packed`` into ``runs`` when its folder is missing; True when it did
+    (:func:`experiments.runner.restore_run`)."""
+    return restore_run(packed, runs)
 
 
 def main(argv=None) -> int:

@@ -100,41 +100,18 @@ def saved_deals(cell_dir: Path) -> int:
 
 def archive(cell: str, runs: Path = RUNS, dest: Path = ARCHIVE) -> Path | None:
     """Pack ``runs/<cell>/`` (its saved units, run.json and tables; not the lock)
-    into ``archive/<cell>.tar.xz``, byte for byte the same for the same files
-    (sorted names, zero times and owners); None when there is nothing to pack."""
-    import io
-    import tarfile
-    src = runs / cell
-    if not src.is_dir():
-        return None
-    files = sorted(p for p in src.rglob("*") if p.is_file() and p.name != ".runner.lock")
-    dest.mkdir(parents=True, exist_ok=True)
-    tmp = dest / f".{cell}.tar.xz.tmp"
-    with tarfile.open(tmp, "w:xz", preset=9) as tar:
-        for p in files:
-            data = p.read_bytes()
-            info = tarfile.TarInfo(f"{cell}/{p.relative_to(src).as_posix()}")
-            info.size, info.mtime, info.mode = len(data), 0, 0o644
-            tar.addfile(info, io.BytesIO(data))
-    out = dest / f"{cell}.tar.xz"
-    tmp.replace(out)
-    return out
+    into ``archive/<cell>.tar.xz`` (:func:`experiments.runner.pack_run`: byte
+    for byte the same for the same files); None when there is nothing to pack."""
+    from experiments.runner import pack_run
+    return pack_run(runs / cell, dest)
 
 
 def restore(cell: str, runs: Path = RUNS, src: Path = ARCHIVE) -> bool:
     """Unpack ``archive/<cell>.tar.xz`` into ``runs/`` when ``runs/<cell>/`` is
     missing (a fresh checkout); True when it did."""
-    import tarfile
+    from experiments.runner import restore_run
     packed = src / f"{cell}.tar.xz"
-    if (runs / cell).exists() or not packed.exists():
-        return False
-    runs.mkdir(parents=True, exist_ok=True)
-    with tarfile.open(packed, "r:xz") as tar:
-        names = tar.getnames()
-        if any(not n.startswith(f"{cell}/") or ".." in Path(n).parts for n in names):
-            raise ValueError(f"{packed}: holds files outside {cell}/")
-        tar.extractall(runs, filter="data")
-    return True
+    return packed.exists() and restore_run(packed, runs)
 
 
 def _commit() -> str:
