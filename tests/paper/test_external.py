@@ -55,14 +55,22 @@ def test_rows_and_cell_macros(tmp_path):
     assert not m.warnings
 
 
-def test_a_fast_agent_s_time_is_printed_as_measured_not_as_zero(tmp_path):
+@pytest.mark.parametrize("ms_ours, ms_xinxin, cell, macro", [
+    # a fast agent's time as measured, two significant digits
+    ("0.0513", "101.4", "& 0.051/101 & ", "{0.051}"),
+    # the shipped table keeps one decimal: 0.0 ms is under 0.05 ms, not zero
+    ("0.0", "100.5", "& $<$0.05/100 & ", "{$<$0.05}"),
+])
+def test_a_fast_agent_s_time_is_printed_as_measured_never_as_zero(tmp_path, ms_ours, ms_xinxin,
+                                                                  cell, macro):
     _write(tmp_path, [{**ROW, "agent": "heuristic, 3-card pass", "cell": "heuristic_pass",
-                       "ms_ours": "0.0513", "ms_xinxin": "101.4", "gain": "-1.25"}])
+                       "ms_ours": ms_ours, "ms_xinxin": ms_xinxin, "gain": "-1.25"}])
     m = Macros()
     paper_macros(m, tmp_path, tmp_path / "bench")
     text = "\n".join(m.lines)
-    assert "& 0.051/101 & \\ensuremath{-}1.25 & " in text
-    assert "\\newcommand{\\XinxinHeuristicPassMsOurs}{0.051}" in text
+    assert f"{cell}\\ensuremath{{-}}1.25 & " in text
+    assert "\\newcommand{\\XinxinHeuristicPassMsOurs}" + macro in text
+    assert "& 0/1" not in text
 
 
 def test_missing_or_malformed_results_print_not_yet_measured(tmp_path):
@@ -77,14 +85,3 @@ def test_missing_or_malformed_results_print_not_yet_measured(tmp_path):
     paper_macros(m, tmp_path, tmp_path / "bench")
     assert "not yet measured" in "\n".join(m.lines)
 
-
-def test_a_time_recorded_as_zero_prints_as_below_the_recorded_precision(tmp_path):
-    """The shipped table keeps one decimal: the heuristic's 0.0 ms (with passing)
-    is under 0.05 ms, not zero, and the table says so."""
-    _write(tmp_path, [{**ROW, "agent": "heuristic, 3-card pass", "cell": "heuristic_pass",
-                       "ms_ours": "0.0", "ms_xinxin": "100.5", "gain": "-3.99"}])
-    m = Macros()
-    paper_macros(m, tmp_path, tmp_path / "bench")
-    text = "\n".join(m.lines)
-    assert "& $<$0.05/100 & " in text
-    assert "& 0/100 & " not in text
