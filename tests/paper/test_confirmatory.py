@@ -92,3 +92,31 @@ def test_registered_and_the_shipped_table_is_complete():
     m, tex = _tex(Path("/nonexistent"), candidates=None)
     assert not m.warnings
     assert r"\newcommand{\ConfirmatoryCount}{10}" in tex
+
+
+def test_each_hypothesis_has_its_own_macros_and_unmeasured_ones_are_dashes(tmp_path):
+    """``\\Confirmatory<Id>Gain/Lo/Hi/Holm/Deals`` for the abstract: the numbers of
+    that row; a hypothesis with no deal (or not in the table) prints ``--``."""
+    rows = ROWS + [["C9", 2, "rollout best-response passer gains against void_short", 6, "S",
+                    0, 450, True, "", "", "", "", "", 1.0, 0.95, "", "", False]]
+    _write(tmp_path, rows)
+    m, tex = _tex(tmp_path)
+    assert not m.warnings
+    assert r"\newcommand{\ConfirmatoryCSixGain}{0.20}" in tex
+    assert r"\newcommand{\ConfirmatoryCSixLo}{-0.10}" in tex   # \val typesets the sign
+    assert r"\newcommand{\ConfirmatoryCSixHolm}{0.400}" in tex
+    assert r"\newcommand{\ConfirmatoryCOneDeals}{400}" in tex
+    assert r"\newcommand{\ConfirmatoryCNineGain}{--}" in tex
+    assert r"\newcommand{\ConfirmatoryCTenGain}{--}" in tex      # not in the table
+
+
+def test_the_abstract_rests_on_the_declared_ladder_steps():
+    """The abstract's central claim quotes the confirmatory ISMCTS-over-PIMC steps
+    (C3 at six, C6 at eleven players), not only the earlier runs."""
+    from pathlib import Path
+    tex = (Path(__file__).resolve().parents[2] / "paper" / "main.tex").read_text()
+    abstract = tex.split(r"\begin{abstract}")[1].split(r"\end{abstract}")[0]
+    for key in ("CThree", "CSix"):
+        for field in ("Gain", "Lo", "Hi", "Holm"):
+            assert rf"\Confirmatory{key}{field}" in abstract
+    assert "preregistration" in abstract

@@ -42,7 +42,9 @@ def paper_macros(m, results: Path, bench: Path, candidates=None) -> None:
     and 95% interval, Holm's p over the ten with unfinished ones counted as 1,
     status: holds, not shown or interim), ``\\ConfirmatoryHeld`` (hypotheses
     that hold), ``\\ConfirmatoryCount`` (hypotheses declared) and
-    ``\\ConfirmatoryFinished`` (hypotheses with every declared deal played).
+    ``\\ConfirmatoryFinished`` (hypotheses with every declared deal played),
+    and for each hypothesis (``C3`` spelled ``CThree``)
+    ``\\Confirmatory<Id>Gain``, ``Lo``, ``Hi``, ``Holm`` and ``Deals``.
     ``candidates``: the shipped folders to fall back on (default
     :func:`table_file`'s)."""
     from texmacros import interval, pvalue, read_csv, signed, tex_text, thousands
@@ -70,5 +72,33 @@ def paper_macros(m, results: Path, bench: Path, candidates=None) -> None:
             stat = "--"
         return " & ".join([r["id"], tex_text(r["claim"]), r["players"], deals, stat,
                            pvalue(r["holm_p"]), status(r)])
+    from texmacros.external import DIGITS
+
+    def row(key: str) -> dict:
+        for r in rows():
+            if r["id"] == key:
+                return r
+        raise KeyError(f"confirmatory/results.csv has no hypothesis {key}")
+
+    def measured(key: str) -> bool:
+        try:
+            r = row(key)
+        except (OSError, ValueError, KeyError):
+            return False
+        return bool(r["mean"] and r["lo"] and r["hi"] and r["holm_p"])
+
+    for n in range(1, 11):
+        key = f"C{n}"
+        name = "Confirmatory" + "".join(DIGITS.get(c, c) for c in key.replace("10", "Ten"))
+        if not measured(key):       # no deal yet (or no table: the rows say so)
+            for field in ("Gain", "Lo", "Hi", "Holm", "Deals"):
+                m.not_run(f"{name}{field}", f"{key}: not measured yet")
+            continue
+        m.add(f"{name}Gain", lambda k=key: float(row(k)["mean"]), signed, f"{key}: mean")
+        m.add(f"{name}Lo", lambda k=key: float(row(k)["lo"]), signed, f"{key}: 95% low")
+        m.add(f"{name}Hi", lambda k=key: float(row(k)["hi"]), signed, f"{key}: 95% high")
+        m.add(f"{name}Holm", lambda k=key: float(row(k)["holm_p"]), pvalue,
+              f"{key}: Holm's p over the ten")
+        m.add(f"{name}Deals", lambda k=key: int(row(k)["deals"]), thousands, f"{key}: deals")
     m.add_rows("ConfirmatoryRows", rows, line,
                "table rows of the confirmatory family (interim rows are not claims)")
