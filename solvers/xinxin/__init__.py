@@ -192,9 +192,9 @@ def _check_classic(game) -> None:
             if f.name not in _FREE_FIELDS and getattr(rules, f.name) != getattr(classic, f.name)]
     if diff:
         raise AgentParameterError(
-            f"xinxin: plays only the classic game (spiel_game.load('classic'), optionally "
-            f"with pass_count=0 or another pass_offset); this game differs in "
-            f"{', '.join(diff)}")
+            f"xinxin: plays only the classic game; this game differs in "
+            f"{', '.join(diff)}; allowed: spiel_game.load('classic'), optionally with "
+            f"pass_count=0 or another pass_offset")
     if rules.pass_count not in (0, 3):
         raise AgentParameterError(f"xinxin: pass_count={rules.pass_count} is not allowed; "
                                   f"allowed: 0 or 3 (xinxin passes 3 cards)")

@@ -15,11 +15,18 @@ HOLDS, NOT_SHOWN, INTERIM = "holds", "not shown", "interim"
 
 def table_file(results: Path, candidates=None) -> Path:
     """``results/confirmatory/results.csv`` when it exists, else the shipped one
-    (``paper/results`` of the working folder, then of this checkout; or
-    ``candidates``). Raises ``FileNotFoundError`` naming where it looked."""
+    (``paper/results`` of the working folder, of this checkout, then of the
+    checkout :mod:`experiments` is imported from; or ``candidates``). Raises
+    ``FileNotFoundError`` naming where it looked."""
+    import experiments
     from experiments import shipped
+    # the working folder's shipped results, this paper's checkout's, and those of
+    # the checkout the experiments package is imported from (a copy of paper/
+    # without results, as the reproduce test makes, still finds them there)
+    package_root = Path(experiments.__file__).resolve().parents[1]
     bases = [Path(results)] + list(candidates if candidates is not None
-                                   else (shipped.SHIPPED, ROOT / shipped.SHIPPED))
+                                   else (shipped.SHIPPED, ROOT / shipped.SHIPPED,
+                                         package_root / shipped.SHIPPED))
     for base in bases:
         f = base / "confirmatory" / "results.csv"
         if f.is_file():
