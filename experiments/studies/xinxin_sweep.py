@@ -369,15 +369,16 @@ def difference_stats(d) -> dict:
     error ``se``, 95% Student-t interval ``lo``, ``hi`` and two-sided one-sample
     t-test ``p`` against 0."""
     import scipy.stats
+
+    from ..base.stats import mean_ci
     d = np.asarray(d, np.float64)
     n = len(d)
     if n == 0:
         return {"deals": 0}
-    out = {"deals": n, "mean": float(d.mean())}
+    ci = mean_ci(d)
+    out = {"deals": n, "mean": ci["mean"]}
     if n >= 2:
-        se = d.std(ddof=1) / np.sqrt(n)
-        q = scipy.stats.t.ppf(0.975, n - 1)
-        out.update(lo=out["mean"] - q * se, hi=out["mean"] + q * se, se=se,
+        out.update(lo=ci["lo"], hi=ci["hi"], se=ci["sd"] / np.sqrt(n),
                    p=float(scipy.stats.ttest_1samp(d, 0.0).pvalue))
     return out
 
@@ -407,14 +408,12 @@ def cell_stats(rows) -> dict:
 def holm(pvalues: dict[str, float]) -> tuple[dict[str, float], dict[str, float]]:
     """Holm's adjusted p-values and each hypothesis's step-down level
     ``0.05 / (m - rank)`` (rank from 0 by p, ties in the given order)."""
-    order = sorted(pvalues, key=pvalues.get)
-    m = len(order)
-    adj, level, running = {}, {}, 0.0
-    for rank, name in enumerate(order):
-        running = max(running, min(1.0, (m - rank) * pvalues[name]))
-        adj[name] = running
-        level[name] = 0.05 / (m - rank)
-    return adj, level
+    from ..base.stats import holm as holm_adjusted
+    names = list(pvalues)
+    adjusted = holm_adjusted([pvalues[k] for k in names])
+    order = sorted(names, key=pvalues.get)
+    level = {name: 0.05 / (len(order) - rank) for rank, name in enumerate(order)}
+    return dict(zip(names, adjusted)), level
 
 
 def cells_table(chosen: list[dict], stats: dict[str, dict], absent=()) -> list[dict]:
