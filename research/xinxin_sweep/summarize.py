@@ -3,7 +3,8 @@
 ``python research/xinxin_sweep/summarize.py [--out FILE]`` reads every saved
 unit of every declared cell (``runs/<cell>/shards/unit-*.json``, each checked
 against the runner's ``shards.sha256``) and writes ``cells.csv`` (default
-``research/xinxin_sweep/cells.csv``), one row per declared cell:
+``research/xinxin_sweep/cells.csv``; with ``--declaration FILE`` another
+sweep's cells into ``cells-<FILE stem>.csv``), one row per declared cell:
 
 * ``deals`` saved (of ``declared_deals``), ``finished``;
 * ``mean``: the declared statistic, xinxin's mean points per hand minus ours
@@ -41,7 +42,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from research.scripts.xinxin_interim import verified_shards  # noqa: E402
-from research.xinxin_sweep.run import RUNS, declaration  # noqa: E402
+from research.xinxin_sweep.run import DECLARATION, RUNS, declaration  # noqa: E402
 # the statistics are the study's (one implementation for this table, the shipped
 # results and the paper): experiments/studies/xinxin_sweep.py
 from experiments.studies.xinxin_sweep import (COLUMNS, cell_stats, cells_table,  # noqa: E402,F401
@@ -55,9 +56,17 @@ def verified_rows(cell_dir: Path) -> list[dict]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", default=str(RUNS.parent / "cells.csv"))
+    ap.add_argument("--declaration", type=Path, default=DECLARATION,
+                    help="the preregistration file (default: the first sweep's)")
+    ap.add_argument("--out", default=None,
+                    help="default: cells.csv, or cells-<declaration stem>.csv for another "
+                         "declaration")
     args = ap.parse_args(argv)
-    decl = declaration()
+    if args.out is None:
+        args.out = str(RUNS.parent / ("cells.csv" if args.declaration.resolve()
+                                      == DECLARATION.resolve()
+                                      else f"cells-{args.declaration.stem}.csv"))
+    decl = declaration(args.declaration)
     stats = {c["cell"]: cell_stats(verified_rows(RUNS / c["cell"])) for c in decl["cells"]}
     table = cells_table(decl["cells"], stats)
     with open(args.out, "w", newline="") as f:
