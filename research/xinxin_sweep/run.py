@@ -146,6 +146,7 @@ def main(argv=None) -> int:
     ap.add_argument("--archive", action="store_true",
                     help="pack each cell's saved units into archive/<cell>.tar.xz; play nothing")
     args = ap.parse_args(argv)
+    args.declaration = args.declaration.resolve()
     decl = declaration(args.declaration)
     names = [c["cell"] for c in decl["cells"]]
     if args.cells:
