@@ -60,8 +60,20 @@ counts with p = 1) and ``holm_lo``, ``holm_hi``: the t-interval at the level
 Holm's procedure gives the cell; ``cpu_ms_ours``, ``cpu_ms_xinxin`` and
 ``cpu_ratio`` (xinxin / ours), ``equal_cpu`` (the ratio within
 :data:`EQUAL_CPU`), the wall-clock ``wall_ms_ours``, ``wall_ms_xinxin``; and
-``status``: ``finished``, ``interim`` (some deals), ``not started`` or
-``xinxin not installed``.
+``status``: ``finished``, ``interim`` (some deals), ``not started``,
+``xinxin not installed`` or, in the shipped table only, ``stopped``.
+
+**The second declaration.** Six of the first sweep's cells were not played at
+equal CPU (xinxin used 0.61-0.69 of our CPU time), so a second declaration,
+``paper/preregistration_xinxin_recalibrated.md`` (:data:`RECALIBRATED`),
+re-runs those six budget and passing modes with recalibrated xinxin
+simulations and fresh seeds (Holm over its own six cells) and stops the first
+sweep's four unfinished cells (:data:`STOPPED_CELLS`). Its cells are played by
+the same runner (``run.py --declaration ...``, frozen SHA-256 in
+``declaration-preregistration_xinxin_recalibrated.sha256``) and shipped by
+:func:`ship` beside the first sweep's (``recalibrated.csv``), with the
+equal-CPU strength curve both declare (``curve.csv``, :func:`curve_rows`).
+The runner experiment plays only the first declaration's cells.
 """
 
 from __future__ import annotations
@@ -86,7 +98,8 @@ __all__ = ["XinxinSweepConfig", "PROFILES", "QUICK_BUDGETS_MS", "QUICK_DEALS", "
            "declaration", "declared", "cells", "xinxin_status", "units", "run_unit",
            "summarize", "difference_stats", "cell_stats", "holm", "cells_table",
            "saved_rows", "ship_table", "ship", "shipped_cells", "figure_table", "origin",
-           "main"]
+           "RECALIBRATED", "STOPPED_CELLS", "CURVE_COLUMNS", "frozen_for", "curve_rows",
+           "figure_tables", "main"]
 
 #: The checkout this module belongs to (the declaration and the sweep live there).
 ROOT = Path(__file__).resolve().parents[2]
@@ -96,6 +109,12 @@ DECLARATION = ROOT / "paper" / "preregistration_xinxin.md"
 FROZEN = ROOT / "research" / "xinxin_sweep" / "declaration.sha256"
 #: The sweep's own folder (saved units: ``runs/<cell>/`` or ``archive/<cell>.tar.xz``).
 SWEEP = ROOT / "research" / "xinxin_sweep"
+#: The second declaration: the recalibrated sweep (six cells, Holm over its own six).
+RECALIBRATED = ROOT / "paper" / "preregistration_xinxin_recalibrated.md"
+#: The first sweep's cells the second declaration stops (their interim CPU ratios
+#: showed they would not be equal-CPU); reported ``stopped``, counted with p = 1 in
+#: the first sweep's Holm family.
+STOPPED_CELLS = ("b300_nopass", "b300_pass", "b1000_nopass", "b1000_pass")
 #: A cell's CPU ratio (xinxin / ours) counts as equal CPU time within these bounds.
 EQUAL_CPU = (0.8, 1.25)
 #: The quick profile: the declared cells of these budgets, this many deals each.
@@ -110,6 +129,15 @@ TABLE_COLUMNS = COLUMNS[:16] + ("equal_cpu",) + COLUMNS[16:] + ("status",)
 #: Statuses of a cell in the table.
 FINISHED, INTERIM, NOT_STARTED, ABSENT = ("finished", "interim", "not started",
                                           "xinxin not installed")
+#: The status of a first-sweep cell stopped by the second declaration.
+STOPPED = "stopped"
+#: The columns of the equal-CPU strength curve (the shipped ``curve.csv``,
+#: :func:`curve_rows`): one row per budget and passing mode.
+CURVE_COLUMNS = ("budget_ms", "passing", "sweep", "cell", "status", "deals", "declared_deals",
+                 "mean", "lo", "hi", "p", "holm_p", "holm_lo", "holm_hi", "cpu_ms_ours",
+                 "cpu_ms_xinxin", "cpu_ratio", "equal_cpu")
+#: The status of a curve row without an equal-CPU cell (:func:`curve_rows`).
+NO_CELL = "no equal-CPU cell"
 
 
 class DeclarationError(ConfigError):
@@ -117,24 +145,37 @@ class DeclarationError(ConfigError):
 
 
 # ------------------------------------------------------------------ the declaration
-def declaration(path: Path = DECLARATION, frozen: Path = FROZEN) -> tuple[dict, str]:
+def frozen_for(path: Path, sweep: Path = SWEEP) -> Path:
+    """Where the sweep's runner froze the SHA-256 of the declaration ``path`` in the
+    sweep folder ``sweep`` (as ``research/xinxin_sweep/run.py`` does):
+    ``declaration.sha256`` for the first declaration (:data:`DECLARATION`),
+    ``declaration-<file stem>.sha256`` for another."""
+    if Path(path).name == DECLARATION.name:
+        return Path(sweep) / "declaration.sha256"
+    return Path(sweep) / f"declaration-{Path(path).stem}.sha256"
+
+
+def declaration(path: Path = DECLARATION, frozen: Path = FROZEN,
+                unfrozen_ok: bool = False) -> tuple[dict, str]:
     """``(design, sha256)``: the JSON code block (the one ``json`` fence) of the
     pre-registration ``path`` and the file's SHA-256, which must equal the one
     recorded in ``frozen`` at the sweep's first unit. Raises
-    :class:`DeclarationError` when either file is missing, the block is not
-    exactly one valid JSON object with ``games`` and ``cells``, a cell names an
-    undeclared game or cell seeds repeat, or the hash differs."""
+    :class:`DeclarationError` when either file is missing (``unfrozen_ok``: a
+    missing ``frozen`` is accepted, for a sweep whose runner has not started;
+    the caller checks that nothing was saved), the block is not exactly one
+    valid JSON object with ``games`` and ``cells``, a cell names an undeclared
+    game or cell seeds repeat, or the hash differs."""
     path, frozen = Path(path), Path(frozen)
     if not path.is_file():
         raise DeclarationError(
             f"xinxin_sweep: the declaration {path} is not there; the sweep's design is read "
-            f"from paper/preregistration_xinxin.md of a source checkout")
-    if not frozen.is_file():
+            f"from paper/{path.name} of a source checkout")
+    if not frozen.is_file() and not unfrozen_ok:
         raise DeclarationError(
             f"xinxin_sweep: no frozen SHA-256 of the declaration at {frozen} (written by "
             f"research/xinxin_sweep/run.py at the sweep's first unit)")
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    was = (frozen.read_text().split() or [""])[0]
+    was = (frozen.read_text().split() or [""])[0] if frozen.is_file() else digest
     if was != digest:
         raise DeclarationError(
             f"xinxin_sweep: {path} changed after the sweep's first unit (SHA-256 recorded in "
@@ -416,13 +457,19 @@ def holm(pvalues: dict[str, float]) -> tuple[dict[str, float], dict[str, float]]
     return dict(zip(names, adjusted)), level
 
 
-def cells_table(chosen: list[dict], stats: dict[str, dict], absent=()) -> list[dict]:
+def cells_table(chosen: list[dict], stats: dict[str, dict], absent=(), stopped=()
+                ) -> list[dict]:
     """One row (:data:`TABLE_COLUMNS`) per cell of ``chosen`` (declared cells, in
     order) from its :func:`cell_stats`; Holm over these cells, a cell without a
     p-value counting with p = 1; ``absent``: cells that xinxin's absence kept
-    from being played."""
+    from being played; ``stopped``: unfinished cells a later declaration stopped
+    (status ``stopped``, their interim numbers kept, counted with p = 1 in the
+    Holm family: ``holm_p`` 1, no Holm interval)."""
     import scipy.stats
-    adj, level = holm({c["cell"]: stats[c["cell"]].get("p", 1.0) for c in chosen})
+    stopped = {c["cell"] for c in chosen if c["cell"] in set(stopped)
+               and stats[c["cell"]]["deals"] < int(c["deals"])}
+    adj, level = holm({c["cell"]: 1.0 if c["cell"] in stopped else stats[c["cell"]].get("p", 1.0)
+                       for c in chosen})
     table = []
     for c in chosen:
         s = stats[c["cell"]]
@@ -433,13 +480,16 @@ def cells_table(chosen: list[dict], stats: dict[str, dict], absent=()) -> list[d
         for k in ("mean", "lo", "hi", "p", "cpu_ms_ours", "cpu_ms_xinxin", "cpu_ratio",
                   "wall_ms_ours", "wall_ms_xinxin"):
             row[k] = s.get(k)
-        if "p" in s:
+        if c["cell"] in stopped:
+            row.update(holm_p=adj[c["cell"]])
+        elif "p" in s:
             q = scipy.stats.t.ppf(1 - level[c["cell"]] / 2, s["deals"] - 1)
             row.update(holm_p=adj[c["cell"]], holm_lo=s["mean"] - q * s["se"],
                        holm_hi=s["mean"] + q * s["se"])
         ratio = row["cpu_ratio"]
         row["equal_cpu"] = None if ratio is None else bool(EQUAL_CPU[0] <= ratio <= EQUAL_CPU[1])
         row["status"] = (ABSENT if c["cell"] in absent and not s["deals"] else
+                         STOPPED if c["cell"] in stopped else
                          FINISHED if finished else INTERIM if s["deals"] else NOT_STARTED)
         table.append({k: row.get(k) for k in TABLE_COLUMNS})
     return table
@@ -525,15 +575,20 @@ def saved_rows(sweep: Path, cell: str) -> tuple[list[dict], dict | None, str]:
     return rows, run, where
 
 
-def ship_table(sweep: Path = SWEEP, declaration_path: Path | None = None
-               ) -> tuple[list[dict], dict]:
+def ship_table(sweep: Path = SWEEP, declaration_path: Path | None = None, stopped=(),
+               unfrozen_ok: bool = False) -> tuple[list[dict], dict]:
     """The cells table of every declared cell from the sweep's saved units
     (:func:`saved_rows`) and the provenance of each cell (deals, where read from,
     the sessions that played it, from its ``run.json``). The declaration is
-    ``declaration_path`` (default :data:`DECLARATION`), checked against
-    ``sweep/declaration.sha256``."""
+    ``declaration_path`` (default :data:`DECLARATION`), checked against its
+    frozen SHA-256 in ``sweep`` (:func:`frozen_for`); Holm over its own cells;
+    ``stopped``: its cells a later declaration stopped (:func:`cells_table`).
+    ``unfrozen_ok``: without a frozen SHA-256 the sweep has not started, and any
+    saved unit of its cells is refused (:class:`DeclarationError`)."""
     sweep = Path(sweep)
-    design, _ = declaration(declaration_path or DECLARATION, sweep / "declaration.sha256")
+    path = Path(declaration_path or DECLARATION)
+    frozen = frozen_for(path, sweep)
+    design, _ = declaration(path, frozen, unfrozen_ok=unfrozen_ok)
     chosen = cells(PROFILES["paper"], design)
     stats, prov = {}, {}
     for c in chosen:
@@ -544,15 +599,69 @@ def ship_table(sweep: Path = SWEEP, declaration_path: Path | None = None
             "read_from": os.path.relpath(where, ROOT) if where != "none" else "none",
             "sessions": [{k: s.get(k) for k in ("started", "git_commit")}
                          for s in (run or {}).get("sessions", [])]}
-    return cells_table(chosen, stats), prov
+        if not frozen.is_file() and stats[c["cell"]]["deals"]:
+            raise DeclarationError(
+                f"xinxin_sweep: {c['cell']} has saved deals ({prov[c['cell']]['read_from']}) "
+                f"but {frozen} is missing: the runner freezes the declaration's SHA-256 at "
+                f"its first unit, so these deals are not checked against {path.name}")
+    return cells_table(chosen, stats, stopped=stopped), prov
+
+
+def _true(value) -> bool:
+    """A table's boolean, from a :func:`cells_table` row or a CSV row (``"True"``)."""
+    return value is True or value == "True"
+
+
+def curve_rows(first: list[dict], second: list[dict] = ()) -> list[dict]:
+    """The equal-CPU strength curve: one row (:data:`CURVE_COLUMNS`) per budget and
+    passing mode declared by either sweep, by budget, no passing first, from the
+    cells tables of the first declaration (``first``) and of the recalibrated
+    one (``second``; :func:`cells_table` rows or the rows of their CSV files).
+
+    The rule is the one the second declaration
+    (``paper/preregistration_xinxin_recalibrated.md``) gives: where it declares
+    a cell of that budget and passing mode, that cell (``sweep``
+    ``recalibrated``, whatever its status; its ``equal_cpu`` says whether it
+    ended inside :data:`EQUAL_CPU`); else the first sweep's cell when it is
+    finished with its CPU ratio inside :data:`EQUAL_CPU` (``sweep`` ``first``);
+    else no point (``sweep`` empty, ``status`` :data:`NO_CELL`): a first-sweep
+    cell outside the band, or unfinished, is never part of the curve."""
+    def key(r):
+        return int(r["budget_ms"]), _true(r["passing"])
+    by_first = {key(r): r for r in first}
+    by_second = {key(r): r for r in second}
+    out = []
+    for k in sorted(by_first.keys() | by_second.keys()):
+        r1 = by_first.get(k)
+        if k in by_second:
+            src, sweep = by_second[k], "recalibrated"
+        elif r1 is not None and r1["status"] == FINISHED and _true(r1["equal_cpu"]):
+            src, sweep = r1, "first"
+        else:
+            src, sweep = {"status": NO_CELL, "cell": ""}, ""
+        row = {c: src.get(c) for c in CURVE_COLUMNS}
+        row.update(budget_ms=k[0], passing=k[1], sweep=sweep)
+        out.append(row)
+    return out
 
 
 def ship(sweep: Path = SWEEP, dst: Path | None = None) -> Path:
     """Write the shipped results ``dst/xinxin_sweep/`` (default: the checkout's
-    ``paper/results``) from the sweep's saved units: ``cells.csv``
-    (:data:`TABLE_COLUMNS`; interim cells marked by ``status``) and
-    ``metadata.json`` (the declared design as ``config``, the declaration's
-    SHA-256, commit, package versions, machine, when, each cell's provenance).
+    ``paper/results``) from the saved units of both declared sweeps:
+
+    * ``cells.csv``: the first declaration's cells (:data:`TABLE_COLUMNS`;
+      interim cells marked by ``status``; the cells the second declaration
+      stops, :data:`STOPPED_CELLS`, ``stopped`` with their interim numbers and
+      counted with p = 1 in its Holm family of ten);
+    * ``recalibrated.csv``: the second declaration's cells (:data:`RECALIBRATED`,
+      checked against its frozen SHA-256; Holm over its own cells), every cell
+      ``not started`` while it has no saved units (before its runner froze
+      the hash too);
+    * ``curve.csv``: the equal-CPU strength curve (:func:`curve_rows`);
+    * ``metadata.json``: the first design as ``config`` and its SHA-256, both
+      declarations (file, SHA-256, whether it is frozen, design, cells,
+      provenance of each cell), commit, package versions, machine, when.
+
     Added with :func:`experiments.shipped.add`, so ``SHA256SUMS``,
     ``shipped.json`` and ``README.md`` follow and every other shipped file
     stays byte for byte. Returns the written folder."""
@@ -564,9 +673,23 @@ def ship(sweep: Path = SWEEP, dst: Path | None = None) -> Path:
     from .. import shipped
     dst = Path(dst) if dst is not None else ROOT / shipped.SHIPPED
     sweep = Path(sweep)
-    design, digest = declaration(DECLARATION, sweep / "declaration.sha256")
-    table, prov = ship_table(sweep)
-    starts = [s["started"] for p in prov.values() for s in p["sessions"] if s.get("started")]
+    design, digest = declaration(DECLARATION, frozen_for(DECLARATION, sweep))
+    recal = Path(RECALIBRATED)
+    design2, digest2 = declaration(recal, frozen_for(recal, sweep), unfrozen_ok=True)
+    table2, prov2 = ship_table(sweep, recal, unfrozen_ok=True)
+    table, prov = ship_table(sweep, stopped=STOPPED_CELLS)
+    curve = curve_rows(table, table2)
+    starts = [s["started"] for p in (*prov.values(), *prov2.values()) for s in p["sessions"]
+              if s.get("started")]
+
+    def about(path, sha, design_, table_, prov_, holm_note):
+        return {"declaration": os.path.relpath(path, ROOT), "declaration_sha256": sha,
+                "frozen": frozen_for(path, sweep).is_file(), "config": design_,
+                "holm_family": holm_note, "cells_file": "cells.csv" if path == DECLARATION
+                else "recalibrated.csv",
+                "interim": not all(r["finished"] for r in table_),
+                "finished_cells": sum(bool(r["finished"]) for r in table_), "cells": prov_}
+
     meta = provenance(design, None)
     meta.update(experiment="xinxin_sweep", profile="paper",
                 declaration=os.path.relpath(DECLARATION, ROOT), declaration_sha256=digest,
@@ -576,12 +699,26 @@ def ship(sweep: Path = SWEEP, dst: Path | None = None) -> Path:
                 finished_cells=sum(bool(r["finished"]) for r in table),
                 source=(f"{os.path.relpath(sweep, ROOT)}: the saved units of "
                         f"research/xinxin_sweep/run.py (runs/<cell>/, else "
-                        f"archive/<cell>.tar.xz), summarized by "
-                        f"experiments.studies.xinxin_sweep.ship"), cells=prov)
+                        f"archive/<cell>.tar.xz) of both declarations, summarized by "
+                        f"experiments.studies.xinxin_sweep.ship"), cells=prov,
+                stopped_cells=[r["cell"] for r in table if r["status"] == STOPPED],
+                declarations={
+                    "first": about(DECLARATION, digest, design, table, prov,
+                                   f"the {len(table)} cells of the first declaration "
+                                   f"(stopped and unfinished cells with p = 1)"),
+                    "recalibrated": about(recal, digest2, design2, table2, prov2,
+                                          f"the {len(table2)} cells of the second "
+                                          f"declaration (unfinished cells with p = 1)")},
+                curve=("curve.csv: per budget and passing mode the recalibrated cell where "
+                       "the second declaration has one, else the first sweep's cell when it "
+                       f"finished with its CPU ratio inside {list(EQUAL_CPU)}, else none "
+                       "(experiments.studies.xinxin_sweep.curve_rows)"))
     with tempfile.TemporaryDirectory(prefix="xinxin_sweep-ship-") as tmp:
         out = Path(tmp) / "xinxin_sweep"
         out.mkdir()
         (out / "cells.csv").write_text(_csv(table), newline="")
+        (out / "recalibrated.csv").write_text(_csv(table2), newline="")
+        (out / "curve.csv").write_text(_csv(curve, CURVE_COLUMNS), newline="")
         (out / "metadata.json").write_text(json.dumps(meta, indent=1, default=str) + "\n")
         shipped.add(Path(tmp), ["xinxin_sweep"], dst)
     return dst / "xinxin_sweep"
@@ -626,15 +763,40 @@ def figure_table(results: Path) -> tuple[list[dict], str, Path]:
     return rows, source, f
 
 
+def figure_tables(results: Path) -> dict:
+    """Everything the paper draws of both sweeps for ``results``: ``first`` and
+    ``source``, ``file`` (:func:`figure_table`); ``recalibrated``: the rows of
+    ``recalibrated.csv`` beside that file (the shipped results), else None (a
+    run of this study plays only the first declaration's cells); ``curve``: the
+    rows of ``curve.csv`` beside it, else :func:`curve_rows` of ``first`` and
+    the recalibrated rows (for a quick run: its cells finished at equal CPU)."""
+    import csv
+    rows, source, f = figure_table(results)
+
+    def read(name):
+        g = f.parent / name
+        if not g.is_file():
+            return None
+        with open(g, newline="") as fh:
+            return list(csv.DictReader(fh))
+    recal = read("recalibrated.csv")
+    curve = read("curve.csv")
+    if curve is None:
+        curve = curve_rows(rows, recal or [])
+    return {"first": rows, "recalibrated": recal, "curve": curve, "source": source, "file": f}
+
+
 def origin(results: Path) -> str:
     """Where :func:`figure_table` of ``results`` comes from, as plain text for the
     figure and the caption: the shipped paper-profile results (when this run had
     no xinxin), the paper-profile results (with how many cells are finished),
     or the quick profile's run (its deals per cell)."""
     rows, source, f = figure_table(results)
-    count = {k: sum(r["status"] == k for r in rows) for k in (FINISHED, INTERIM, NOT_STARTED)}
-    progress = ", ".join([f"{count[FINISHED]} of {len(rows)} cells finished"]
-                         + [f"{count[k]} {k}" for k in (INTERIM, NOT_STARTED) if count[k]])
+    count = {k: sum(r["status"] == k for r in rows)
+             for k in (FINISHED, INTERIM, STOPPED, NOT_STARTED)}
+    progress = ", ".join([f"first sweep: {count[FINISHED]} of {len(rows)} cells finished"]
+                         + [f"{count[k]} {k}" for k in (INTERIM, STOPPED, NOT_STARTED)
+                            if count[k]])
     if source == "shipped":
         return (f"the shipped paper-profile results ({progress}); xinxin was not installed "
                 f"for this run")
@@ -667,9 +829,12 @@ def main(argv=None) -> int:
     except (ConfigError, OSError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    print("first declaration:")
     print(text(_read_back(out / "cells.csv")), end="")
-    print(f"shipped {out} (cells.csv, metadata.json; SHA256SUMS, shipped.json and README.md "
-          f"of {out.parent} updated)")
+    print("recalibrated declaration:")
+    print(text(_read_back(out / "recalibrated.csv")), end="")
+    print(f"shipped {out} (cells.csv, recalibrated.csv, curve.csv, metadata.json; "
+          f"SHA256SUMS, shipped.json and README.md of {out.parent} updated)")
     return 0
 
 
