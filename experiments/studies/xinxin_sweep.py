@@ -705,10 +705,13 @@ def ship(sweep: Path = SWEEP, dst: Path | None = None) -> Path:
                 declarations={
                     "first": about(DECLARATION, digest, design, table, prov,
                                    f"the {len(table)} cells of the first declaration "
-                                   f"(stopped and unfinished cells with p = 1)"),
+                                   f"(stopped cells and cells with fewer than two deals "
+                                   f"count with p = 1; interim while cells are unfinished)"),
                     "recalibrated": about(recal, digest2, design2, table2, prov2,
                                           f"the {len(table2)} cells of the second "
-                                          f"declaration (unfinished cells with p = 1)")},
+                                          f"declaration (cells with fewer than two deals "
+                                          f"count with p = 1; interim while cells are "
+                                          f"unfinished)")},
                 curve=("curve.csv: per budget and passing mode the recalibrated cell where "
                        "the second declaration has one, else the first sweep's cell when it "
                        f"finished with its CPU ratio inside {list(EQUAL_CPU)}, else none "
