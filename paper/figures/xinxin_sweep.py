@@ -102,7 +102,7 @@ def draw(results: Path) -> dict:
     ax.set_xticks(budgets, [f"{b:,}" for b in budgets])
     ax.minorticks_off()
     ax.set_xlim(min(budgets) / 1.6, max(budgets) * 1.6)
-    ax.set_xlabel("declared CPU budget per decision, ms (log scale)")
+    ax.set_xlabel("declared CPU budget per decision (ms, log)")
     ax.set_ylabel("xinxin's minus our points per hand\n(95% CI; > 0: ours ahead)")
     lo, hi = ax.get_ylim()
     ax.set_ylim(lo, hi + 0.08 * (hi - lo))               # room for the deal counts
@@ -111,7 +111,7 @@ def draw(results: Path) -> dict:
     proxies = [Line2D([], [], marker="o", ls="", color="k", label="finished")]
     if interim:
         proxies.append(Line2D([], [], marker="o", ls="--", color="k", mfc="white",
-                              label="interim (deals so far)"))
+                              label="interim (deals)"))
     if waiting:
         proxies.append(Line2D([], [], marker="x", ls="", color="k", label="not started"))
     if unequal:
@@ -126,7 +126,7 @@ def draw(results: Path) -> dict:
         played = sum(r["status"] == "interim" for r in recal)
         where += (f"; recalibrated sweep {done} of {len(recal)} finished"
                   + (f", {played} interim" if played else ""))
-    ax.set_title("\n".join(textwrap.wrap(f"From {where}.", 52)), loc="left")
+    ax.set_title("\n".join(textwrap.wrap(f"From {where}.", 46)), loc="left")
     return {"xinxin_sweep": fig}
 
 
