@@ -294,11 +294,11 @@ def test_the_checker_fails_on_what_it_forbids(tmp_path):
     """Planted sources: every kind of violation is found, the allowed forms are not."""
     notebook = check_source(
         "import spiel_game\n"
-        "from solvers.base.passing import CONVENTIONS\n"      # an internal module
-        "from spiel_game.scenarios import state_from_hands\n"
+        "from solvers._base.passing import CONVENTIONS\n"      # an internal module
+        "from spiel_game._scenarios import state_from_hands\n"
         "from spiel_game import engine\n"                     # a submodule not in __all__
         "from solvers import make_agent, registry\n"          # registry: not in __all__
-        "x = spiel_game.rng\n"                                # an internal attribute
+        "x = spiel_game._rng\n"                                # an internal attribute
         "from solvers.cfr import build_tree\n"                # fine
         "from spiel_game.cards import string_to_card\n"       # fine: a public submodule
         "from experiments import runner\n"                    # fine: a documented package
@@ -311,11 +311,11 @@ def test_the_checker_fails_on_what_it_forbids(tmp_path):
     (tmp_path / "neighbour.py").write_text("__all__ = ['shown']\ndef shown(): pass\n"
                                            "def hidden(): pass\ndef _secret(): pass\n")
     script.write_text(
-        "import spiel_game.rng as R\n"
+        "import spiel_game._rng as R\n"
         "from experiments.tournament import _load_game\n"     # (b) an imported private name
         "from spiel_game import engine as E\n"                # fine: an internal submodule
         "seed = R._mix\n"                                     # (b) a reached private name
-        "from spiel_game.determinize import Determinizer, deal\n"   # (c) deal: not in __all__
+        "from spiel_game._determinize import Determinizer, deal\n"   # (c) deal: not in __all__
         "E.hand\n"                                            # fine: engine has no __all__
         "import neighbour\n"
         "neighbour._secret()\n"                               # (b) in a research module
@@ -324,7 +324,7 @@ def test_the_checker_fails_on_what_it_forbids(tmp_path):
     problems = check_source(script.read_text(), "planted.py", local=tmp_path)
     lines = sorted(int(p.split(":")[1]) for p in problems)
     assert lines == [2, 4, 5, 8, 9, 10], "\n".join(problems)
-    assert "not in spiel_game.determinize.__all__" in "\n".join(problems)
+    assert "not in spiel_game._determinize.__all__" in "\n".join(problems)
     assert check_source("import numpy as np\nnp._x\nfrom os import _exit\n") == []
 
 
@@ -335,12 +335,12 @@ def test_a_planted_notebook_is_reported_by_cell(tmp_path):
               "source": ["%matplotlib inline\n", "import spiel_game\n",
                          "from spiel_game.cards import QS\n"]},
              {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
-              "source": ["x = 1\n", "from spiel_game.determinize import Determinizer\n",
-                         "spiel_game.engine.K\n"]}]
+              "source": ["x = 1\n", "from spiel_game._determinize import Determinizer\n",
+                         "spiel_game._engine.K\n"]}]
     path = tmp_path / "planted.ipynb"
     path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4,
                                 "nbformat_minor": 5}))
     problems = check_notebook(path)
     assert [p.split(":")[1] for p in problems] == [" code cell 1 line 2", " code cell 1 line 3"], \
         problems
-    assert "spiel_game.determinize" in problems[0] and "'engine'" in problems[1]
+    assert "spiel_game._determinize" in problems[0] and "'engine'" in problems[1]

@@ -9,7 +9,7 @@ of :mod:`experiments.tournament`: every deal is played once per seat
 assignment (the rotations of ``lineup``, default agent ``i % k`` on seat ``i``,
 or ``rotations`` evenly spaced ones), deal ``d`` depends only on ``(seed, d)``.
 
-Configuration: ``agents`` (registry specs, :mod:`solvers.registry`),
+Configuration: ``agents`` (registry specs, :mod:`solvers._registry`),
 ``players`` and the other game parameters as ``"key=value"`` strings in
 ``game`` (e.g. ``("max_hands=3", "deal=whole")``; a value is read as the type
 of the parameter's default, :data:`spiel_game.PARAMETER_DEFAULTS`), ``deals``,
@@ -33,7 +33,7 @@ per hand with their 95% intervals over deals, thinking seconds, decisions and
 ``a - b`` of payoff and of points per hand with its 95% interval and paired
 t-test p-value); the text is :func:`experiments.tournament.summary_table`.
 
-Game records: every unit also keeps the game record (:mod:`spiel_game.records`)
+Game records: every unit also keeps the game record (:mod:`spiel_game._records`)
 of each deal and seat assignment beside its rows (a runner attachment, not a
 configuration field, so the run's folder name does not change);
 :func:`experiments.tournament.game_records` reads them back from a loaded run and
@@ -48,10 +48,10 @@ from typing import ClassVar
 import dataclasses
 
 import spiel_game
-from spiel_game.rules import unknown_parameters_message
+from spiel_game._rules import unknown_parameters_message
 
-from ..base.config import ConfigError, check_unit_count
-from ..base.registry import Summary, Unit, UnitOutput, register
+from .._base.config import ConfigError, check_unit_count
+from .._base.registry import Summary, Unit, UnitOutput, register
 from ..tournament import (AGENT_COLUMNS, PAIR_COLUMNS, TournamentConfig, TournamentError,
                           _load_game, agent_sources, check_agents, deal_records, deal_rows,
                           game_records, play_block, seat_assignments, summary_table,
@@ -160,7 +160,7 @@ def units(config: TournamentStudyConfig) -> list[dict]:
 
 def run_unit(config: TournamentStudyConfig, unit: Unit) -> UnitOutput:
     """Play one block of deals: its tidy rows (module docstring) and, as the
-    attachment ``"games"``, the game record (:mod:`spiel_game.records`) of every
+    attachment ``"games"``, the game record (:mod:`spiel_game._records`) of every
     deal and seat assignment (:func:`game_records` reads them back)."""
     first, deals = unit.params["first_deal"], unit.params["deals"]
     where = (f"tournament ({' vs '.join(config.agents)}, {config.players} players), "

@@ -77,8 +77,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..base.config import ConfigError, check_unit_count
-from ..base.registry import Summary, Unit, register
+from .._base.config import ConfigError, check_unit_count
+from .._base.registry import Summary, Unit, register
 from ..tournament import TournamentConfig, agent_sources, deal_records, deal_rows, play_block
 
 __all__ = ["XinxinSweepConfig", "PROFILES", "QUICK_BUDGETS_MS", "QUICK_DEALS", "DECLARATION",
@@ -242,7 +242,7 @@ def xinxin_status() -> str:
         argv = find_binary()
     except XinxinNotBuilt:
         return "not installed"
-    from spiel_game.provenance import file_sha256
+    from spiel_game._provenance import file_sha256
     return file_sha256(argv[0])
 
 
@@ -314,7 +314,7 @@ def _warm_up(spec: str, params: dict) -> None:
     if key in _WARM:
         return
     import spiel_game
-    from solvers.registry import make_agent
+    from solvers._registry import make_agent
     game = spiel_game.load(params)
     state = game.new_initial_state()
     bots = [make_agent(spec, game, q, q) for q in range(game.num_players())]
@@ -370,7 +370,7 @@ def difference_stats(d) -> dict:
     t-test ``p`` against 0."""
     import scipy.stats
 
-    from ..base.stats import mean_ci
+    from .._base.stats import mean_ci
     d = np.asarray(d, np.float64)
     n = len(d)
     if n == 0:
@@ -408,7 +408,7 @@ def cell_stats(rows) -> dict:
 def holm(pvalues: dict[str, float]) -> tuple[dict[str, float], dict[str, float]]:
     """Holm's adjusted p-values and each hypothesis's step-down level
     ``0.05 / (m - rank)`` (rank from 0 by p, ties in the given order)."""
-    from ..base.stats import holm as holm_adjusted
+    from .._base.stats import holm as holm_adjusted
     names = list(pvalues)
     adjusted = holm_adjusted([pvalues[k] for k in names])
     order = sorted(names, key=pvalues.get)
@@ -553,15 +553,15 @@ def ship(sweep: Path = SWEEP, dst: Path | None = None) -> Path:
     (:data:`TABLE_COLUMNS`; interim cells marked by ``status``) and
     ``metadata.json`` (the declared design as ``config``, the declaration's
     SHA-256, commit, package versions, machine, when, each cell's provenance).
-    Added with :func:`experiments.shipped.add`, so ``SHA256SUMS``,
+    Added with :func:`experiments._shipped.add`, so ``SHA256SUMS``,
     ``shipped.json`` and ``README.md`` follow and every other shipped file
     stays byte for byte. Returns the written folder."""
     import datetime as dt
     import tempfile
 
-    from spiel_game.provenance import metadata as provenance
+    from spiel_game._provenance import metadata as provenance
 
-    from .. import shipped
+    from .. import _shipped as shipped
     dst = Path(dst) if dst is not None else ROOT / shipped.SHIPPED
     sweep = Path(sweep)
     design, digest = declaration(DECLARATION, sweep / "declaration.sha256")
@@ -590,9 +590,9 @@ def ship(sweep: Path = SWEEP, dst: Path | None = None) -> Path:
 # ------------------------------------------------------------------ what the paper draws
 def shipped_cells(candidates=None) -> Path | None:
     """The shipped ``xinxin_sweep/cells.csv``: under ``paper/results`` of the working
-    folder (:data:`experiments.shipped.SHIPPED`), else of this module's checkout;
+    folder (:data:`experiments._shipped.SHIPPED`), else of this module's checkout;
     None when neither has it."""
-    from .. import shipped
+    from .. import _shipped as shipped
     for base in candidates or (shipped.SHIPPED, ROOT / shipped.SHIPPED):
         f = Path(base) / "xinxin_sweep" / "cells.csv"
         if f.is_file():

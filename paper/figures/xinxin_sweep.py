@@ -16,7 +16,7 @@ paper-profile results are drawn and the title says so
 (:func:`experiments.studies.xinxin_sweep.figure_table`).
 
 ``python paper/figures/xinxin_sweep.py [results_dir [out_dir]]`` writes
-paper/figures/xinxin_sweep.{pdf,png} (:mod:`experiments.figures`).
+paper/figures/xinxin_sweep.{pdf,png} (:mod:`experiments._figures`).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 from matplotlib.lines import Line2D
 
-from experiments.figures import COLORS, COLUMN_WIDTH, Job, figure_main, legend_outside
+from experiments._figures import COLORS, COLUMN_WIDTH, Job, figure_main, legend_outside
 from experiments.studies.xinxin_sweep import EQUAL_CPU, figure_table, origin
 
 #: Series: passing mode (the table's ``passing``) -> label and colour.

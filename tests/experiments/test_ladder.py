@@ -10,7 +10,7 @@ import json
 import pytest
 
 from experiments import runner
-from experiments.base.registry import Unit, get
+from experiments._base.registry import Unit, get
 from experiments.studies import ladder
 
 from _legacy_deals import play as play_legacy

@@ -16,7 +16,7 @@ import pytest
 from experiments import runner
 from experiments.__main__ import main as cli
 from experiments.tournament import TournamentConfig, run_tournament
-from solvers import registry
+from solvers import _registry as registry
 
 SMALL = {"deck": "custom", "players": 3, "suits": "HS", "ranks": "QKA", "packs": 2,
          "pass_count": 0}

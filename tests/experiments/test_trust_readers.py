@@ -7,7 +7,7 @@ version's ``deals.jsonl``: each gives a clear one-line error at once (no hang,
 memory bounded), names the file, and loses nothing: ``--recompute-corrupt``
 moves the special file to ``corrupt/`` (not followed, not deleted) and the
 results equal an undisturbed run's. All of it goes through
-:mod:`spiel_game.safe_io`."""
+:mod:`spiel_game._safe_io`."""
 
 from __future__ import annotations
 
@@ -29,9 +29,9 @@ if str(TESTS) not in sys.path:
 import _runner_experiment  # noqa: E402,F401  (registers runner_selftest)
 from experiments import runner  # noqa: E402
 from experiments.__main__ import main as cli  # noqa: E402
-from experiments.base.config import ConfigError, load_toml  # noqa: E402
-from spiel_game import records as R  # noqa: E402
-from spiel_game import safe_io  # noqa: E402
+from experiments._base.config import ConfigError, load_toml  # noqa: E402
+from spiel_game import _records as R  # noqa: E402
+from spiel_game import _safe_io as safe_io  # noqa: E402
 
 TINY = {"units": 3, "rows_per_unit": 2, "sleep": 0}
 QUIET = {"progress": False, "verbose": False}

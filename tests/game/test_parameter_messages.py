@@ -8,7 +8,7 @@ import re
 import pytest
 
 import spiel_game
-from spiel_game.rules import CLAUSES, GameParameterError, RuleSet, clause
+from spiel_game._rules import CLAUSES, GameParameterError, RuleSet, clause
 
 
 def error_of(params) -> str:
