@@ -17,15 +17,15 @@ __all__ = ["Agent", "RandomBot", "HeuristicBot", "PIMCBot", "ISMCTSBot",
            "ENTRY_POINT_GROUP", "parse_spec", "make_agent", "register", "factories", "describe",
            "openspiel_seed", "CONVENTIONS", "choose_pass"]
 
-_WHERE = {"Agent": "base.bots", "RandomBot": "base.bots", "HeuristicBot": "base.bots",
-          "PIMCBot": "pimc",
-          "ISMCTSBot": "ismcts", "AgentSpec": "registry",
-          "AgentSpecError": "registry", "AgentFactoryError": "registry",
-          "AgentParameterError": "base.bots", "openspiel_seed": "registry",
-          "ENTRY_POINT_GROUP": "registry",
-          "parse_spec": "registry", "make_agent": "registry", "register": "registry",
-          "factories": "registry", "describe": "registry",
-          "CONVENTIONS": "base.passing", "choose_pass": "base.passing"}
+_WHERE = {"Agent": "_base.bots", "RandomBot": "_base.bots", "HeuristicBot": "_base.bots",
+          "PIMCBot": "_pimc",
+          "ISMCTSBot": "_ismcts", "AgentSpec": "_registry",
+          "AgentSpecError": "_registry", "AgentFactoryError": "_registry",
+          "AgentParameterError": "_base.bots", "openspiel_seed": "_registry",
+          "ENTRY_POINT_GROUP": "_registry",
+          "parse_spec": "_registry", "make_agent": "_registry", "register": "_registry",
+          "factories": "_registry", "describe": "_registry",
+          "CONVENTIONS": "_base.passing", "choose_pass": "_base.passing"}
 
 
 def _numba_cache_guard() -> None:
@@ -37,10 +37,10 @@ def _numba_cache_guard() -> None:
     here = _Path(__file__).resolve().parent
     # solvers/beliefs/_replay.py inlines the network's forward pass (solvers/net/), and
     # the search inlines the beliefs' kernels.
-    sources = (sorted(here.glob("*.py")) + sorted((here / "base").glob("*.py"))
+    sources = (sorted(here.glob("*.py")) + sorted((here / "_base").glob("*.py"))
                + sorted((here / "beliefs").glob("*.py"))
                + sorted((here / "net").glob("*.py")) + engine_sources())
-    for folder in (here, here / "base", here / "beliefs"):
+    for folder in (here, here / "_base", here / "beliefs"):
         guard(folder / "__pycache__", sources)
 
 

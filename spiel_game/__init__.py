@@ -47,9 +47,9 @@ __all__ = ["cards", "RuleSet", "PARAMETER_DEFAULTS", "PRESETS", "preset",
 
 #: The names imported when first used: name -> its module (None: the submodule
 #: of that name).
-_LAZY = {"observers": None, "play_random": "playout", "cards_played": "playout",
-         "state_from_hands": "scenarios", "simulate": "simulator",
-         "Determinizer": "determinize", "make_rng_state": "rng"}
+_LAZY = {"observers": None, "play_random": "_playout", "cards_played": "_playout",
+         "state_from_hands": "_scenarios", "simulate": "_simulator",
+         "Determinizer": "_determinize", "make_rng_state": "_rng"}
 
 
 def __getattr__(name):

@@ -42,9 +42,9 @@ def _numba_cache_guard() -> None:
     ``solvers/_base/heuristic.py`` or of the kernel modules here changed."""
     from spiel_game._numba_cache import engine_sources, guard
     here = Path(__file__).resolve().parent
-    kernels = [here / f for f in ("features.py", "inference.py")]
+    kernels = [here / f for f in ("_features.py", "_inference.py")]
     guard(here / "__pycache__", engine_sources() + kernels
-          + [here.parent / "base" / "heuristic.py"])
+          + [here.parent / "_base" / "heuristic.py"])
 
 
 _numba_cache_guard()
