@@ -284,9 +284,10 @@ def convention_agent(game, player, seed=0, *, passing: str = "dump_points"):
 
 
 def target_code(target: str) -> int | None:
-    """The compiled policy code of a target spec (:func:`solvers._base.passing.policy_by_code`: 1 for
-    ``heuristic``, ``2 + c`` for ``convention(passing=...)``), or None when the
-    target has no compiled twin (the Python path)."""
+    """The compiled policy code of a target spec
+    (:func:`solvers._base.passing.policy_by_code`: 1 for ``heuristic``, ``2 + c`` for
+    ``convention(passing=...)``), or None when the target has no compiled twin (the
+    Python path)."""
     from ._registry import parse_spec
     sp = parse_spec(target)
     kw = sp.kwargs

@@ -494,7 +494,8 @@ def search_weighted(p, root, me, n_iter, uct_c, lo, scale, code, rng, t, s, lega
 def search_pooled(p, root, me, n_iter, uct_c, lo, scale, code, rng, t, s, legal, deck_buf,
                   path, pool, cum, m, opp=0):
     """:func:`search_determinized` with every iteration's world drawn from
-    the weighted pool ``pool[:m]`` (:class:`solvers.beliefs._replay.WorldPool`), with replacement."""
+    the weighted pool ``pool[:m]`` (:class:`solvers.beliefs._replay.WorldPool`), with
+    replacement."""
     n = p[E.P_N]
     for _ in range(n_iter):
         s[:] = pool[pool_pick(cum, m, rng)]

@@ -289,7 +289,8 @@ class WorldPool:
     def _carry(self, P, root, det_record, belief, previous, rng, mcmc):
         """Persistent chains: the worlds ``previous`` (this pool's worlds at an
         earlier decision of the same hand) carried forward to ``root``
-        (:func:`~solvers.beliefs._mcmc.advance_pool`), then moved ``mcmc`` steps each; equal weights.
+        (:func:`~solvers.beliefs._mcmc.advance_pool`), then moved ``mcmc`` steps each;
+        equal weights.
         ``carried``: how many were carried rather than redrawn."""
         m = previous.shape[0]
         self.pool = np.empty((m, root.shape[0]), root.dtype)

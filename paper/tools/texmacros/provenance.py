@@ -1,4 +1,5 @@
-"""The paper's numbers of :mod:`experiments._provenance`: :func:`paper_macros` (:mod:`texmacros`)."""
+"""The paper's numbers of :mod:`experiments._provenance`: :func:`paper_macros`
+(:mod:`texmacros`)."""
 
 from __future__ import annotations
 
