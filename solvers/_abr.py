@@ -632,7 +632,7 @@ def exact_gains(game, target: str = "heuristic", abr: str = "abr", seats=None,
     (>= 0), and ``queried`` (information sets at which the ABR was asked).
     Utilities are the game's returns (minus points for ``utility='points'``)."""
     from solvers.cfr import best_response, build_tree, policy_values
-    from solvers.cfr.best_response import cf_reach
+    from solvers.cfr._best_response import cf_reach
     from ._registry import make_agent, parse_spec
     sp = parse_spec(abr)
     if sp.name != "abr" or "target" in sp.kwargs:

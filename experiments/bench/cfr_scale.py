@@ -65,7 +65,7 @@ import pyspiel
 from numba import njit, prange
 
 import spiel_game
-from solvers.cfr.best_response import nash_conv
+from solvers.cfr._best_response import nash_conv
 from solvers.cfr._policy import from_policy
 from solvers.cfr._solvers import CFR, accumulate, reach_and_values
 from solvers.cfr._tree import CHANCE, TERMINAL, GameTree, build_tree

@@ -20,7 +20,7 @@ import functools
 import numpy as np
 
 import spiel_game
-from solvers.cfr.best_response import nash_conv
+from solvers.cfr._best_response import nash_conv
 from solvers.cfr._solvers import SOLVERS, make_solver
 from solvers.cfr._tree import build_tree
 

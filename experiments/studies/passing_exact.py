@@ -57,7 +57,7 @@ import itertools
 import numpy as np
 
 import spiel_game
-from solvers.cfr.best_response import nash_conv, policy_values
+from solvers.cfr._best_response import nash_conv, policy_values
 from solvers.cfr._exploitability import deviation_gains, fix_to_chance, phase_infosets
 from solvers.cfr._solvers import SOLVERS, make_solver
 from solvers.cfr._tree import GameTree, build_tree

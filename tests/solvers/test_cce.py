@@ -12,7 +12,7 @@ import pytest
 from conftest import check_figure_and_macros
 
 import spiel_game
-from solvers.cfr.best_response import best_response, nash_conv, policy_values
+from solvers.cfr._best_response import best_response, nash_conv, policy_values
 from solvers.cfr._cce import EmpiricalPlay, run_cce, simultaneous_iterate
 from solvers.cfr._policy import random_profile
 from solvers.cfr._solvers import CFR, CFRPlus, make_solver

@@ -9,7 +9,7 @@ import pytest
 from open_spiel.python.algorithms import exploitability
 
 import spiel_game
-from solvers.cfr.best_response import best_response, nash_conv, policy_values
+from solvers.cfr._best_response import best_response, nash_conv, policy_values
 from solvers.cfr._policy import random_profile, to_tabular_policy, uniform_profile
 from solvers.cfr._solvers import CFR
 from solvers.cfr._tree import build_tree

@@ -7,7 +7,7 @@ from open_spiel.python import policy as os_policy
 from open_spiel.python.algorithms import exploitability
 
 import spiel_game
-from solvers.cfr.best_response import nash_conv
+from solvers.cfr._best_response import nash_conv
 from solvers.cfr._mccfr import ExternalSamplingMCCFR, MCCFRPolicy, OutcomeSamplingMCCFR
 from solvers.cfr._policy import (FlatPolicy, from_policy, random_profile, to_tabular_policy,
                                 uniform_profile)

@@ -6,7 +6,7 @@ import pytest
 from open_spiel.python.algorithms import discounted_cfr, exploitability
 
 import spiel_game
-from solvers.cfr.best_response import nash_conv, policy_values
+from solvers.cfr._best_response import nash_conv, policy_values
 from solvers.cfr._policy import from_policy
 from solvers.cfr._solvers import CFR, DCFR, SOLVERS, CFRPlus, LinearCFR, PCFRPlus, make_solver
 from solvers.cfr._tree import build_tree

@@ -6,7 +6,7 @@ import pytest
 
 from experiments._base.registry import Unit
 from experiments.studies import passing_exact as pe
-from solvers.cfr.best_response import best_response, policy_values
+from solvers.cfr._best_response import best_response, policy_values
 from solvers.cfr._exploitability import fix_to_chance
 from solvers._metagame import symmetric_zero_sum_nash
 
