@@ -183,9 +183,12 @@ class _Checker(ast.NodeVisitor):
         if not self.ours(module):
             return
         parts = module.split(".")
+        before = len(self.problems)
         for i, part in enumerate(parts[1:], 1):
             if private(part):
                 self.check_name(node, ".".join(parts[:i]), part, "imports from")
+        if len(self.problems) > before:
+            return                             # one problem: the module is private
         for alias in node.names:
             if alias.name == "*":
                 self.say(node, f"'from {module} import *' (name what is imported)")
@@ -348,4 +351,4 @@ def test_a_planted_notebook_is_reported_by_cell(tmp_path):
     problems = check_notebook(path)
     assert [p.split(":")[1] for p in problems] == [" code cell 1 line 2", " code cell 1 line 3"], \
         problems
-    assert "spiel_game._determinize" in problems[0] and "'_engine'" in problems[1]
+    assert "'_determinize' of spiel_game" in problems[0] and "'_engine'" in problems[1]
