@@ -1,6 +1,6 @@
 """Game records (docs/environments.md; run by tests/experiments/test_tournament_records.py)."""
 from experiments.tournament import TournamentConfig, run_tournament
-from spiel_game._records import imitation_pairs, read_records, replay
+from spiel_game.records import imitation_pairs, read_records, replay
 
 cfg = TournamentConfig(agents=("heuristic", "random"), game={"players": 5}, deals=2, seed=0)
 run_tournament(cfg, "results/tournaments/demo", records="results/tournaments/demo/games.jsonl")

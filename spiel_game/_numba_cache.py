@@ -17,7 +17,7 @@ __all__ = ["guard", "engine_sources", "cache_locations", "NOT_KERNEL_SOURCES"]
 
 #: Modules of ``spiel_game`` that hold no compiled kernel and that no kernel
 #: calls: editing them keeps the cached kernels (game records, provenance, file reading).
-NOT_KERNEL_SOURCES = ("_records.py", "_provenance.py", "_safe_io.py")
+NOT_KERNEL_SOURCES = ("records.py", "_provenance.py", "_safe_io.py")
 
 
 def engine_sources() -> list[Path]:

@@ -15,7 +15,7 @@ choose subtract or add. Agents (any spec of :mod:`solvers._registry`, cycled
 over the other seats) move on the server until the person is to act. At the
 end the page shows the trick-by-trick replay
 (:func:`spiel_game._render.hand_replay_html`) and the game is saved as a record
-(:mod:`spiel_game._records`) in ``--records`` (default ``results/play``), one
+(:mod:`spiel_game.records`) in ``--records`` (default ``results/play``), one
 ``game-<id>.json`` per finished game; the view names the file, never the
 server's folder. The records folder is created and a test file written in it
 when the app starts (:class:`~experiments.play._session.PlayError` if it cannot

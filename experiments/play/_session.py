@@ -24,7 +24,7 @@ import pyspiel
 import spiel_game
 from spiel_game import cards as C
 from spiel_game import _engine as E
-from spiel_game import _records as R
+from spiel_game import records as R
 from spiel_game._checks import check_seed
 from spiel_game._render import card_label, hand_replay_html, state_to_html
 

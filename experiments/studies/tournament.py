@@ -33,7 +33,7 @@ per hand with their 95% intervals over deals, thinking seconds, decisions and
 ``a - b`` of payoff and of points per hand with its 95% interval and paired
 t-test p-value); the text is :func:`experiments.tournament.summary_table`.
 
-Game records: every unit also keeps the game record (:mod:`spiel_game._records`)
+Game records: every unit also keeps the game record (:mod:`spiel_game.records`)
 of each deal and seat assignment beside its rows (a runner attachment, not a
 configuration field, so the run's folder name does not change);
 :func:`experiments.tournament.game_records` reads them back from a loaded run and
@@ -160,7 +160,7 @@ def units(config: TournamentStudyConfig) -> list[dict]:
 
 def run_unit(config: TournamentStudyConfig, unit: Unit) -> UnitOutput:
     """Play one block of deals: its tidy rows (module docstring) and, as the
-    attachment ``"games"``, the game record (:mod:`spiel_game._records`) of every
+    attachment ``"games"``, the game record (:mod:`spiel_game.records`) of every
     deal and seat assignment (:func:`game_records` reads them back)."""
     first, deals = unit.params["first_deal"], unit.params["deals"]
     where = (f"tournament ({' vs '.join(config.agents)}, {config.players} players), "

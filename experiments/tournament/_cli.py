@@ -72,7 +72,7 @@ def main(argv=None) -> int:
                     help="delete the files the runner wrote for this configuration (nothing "
                          "else in its folder) and play every deal")
     ap.add_argument("--records", metavar="FILE", default=None,
-                    help="also write the game record (spiel_game._records, JSON Lines) of every "
+                    help="also write the game record (spiel_game.records, JSON Lines) of every "
                          "deal and seat assignment to FILE (a new file, or one that "
                          "tournaments wrote: other tournaments' lines are kept); the run and its "
                          "folder are the same with or without it")

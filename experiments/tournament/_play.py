@@ -162,7 +162,7 @@ def play_deal(config: TournamentConfig, deal: int, game=None,
               where: str = "", on_game: Callable[[int, int], None] | None = None) -> dict:
     """Every seat assignment of deal ``deal``: its record (assignments, points, hands,
     timing). With ``games``, the dict also has ``"games"``: one game record
-    (:mod:`spiel_game._records`, as a JSON object) per seat assignment. ``watch``:
+    (:mod:`spiel_game.records`, as a JSON object) per seat assignment. ``watch``:
     report every agent call (:func:`experiments.runner.call_watch`; ``where``
     prefixes the error of a call over the time limit). ``on_game(i, m)`` (optional)
     is called after the ``i``-th of the ``m`` seat assignments (progress)."""
@@ -219,8 +219,8 @@ def play_deal(config: TournamentConfig, deal: int, game=None,
 
 
 def _game_record(config: TournamentConfig, deal: int, ai: int, assign, state, seconds):
-    """The game record (:mod:`spiel_game._records`) of one seat assignment of a deal."""
-    from spiel_game._records import record_from_state
+    """The game record (:mod:`spiel_game.records`) of one seat assignment of a deal."""
+    from spiel_game.records import record_from_state
     seats = [{"agent": config.agents[a], "seed": _seed(config.seed, deal, 2, ai, q)}
              for q, a in enumerate(assign)]
     return record_from_state(

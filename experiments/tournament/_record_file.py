@@ -25,7 +25,7 @@ def _records_lines(path: Path, fingerprint: str):
     """``(raw line, belongs to another tournament)`` for every non-blank line of the
     game record file ``path``, read one by one (bounded, regular file only); a
     line that is not a record written by a tournament raises TournamentError."""
-    from spiel_game._records import MAX_RECORD_BYTES, GameRecord, RecordError
+    from spiel_game.records import MAX_RECORD_BYTES, GameRecord, RecordError
     from spiel_game._safe_io import RefusedFile, iter_lines
     try:
         for no, raw in enumerate(iter_lines(path, MAX_RECORD_BYTES, "game record file"), 1):
@@ -135,10 +135,10 @@ def _missing_note(path: Path, games: list[dict], recs) -> None:
 
 def game_records(result) -> tuple[list, list[int]]:
     """``(records, missing)`` of a loaded tournament run (:func:`experiments.runner.load`
-    or :func:`~.run.run_tournament`'s folder): the :class:`spiel_game._records.GameRecord` of
+    or :func:`~.run.run_tournament`'s folder): the :class:`spiel_game.records.GameRecord` of
     every deal and seat assignment, in deal order (each shard checked against its
     recorded hash), and the deals whose unit was saved without game records."""
-    from spiel_game._records import GameRecord
+    from spiel_game.records import GameRecord
     got = runner.attachments(result, "games")
     have = {i for i, _ in got}
     records = [GameRecord.from_dict(g, origin=f"{result.path} unit {i}")

@@ -97,7 +97,7 @@ def run_tournament(config: TournamentConfig, out: str | Path | None = None, *,
     results equal those of an undamaged run). ``out=None``: nothing is written.
 
     ``records`` (a file path): also write every game played (one per deal and
-    seat assignment) as a game record (:mod:`spiel_game._records`, JSON Lines) to
+    seat assignment) as a game record (:mod:`spiel_game.records`, JSON Lines) to
     that file; the results are the same with or without it. The file is new, or
     one that tournaments wrote (every line a game record of
     ``experiments.tournament``): it is rewritten with the other tournaments'

@@ -38,7 +38,7 @@ def test_the_ray_backend_names_its_extra(monkeypatch):
     from experiments import runner
     monkeypatch.setitem(sys.modules, "ray", None)
     with pytest.raises(runner.RunError, match=r"pip install 'cancellation-hearts\[distributed\]'"):
-        list(runner.backends._ray_backend(None, None, [object()], 1, None))
+        list(runner._backends._ray_backend(None, None, [object()], 1, None))
 
 
 def test_the_command_line_prints_one_line(monkeypatch, capsys):

@@ -21,7 +21,7 @@ from experiments._base.config import MAX_UNITS, ConfigError, check_output_dir, m
 from experiments._base.registry import Experiment
 from experiments.studies.demo import DemoConfig
 from experiments.studies.rules_stats import RulesStatsConfig
-from spiel_game import _records as R
+from spiel_game import records as R
 
 SMALL = {"players": 3, "deck": "custom", "suits": "HS", "ranks": "QKA", "packs": 2}
 

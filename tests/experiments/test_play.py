@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import spiel_game
-from spiel_game import _records as R
+from spiel_game import records as R
 from spiel_game._render import state_to_html
 
 if os.environ.get("CI") != "true":                  # in CI the play extra must be there

@@ -17,7 +17,7 @@ pytest.importorskip("flask")
 from experiments import play
 from experiments.play import PlayError, create_app
 from experiments.play.widget import PlayWidget
-from spiel_game import _records as R
+from spiel_game import records as R
 
 SMALL = {"players": 3, "deck": "custom", "suits": "HS", "ranks": "QKA", "packs": 2}
 AGENTS = ["random"]

@@ -13,7 +13,7 @@ import types
 import pytest
 
 from experiments.play.widget import PlayWidget, _ipywidgets
-from spiel_game import _records as R
+from spiel_game import records as R
 
 SMALL = {"players": 3, "deck": "custom", "suits": "HS", "ranks": "QKA", "packs": 2,
          "moon": "choose"}

@@ -113,7 +113,7 @@ def test_progress_moves_within_a_unit(tmp_path, monkeypatch, workers):
         [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parents[2]),
          os.environ.get("PYTHONPATH", "")]))
     seen, finished = [], []
-    bar_class = runner.progress._UnitBar
+    bar_class = runner._progress._UnitBar
     real_report, real_finished = bar_class.report, bar_class.finished
 
     def report(self, index, frac):

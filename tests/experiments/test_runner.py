@@ -235,7 +235,7 @@ def test_a_failing_unit_stops_the_run_and_keeps_finished_shards(tmp_path, monkey
 
 def test_one_run_per_results_folder_at_a_time(tmp_path):
     folder = runner.resolve("runner_selftest", overrides={"sleep": 0})[2]
-    with runner.folders._exclusive(tmp_path / folder):
+    with runner._folders._exclusive(tmp_path / folder):
         with pytest.raises(runner.RunError, match="another run is writing"):
             runner.run("runner_selftest", overrides={"sleep": 0}, out=tmp_path, workers=1,
                        progress=False, verbose=False)

@@ -116,7 +116,7 @@ def test_a_changed_checkpoint_or_package_is_named(tmp_path, plug, capsys, monkey
     ckpt.write_bytes(b"weights v2")
     _, ran, err = _run(out, capsys, spec)
     assert ran == 3 and f"checkpoint {ckpt} differ(s)" in err
-    monkeypatch.setattr(runner.fingerprint, "_PACKAGE_HASH", "0" * 64)     # another package version
+    monkeypatch.setattr(runner._fingerprint, "_PACKAGE_HASH", "0" * 64)    # another package version
     _, ran, err = _run(out, capsys, spec)
     assert ran == 3 and "(made by other code: package code differ(s)" in err
 

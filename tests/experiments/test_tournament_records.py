@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from experiments.tournament import TournamentConfig, TournamentError, run_tournament
-from spiel_game import _records as R
+from spiel_game import records as R
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = {"players": 3, "deck": "custom", "suits": "HS", "ranks": "QKA", "packs": 2}

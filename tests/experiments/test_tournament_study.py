@@ -153,7 +153,7 @@ def test_game_records_are_kept_with_the_units_and_written_by_the_command_line(tm
     attachment: the run's folder and rows do not change); they replay to the
     saved points, the command line writes them with --records, and a damaged
     shard is named instead of being read."""
-    from spiel_game._records import read_records, replay
+    from spiel_game.records import read_records, replay
     from experiments.studies.tournament import game_records
     out, dest = tmp_path / "t", tmp_path / "games.jsonl"
     args = ["--agents", "random", "heuristic", "--game", '{"players": 5, "max_hands": 1}',

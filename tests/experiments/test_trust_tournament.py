@@ -153,7 +153,7 @@ def _freeze_clock(mp):
     fake = types.SimpleNamespace(perf_counter=lambda: 0.0, thread_time=lambda: 0.0,
                                  monotonic=time.monotonic,
                                  sleep=time.sleep, time=time.time)
-    mp.setattr(T.play, "time", fake)
+    mp.setattr(T._play, "time", fake)
 
 
 def _restore(folder: Path, tree: dict) -> None:
@@ -556,7 +556,7 @@ def test_a_signal_stops_every_worker_and_the_rerun_resumes(sleepy, tmp_path, how
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("SLEEPY_DELAY", "0")
-        mp.setattr(T.play, "play_deal", counting)
+        mp.setattr(T._play, "play_deal", counting)
         assert T.main([*args, "--workers", "1"]) == 0
     assert sorted(played) == sorted(set(range(deals)) - saved)
     cfg = TournamentConfig(agents=("random", "sleepy"), game=SMALL, deals=deals, seed=2)

@@ -26,7 +26,7 @@ import _runner_experiment  # noqa: E402,F401  (registers runner_selftest)
 from experiments import runner  # noqa: E402
 from experiments import tournament as T  # noqa: E402
 from experiments.tournament import TournamentConfig, TournamentError, run_tournament  # noqa: E402
-from spiel_game import _records as R  # noqa: E402
+from spiel_game import records as R  # noqa: E402
 
 TINY = {"units": 4, "rows_per_unit": 2, "sleep": 0}
 QUIET = {"progress": False, "verbose": False}

@@ -94,5 +94,5 @@ def test_rules_package_never_imports_solvers():
 
 
 def test_no_generated_source_in_the_simulator():
-    text = (ROOT / "spiel_game" / "simulator.py").read_text()
+    text = (ROOT / "spiel_game" / "_simulator.py").read_text()
     assert "exec(" not in text and "getsource" not in text

@@ -64,7 +64,7 @@ def test_an_installed_copy_inside_another_repository_has_no_commit(tmp_path):
     site = tmp_path / "venv" / "site-packages"
     shutil.copytree(ROOT / "spiel_game", site / "spiel_game",
                     ignore=shutil.ignore_patterns("__pycache__"))
-    code = ("import json; from spiel_game import provenance as p; "
+    code = ("import json; from spiel_game import _provenance as p; "
             "print(json.dumps([p.git_commit(), p.metadata({}, 1)['git_commit'], "
             "p.metadata({}, 1)['package_version']]))")
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, check=True,

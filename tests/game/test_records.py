@@ -1,4 +1,4 @@
-"""Game records (spiel_game._records): round trips, replay, imitation pairs, and a
+"""Game records (spiel_game.records): round trips, replay, imitation pairs, and a
 clear RecordError for every kind of damage."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pyspiel
 import pytest
 
 import spiel_game
-from spiel_game import _records as R
+from spiel_game import records as R
 
 SMALL = {"players": 3, "deck": "custom", "suits": "HS", "ranks": "QKA", "packs": 2,
          "moon": "choose"}
@@ -253,7 +253,7 @@ def test_records_stay_rules_level_and_outside_the_kernel_cache_hash():
 
     from spiel_game._numba_cache import engine_sources
     root = Path(__file__).resolve().parents[2]
-    code = ("import sys, spiel_game._records as R; R.GameRecord; "
+    code = ("import sys, spiel_game.records as R; R.GameRecord; "
             "print(sorted({m.split('.')[0] for m in sys.modules} & {'solvers', 'experiments'}))")
     out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True,
                          text=True, check=True, timeout=300).stdout
