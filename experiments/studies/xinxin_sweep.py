@@ -60,8 +60,20 @@ counts with p = 1) and ``holm_lo``, ``holm_hi``: the t-interval at the level
 Holm's procedure gives the cell; ``cpu_ms_ours``, ``cpu_ms_xinxin`` and
 ``cpu_ratio`` (xinxin / ours), ``equal_cpu`` (the ratio within
 :data:`EQUAL_CPU`), the wall-clock ``wall_ms_ours``, ``wall_ms_xinxin``; and
-``status``: ``finished``, ``interim`` (some deals), ``not started`` or
-``xinxin not installed``.
+``status``: ``finished``, ``interim`` (some deals), ``not started``,
+``xinxin not installed`` or, in the shipped table only, ``stopped``.
+
+**The second declaration.** Six of the first sweep's cells were not played at
+equal CPU (xinxin used 0.61-0.69 of our CPU time), so a second declaration,
+``paper/preregistration_xinxin_recalibrated.md`` (:data:`RECALIBRATED`),
+re-runs those six budget and passing modes with recalibrated xinxin
+simulations and fresh seeds (Holm over its own six cells) and stops the first
+sweep's four unfinished cells (:data:`STOPPED_CELLS`). Its cells are played by
+the same runner (``run.py --declaration ...``, frozen SHA-256 in
+``declaration-preregistration_xinxin_recalibrated.sha256``) and shipped by
+:func:`ship` beside the first sweep's (``recalibrated.csv``), with the
+equal-CPU strength curve both declare (``curve.csv``, :func:`curve_rows`).
+The runner experiment plays only the first declaration's cells.
 """
 
 from __future__ import annotations
@@ -71,7 +83,6 @@ import dataclasses
 import hashlib
 import json
 import os
-import re
 import sys
 from pathlib import Path
 
@@ -79,89 +90,22 @@ import numpy as np
 
 from .._base.config import ConfigError, check_unit_count
 from .._base.registry import Summary, Unit, register
-from ..tournament import TournamentConfig, agent_sources, deal_records, deal_rows, play_block
+from ..tournament import TournamentConfig, agent_sources, deal_rows, play_block
+from ._xinxin_design import (ROOT, DECLARATION, FROZEN, SWEEP, RECALIBRATED, STOPPED_CELLS,
+                             EQUAL_CPU, QUICK_BUDGETS_MS, QUICK_DEALS, COLUMNS,
+                             TABLE_COLUMNS, FINISHED, INTERIM, NOT_STARTED, ABSENT, STOPPED,
+                             CURVE_COLUMNS, NO_CELL, DeclarationError, frozen_for,
+                             declaration, difference_stats, cell_stats, holm, cells_table,
+                             text, _csv, _true, curve_rows)  # noqa: F401 (re-exported)
 
 __all__ = ["XinxinSweepConfig", "PROFILES", "QUICK_BUDGETS_MS", "QUICK_DEALS", "DECLARATION",
            "FROZEN", "EQUAL_CPU", "COLUMNS", "TABLE_COLUMNS", "DeclarationError",
            "declaration", "declared", "cells", "xinxin_status", "units", "run_unit",
            "summarize", "difference_stats", "cell_stats", "holm", "cells_table",
            "saved_rows", "ship_table", "ship", "shipped_cells", "figure_table", "origin",
-           "main"]
-
-#: The checkout this module belongs to (the declaration and the sweep live there).
-ROOT = Path(__file__).resolve().parents[2]
-#: The pre-registration whose JSON block declares the sweep.
-DECLARATION = ROOT / "paper" / "preregistration_xinxin.md"
-#: Its SHA-256, frozen by the sweep's runner at the first unit.
-FROZEN = ROOT / "research" / "xinxin_sweep" / "declaration.sha256"
-#: The sweep's own folder (saved units: ``runs/<cell>/`` or ``archive/<cell>.tar.xz``).
-SWEEP = ROOT / "research" / "xinxin_sweep"
-#: A cell's CPU ratio (xinxin / ours) counts as equal CPU time within these bounds.
-EQUAL_CPU = (0.8, 1.25)
-#: The quick profile: the declared cells of these budgets, this many deals each.
-QUICK_BUDGETS_MS = (5, 20)
-QUICK_DEALS = 3
-#: The columns of ``research/xinxin_sweep/cells.csv`` (``summarize.py``).
-COLUMNS = ("cell", "budget_ms", "passing", "deals", "declared_deals", "finished", "mean", "lo",
-           "hi", "p", "holm_p", "holm_lo", "holm_hi", "cpu_ms_ours", "cpu_ms_xinxin",
-           "cpu_ratio", "wall_ms_ours", "wall_ms_xinxin", "seed", "ours", "xinxin")
-#: The columns of this study's table ``cells`` (and of the shipped ``cells.csv``).
-TABLE_COLUMNS = COLUMNS[:16] + ("equal_cpu",) + COLUMNS[16:] + ("status",)
-#: Statuses of a cell in the table.
-FINISHED, INTERIM, NOT_STARTED, ABSENT = ("finished", "interim", "not started",
-                                          "xinxin not installed")
-
-
-class DeclarationError(ConfigError):
-    """The declaration is missing, malformed, or changed after the sweep's first unit."""
-
-
-# ------------------------------------------------------------------ the declaration
-def declaration(path: Path = DECLARATION, frozen: Path = FROZEN) -> tuple[dict, str]:
-    """``(design, sha256)``: the JSON code block (the one ``json`` fence) of the
-    pre-registration ``path`` and the file's SHA-256, which must equal the one
-    recorded in ``frozen`` at the sweep's first unit. Raises
-    :class:`DeclarationError` when either file is missing, the block is not
-    exactly one valid JSON object with ``games`` and ``cells``, a cell names an
-    undeclared game or cell seeds repeat, or the hash differs."""
-    path, frozen = Path(path), Path(frozen)
-    if not path.is_file():
-        raise DeclarationError(
-            f"xinxin_sweep: the declaration {path} is not there; the sweep's design is read "
-            f"from paper/preregistration_xinxin.md of a source checkout")
-    if not frozen.is_file():
-        raise DeclarationError(
-            f"xinxin_sweep: no frozen SHA-256 of the declaration at {frozen} (written by "
-            f"research/xinxin_sweep/run.py at the sweep's first unit)")
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    was = (frozen.read_text().split() or [""])[0]
-    if was != digest:
-        raise DeclarationError(
-            f"xinxin_sweep: {path} changed after the sweep's first unit (SHA-256 recorded in "
-            f"{frozen}: {was}, now {digest}); the declared design is only read unchanged: "
-            f"a new design needs a new declaration and fresh seeds")
-    blocks = re.findall(r"```json\n(.*?)\n```", path.read_text(), re.S)
-    if len(blocks) != 1:
-        raise DeclarationError(f"xinxin_sweep: {path}: expected exactly one ```json block, "
-                               f"found {len(blocks)}")
-    try:
-        design = json.loads(blocks[0])
-        games, cells_ = design["games"], design["cells"]
-        seeds = [int(c["seed"]) for c in cells_]
-        for c in cells_:
-            if c["game"] not in games:
-                raise DeclarationError(f"xinxin_sweep: {path}: cell {c['cell']} plays the "
-                                       f"undeclared game {c['game']!r}; declared: "
-                                       f"{sorted(games)}")
-            int(c["budget_ms"]), int(c["deals"]), str(c["ours"]), str(c["xinxin"])
-    except (ValueError, KeyError, TypeError) as err:
-        raise DeclarationError(f"xinxin_sweep: {path}: the JSON block is not a sweep "
-                               f"declaration ({err!r}); it needs games and cells (cell, "
-                               f"budget_ms, game, seed, deals, ours, xinxin)") from None
-    if len(set(seeds)) != len(seeds):
-        raise DeclarationError(f"xinxin_sweep: {path}: cell seeds repeat: {seeds}")
-    return design, digest
-
+           "RECALIBRATED", "STOPPED_CELLS", "CURVE_COLUMNS", "frozen_for", "curve_rows",
+           "figure_tables", "main", "NO_CELL", "STOPPED", "FINISHED", "INTERIM", "NOT_STARTED",
+           "ABSENT"]
 
 # ------------------------------------------------------------------ configuration
 @dataclasses.dataclass(frozen=True)
@@ -362,120 +306,6 @@ def summarize(config: XinxinSweepConfig, rows) -> Summary:
     return Summary(tables={"cells": df}, text=text(table))
 
 
-# ------------------------------------------------------------------ statistics
-def difference_stats(d) -> dict:
-    """The declared statistic of per-deal differences ``d`` (xinxin's points per
-    hand minus ours): ``deals``, ``mean``, and from two deals on its standard
-    error ``se``, 95% Student-t interval ``lo``, ``hi`` and two-sided one-sample
-    t-test ``p`` against 0."""
-    import scipy.stats
-
-    from .._base.stats import mean_ci
-    d = np.asarray(d, np.float64)
-    n = len(d)
-    if n == 0:
-        return {"deals": 0}
-    ci = mean_ci(d)
-    out = {"deals": n, "mean": ci["mean"]}
-    if n >= 2:
-        out.update(lo=ci["lo"], hi=ci["hi"], se=ci["sd"] / np.sqrt(n),
-                   p=float(scipy.stats.ttest_1samp(d, 0.0).pvalue))
-    return out
-
-
-def cell_stats(rows) -> dict:
-    """The statistics of one cell from its tournament rows (agent 0 ours, 1 xinxin;
-    :func:`experiments.tournament.deal_rows`): :func:`difference_stats` of the
-    per-deal differences (also under ``d``), and each side's wall-clock and, when
-    every deal recorded it, CPU ms per decision and their ratio xinxin / ours."""
-    from ..tournament import per_deal_agent_values
-    recs = deal_records(rows)
-    if not recs:
-        return {"deals": 0}
-    pts = np.array([per_deal_agent_values(r, 2)[0] for r in recs])
-    d = pts[:, 1] - pts[:, 0]                   # xinxin minus ours, per deal
-    out = {**difference_stats(d), "d": d}
-    secs = np.sum([r["timing"]["seconds"] for r in recs], axis=0)
-    decs = np.sum([r["timing"]["decisions"] for r in recs], axis=0)
-    out.update(wall_ms_ours=1e3 * secs[0] / decs[0], wall_ms_xinxin=1e3 * secs[1] / decs[1])
-    if all("cpu_seconds" in r["timing"] for r in recs):
-        cpu = np.sum([r["timing"]["cpu_seconds"] for r in recs], axis=0)
-        out.update(cpu_ms_ours=1e3 * cpu[0] / decs[0], cpu_ms_xinxin=1e3 * cpu[1] / decs[1],
-                   cpu_ratio=cpu[1] / decs[1] / (cpu[0] / decs[0]))
-    return out
-
-
-def holm(pvalues: dict[str, float]) -> tuple[dict[str, float], dict[str, float]]:
-    """Holm's adjusted p-values and each hypothesis's step-down level
-    ``0.05 / (m - rank)`` (rank from 0 by p, ties in the given order)."""
-    from .._base.stats import holm as holm_adjusted
-    names = list(pvalues)
-    adjusted = holm_adjusted([pvalues[k] for k in names])
-    order = sorted(names, key=pvalues.get)
-    level = {name: 0.05 / (len(order) - rank) for rank, name in enumerate(order)}
-    return dict(zip(names, adjusted)), level
-
-
-def cells_table(chosen: list[dict], stats: dict[str, dict], absent=()) -> list[dict]:
-    """One row (:data:`TABLE_COLUMNS`) per cell of ``chosen`` (declared cells, in
-    order) from its :func:`cell_stats`; Holm over these cells, a cell without a
-    p-value counting with p = 1; ``absent``: cells that xinxin's absence kept
-    from being played."""
-    import scipy.stats
-    adj, level = holm({c["cell"]: stats[c["cell"]].get("p", 1.0) for c in chosen})
-    table = []
-    for c in chosen:
-        s = stats[c["cell"]]
-        finished = s["deals"] >= int(c["deals"])
-        row = {"cell": c["cell"], "budget_ms": c["budget_ms"], "passing": c["game"] == "pass",
-               "deals": s["deals"], "declared_deals": c["deals"], "finished": finished,
-               "seed": c["seed"], "ours": c["ours"], "xinxin": c["xinxin"]}
-        for k in ("mean", "lo", "hi", "p", "cpu_ms_ours", "cpu_ms_xinxin", "cpu_ratio",
-                  "wall_ms_ours", "wall_ms_xinxin"):
-            row[k] = s.get(k)
-        if "p" in s:
-            q = scipy.stats.t.ppf(1 - level[c["cell"]] / 2, s["deals"] - 1)
-            row.update(holm_p=adj[c["cell"]], holm_lo=s["mean"] - q * s["se"],
-                       holm_hi=s["mean"] + q * s["se"])
-        ratio = row["cpu_ratio"]
-        row["equal_cpu"] = None if ratio is None else bool(EQUAL_CPU[0] <= ratio <= EQUAL_CPU[1])
-        row["status"] = (ABSENT if c["cell"] in absent and not s["deals"] else
-                         FINISHED if finished else INTERIM if s["deals"] else NOT_STARTED)
-        table.append({k: row.get(k) for k in TABLE_COLUMNS})
-    return table
-
-
-def text(table: list[dict]) -> str:
-    """One line per cell: deals, the difference with its interval and p, Holm's p,
-    both sides' CPU ms per decision and the cell's status."""
-    lines = []
-    for row in table:
-        head = f"{row['cell']:14s} {row['deals']:4d}/{row['declared_deals']} deals"
-        if row["mean"] is None:
-            lines.append(f"{head}  {row['status']}")
-            continue
-        ci = (f" [{row['lo']:+.2f}, {row['hi']:+.2f}] p={row['p']:.3g} Holm p="
-              f"{row['holm_p']:.3g}" if row["lo"] is not None else "")
-        cpu = (f"; CPU ms ours {row['cpu_ms_ours']:.1f} xinxin {row['cpu_ms_xinxin']:.1f} "
-               f"(ratio {row['cpu_ratio']:.2f}{'' if row['equal_cpu'] else ', not equal CPU'})"
-               if row["cpu_ms_ours"] is not None else "")
-        lines.append(f"{head}  xinxin - ours {row['mean']:+.2f}{ci}{cpu}; {row['status']}")
-    return "\n".join(lines) + "\n"
-
-
-def _csv(table: list[dict], columns=TABLE_COLUMNS) -> str:
-    """The table as CSV, floats with 4 significant digits (as ``cells.csv``)."""
-    import csv
-    import io
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=list(columns), lineterminator="\r\n")
-    w.writeheader()
-    for row in table:
-        w.writerow({k: (f"{row[k]:.4g}" if isinstance(row[k], float) else row[k])
-                    for k in columns})
-    return buf.getvalue()
-
-
 # ------------------------------------------------------------------ shipping the sweep
 def _journal(text_: str) -> dict[str, str]:
     known = {}
@@ -525,15 +355,20 @@ def saved_rows(sweep: Path, cell: str) -> tuple[list[dict], dict | None, str]:
     return rows, run, where
 
 
-def ship_table(sweep: Path = SWEEP, declaration_path: Path | None = None
-               ) -> tuple[list[dict], dict]:
+def ship_table(sweep: Path = SWEEP, declaration_path: Path | None = None, stopped=(),
+               unfrozen_ok: bool = False) -> tuple[list[dict], dict]:
     """The cells table of every declared cell from the sweep's saved units
     (:func:`saved_rows`) and the provenance of each cell (deals, where read from,
     the sessions that played it, from its ``run.json``). The declaration is
-    ``declaration_path`` (default :data:`DECLARATION`), checked against
-    ``sweep/declaration.sha256``."""
+    ``declaration_path`` (default :data:`DECLARATION`), checked against its
+    frozen SHA-256 in ``sweep`` (:func:`frozen_for`); Holm over its own cells;
+    ``stopped``: its cells a later declaration stopped (:func:`cells_table`).
+    ``unfrozen_ok``: without a frozen SHA-256 the sweep has not started, and any
+    saved unit of its cells is refused (:class:`DeclarationError`)."""
     sweep = Path(sweep)
-    design, _ = declaration(declaration_path or DECLARATION, sweep / "declaration.sha256")
+    path = Path(declaration_path or DECLARATION)
+    frozen = frozen_for(path, sweep)
+    design, _ = declaration(path, frozen, unfrozen_ok=unfrozen_ok)
     chosen = cells(PROFILES["paper"], design)
     stats, prov = {}, {}
     for c in chosen:
@@ -544,15 +379,31 @@ def ship_table(sweep: Path = SWEEP, declaration_path: Path | None = None
             "read_from": os.path.relpath(where, ROOT) if where != "none" else "none",
             "sessions": [{k: s.get(k) for k in ("started", "git_commit")}
                          for s in (run or {}).get("sessions", [])]}
-    return cells_table(chosen, stats), prov
+        if not frozen.is_file() and stats[c["cell"]]["deals"]:
+            raise DeclarationError(
+                f"xinxin_sweep: {c['cell']} has saved deals ({prov[c['cell']]['read_from']}) "
+                f"but {frozen} is missing: the runner freezes the declaration's SHA-256 at "
+                f"its first unit, so these deals are not checked against {path.name}")
+    return cells_table(chosen, stats, stopped=stopped), prov
 
 
 def ship(sweep: Path = SWEEP, dst: Path | None = None) -> Path:
     """Write the shipped results ``dst/xinxin_sweep/`` (default: the checkout's
-    ``paper/results``) from the sweep's saved units: ``cells.csv``
-    (:data:`TABLE_COLUMNS`; interim cells marked by ``status``) and
-    ``metadata.json`` (the declared design as ``config``, the declaration's
-    SHA-256, commit, package versions, machine, when, each cell's provenance).
+    ``paper/results``) from the saved units of both declared sweeps:
+
+    * ``cells.csv``: the first declaration's cells (:data:`TABLE_COLUMNS`;
+      interim cells marked by ``status``; the cells the second declaration
+      stops, :data:`STOPPED_CELLS`, ``stopped`` with their interim numbers and
+      counted with p = 1 in its Holm family of ten);
+    * ``recalibrated.csv``: the second declaration's cells (:data:`RECALIBRATED`,
+      checked against its frozen SHA-256; Holm over its own cells), every cell
+      ``not started`` while it has no saved units (before its runner froze
+      the hash too);
+    * ``curve.csv``: the equal-CPU strength curve (:func:`curve_rows`);
+    * ``metadata.json``: the first design as ``config`` and its SHA-256, both
+      declarations (file, SHA-256, whether it is frozen, design, cells,
+      provenance of each cell), commit, package versions, machine, when.
+
     Added with :func:`experiments._shipped.add`, so ``SHA256SUMS``,
     ``shipped.json`` and ``README.md`` follow and every other shipped file
     stays byte for byte. Returns the written folder."""
@@ -564,9 +415,23 @@ def ship(sweep: Path = SWEEP, dst: Path | None = None) -> Path:
     from .. import _shipped as shipped
     dst = Path(dst) if dst is not None else ROOT / shipped.SHIPPED
     sweep = Path(sweep)
-    design, digest = declaration(DECLARATION, sweep / "declaration.sha256")
-    table, prov = ship_table(sweep)
-    starts = [s["started"] for p in prov.values() for s in p["sessions"] if s.get("started")]
+    design, digest = declaration(DECLARATION, frozen_for(DECLARATION, sweep))
+    recal = Path(RECALIBRATED)
+    design2, digest2 = declaration(recal, frozen_for(recal, sweep), unfrozen_ok=True)
+    table2, prov2 = ship_table(sweep, recal, unfrozen_ok=True)
+    table, prov = ship_table(sweep, stopped=STOPPED_CELLS)
+    curve = curve_rows(table, table2)
+    starts = [s["started"] for p in (*prov.values(), *prov2.values()) for s in p["sessions"]
+              if s.get("started")]
+
+    def about(path, sha, design_, table_, prov_, holm_note):
+        return {"declaration": os.path.relpath(path, ROOT), "declaration_sha256": sha,
+                "frozen": frozen_for(path, sweep).is_file(), "config": design_,
+                "holm_family": holm_note, "cells_file": "cells.csv" if path == DECLARATION
+                else "recalibrated.csv",
+                "interim": not all(r["finished"] for r in table_),
+                "finished_cells": sum(bool(r["finished"]) for r in table_), "cells": prov_}
+
     meta = provenance(design, None)
     meta.update(experiment="xinxin_sweep", profile="paper",
                 declaration=os.path.relpath(DECLARATION, ROOT), declaration_sha256=digest,
@@ -576,12 +441,29 @@ def ship(sweep: Path = SWEEP, dst: Path | None = None) -> Path:
                 finished_cells=sum(bool(r["finished"]) for r in table),
                 source=(f"{os.path.relpath(sweep, ROOT)}: the saved units of "
                         f"research/xinxin_sweep/run.py (runs/<cell>/, else "
-                        f"archive/<cell>.tar.xz), summarized by "
-                        f"experiments.studies.xinxin_sweep.ship"), cells=prov)
+                        f"archive/<cell>.tar.xz) of both declarations, summarized by "
+                        f"experiments.studies.xinxin_sweep.ship"), cells=prov,
+                stopped_cells=[r["cell"] for r in table if r["status"] == STOPPED],
+                declarations={
+                    "first": about(DECLARATION, digest, design, table, prov,
+                                   f"the {len(table)} cells of the first declaration "
+                                   f"(stopped cells and cells with fewer than two deals "
+                                   f"count with p = 1; interim while cells are unfinished)"),
+                    "recalibrated": about(recal, digest2, design2, table2, prov2,
+                                          f"the {len(table2)} cells of the second "
+                                          f"declaration (cells with fewer than two deals "
+                                          f"count with p = 1; interim while cells are "
+                                          f"unfinished)")},
+                curve=("curve.csv: per budget and passing mode the recalibrated cell where "
+                       "the second declaration has one, else the first sweep's cell when it "
+                       f"finished with its CPU ratio inside {list(EQUAL_CPU)}, else none "
+                       "(experiments.studies.xinxin_sweep.curve_rows)"))
     with tempfile.TemporaryDirectory(prefix="xinxin_sweep-ship-") as tmp:
         out = Path(tmp) / "xinxin_sweep"
         out.mkdir()
         (out / "cells.csv").write_text(_csv(table), newline="")
+        (out / "recalibrated.csv").write_text(_csv(table2), newline="")
+        (out / "curve.csv").write_text(_csv(curve, CURVE_COLUMNS), newline="")
         (out / "metadata.json").write_text(json.dumps(meta, indent=1, default=str) + "\n")
         shipped.add(Path(tmp), ["xinxin_sweep"], dst)
     return dst / "xinxin_sweep"
@@ -626,15 +508,40 @@ def figure_table(results: Path) -> tuple[list[dict], str, Path]:
     return rows, source, f
 
 
+def figure_tables(results: Path) -> dict:
+    """Everything the paper draws of both sweeps for ``results``: ``first`` and
+    ``source``, ``file`` (:func:`figure_table`); ``recalibrated``: the rows of
+    ``recalibrated.csv`` beside that file (the shipped results), else None (a
+    run of this study plays only the first declaration's cells); ``curve``: the
+    rows of ``curve.csv`` beside it, else :func:`curve_rows` of ``first`` and
+    the recalibrated rows (for a quick run: its cells finished at equal CPU)."""
+    import csv
+    rows, source, f = figure_table(results)
+
+    def read(name):
+        g = f.parent / name
+        if not g.is_file():
+            return None
+        with open(g, newline="") as fh:
+            return list(csv.DictReader(fh))
+    recal = read("recalibrated.csv")
+    curve = read("curve.csv")
+    if curve is None:
+        curve = curve_rows(rows, recal or [])
+    return {"first": rows, "recalibrated": recal, "curve": curve, "source": source, "file": f}
+
+
 def origin(results: Path) -> str:
     """Where :func:`figure_table` of ``results`` comes from, as plain text for the
     figure and the caption: the shipped paper-profile results (when this run had
     no xinxin), the paper-profile results (with how many cells are finished),
     or the quick profile's run (its deals per cell)."""
     rows, source, f = figure_table(results)
-    count = {k: sum(r["status"] == k for r in rows) for k in (FINISHED, INTERIM, NOT_STARTED)}
-    progress = ", ".join([f"{count[FINISHED]} of {len(rows)} cells finished"]
-                         + [f"{count[k]} {k}" for k in (INTERIM, NOT_STARTED) if count[k]])
+    count = {k: sum(r["status"] == k for r in rows)
+             for k in (FINISHED, INTERIM, STOPPED, NOT_STARTED)}
+    progress = ", ".join([f"first sweep: {count[FINISHED]} of {len(rows)} cells finished"]
+                         + [f"{count[k]} {k}" for k in (INTERIM, STOPPED, NOT_STARTED)
+                            if count[k]])
     if source == "shipped":
         return (f"the shipped paper-profile results ({progress}); xinxin was not installed "
                 f"for this run")
@@ -667,9 +574,12 @@ def main(argv=None) -> int:
     except (ConfigError, OSError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    print("first declaration:")
     print(text(_read_back(out / "cells.csv")), end="")
-    print(f"shipped {out} (cells.csv, metadata.json; SHA256SUMS, shipped.json and README.md "
-          f"of {out.parent} updated)")
+    print("recalibrated declaration:")
+    print(text(_read_back(out / "recalibrated.csv")), end="")
+    print(f"shipped {out} (cells.csv, recalibrated.csv, curve.csv, metadata.json; "
+          f"SHA256SUMS, shipped.json and README.md of {out.parent} updated)")
     return 0
 
 

@@ -64,18 +64,21 @@ def cpu_now(bot) -> float:
     return time.thread_time() + (float(extra()) if callable(extra) else 0.0)
 
 
-def pin_cores() -> tuple[int, int] | None:
+def pin_cores(swap: bool = False) -> tuple[int, int] | None:
     """Pin this process (and the workers it starts later) to one core and let the
     xinxin drivers started later run on another (:data:`solvers.xinxin.CORE_ENV`):
     returns ``(ours, driver's)``, or None (nothing pinned, a note on stderr) when
-    fewer than two cores are available to this process."""
+    fewer than two cores are available to this process. ``swap``: the second of
+    the available cores for this process and the first for the drivers (a second
+    tournament beside one pinned the default way uses the idle halves of both
+    cores: each side waits while the other decides)."""
     from solvers.xinxin import CORE_ENV
     cores = sorted(os.sched_getaffinity(0))
     if len(cores) < 2:
         print(f"note: only {len(cores)} core(s) available: the tournament is not pinned",
               file=sys.stderr)
         return None
-    ours, theirs = cores[0], cores[1]
+    ours, theirs = (cores[1], cores[0]) if swap else (cores[0], cores[1])
     os.sched_setaffinity(0, {ours})
     os.environ[CORE_ENV] = str(theirs)
     return ours, theirs

@@ -1,19 +1,24 @@
-"""Figure: the xinxin sweep, our ISMCTS against xinxin at equal CPU time per decision
-(the pre-registered sweep, ``paper/preregistration_xinxin.md``), from
-results/<profile>/xinxin_sweep/cells.csv (``python -m experiments run xinxin_sweep``;
-the shipped paper/results/xinxin_sweep/ is made from the sweep's saved units by
-``python -m experiments.studies.xinxin_sweep --ship``).
+"""Figure: the strength curve against xinxin at equal CPU time per decision, from
+both pre-registered sweeps (``paper/preregistration_xinxin.md`` and the
+recalibrated ``paper/preregistration_xinxin_recalibrated.md``), read from
+results/<profile>/xinxin_sweep/ (the shipped paper/results/xinxin_sweep/:
+``cells.csv``, ``recalibrated.csv``, ``curve.csv``, made from the sweeps'
+saved units by ``python -m experiments.studies.xinxin_sweep --ship``; a run of
+the study, ``python -m experiments run xinxin_sweep``, has only ``cells.csv``,
+and its curve is the rule of :func:`experiments.studies.xinxin_sweep.curve_rows`
+applied to it).
 
-x: our measured CPU ms per decision (log scale); y: xinxin's points per hand
-minus ours (> 0: ours ahead) with its 95% interval; one series per passing mode.
-A finished cell is a filled marker, an unfinished one a hollow marker labelled
-``interim`` with its deals so far; a square marks a cell whose CPU ratio
-(xinxin / ours) is outside the declared [0.8, 1.25]; the title says where the
-numbers come from and how many cells are finished, interim or not started
-(:func:`experiments.studies.xinxin_sweep.origin`). When the run had no xinxin
-(its table marks every cell ``xinxin not installed``), the shipped
-paper-profile results are drawn and the title says so
-(:func:`experiments.studies.xinxin_sweep.figure_table`).
+x: the declared CPU budget per decision (log scale); y: xinxin's points per
+hand minus ours (> 0: ours ahead) with its 95% interval; one line per passing
+mode through the curve's cells (:func:`~experiments.studies.xinxin_sweep.curve_rows`:
+the first sweep's cells finished at equal CPU and the recalibrated sweep's
+cells). A finished cell is a filled circle, an interim one a hollow circle with
+a dashed interval labelled with its deals so far; a budget whose curve cell has
+no deals yet is marked ``not started`` on the axis. The first sweep's cells
+outside the equal-CPU band (not part of the curve) are hollow grey squares. The
+title says where the numbers come from
+(:func:`experiments.studies.xinxin_sweep.origin`); when the run had no xinxin,
+the shipped paper-profile results are drawn and the title says so.
 
 ``python paper/figures/xinxin_sweep.py [results_dir [out_dir]]`` writes
 paper/figures/xinxin_sweep.{pdf,png} (:mod:`experiments._figures`).
@@ -28,10 +33,13 @@ import matplotlib.pyplot as plt
 from matplotlib.lines import Line2D
 
 from experiments._figures import COLORS, COLUMN_WIDTH, Job, figure_main, legend_outside
-from experiments.studies.xinxin_sweep import EQUAL_CPU, figure_table, origin
+from experiments.studies.xinxin_sweep import EQUAL_CPU, figure_tables, origin
 
-#: Series: passing mode (the table's ``passing``) -> label and colour.
-MODES = {"False": ("no passing", COLORS[0]), "True": ("3-card pass", COLORS[1])}
+#: Series: passing mode -> label, colour and a small horizontal offset (a factor
+#: on the log axis) so that the two modes' intervals do not overlap.
+MODES = {False: ("no passing", COLORS[0], 0.93), True: ("3-card pass", COLORS[1], 1.07)}
+#: The first sweep's not-equal-CPU cells, beside the curve's.
+GREY = "0.55"
 
 
 def _num(row: dict, key: str) -> float | None:
@@ -39,54 +47,86 @@ def _num(row: dict, key: str) -> float | None:
     return float(v) if v not in (None, "") else None
 
 
+def _passing(row: dict) -> bool:
+    return row["passing"] in (True, "True")
+
+
 def draw(results: Path) -> dict:
     try:
-        rows, _, _ = figure_table(results)
+        tables = figure_tables(results)
         where = origin(results)
     except (FileNotFoundError, ValueError) as err:   # the paper's contract: warn, no figure
         print(f"warning: {err}; no xinxin sweep figure written")
         return {}
-    fig, ax = plt.subplots(figsize=(COLUMN_WIDTH, 3.2), layout="constrained")
-    unequal = interim = False
-    for mode, (label, colour) in MODES.items():
-        cells = sorted((r for r in rows if r["passing"] == mode and _num(r, "lo") is not None),
-                       key=lambda r: _num(r, "cpu_ms_ours") or float(r["budget_ms"]))
-        if not cells:
+    fig, ax = plt.subplots(figsize=(COLUMN_WIDTH, 3.6), layout="constrained")
+    interim = unequal = False
+    waiting = []
+    for mode, (label, colour, shift) in MODES.items():
+        rows = sorted((r for r in tables["curve"] if _passing(r) == mode),
+                      key=lambda r: int(r["budget_ms"]))
+        played = [r for r in rows if _num(r, "mean") is not None]
+        waiting += [(int(r["budget_ms"]) * shift, colour) for r in rows
+                    if r.get("sweep") and _num(r, "mean") is None]
+        if not played:
             continue
-        x = [_num(r, "cpu_ms_ours") or float(r["budget_ms"]) for r in cells]
-        y = [_num(r, "mean") for r in cells]
+        x = [int(r["budget_ms"]) * shift for r in played]
+        y = [_num(r, "mean") for r in played]
         ax.plot(x, y, "-", color=colour, lw=0.8, label=label)
-        for xi, yi, r in zip(x, y, cells):
-            finished = r["finished"] == "True"
-            ratio = _num(r, "cpu_ratio")
-            square = ratio is not None and not EQUAL_CPU[0] <= ratio <= EQUAL_CPU[1]
-            unequal |= square
-            eb = ax.errorbar([xi], [yi], yerr=[[yi - _num(r, "lo")], [_num(r, "hi") - yi]],
-                             fmt="s" if square else "o", color=colour, capsize=2,
-                             mfc=colour if finished else "white", mec=colour, ms=4.5, lw=1.0)
+        for xi, yi, r in zip(x, y, played):
+            finished = r["status"] == "finished"
+            if _num(r, "lo") is None:                   # one deal: a point, no interval
+                ax.plot([xi], [yi], "o", color=colour, mfc="white", ms=4.5)
+            else:
+                eb = ax.errorbar([xi], [yi], yerr=[[yi - _num(r, "lo")], [_num(r, "hi") - yi]],
+                                 fmt="o", color=colour, capsize=2, ms=4.5, lw=1.0,
+                                 mfc=colour if finished else "white", mec=colour)
+                if not finished:
+                    eb[2][0].set_linestyle("--")
             if not finished:
                 interim = True
-                eb[2][0].set_linestyle("--")
-                ax.annotate(f"interim\n{r['deals']}/{r['declared_deals']}", (xi, _num(r, "hi")),
-                            xytext=(0, 5), textcoords="offset points", ha="center",
-                            va="bottom", fontsize=8, color=colour)
+                top = _num(r, "hi") if _num(r, "hi") is not None else yi
+                ax.annotate(f"{r['deals']}/{r['declared_deals']}", (xi, top), xytext=(0, 3),
+                            textcoords="offset points", ha="center", va="bottom",
+                            fontsize=8, color=colour)
+    for r in tables["first"]:              # the first sweep's cells outside the band
+        ratio = _num(r, "cpu_ratio")
+        if ratio is None or EQUAL_CPU[0] <= ratio <= EQUAL_CPU[1] or _num(r, "lo") is None:
+            continue
+        unequal = True
+        xi, yi = int(r["budget_ms"]) * (1.22 if _passing(r) else 0.82), _num(r, "mean")
+        ax.errorbar([xi], [yi], yerr=[[yi - _num(r, "lo")], [_num(r, "hi") - yi]], fmt="s",
+                    color=GREY, mfc="white", mec=GREY, ms=4, lw=0.8, capsize=1.5)
     ax.axhline(0, color="k", lw=0.6)
     ax.set_xscale("log")
-    ax.set_xlabel("our CPU ms per decision (log scale)")
+    budgets = sorted({int(r["budget_ms"]) for r in tables["curve"]})
+    ax.set_xticks(budgets, [f"{b:,}" for b in budgets])
+    ax.minorticks_off()
+    ax.set_xlim(min(budgets) / 1.6, max(budgets) * 1.6)
+    ax.set_xlabel("declared CPU budget per decision (ms, log)")
     ax.set_ylabel("xinxin's minus our points per hand\n(95% CI; > 0: ours ahead)")
     lo, hi = ax.get_ylim()
-    ax.set_ylim(lo, hi + 0.12 * (hi - lo))               # room for the interim labels
+    ax.set_ylim(lo, hi + 0.08 * (hi - lo))               # room for the deal counts
+    for xi, colour in waiting:
+        ax.plot([xi], [0], marker="x", ls="", color=colour, ms=4)
     proxies = [Line2D([], [], marker="o", ls="", color="k", label="finished")]
     if interim:
-        proxies.append(Line2D([], [], marker="o", ls="", color="k", mfc="white",
-                              label="interim (deals so far)"))
+        proxies.append(Line2D([], [], marker="o", ls="--", color="k", mfc="white",
+                              label="interim (deals)"))
+    if waiting:
+        proxies.append(Line2D([], [], marker="x", ls="", color="k", label="not started"))
     if unequal:
-        proxies.append(Line2D([], [], marker="s", ls="", color="k", mfc="white",
-                              label=f"CPU ratio outside [{EQUAL_CPU[0]}, {EQUAL_CPU[1]}]"))
+        proxies.append(Line2D([], [], marker="s", ls="", color=GREY, mfc="white",
+                              label="first sweep, not equal CPU"))
     for p in proxies:
         ax.add_line(p)
     legend_outside(fig, [ax], ncols=2)
-    ax.set_title("\n".join(textwrap.wrap(f"From {where}.", 52)), loc="left")
+    recal = tables["recalibrated"]
+    if recal is not None:
+        done = sum(r["status"] == "finished" for r in recal)
+        played = sum(r["status"] == "interim" for r in recal)
+        where += (f"; recalibrated sweep {done} of {len(recal)} finished"
+                  + (f", {played} interim" if played else ""))
+    ax.set_title("\n".join(textwrap.wrap(f"From {where}.", 46)), loc="left")
     return {"xinxin_sweep": fig}
 
 

@@ -1,7 +1,9 @@
 """The pre-registered xinxin sweep: one duplicate-deal tournament per cell.
 
-``python research/xinxin_sweep/run.py [--cells C ...] [--check]`` reads the
-declaration (the JSON block of ``paper/preregistration_xinxin.md``: cells,
+``python research/xinxin_sweep/run.py [--declaration FILE] [--cells C ...] [--check]``
+reads the declaration (the JSON block of ``paper/preregistration_xinxin.md``, or
+of ``FILE``, e.g. the recalibrated sweep's
+``paper/preregistration_xinxin_recalibrated.md``: cells,
 agents, game, seeds, deals), pins this process to one core and the xinxin
 drivers to another (``experiments.tournament.pin_cores``; not on a one-core
 machine, which it says) and plays the cells in the declared order (smallest
@@ -10,7 +12,8 @@ budget first), each into ``research/xinxin_sweep/runs/<cell>/``
 finished cell is skipped; an interrupted one resumes where it stopped.
 
 **The declaration is frozen at the first unit.** The first run records the
-SHA-256 of the preregistration file in ``research/xinxin_sweep/declaration.sha256``;
+SHA-256 of the preregistration file in ``research/xinxin_sweep/declaration.sha256``
+(another declaration's in ``declaration-<file stem>.sha256``: :func:`frozen_for`);
 a later run refuses to start if the file's hash differs (a changed
 declaration needs a new sweep, not a continuation). ``--check`` only checks
 this and prints the plan.
@@ -65,6 +68,13 @@ def declaration(path: Path = DECLARATION) -> dict:
     if len(set(seeds)) != len(seeds):
         raise DeclarationError(f"{path}: cell seeds repeat: {seeds}")
     return decl
+
+
+def frozen_for(path: Path) -> Path:
+    """Where the SHA-256 of the declaration ``path`` is frozen at its first unit."""
+    if Path(path).resolve() == DECLARATION.resolve():
+        return FROZEN
+    return HERE / f"declaration-{Path(path).stem}.sha256"
 
 
 def file_hash(path: Path = DECLARATION) -> str:
@@ -124,19 +134,26 @@ def _commit() -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--declaration", type=Path, default=DECLARATION,
+                    help="the preregistration file (default: the first sweep's, "
+                         "paper/preregistration_xinxin.md)")
     ap.add_argument("--cells", nargs="+", help="only these cells (declared order kept)")
     ap.add_argument("--check", action="store_true",
                     help="check the declaration and print the plan; play nothing")
+    ap.add_argument("--swap-cores", action="store_true",
+                    help="this process on the second core and the drivers on the first (a "
+                         "second runner beside one started the default way, on other cells)")
     ap.add_argument("--archive", action="store_true",
                     help="pack each cell's saved units into archive/<cell>.tar.xz; play nothing")
     args = ap.parse_args(argv)
-    decl = declaration()
+    args.declaration = args.declaration.resolve()
+    decl = declaration(args.declaration)
     names = [c["cell"] for c in decl["cells"]]
     if args.cells:
         unknown = sorted(set(args.cells) - set(names))
         if unknown:
             ap.error(f"unknown cells {unknown}; declared: {names}")
-    h = check_frozen(freeze=not args.check)
+    h = check_frozen(args.declaration, frozen_for(args.declaration), freeze=not args.check)
     cells = [c for c in decl["cells"] if not args.cells or c["cell"] in args.cells]
     if args.archive:
         for c in cells:
@@ -154,7 +171,7 @@ def main(argv=None) -> int:
     if args.check:
         return 0
     from experiments.tournament import TournamentInterrupted, pin_cores, run_tournament
-    cores = pin_cores()
+    cores = pin_cores(swap=args.swap_cores)
     print(f"{time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime())} UTC start; commit "
           f"{_commit()}; declaration sha256 {h}; pinned {cores or 'no (one core)'}",
           flush=True)

@@ -3,16 +3,20 @@
 ``python research/xinxin_sweep/summarize.py [--out FILE]`` reads every saved
 unit of every declared cell (``runs/<cell>/shards/unit-*.json``, each checked
 against the runner's ``shards.sha256``) and writes ``cells.csv`` (default
-``research/xinxin_sweep/cells.csv``), one row per declared cell:
+``research/xinxin_sweep/cells.csv``; with ``--declaration FILE`` another
+sweep's cells into ``cells-<FILE stem>.csv``), one row per declared cell:
 
 * ``deals`` saved (of ``declared_deals``), ``finished``;
 * ``mean``: the declared statistic, xinxin's mean points per hand minus ours
   (> 0: ours is better), over deals (each deal: each agent's mean over the
   seats it held in both seat assignments), its 95% Student-t interval ``lo``,
   ``hi`` and two-sided one-sample t-test ``p``;
-* ``holm_p``: Holm's step-down adjustment over the ten declared cells (a cell
+* ``holm_p``: Holm's step-down adjustment over the declaration's cells (a cell
   with fewer than two deals counts with p = 1, as the declaration says for
-  unfinished cells; final only when every cell is finished), and ``holm_lo``,
+  unfinished cells; final only when every cell is finished; for the first
+  declaration the four cells the second declaration stopped,
+  ``STOPPED_CELLS``, count with p = 1 and get ``holm_p`` 1 and no Holm
+  interval), and ``holm_lo``,
   ``holm_hi``: the t-interval at the level Holm's procedure gives the cell
   (``1 - 0.05 / (m - rank + 1)``, rank by p);
 * ``cpu_ms_ours``, ``cpu_ms_xinxin``: CPU ms per decision (thread time, plus the
@@ -41,11 +45,12 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from research.scripts.xinxin_interim import verified_shards  # noqa: E402
-from research.xinxin_sweep.run import RUNS, declaration  # noqa: E402
+from research.xinxin_sweep.run import DECLARATION, RUNS, declaration  # noqa: E402
 # the statistics are the study's (one implementation for this table, the shipped
 # results and the paper): experiments/studies/xinxin_sweep.py
 from experiments.studies.xinxin_sweep import (COLUMNS, cell_stats, cells_table,  # noqa: E402,F401
                                               holm)
+from experiments.studies.xinxin_sweep import RECALIBRATED, STOPPED_CELLS  # noqa: E402
 
 
 def verified_rows(cell_dir: Path) -> list[dict]:
@@ -55,11 +60,21 @@ def verified_rows(cell_dir: Path) -> list[dict]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", default=str(RUNS.parent / "cells.csv"))
+    ap.add_argument("--declaration", type=Path, default=DECLARATION,
+                    help="the preregistration file (default: the first sweep's)")
+    ap.add_argument("--out", default=None,
+                    help="default: cells.csv, or cells-<declaration stem>.csv for another "
+                         "declaration")
     args = ap.parse_args(argv)
-    decl = declaration()
+    if args.out is None:
+        args.out = str(RUNS.parent / ("cells.csv" if args.declaration.resolve()
+                                      == DECLARATION.resolve()
+                                      else f"cells-{args.declaration.stem}.csv"))
+    decl = declaration(args.declaration)
     stats = {c["cell"]: cell_stats(verified_rows(RUNS / c["cell"])) for c in decl["cells"]}
-    table = cells_table(decl["cells"], stats)
+    first = args.declaration.resolve() == DECLARATION.resolve()
+    stopped = STOPPED_CELLS if first and RECALIBRATED.is_file() else ()
+    table = cells_table(decl["cells"], stats, stopped=stopped)
     with open(args.out, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=COLUMNS)
         w.writeheader()

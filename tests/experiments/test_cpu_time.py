@@ -133,6 +133,9 @@ def test_pin_cores_pins_this_process_and_names_the_drivers_core(monkeypatch):
         ours, theirs = T.pin_cores()
         assert os.sched_getaffinity(0) == {ours} and ours != theirs
         assert os.environ[X.CORE_ENV] == str(theirs)
+        os.sched_setaffinity(0, before)
+        assert T.pin_cores(swap=True) == (theirs, ours)
+        assert os.sched_getaffinity(0) == {theirs} and os.environ[X.CORE_ENV] == str(ours)
     finally:
         os.sched_setaffinity(0, before)
 

@@ -97,6 +97,53 @@ def test_cells_table_flags_holm_family_equal_cpu_and_status():
     assert table["c1"]["passing"] is False and table["c2"]["passing"] is True
 
 
+def test_cells_table_counts_stopped_cells_with_p_one_and_keeps_their_numbers():
+    cells = [{"cell": n, "budget_ms": 5, "game": "nopass", "seed": i, "deals": k, "ours": "o",
+              "xinxin": "x"} for i, (n, k) in enumerate([("c1", 2), ("c2", 3), ("c3", 2)])]
+    stats = {"c1": xs.cell_stats(deal_rows(_records())), "c3": {"deals": 0},
+             "c2": {"deals": 2, "mean": -0.75, "lo": -1.0, "hi": -0.5, "p": 1e-6, "se": 0.1}}
+    plain = {r["cell"]: r for r in xs.cells_table(cells, stats)}
+    table = {r["cell"]: r for r in xs.cells_table(cells, stats, stopped={"c1", "c2", "c3"})}
+    assert table["c1"]["status"] == "finished"              # finished: never stopped
+    assert [table[c]["status"] for c in ("c2", "c3")] == ["stopped", "stopped"]
+    assert table["c2"]["mean"] == plain["c2"]["mean"] == -0.75      # interim numbers kept
+    assert table["c2"]["lo"] == plain["c2"]["lo"] and table["c2"]["p"] == plain["c2"]["p"]
+    assert table["c2"]["holm_p"] == 1.0 and table["c2"]["holm_lo"] is None
+    p = table["c1"]["p"]                                     # the family: p, 1, 1
+    assert table["c1"]["holm_p"] == pytest.approx(min(1.0, 3 * p))
+    assert plain["c1"]["holm_p"] == pytest.approx(2 * p)     # c2's own p (below c1's)
+    assert plain["c2"]["holm_p"] == pytest.approx(3e-6)      # no longer counts when stopped
+
+
+def _row(budget, passing, status, ratio, cell, mean=1.0):
+    return {"cell": cell, "budget_ms": budget, "passing": passing, "status": status,
+            "deals": 3, "declared_deals": 3, "mean": mean, "lo": 0.5, "hi": 1.5,
+            "cpu_ratio": ratio, "equal_cpu": ratio is not None and 0.8 <= ratio <= 1.25}
+
+
+def test_the_curve_rule_on_a_hand_made_case():
+    """Per budget and passing mode: the recalibrated cell where the second sweep has
+    one (whatever its status or ratio), else the first sweep's cell only when it
+    finished inside the band, else no point; CSV rows (strings) work alike."""
+    first = [_row(5, False, "finished", 1.0, "a"),          # finished inside: on the curve
+             _row(5, True, "finished", 0.6, "b"),           # outside, replaced below
+             _row(20, False, "finished", 0.6, "c"),         # outside, not replaced: none
+             _row(20, True, "interim", 1.0, "d"),           # unfinished, not replaced: none
+             _row(80, False, "stopped", 0.7, "e")]          # stopped, replaced below
+    second = [_row(5, True, "not started", None, "r_b"),
+              _row(80, False, "interim", 1.4, "r_e", mean=-2.0)]
+    curve = xs.curve_rows(first, second)
+    assert [(r["budget_ms"], r["passing"]) for r in curve] == [
+        (5, False), (5, True), (20, False), (20, True), (80, False)]
+    assert [(r["sweep"], r["cell"], r["status"]) for r in curve] == [
+        ("first", "a", "finished"), ("recalibrated", "r_b", "not started"),
+        ("", "", xs.NO_CELL), ("", "", xs.NO_CELL), ("recalibrated", "r_e", "interim")]
+    assert curve[4]["mean"] == -2.0 and curve[4]["equal_cpu"] is False
+    assert curve[2]["mean"] is None and list(curve[0]) == list(xs.CURVE_COLUMNS)
+    as_csv = [{k: str(v) for k, v in r.items()} for r in first]
+    assert [r["sweep"] for r in xs.curve_rows(as_csv)] == ["first", "", "", "", ""]
+
+
 # ------------------------------------------------------------------ the declaration
 def test_the_declaration_is_read_under_its_frozen_hash():
     design, digest = xs.declaration()
@@ -128,6 +175,40 @@ def test_the_declaration_reader_refuses_a_changed_file(tmp_path):
         xs.declaration(decl, frozen)
     with pytest.raises(xs.DeclarationError, match="is not there"):
         xs.declaration(tmp_path / "none.md", frozen)
+
+
+def test_the_second_declaration_is_checked_against_its_own_frozen_hash(tmp_path):
+    """The recalibrated sweep's declaration is read under the SHA-256 its runner
+    froze (``declaration-preregistration_xinxin_recalibrated.sha256``): a changed
+    file or a different hash is refused, and saved units without a frozen hash
+    are refused too; with neither, the sweep simply has not started."""
+    frozen = xs.frozen_for(xs.RECALIBRATED)
+    assert frozen.name == "declaration-preregistration_xinxin_recalibrated.sha256"
+    assert xs.frozen_for(xs.DECLARATION) == xs.FROZEN
+    design, digest = xs.declaration(xs.RECALIBRATED, frozen)
+    assert digest == frozen.read_text().split()[0]
+    assert [c["cell"] for c in design["cells"]] == [
+        "r2_b005_pass", "r2_b080_pass", "r2_b300_nopass", "r2_b300_pass", "r2_b1000_nopass",
+        "r2_b1000_pass"]
+    decl = tmp_path / xs.RECALIBRATED.name
+    decl.write_text(xs.RECALIBRATED.read_text().replace('"deals": 300', '"deals": 200', 1))
+    with pytest.raises(xs.DeclarationError, match="changed after the sweep's first unit"):
+        xs.declaration(decl, frozen)
+    sweep = tmp_path / "sweep"
+    (sweep / "archive").mkdir(parents=True)
+    (sweep / frozen.name).write_text("0" * 64 + "\n")
+    with pytest.raises(xs.DeclarationError, match="changed after the sweep's first unit"):
+        xs.ship_table(sweep, xs.RECALIBRATED, unfrozen_ok=True)
+    (sweep / frozen.name).unlink()
+    table, _ = xs.ship_table(sweep, xs.RECALIBRATED, unfrozen_ok=True)
+    assert {r["status"] for r in table} == {"not started"} and len(table) == 6
+    with pytest.raises(xs.DeclarationError, match="no frozen SHA-256"):
+        xs.ship_table(sweep, xs.RECALIBRATED)
+    packed = sorted((SWEEP / "archive").glob("r2_*.tar.xz"))
+    if packed:                                   # saved units but no frozen hash: refused
+        shutil.copy(packed[0], sweep / "archive")
+        with pytest.raises(xs.DeclarationError, match="has saved deals"):
+            xs.ship_table(sweep, xs.RECALIBRATED, unfrozen_ok=True)
 
 
 def test_summarize_py_writes_the_study_statistics_in_its_own_columns():
@@ -166,11 +247,30 @@ def test_ship_table_reads_a_cell_from_its_archive(tmp_path):
     assert meta["declaration_sha256"] == xs.declaration()[1]
     assert meta["profile"] == "paper" and meta["interim"] and meta["finished_cells"] == 1
     assert meta["git_commit"] and meta["versions"]["numpy"]
+    # the second sweep has no saved units (nor a frozen hash) here: shipped not started
+    second = meta["declarations"]["recalibrated"]
+    assert second["declaration"] == "paper/preregistration_xinxin_recalibrated.md"
+    assert second["declaration_sha256"] == xs.declaration(xs.RECALIBRATED,
+                                                          xs.frozen_for(xs.RECALIBRATED))[1]
+    assert second["frozen"] is False and second["finished_cells"] == 0
+    assert meta["declarations"]["first"]["declaration_sha256"] == meta["declaration_sha256"]
+    recal = _read(out / "recalibrated.csv")
+    assert list(recal[0]) == list(xs.TABLE_COLUMNS) and len(recal) == 6
+    assert {r["status"] for r in recal} == {"not started"}
+    first = {r["cell"]: r["status"] for r in _read(out / "cells.csv")}
+    assert {first[c] for c in xs.STOPPED_CELLS} == {"stopped"}
+    curve = _read(out / "curve.csv")
+    assert list(curve[0]) == list(xs.CURVE_COLUMNS) and len(curve) == 10
+    assert [(r["cell"], r["sweep"]) for r in curve[:2]] == [("b005_nopass", "first"),
+                                                            ("r2_b005_pass", "recalibrated")]
+    assert sum(r["sweep"] == "recalibrated" for r in curve) == 6
+    assert sum(r["sweep"] == "" for r in curve) == 3      # b020_nopass etc. not read here
     after = {p.relative_to(dst).as_posix(): p.read_bytes() for p in dst.rglob("*")
              if p.is_file()}
     changed = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
-    assert changed - {"shipped.json", "SHA256SUMS"} <= {"xinxin_sweep/cells.csv",
-                                                        "xinxin_sweep/metadata.json"}
+    assert changed - {"shipped.json", "SHA256SUMS"} <= {
+        "xinxin_sweep/cells.csv", "xinxin_sweep/metadata.json",
+        "xinxin_sweep/recalibrated.csv", "xinxin_sweep/curve.csv"}
     assert shipped.verify(dst) == len(after) - 1
 
 
@@ -184,15 +284,30 @@ def test_the_shipped_sweep_is_the_declared_one():
     for r in rows:
         deals, declared = int(r["deals"]), int(r["declared_deals"])
         assert r["status"] == ("finished" if deals >= declared else
+                               "stopped" if r["cell"] in xs.STOPPED_CELLS else
                                "interim" if deals else "not started"), r["cell"]
         assert (r["finished"] == "True") == (r["status"] == "finished")
     assert meta["interim"] == any(r["status"] != "finished" for r in rows)
     assert "xinxin_sweep" in json.loads((SHIPPED / "shipped.json").read_text())["results"]
+    # the second declaration, and the curve both define
+    design2, digest2 = xs.declaration(xs.RECALIBRATED, xs.frozen_for(xs.RECALIBRATED))
+    second = meta["declarations"]["recalibrated"]
+    assert second["declaration_sha256"] == digest2 and second["config"] == design2
+    recal = _read(SHIPPED / "xinxin_sweep" / "recalibrated.csv")
+    assert [r["cell"] for r in recal] == [c["cell"] for c in design2["cells"]]
+    curve = _read(SHIPPED / "xinxin_sweep" / "curve.csv")
+    assert curve == [{k: str(v) if v is not None else "" for k, v in r.items()}
+                     for r in xs.curve_rows(rows, recal)]
+    assert [r["cell"] for r in curve if r["sweep"] == "first"] == [
+        "b005_nopass", "b020_nopass", "b020_pass", "b080_nopass"]
 
 
 def test_the_figure_and_macros_draw_the_shipped_results(tmp_path):
     tex = check_figure_and_macros("xinxin_sweep", xs, SHIPPED, tmp_path)
     assert "\\newcommand{\\XinxinSweepCells}{10}" in tex
+    assert "\\newcommand{\\XinxinSweepRecalCells}{6}" in tex
+    assert "\\newcommand{\\XinxinSweepCurveCells}{10}" in tex
+    assert "\\XinxinSweepRecaltrue" in tex
     assert "the paper-profile results (" in tex
     assert tex.count("&") >= 10 * 8                          # one table row per cell
 
