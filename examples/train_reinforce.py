@@ -30,7 +30,7 @@ import numpy as np
 import torch
 
 from experiments.envs import CancellationHeartsEnv
-from solvers.registry import make_agent
+from solvers import make_agent
 
 
 def make_policy(obs_size: int, num_actions: int, hidden: int, seed: int) -> torch.nn.Module:

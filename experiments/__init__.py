@@ -16,12 +16,12 @@ script again); without the guard the runner warns and uses one process.
 The command line is ``python -m experiments`` (``experiments/__main__.py`` parses
 and dispatches; :mod:`.reproduce` runs a profile, ships and checks results);
 the plug-in interface is ``register``, ``Unit`` and ``Summary``, re-exported
-here from :mod:`experiments.base.registry`.
+here from :mod:`experiments._base.registry`.
 
 Layout by role: infrastructure here (:mod:`experiments.runner`, a folder of
-modules, one role each; :mod:`experiments.base` with the registry, typed
+modules, one role each; :mod:`experiments._base` with the registry, typed
 configs, provenance metadata and the statistics that every folder uses;
-:mod:`experiments.figures` for the paper's figure scripts,
+:mod:`experiments._figures` for the paper's figure scripts,
 :mod:`experiments.tournament` for duplicate-deal matches, also a folder); every study in
 :mod:`experiments.studies`; the benchmarks in :mod:`experiments.bench`
 (``python -m experiments.bench.engine``).
@@ -48,20 +48,20 @@ def load(name: str, profile: str = "quick", out=None, **kwargs):
 
 def list_experiments() -> dict[str, str]:
     """``{name: description}`` of every registered experiment."""
-    from .base.registry import experiments
+    from ._base.registry import experiments
     return {k: v.description for k, v in experiments().items()}
 
 
 def register(*args, **kwargs):
-    """:func:`experiments.base.registry.register`."""
-    from .base.registry import register as _register
+    """:func:`experiments._base.registry.register`."""
+    from ._base.registry import register as _register
     return _register(*args, **kwargs)
 
 
 def __getattr__(name):
-    """``Unit``, ``UnitOutput`` and ``Summary`` of :mod:`experiments.base.registry`
+    """``Unit``, ``UnitOutput`` and ``Summary`` of :mod:`experiments._base.registry`
     (imported on first use)."""
     if name in ("Unit", "UnitOutput", "Summary"):
-        from .base import registry
+        from ._base import registry
         return getattr(registry, name)
     raise AttributeError(f"module 'experiments' has no attribute {name!r}")

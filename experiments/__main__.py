@@ -31,10 +31,10 @@ RESULTS`` (the second half of ``make reproduce``; ``make paper`` alone)
 verifies the results, runs the figure and table scripts and builds the PDF.
 ``ship`` writes ``paper/results/`` from a finished paper-profile run; ``check``
 compares the quick profile's estimates with the shipped paper results
-(:mod:`experiments.check`: intervals overlap, exact values agree to a
+(:mod:`experiments._check`: intervals overlap, exact values agree to a
 tolerance), prints the table and exits 1 on any disagreement. This module parses
 the command line and dispatches: ``reproduce``, ``ship`` and ``check`` are
-:mod:`experiments.reproduce`.
+:mod:`experiments._reproduce`.
 
 SIGINT (Ctrl-C) and SIGTERM stop a command with one line ("interrupted; N of M
 units done; rerun the same command to resume"; exit status 130 or 143), not a
@@ -51,13 +51,13 @@ import signal
 import sys
 from pathlib import Path
 
-from . import reproduce, runner, shipped
-from .base import registry
-from solvers.registry import AgentSpecError
-from spiel_game.extras import MissingExtra
+from . import _reproduce as reproduce, runner, _shipped as shipped
+from ._base import registry
+from solvers._registry import AgentSpecError
+from spiel_game._extras import MissingExtra
 
-from .cli import add_rerun_args
-from .base.config import ConfigError, check_output_dir, config_to_dict, parse_assignments
+from ._cli import add_rerun_args
+from ._base.config import ConfigError, check_output_dir, config_to_dict, parse_assignments
 
 
 def _add_exec_args(p: argparse.ArgumentParser) -> None:
@@ -157,7 +157,7 @@ def cmd_run(args) -> int:
 
 
 def cmd_agents(args) -> int:
-    from solvers import registry as agent_registry
+    from solvers import _registry as agent_registry
     if args.name:
         print(agent_registry.describe(args.name))
         return 0

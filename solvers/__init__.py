@@ -1,11 +1,11 @@
 """Agents (solvers that play) for Cancellation Hearts, and the plug-in registry.
 
 ``make_agent("ismcts(iterations=2000)", game, player, seed)`` builds any
-registered agent as a ``pyspiel.Bot`` (see :mod:`solvers.registry`); the
-agents live in :mod:`solvers.base.bots` (``random``, ``heuristic``),
-:mod:`solvers.pimc` and :mod:`solvers.ismcts`. The named card-passing
+registered agent as a ``pyspiel.Bot`` (see :mod:`solvers._registry`); the
+agents live in :mod:`solvers._base.bots` (``random``, ``heuristic``),
+:mod:`solvers._pimc` and :mod:`solvers._ismcts`. The named card-passing
 conventions of the passing studies and of the ``convention`` agent
-(:data:`CONVENTIONS`, described in :mod:`solvers.base.passing`) choose a
+(:data:`CONVENTIONS`, described in :mod:`solvers._base.passing`) choose a
 pass with :func:`choose_pass`. Names are
 imported lazily, so ``import solvers.<submodule>`` stays cheap.
 """
@@ -17,30 +17,30 @@ __all__ = ["Agent", "RandomBot", "HeuristicBot", "PIMCBot", "ISMCTSBot",
            "ENTRY_POINT_GROUP", "parse_spec", "make_agent", "register", "factories", "describe",
            "openspiel_seed", "CONVENTIONS", "choose_pass"]
 
-_WHERE = {"Agent": "base.bots", "RandomBot": "base.bots", "HeuristicBot": "base.bots",
-          "PIMCBot": "pimc",
-          "ISMCTSBot": "ismcts", "AgentSpec": "registry",
-          "AgentSpecError": "registry", "AgentFactoryError": "registry",
-          "AgentParameterError": "base.bots", "openspiel_seed": "registry",
-          "ENTRY_POINT_GROUP": "registry",
-          "parse_spec": "registry", "make_agent": "registry", "register": "registry",
-          "factories": "registry", "describe": "registry",
-          "CONVENTIONS": "base.passing", "choose_pass": "base.passing"}
+_WHERE = {"Agent": "_base.bots", "RandomBot": "_base.bots", "HeuristicBot": "_base.bots",
+          "PIMCBot": "_pimc",
+          "ISMCTSBot": "_ismcts", "AgentSpec": "_registry",
+          "AgentSpecError": "_registry", "AgentFactoryError": "_registry",
+          "AgentParameterError": "_base.bots", "openspiel_seed": "_registry",
+          "ENTRY_POINT_GROUP": "_registry",
+          "parse_spec": "_registry", "make_agent": "_registry", "register": "_registry",
+          "factories": "_registry", "describe": "_registry",
+          "CONVENTIONS": "_base.passing", "choose_pass": "_base.passing"}
 
 
 def _numba_cache_guard() -> None:
     """The search kernels inline the engine's: drop this folder's cached kernels
-    when a source of ``spiel_game``, of these modules, of ``solvers/base``,
+    when a source of ``spiel_game``, of these modules, of ``solvers/_base``,
     ``solvers/beliefs`` or ``solvers/net`` changed (the same for the caches of
-    ``solvers/base`` and ``solvers/beliefs``)."""
-    from spiel_game.numba_cache import engine_sources, guard
+    ``solvers/_base`` and ``solvers/beliefs``)."""
+    from spiel_game._numba_cache import engine_sources, guard
     here = _Path(__file__).resolve().parent
-    # solvers/beliefs/replay.py inlines the network's forward pass (solvers/net/), and
+    # solvers/beliefs/_replay.py inlines the network's forward pass (solvers/net/), and
     # the search inlines the beliefs' kernels.
-    sources = (sorted(here.glob("*.py")) + sorted((here / "base").glob("*.py"))
+    sources = (sorted(here.glob("*.py")) + sorted((here / "_base").glob("*.py"))
                + sorted((here / "beliefs").glob("*.py"))
                + sorted((here / "net").glob("*.py")) + engine_sources())
-    for folder in (here, here / "base", here / "beliefs"):
+    for folder in (here, here / "_base", here / "beliefs"):
         guard(folder / "__pycache__", sources)
 
 

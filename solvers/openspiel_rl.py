@@ -42,12 +42,12 @@ the mean training loss since the previous point. ``baseline`` is the same
 evaluation with a uniformly random player in the learner's place.
 
 **Checkpoint.** :func:`save_checkpoint` writes ``NAME.pt`` (the format and
-its bounded reading are :mod:`solvers.openspiel_rl_play`'s) and ``NAME.json``
+its bounded reading are :mod:`solvers._openspiel_rl_play`'s) and ``NAME.json``
 with the configuration, the learning curve, episodes trained, wall time,
-package versions and git commit (:mod:`experiments.base.metadata`).
+package versions and git commit (:mod:`experiments._base.metadata`).
 
 **The agents.** ``dqn(checkpoint='PATH.pt')`` and ``nfsp(checkpoint='PATH.pt',
-greedy=False)`` play a checkpoint (:class:`solvers.openspiel_rl_play.OpenSpielRLBot`).
+greedy=False)`` play a checkpoint (:class:`solvers._openspiel_rl_play.OpenSpielRLBot`).
 
 Not done: OpenSpiel's PPO (its ``PPO`` class is a single learner stepping
 vectorised environments, not a turn-based self-play agent); resuming one
@@ -70,7 +70,7 @@ from pathlib import Path
 import numpy as np
 import pyspiel
 
-from .openspiel_rl_play import (ALGORITHMS, FORMAT, OBSERVATIONS, OpenSpielRLBot, _global_rngs,
+from ._openspiel_rl_play import (ALGORITHMS, FORMAT, OBSERVATIONS, OpenSpielRLBot, _global_rngs,
                                 _input_size, _openspiel_torch, _policy, _tensor, dqn_agent,
                                 load_checkpoint, nfsp_agent)
 
@@ -225,7 +225,7 @@ def load_game(params: dict):
 def _evaluate(game, config: TrainConfig, nets, rng_seed: int, learner: str = "net") -> float:
     """Mean return of the learner (``net``: the networks' policy; ``random``) on
     ``config.eval_episodes`` fixed deals against ``config.eval_opponent``."""
-    from .registry import make_agent
+    from ._registry import make_agent
     if config.eval_episodes == 0:
         return float("nan")
     n = game.num_players()
@@ -322,12 +322,12 @@ def train(config: TrainConfig, *, progress=None) -> TrainResult:
     device = _device(config.device)
     kind = (rl_environment.ObservationType.OBSERVATION if config.observation == "observation"
             else rl_environment.ObservationType.INFORMATION_STATE)
-    from spiel_game.provenance import git_commit
+    from spiel_game._provenance import git_commit
     commit = git_commit()
     t0 = time.perf_counter()
     curve: list[dict] = []
     eval_seed = _sub_seed(config.seed, 1)
-    from .net.model import torch_threads
+    from .net._model import torch_threads
     with torch_threads(config.threads), _global_rngs(_sub_seed(config.seed, 2)):
         agents = _make_agents(config, n, input_size, num_actions, device)
         nets = [_policy_net(a, config.algorithm) for a in agents]
@@ -401,7 +401,7 @@ def save_checkpoint(result: TrainResult, path: str | Path, extra: dict | None = 
     """Write ``path`` (``.pt``: the networks) and ``path`` with ``.json`` (config,
     curve, provenance); both atomically. Returns the ``.pt`` path."""
     import torch
-    from spiel_game.provenance import metadata
+    from spiel_game._provenance import metadata
     path = Path(path)
     if path.suffix != ".pt":
         path = path.with_suffix(".pt")

@@ -24,18 +24,18 @@ when first used.
 
 from pathlib import Path as _Path
 
-from .numba_cache import engine_sources as _engine_sources, guard as _guard
+from ._numba_cache import engine_sources as _engine_sources, guard as _guard
 
 _guard(_Path(__file__).resolve().parent / "__pycache__", _engine_sources())
 
 from . import cards  # noqa: E402
-from .rules import (RuleSet, PARAMETER_DEFAULTS, PRESETS, preset,  # noqa: E402
+from ._rules import (RuleSet, PARAMETER_DEFAULTS, PRESETS, preset,  # noqa: E402
                     GameParameterError)
 from .game import (GAME_NAME, CancellationHeartsGame, CancellationHeartsState,  # noqa: E402
                    IllegalActionError, CorruptStateError)
-from .serialization import serialize_game_and_state, deserialize_game_and_state  # noqa: E402
-from .render import hand_replay_html, render_text_replay, state_to_html  # noqa: E402
-from .resample import resample_from_infostate  # noqa: E402
+from ._serialization import serialize_game_and_state, deserialize_game_and_state  # noqa: E402
+from ._render import hand_replay_html, render_text_replay, state_to_html  # noqa: E402
+from ._resample import resample_from_infostate  # noqa: E402
 
 __all__ = ["cards", "RuleSet", "PARAMETER_DEFAULTS", "PRESETS", "preset",
            "GameParameterError", "GAME_NAME", "CancellationHeartsGame",
@@ -47,9 +47,9 @@ __all__ = ["cards", "RuleSet", "PARAMETER_DEFAULTS", "PRESETS", "preset",
 
 #: The names imported when first used: name -> its module (None: the submodule
 #: of that name).
-_LAZY = {"observers": None, "play_random": "playout", "cards_played": "playout",
-         "state_from_hands": "scenarios", "simulate": "simulator",
-         "Determinizer": "determinize", "make_rng_state": "rng"}
+_LAZY = {"observers": None, "play_random": "_playout", "cards_played": "_playout",
+         "state_from_hands": "_scenarios", "simulate": "_simulator",
+         "Determinizer": "_determinize", "make_rng_state": "_rng"}
 
 
 def __getattr__(name):
@@ -102,7 +102,7 @@ def seat_hands(state, world=None):
         spiel_game.seat_hands(state, world)[other, spiel_game.cards.QS]  # copies of QS"""
     import numpy as np
 
-    from . import engine as E
+    from . import _engine as E
     params = np.asarray(state.engine_params)
     s = np.array(state.engine_state if world is None else world)
     size = int(params[E.L_STATE_SIZE])

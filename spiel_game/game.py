@@ -1,8 +1,8 @@
 """The pyspiel adapter: GameType, GameInfo, Game, State and registration.
 
 This module only translates between OpenSpiel's API and the compiled rules in
-:mod:`spiel_game.engine`; it holds no rules of its own. Game-and-state strings
-(``serialize_game_and_state``) are read and written in :mod:`spiel_game.serialization`.
+:mod:`spiel_game._engine`; it holds no rules of its own. Game-and-state strings
+(``serialize_game_and_state``) are read and written in :mod:`spiel_game._serialization`.
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ import pyspiel
 from numba import njit
 
 from . import cards as C
-from . import engine as E
-from . import validation as V
-from . import resample as _resample
-from .checks import shorten
-from .rules import PARAMETER_DEFAULTS, RuleSet, GameParameterError, clause
+from . import _engine as E
+from . import _validation as V
+from . import _resample as _resample
+from ._checks import shorten
+from ._rules import PARAMETER_DEFAULTS, RuleSet, GameParameterError, clause
 
 __all__ = ["GAME_NAME", "CancellationHeartsGame", "CancellationHeartsState",
            "IllegalActionError", "CorruptStateError", "GAME_TYPE"]
@@ -85,7 +85,7 @@ class CancellationHeartsGame(pyspiel.Game):
         self._P = E.make_params(rules)
         self._deals = self._deal_probs = None
         if rules.deal == "whole":
-            from .deals import enumerate_deals
+            from ._deals import enumerate_deals
             sizes = [rules.hand_size] * rules.players + (
                 [rules.kitty_size] if rules.kitty_size else [])
             try:
@@ -120,7 +120,7 @@ class CancellationHeartsGame(pyspiel.Game):
 
     @property
     def engine_params(self) -> np.ndarray:
-        """The engine's parameter vector of these rules (see spiel_game.engine)."""
+        """The engine's parameter vector of these rules (see spiel_game._engine)."""
         return self._P
 
     @property
@@ -541,13 +541,13 @@ class CancellationHeartsState(pyspiel.State):
     def resample_from_infostate(self, player_id: int,
                                 probability_sampler) -> CancellationHeartsState:
         """A state ``player_id`` cannot tell from this one, hidden cards drawn
-        uniformly (see :mod:`spiel_game.resample`). ``probability_sampler``: a
+        uniformly (see :mod:`spiel_game._resample`). ``probability_sampler``: a
         numpy Generator, a seed, or OpenSpiel's ``UniformProbabilitySampler``."""
         return _resample.resample_from_infostate(self, player_id, probability_sampler)
 
     # -------------------------------------------------------------- views
     def __str__(self) -> str:
-        from .render import state_to_text
+        from ._render import state_to_text
         return state_to_text(self)
 
     def __reduce__(self):
@@ -556,7 +556,7 @@ class CancellationHeartsState(pyspiel.State):
     # Engine-level access for solvers (documented kernel API).
     @property
     def engine_state(self) -> np.ndarray:
-        """A read-only view of the engine state vector (see spiel_game.engine)."""
+        """A read-only view of the engine state vector (see spiel_game._engine)."""
         v = self._b.a.view()
         v.setflags(write=False)
         return v
@@ -733,7 +733,7 @@ def _deal_string(game: CancellationHeartsGame, action: int) -> str:
     return f"deal:{action} " + " ".join(parts)
 
 
-from .render import install_repr_html  # noqa: E402  (render imports no adapter code)
+from ._render import install_repr_html  # noqa: E402  (render imports no adapter code)
 install_repr_html(CancellationHeartsState)
 
 pyspiel.register_game(GAME_TYPE, CancellationHeartsGame)

@@ -52,8 +52,8 @@ import pyspiel
 from numba import njit
 
 from . import cards as C
-from . import engine as E
-from . import rules as R
+from . import _engine as E
+from . import _rules as R
 
 __all__ = ["CancellationHeartsObserver", "make_observer", "tensor_layout",
            "format_layout", "INFO_STATE_OBS_TYPE", "OBSERVATION_OBS_TYPE",

@@ -26,7 +26,7 @@ import numpy as np
 import pyspiel
 
 from .game import GAME_NAME
-from .rules import PRESETS
+from ._rules import PRESETS
 
 __all__ = ["playthrough_text", "regenerate", "verify", "PLAYTHROUGH_DIR",
            "OPENSPIEL_FORMAT_GAME", "OPENSPIEL_FORMAT_FILE"]

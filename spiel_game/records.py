@@ -15,7 +15,7 @@ Lines file, ``.jsonl``, one object per line)::
 
 ``game`` holds all parameters (``game.get_parameters()``), so a record does
 not depend on the defaults of the version that wrote it; ``seats`` has one
-entry per seat: the agent spec of :mod:`solvers.registry` (or ``"human"``) and
+entry per seat: the agent spec of :mod:`solvers._registry` (or ``"human"``) and
 the seed it was built with; ``actions`` are OpenSpiel action ids as
 ``state.history()`` lists them (cards ``rank*4 + suit``, the joker 52, moon
 choices 53/54; chance outcomes are dealt card types, or deal indices with
@@ -39,7 +39,7 @@ information-state tensor, the action taken and the legal-action mask.
 
 This module is rules-level (it imports neither ``solvers`` nor
 ``experiments``); it is a subpackage so that editing it does not invalidate
-the compiled engine kernels' cache (:mod:`spiel_game.numba_cache` hashes the
+the compiled engine kernels' cache (:mod:`spiel_game._numba_cache` hashes the
 top-level modules of ``spiel_game`` only).
 """
 
@@ -56,8 +56,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from . import safe_io
-from .checks import shorten
+from . import _safe_io as safe_io
+from ._checks import shorten
 
 __all__ = ["FORMAT", "VERSION", "HUMAN", "RecordError", "GameRecord", "record_from_state",
            "read_record", "read_records", "iter_records", "write_record", "append_records",

@@ -139,7 +139,7 @@ def test_no_folder_imports_itself_in_a_circle(monkeypatch):
 
 
 #: Folder loops not untied yet (the list only shrinks; empty since the base
-#: modules moved into ``solvers.base`` and ``experiments.base``).
+#: modules moved into ``solvers._base`` and ``experiments._base``).
 FOLDER_PENDING: set[frozenset[str]] = set()
 
 

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 import spiel_game
-from solvers import registry
+from solvers import _registry as registry
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -24,7 +24,7 @@ def test_a_file_bot_imports_a_module_beside_it_and_the_path_is_restored(tmp_path
     (tmp_path / "nf_helper_mod.py").write_text("LEVEL = 7\n")
     (tmp_path / "nf_bot.py").write_text(
         "import nf_helper_mod\n"
-        "from solvers.base.bots import RandomBot\n"
+        "from solvers._base.bots import RandomBot\n"
         "def make_bot(game, player, seed):\n"
         "    return RandomBot(game, player, seed + nf_helper_mod.LEVEL)\n")
     before = list(sys.path)
@@ -48,16 +48,16 @@ def test_a_file_spec_without_its_factory_says_name_the_factory(spec):
 
 
 def test_misspelt_experiment_profile_preset_and_solver_names_get_did_you_mean():
-    from experiments.base import registry as exps
+    from experiments._base import registry as exps
     from solvers.cfr import build_tree
-    from solvers.cfr.solvers import UnknownSolverError, make_solver
+    from solvers.cfr._solvers import UnknownSolverError, make_solver
 
     with pytest.raises(exps.UnknownExperimentError, match="did you mean 'rules_stats'"):
         exps.get("rules_stat")
     with pytest.raises(exps.UnknownExperimentError, match="did you mean 'quick'") as e:
         exps.get("rules_stats").config("quik")
     assert str(e.value).startswith("experiment 'rules_stats' has no profile 'quik'")
-    with pytest.raises(spiel_game.rules.UnknownPresetError,
+    with pytest.raises(spiel_game._rules.UnknownPresetError,
                        match=r"unknown preset 'clasic' \(did you mean 'classic'\?\); the ") as e:
         spiel_game.preset("clasic")
     assert isinstance(e.value, ValueError) and isinstance(e.value, KeyError)
@@ -118,8 +118,8 @@ def test_agents_csv_holds_the_agents_labels(tmp_path):
 
 
 def test_alpharank_is_quiet_and_summaries_show_no_negative_zero():
-    from experiments.base.registry import table_text
-    from solvers.metagame import alpharank_masses, profiles
+    from experiments._base.registry import table_text
+    from solvers._metagame import alpharank_masses, profiles
 
     profs = profiles(4, 3)
     t = np.full((len(profs), 3), np.nan)

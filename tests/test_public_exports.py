@@ -27,9 +27,9 @@ def position():
 
 def test_the_passing_conventions_are_exported_lazily():
     code = ("import sys, solvers\n"
-            "assert 'solvers.base.passing' not in sys.modules, 'import solvers loaded passing'\n"
+            "assert 'solvers._base.passing' not in sys.modules, 'import solvers loaded passing'\n"
             "from solvers import CONVENTIONS, choose_pass\n"
-            "from solvers.base import passing\n"
+            "from solvers._base import passing\n"
             "assert CONVENTIONS is passing.CONVENTIONS and choose_pass is passing.choose_pass\n"
             "print(len(CONVENTIONS))\n")
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,

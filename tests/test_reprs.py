@@ -16,13 +16,13 @@ import pyspiel
 import spiel_game
 from experiments.runner import RunResult
 from experiments.tournament import TournamentConfig, TournamentResult, summarize
-from solvers.cfr.tree import build_tree
-from solvers.ismcts import new_tree
-from spiel_game.determinize import Determinizer
-from spiel_game.hidden import hidden_cards
-from spiel_game.playout import cards_played, play_random
-from spiel_game.sampler import build_problem
-from spiel_game.simulator import simulate
+from solvers.cfr._tree import build_tree
+from solvers._ismcts import new_tree
+from spiel_game._determinize import Determinizer
+from spiel_game._hidden import hidden_cards
+from spiel_game._playout import cards_played, play_random
+from spiel_game._sampler import build_problem
+from spiel_game._simulator import simulate
 
 LIMIT = 300     # characters: one readable line
 

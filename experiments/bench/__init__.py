@@ -31,7 +31,7 @@ def run_and_write(name: str, quick: bool, out: str | None, run, table, config, s
     (default :func:`default_out`) and say where. Returns 0, the exit status."""
     import datetime as dt
 
-    from ..base.metadata import metadata, write_result
+    from .._base.metadata import metadata, write_result
     out = str(default_out(name, quick)) if out is None else out
     started = dt.datetime.now(dt.UTC)
     res = run()

@@ -43,10 +43,10 @@ import pyspiel
 from open_spiel.python.algorithms import exploitability
 
 import spiel_game
-from solvers.cfr.best_response import nash_conv
-from solvers.cfr.policy import to_tabular_policy
-from solvers.cfr.solvers import CFR, SOLVERS, make_solver
-from solvers.cfr.tree import build_tree
+from solvers.cfr._best_response import nash_conv
+from solvers.cfr._policy import to_tabular_policy
+from solvers.cfr._solvers import CFR, SOLVERS, make_solver
+from solvers.cfr._tree import build_tree
 
 from . import run_and_write
 

@@ -138,7 +138,7 @@ def next_size(game: str, probes: int, seed: int, bytes_per_history: float) -> di
 
 def run(config: LargeSolveConfig, state: str | None = None) -> dict:
     from solvers.cfr import build_tree, make_solver, nash_conv
-    from solvers.cfr.solvers import SOLVERS
+    from solvers.cfr._solvers import SOLVERS
 
     from .cfr_scale import load_game
     if config.solver not in SOLVERS:

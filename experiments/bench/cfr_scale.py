@@ -17,7 +17,7 @@
   and a 137 MB file for ``small3`` (75,512 histories), about 40 min for
   ``medium3``.
 * **Several cores**: our CFR with ``threads=T`` (subtree blocks,
-  :mod:`solvers.cfr.parallel`) against one core on trees of >= 1M histories:
+  :mod:`solvers.cfr._parallel`) against one core on trees of >= 1M histories:
   wall time per iteration of the one-core kernels, of the T-block plan on one
   numba thread and on T threads, process CPU time of each, bit-identity of the
   iterates, and the load average (``os.getloadavg``) before and after: the
@@ -65,10 +65,10 @@ import pyspiel
 from numba import njit, prange
 
 import spiel_game
-from solvers.cfr.best_response import nash_conv
-from solvers.cfr.policy import from_policy
-from solvers.cfr.solvers import CFR, accumulate, reach_and_values
-from solvers.cfr.tree import CHANCE, TERMINAL, GameTree, build_tree
+from solvers.cfr._best_response import nash_conv
+from solvers.cfr._policy import from_policy
+from solvers.cfr._solvers import CFR, accumulate, reach_and_values
+from solvers.cfr._tree import CHANCE, TERMINAL, GameTree, build_tree
 
 from . import run_and_write
 
@@ -371,8 +371,8 @@ def multicore_row(name: str, threads: int, repeats: int, target_s: float = 1.0) 
 # ============================================================ bandwidth floor
 def bytes_touched(tree: GameTree, kernel: str = "one_core") -> dict:
     """Bytes the CFR kernels read and write in one iteration (``kernel``:
-    ``"one_core"``, the kernels of :mod:`solvers.cfr.solvers`, or
-    ``"blocks"``, those of :mod:`solvers.cfr.parallel`).
+    ``"one_core"``, the kernels of :mod:`solvers.cfr._solvers`, or
+    ``"blocks"``, those of :mod:`solvers.cfr._parallel`).
 
     Counted per player pass from the arrays each kernel touches (each element
     once per pass; reads and writes both counted, as STREAM counts them;

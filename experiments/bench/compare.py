@@ -43,7 +43,7 @@ def _child() -> None:
     import pyspiel
 
     import spiel_game  # noqa: F401  (registers the game)
-    from solvers.registry import make_agent
+    from solvers._registry import make_agent
 
     game = pyspiel.load_game("python_cancellation_hearts", {"players": 6})
 

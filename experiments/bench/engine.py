@@ -21,10 +21,10 @@ import numpy as np
 import pyspiel
 
 import spiel_game
-from spiel_game import engine as E
-from spiel_game.playout import play_random
+from spiel_game import _engine as E
+from spiel_game._playout import play_random
 
-from ..base.metadata import metadata, write_result
+from .._base.metadata import metadata, write_result
 from . import default_out
 
 

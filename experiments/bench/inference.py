@@ -6,11 +6,11 @@ at several points of the hand (``--played``: cards played so far), medians
 over ``--repeats`` interleaved repeats of ``--number`` draws, all inside one
 compiled loop (no Python call per draw), in CPU time (``time.process_time``):
 
-* ``plain``: one determinization (:func:`spiel_game.determinize.determinize`, what
+* ``plain``: one determinization (:func:`spiel_game._determinize.determinize`, what
   an ISMCTS iteration or a PIMC world costs to draw today);
 * ``weighted``: one candidate world weighted: determinization,
-  :func:`solvers.beliefs.replay.complete_world` and
-  :func:`solvers.beliefs.replay.world_log_likelihood` (for each model);
+  :func:`solvers.beliefs._replay.complete_world` and
+  :func:`solvers.beliefs._replay.world_log_likelihood` (for each model);
 * ``sir(M)``: one SIR draw with ``M`` candidates (``--worlds``), what a
   weighted ISMCTS iteration or PIMC world costs to draw;
 * the mean effective sample size of those SIR draws (``M`` when every
@@ -36,14 +36,14 @@ import numpy as np
 from numba import njit
 
 import spiel_game
-from spiel_game import engine as E
-from spiel_game.rng import make_rng_state
-from solvers.base.heuristic import heuristic_policy
-from solvers.beliefs.likelihood import belief_log_likelihood, complete_world
-from solvers.beliefs.replay import MODELS, make_belief, sir_world
-from spiel_game.determinize import Determinizer, determinize
+from spiel_game import _engine as E
+from spiel_game._rng import make_rng_state
+from solvers._base.heuristic import heuristic_policy
+from solvers.beliefs._likelihood import belief_log_likelihood, complete_world
+from solvers.beliefs._replay import MODELS, make_belief, sir_world
+from spiel_game._determinize import Determinizer, determinize
 
-from ..base.metadata import metadata, write_result
+from .._base.metadata import metadata, write_result
 from . import default_out
 
 __all__ = ["heuristic_state", "run", "table"]
@@ -119,7 +119,7 @@ def run(players=(6, 11), played=(10, 40, 80), repeats: int = 5, number: int = 30
     """Per-draw seconds (medians over repeats) for each player count and point
     of the hand; see the module docstring. ``checkpoint``: also the ``network``
     model of that network checkpoint (it must cover every player count)."""
-    from solvers.beliefs.replay import network_for
+    from solvers.beliefs._replay import network_for
     models = ("random", "heuristic") + (("network",) if checkpoint else ())
     rows = []
     for n in players:

@@ -2,17 +2,17 @@
 
 On the states of random 6-player hands (decision nodes), the player to move:
 
-* features: :meth:`solvers.net.features.FeatureLayout.sparse` (the observer's
+* features: :meth:`solvers.net._features.FeatureLayout.sparse` (the observer's
   compiled kernel, scattered to the padded 5-11-player layout), microseconds
   per state, per batch size;
-* torch forward (:class:`solvers.net.model.PolicyValueNet`, CPU, ``torch``'s
+* torch forward (:class:`solvers.net._model.PolicyValueNet`, CPU, ``torch``'s
   threads as set, no grad) with the legal mask, microseconds per state and per
   batch, per batch size (features included);
-* the compiled forward pass used by the search (:func:`solvers.net.inference.net_eval`,
+* the compiled forward pass used by the search (:func:`solvers.net._inference.net_eval`,
   features included), one state at a time;
-* one plain ISMCTS iteration (:class:`solvers.ismcts.ISMCTSBot`, random and
+* one plain ISMCTS iteration (:class:`solvers._ismcts.ISMCTSBot`, random and
   heuristic rollouts) and one network-guided iteration
-  (:class:`solvers.ismcts_net.NetISMCTSBot`, ``value_weight`` 1 and 0.5), from
+  (:class:`solvers._ismcts_net.NetISMCTSBot`, ``value_weight`` 1 and 0.5), from
   the mid-hand state, microseconds per iteration.
 
 Medians of ``--repeats`` repeats. The network is untrained (seeded): its cost
@@ -69,11 +69,11 @@ def _median_time(fn, repeats: int) -> float:
 def main(argv=None) -> dict:
     import torch
 
-    from solvers.ismcts import ISMCTSBot
-    from solvers.net.features import FeatureLayout
-    from solvers.net.inference import NetEvaluator
-    from solvers.net.model import PolicyValueNet, save_checkpoint
-    from solvers.ismcts_net import NetISMCTSBot
+    from solvers._ismcts import ISMCTSBot
+    from solvers.net._features import FeatureLayout
+    from solvers.net._inference import NetEvaluator
+    from solvers.net._model import PolicyValueNet, save_checkpoint
+    from solvers._ismcts_net import NetISMCTSBot
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--hidden", type=int, default=128)

@@ -15,7 +15,7 @@ import numpy as np
 import pyspiel
 
 import spiel_game
-from spiel_game import engine as E
+from spiel_game import _engine as E
 
 from .engine import bench_cli, seconds_per_call
 

@@ -39,10 +39,10 @@ import scipy.stats
 
 import spiel_game
 from spiel_game import cards as C
-from spiel_game import engine as E
-from spiel_game.playout import play_random, random_action
+from spiel_game import _engine as E
+from spiel_game._playout import play_random, random_action
 
-from ..base.metadata import metadata, write_result
+from .._base.metadata import metadata, write_result
 from . import default_out
 
 SMALL = {"deck": "custom", "players": 3, "suits": "HS", "ranks": "9TJQKA", "packs": 1,

@@ -4,7 +4,7 @@ Speed, iterations per second (one iteration = one determinization, one tree
 descent, one random rollout to the end of the hand), medians of interleaved
 repeats with the same iteration budget:
 
-* ours (:class:`solvers.ismcts.ISMCTSBot`, random rollouts) on
+* ours (:class:`solvers._ismcts.ISMCTSBot`, random rollouts) on
   ``python_cancellation_hearts``, 6 players, mid-hand (51 of 102 cards
   played), the player to move;
 * OpenSpiel's Python ``open_spiel.python.algorithms.ismcts.ISMCTSBot`` with
@@ -38,10 +38,10 @@ import numpy as np
 import pyspiel
 
 import spiel_game
-from spiel_game import engine as E
-from spiel_game.playout import play_random, random_action
+from spiel_game import _engine as E
+from spiel_game._playout import play_random, random_action
 
-from ..base.metadata import metadata, write_result
+from .._base.metadata import metadata, write_result
 from ..tournament import TournamentConfig, run_tournament
 from . import default_out
 
@@ -93,7 +93,7 @@ def _time(fn, state) -> float:
 
 def run(config: BenchConfig, out_dir: Path | None = None, progress: bool = True) -> dict:
     from open_spiel.python.algorithms import ismcts as os_ismcts, mcts
-    from solvers.ismcts import ISMCTSBot
+    from solvers._ismcts import ISMCTSBot
     started = _dt.datetime.now(_dt.UTC)
     B = config.iterations
     game = spiel_game.load(players=6)

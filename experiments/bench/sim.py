@@ -30,15 +30,15 @@ import numpy as np
 import pyspiel
 from numba import njit
 
-import solvers.base.passing  # noqa: F401  (registers "heuristic" and "pass:*" simulator policies)
+import solvers._base.passing  # noqa: F401  (registers "heuristic" and "pass:*" simulator policies)
 import spiel_game
-from spiel_game import engine as E
-from spiel_game.playout import play_random
-from spiel_game.rng import rand_below
-from spiel_game.simulator import bytes_per_game_in_flight, simulate, state_checksum
+from spiel_game import _engine as E
+from spiel_game._playout import play_random
+from spiel_game._rng import rand_below
+from spiel_game._simulator import bytes_per_game_in_flight, simulate, state_checksum
 
 from .engine import per_action_seconds
-from ..base.metadata import metadata, write_result
+from .._base.metadata import metadata, write_result
 from . import default_out
 
 
@@ -94,7 +94,7 @@ def checked_overhead(n_games: int, repeats: int, seed: int) -> dict:
 
 def compile_times() -> dict:
     """Cold compile (empty numba cache) and warm start, in fresh processes."""
-    code = ("import time; t=time.perf_counter(); import spiel_game.simulator as S; "
+    code = ("import time; t=time.perf_counter(); import spiel_game._simulator as S; "
             "S.simulate({}, 10, workers=1); print(time.perf_counter()-t)")
     with tempfile.TemporaryDirectory() as d:
         env = dict(os.environ, NUMBA_CACHE_DIR=d)

@@ -13,7 +13,7 @@ and pay rewards when a hand is scored (a one-hand game: ``state.returns()`` at
 the end).
 
 They live in ``solvers`` (not ``spiel_game``) because the Gymnasium
-environment's opponents are :func:`solvers.registry.make_agent` agents, and
+environment's opponents are :func:`solvers._registry.make_agent` agents, and
 ``spiel_game`` never imports ``solvers``; and in a subpackage so that editing
 them does not drop the numba caches of ``spiel_game`` or ``solvers`` (their
 guards hash the top-level modules only).
@@ -21,14 +21,14 @@ guards hash the top-level modules only).
 
 from __future__ import annotations
 
-from spiel_game.extras import require
+from spiel_game._extras import require
 
 gymnasium = require("gymnasium", "pettingzoo", "experiments.envs")
 require("pettingzoo", "pettingzoo", "experiments.envs")
 
-from .core import OBSERVATION_KINDS  # noqa: E402  (after the extra's check)
-from .gymnasium_env import ENV_ID, CancellationHeartsEnv  # noqa: E402
-from .pettingzoo_env import CancellationHeartsAEC, env, raw_env  # noqa: E402
+from ._core import OBSERVATION_KINDS  # noqa: E402  (after the extra's check)
+from ._gymnasium_env import ENV_ID, CancellationHeartsEnv  # noqa: E402
+from ._pettingzoo_env import CancellationHeartsAEC, env, raw_env  # noqa: E402
 
 __all__ = ["CancellationHeartsAEC", "CancellationHeartsEnv", "env", "raw_env", "ENV_ID",
            "OBSERVATION_KINDS"]

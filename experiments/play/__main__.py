@@ -1,5 +1,5 @@
-"""``python -m experiments.play``: the browser play app (:func:`experiments.play.app.main`)."""
+"""``python -m experiments.play``: the browser play app (:func:`experiments.play._app.main`)."""
 
-from .app import main
+from ._app import main
 
 raise SystemExit(main())

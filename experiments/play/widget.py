@@ -3,7 +3,7 @@
     from experiments.play.widget import play_widget
     play_widget(["heuristic", "ismcts(iterations=2000)"], players=6)   # last line of a cell
 
-The table is :func:`spiel_game.render.state_to_html` from your seat; your
+The table is :func:`spiel_game._render.state_to_html` from your seat; your
 legal cards are buttons under it (while passing, toggle the cards to pass and
 press Pass; when you shot the moon under ``moon="choose"``, two buttons
 choose); the agents move in the kernel until you are to act; at the end the
@@ -22,10 +22,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from spiel_game.render import card_label
+from spiel_game._render import card_label
 
-from .seeds import server_key
-from .session import (DEFAULT_RECORDS, PlayError, PlaySession, check_records_folder,
+from ._seeds import server_key
+from ._session import (DEFAULT_RECORDS, PlayError, PlaySession, check_records_folder,
                       check_settings)
 
 __all__ = ["PlayWidget", "play_widget"]
@@ -35,7 +35,7 @@ def _ipywidgets():
     try:
         import ipywidgets
     except ImportError:
-        from spiel_game.extras import MissingExtra, install_hint
+        from spiel_game._extras import MissingExtra, install_hint
         raise MissingExtra(f"the play widget needs ipywidgets, which is not installed (extra "
                            f"'notebooks'): {install_hint('notebooks')}; or play in the "
                            f"browser: python -m experiments play --agents ...", "notebooks"

@@ -55,7 +55,7 @@ Never silently stale: every shard records the code that made it
 (``code``: :func:`code_fingerprint`: the SHA-256 of this package's sources,
 :func:`package_code_hash`, and the experiment's ``sources``: for tournaments
 the module files of user agents and of the modules they import, checkpoint
-files and shipped models, :func:`experiments.tournament.sources.agent_sources`). A
+files and shipped models, :func:`experiments.tournament._sources.agent_sources`). A
 run that finds saved units prints ``N of M units reused (same code), K
 recomputed`` (stderr) and recomputes a unit made by other code, naming the
 part that differs (``package code``, ``agent module X``, ``imported module
@@ -74,7 +74,7 @@ is moved to ``corrupt/``, not followed and not deleted.
 
 Every file of a results folder is read only if it is a regular file of
 bounded size (:data:`MAX_DOC_BYTES`, :data:`MAX_SHARD_BYTES`,
-:data:`MAX_TABLE_BYTES`; :mod:`spiel_game.safe_io`): a FIFO or a link to
+:data:`MAX_TABLE_BYTES`; :mod:`spiel_game._safe_io`): a FIFO or a link to
 ``/dev/zero`` in a results folder is named as damaged at once, unread.
 
 Backends: ``local`` (``workers`` processes, spawned; ``workers=1`` runs in this
@@ -100,36 +100,36 @@ explicit folder (what :func:`experiments.tournament.run_tournament` uses) and
 :func:`execute` runs units on the same backends without writing anything.
 
 The modules, one role each (every name above is imported from here):
-:mod:`~experiments.runner.core` (:func:`run`, :func:`run_experiment`: the steps
-of a run), :mod:`~experiments.runner.results` (:func:`load`,
-:func:`attachments`), :mod:`~experiments.runner.folders` (where results go,
-the folder lock, ``--fresh``), :mod:`~experiments.runner.store` (the folder's
-files, their hashes and bounded reads), :mod:`~experiments.runner.backends`
-(local processes, Ray, signals), :mod:`~experiments.runner.watch` (the call
-time limit), :mod:`~experiments.runner.progress`,
-:mod:`~experiments.runner.fingerprint` (code fingerprints),
-:mod:`~experiments.runner.archive` (:func:`pack_run`, :func:`restore_run`: a
+:mod:`~experiments.runner._core` (:func:`run`, :func:`run_experiment`: the steps
+of a run), :mod:`~experiments.runner._results` (:func:`load`,
+:func:`attachments`), :mod:`~experiments.runner._folders` (where results go,
+the folder lock, ``--fresh``), :mod:`~experiments.runner._store` (the folder's
+files, their hashes and bounded reads), :mod:`~experiments.runner._backends`
+(local processes, Ray, signals), :mod:`~experiments.runner._watch` (the call
+time limit), :mod:`~experiments.runner._progress`,
+:mod:`~experiments.runner._fingerprint` (code fingerprints),
+:mod:`~experiments.runner._archive` (:func:`pack_run`, :func:`restore_run`: a
 run folder as one file, to resume on another machine) and
-:mod:`~experiments.runner.errors`.
+:mod:`~experiments.runner._errors`.
 """
 
-from .errors import (CorruptResultError, ResultsNotFoundError, RunError, RunInterrupted,
+from ._errors import (CorruptResultError, ResultsNotFoundError, RunError, RunInterrupted,
                      UnverifiedResultError)
-from .progress import unit_progress, unit_threads
-from .backends import BACKENDS, execute, ray_runtime_env
-from .folders import resolve, results_root, run_root
-from .results import RunResult, attachments, load
-from .core import run, run_experiment
-from .archive import pack_run, restore_run
+from ._progress import unit_progress, unit_threads
+from ._backends import BACKENDS, execute, ray_runtime_env
+from ._folders import resolve, results_root, run_root
+from ._results import RunResult, attachments, load
+from ._core import run, run_experiment
+from ._archive import pack_run, restore_run
 # Internal names the command line, the studies and experiments.tournament import
 # from here (not the documented API).
-from .watch import CallWatch, call_watch  # noqa: F401
-from .store import MAX_DOC_BYTES, MAX_SHARD_BYTES, MAX_TABLE_BYTES  # noqa: F401
-from .backends import RAY_PACKAGES, check_ray_address, check_workers, package_dirs  # noqa: F401
-from .fingerprint import code_fingerprint, package_code_hash  # noqa: F401
-from .backends import _stop_on_signals  # noqa: F401
-from .errors import _Stop  # noqa: F401
-from .store import _indices  # noqa: F401
+from ._watch import CallWatch, call_watch  # noqa: F401
+from ._store import MAX_DOC_BYTES, MAX_SHARD_BYTES, MAX_TABLE_BYTES  # noqa: F401
+from ._backends import RAY_PACKAGES, check_ray_address, check_workers, package_dirs  # noqa: F401
+from ._fingerprint import code_fingerprint, package_code_hash  # noqa: F401
+from ._backends import _stop_on_signals  # noqa: F401
+from ._errors import _Stop  # noqa: F401
+from ._store import _indices  # noqa: F401
 
 __all__ = ["run", "load", "RunResult", "attachments", "resolve", "results_root", "run_root",
            "run_experiment", "execute", "BACKENDS", "ray_runtime_env", "unit_threads",

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..base.config import ConfigError
+from .._base.config import ConfigError
 
 __all__ = ["ROOT", "DECLARATION", "FROZEN", "SWEEP", "RECALIBRATED", "STOPPED_CELLS", "EQUAL_CPU",
            "QUICK_BUDGETS_MS", "QUICK_DEALS", "COLUMNS", "TABLE_COLUMNS", "FINISHED",
@@ -139,7 +139,7 @@ def difference_stats(d) -> dict:
     t-test ``p`` against 0."""
     import scipy.stats
 
-    from ..base.stats import mean_ci
+    from .._base.stats import mean_ci
     d = np.asarray(d, np.float64)
     n = len(d)
     if n == 0:
@@ -177,7 +177,7 @@ def cell_stats(rows) -> dict:
 def holm(pvalues: dict[str, float]) -> tuple[dict[str, float], dict[str, float]]:
     """Holm's adjusted p-values and each hypothesis's step-down level
     ``0.05 / (m - rank)`` (rank from 0 by p, ties in the given order)."""
-    from ..base.stats import holm as holm_adjusted
+    from .._base.stats import holm as holm_adjusted
     names = list(pvalues)
     adjusted = holm_adjusted([pvalues[k] for k in names])
     order = sorted(names, key=pvalues.get)

@@ -5,25 +5,25 @@ For each target agent (``targets``: registry specs) and player count
 (:func:`experiments.tournament.play_deal`, duplicate deals, deal ``d`` depends
 only on ``(seed, d)``): once with every seat playing the target (the
 *baseline*), and once per seat assignment with one seat played by the ABR
-(:class:`solvers.abr.ABRBot`, ``abr(target=..., <abr_params>)``; the
+(:class:`solvers._abr.ABRBot`, ``abr(target=..., <abr_params>)``; the
 assignments rotate the ABR over the seats: every seat, or ``rotations`` evenly
 spaced ones). Per deal, ``gain`` = the mean over those seats of (the target's
 points per hand in that seat in the baseline) - (the ABR's points per hand in
 that seat): points are penalties, so a positive gain means the ABR did better.
 The mean gain over deals with its 95% Student t interval (paired by deal,
-:func:`experiments.base.stats.mean_ci`) estimates a **lower bound** on a seat's
+:func:`experiments._base.stats.mean_ci`) estimates a **lower bound** on a seat's
 best-response gain against everyone-plays-the-target, in points per hand
 (the game's utility is minus the points). Targets without a compiled twin
 (ISMCTS) use the ABR's Python path with ``abr_params_python``.
 
 Validation (``exact_presets``): on reduced decks the same comparison is exact
-(:func:`solvers.abr.exact_gains`): the exact best-response gain, the ABR's
+(:func:`solvers._abr.exact_gains`): the exact best-response gain, the ABR's
 exact gain for ``exact_seeds`` seeds of its own randomness, and their gap, per
 seat, for each target of ``exact_targets``.
 
 Rows: ``kind == "deal"`` (target, players, deal, seat, abr_points,
 target_points, gain), ``kind == "exact"`` (preset, target, seed, seat, values
-of :func:`solvers.abr.exact_gains`). Tables: ``gains`` (per target and player
+of :func:`solvers._abr.exact_gains`). Tables: ``gains`` (per target and player
 count) and ``exact`` (per preset and target: mean over seats and seeds, the gap
 with its interval over seeds). Part of ``make reproduce`` (the quick profile:
 the heuristic at 6 players on 2 deals, the exact check on ``micro_pass``;
@@ -52,9 +52,9 @@ import dataclasses
 
 import spiel_game
 
-from ..base.config import check_names, check_unit_count
-from ..base.registry import Summary, Unit, register
-from ..base.stats import mean_ci
+from .._base.config import check_names, check_unit_count
+from .._base.registry import Summary, Unit, register
+from .._base.stats import mean_ci
 
 __all__ = ["ABRStudyConfig", "PROFILES", "abr_spec", "units", "run_unit", "summarize"]
 
@@ -121,7 +121,7 @@ PROFILES = {
 def abr_spec(config: ABRStudyConfig, target: str) -> str:
     """The deviating seat's agent spec against ``target``: ``config.responder`` when
     set, else the ABR with the parameters for ``target``'s path."""
-    from solvers.abr import target_code
+    from solvers._abr import target_code
     if config.responder.strip():
         return config.responder.strip()
     params = config.abr_params if target_code(target) is not None else config.abr_params_python
@@ -131,7 +131,7 @@ def abr_spec(config: ABRStudyConfig, target: str) -> str:
 
 def _check(config: ABRStudyConfig) -> None:
     """Build every target and ABR once (a bad spec fails before anything runs)."""
-    from solvers.registry import make_agent
+    from solvers._registry import make_agent
     for n in config.players:
         game = spiel_game.load(players=n)
         for t in config.targets:
@@ -156,7 +156,7 @@ def run_unit(config: ABRStudyConfig, unit: Unit) -> list[dict]:
     """The rows of one unit (module docstring)."""
     u = unit.params
     if u["kind"] == "exact":
-        from solvers.abr import exact_gains
+        from solvers._abr import exact_gains
         rows = exact_gains(spiel_game.load(u["preset"]), u["target"],
                            f"abr({config.exact_abr_params})", seed=u["seed"])
         return [{"kind": "exact", "preset": u["preset"], "target": u["target"],

@@ -6,7 +6,7 @@ empirical distribution of play -- the mixture over iterations of the product
 profiles of the current iterates -- approaches a coarse correlated
 equilibrium. For each deal, solver, update scheme and weighting of the
 empirical distribution, this study runs the solver and records at log-spaced
-checkpoints (:func:`solvers.cfr.cce.run_cce`): NashConv of the average
+checkpoints (:func:`solvers.cfr._cce.run_cce`): NashConv of the average
 strategy and of the current iterate, the CCE gap of the empirical play (the
 largest player's gap, their sum and each player's), and the regret bound
 that certifies the gap where it applies (CFR and CFR+ with simultaneous
@@ -32,12 +32,12 @@ import functools
 import pyspiel
 
 import spiel_game
-from solvers.cfr.cce import UPDATES, WEIGHTINGS, run_cce
-from solvers.cfr.solvers import SOLVERS
-from solvers.cfr.tree import build_tree
+from solvers.cfr._cce import UPDATES, WEIGHTINGS, run_cce
+from solvers.cfr._solvers import SOLVERS
+from solvers.cfr._tree import build_tree
 
-from ..base.config import ConfigError, check_names
-from ..base.registry import Unit, register
+from .._base.config import ConfigError, check_names
+from .._base.registry import Unit, register
 
 __all__ = ["CCEConfig", "PROFILES", "load_deal", "units", "run_unit", "summarize"]
 
@@ -127,7 +127,7 @@ def units(config: CCEConfig) -> list[dict]:
 
 
 def run_unit(config: CCEConfig, unit: Unit) -> list[dict]:
-    """The rows of :func:`solvers.cfr.cce.run_cce` for one unit (``iterations``,
+    """The rows of :func:`solvers.cfr._cce.run_cce` for one unit (``iterations``,
     or ``large_iterations`` on a large deal), with ``deal`` and ``infosets``
     added (CFR-Jr draws with the unit's seed)."""
     p = unit.params

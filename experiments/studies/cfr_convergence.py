@@ -1,7 +1,7 @@
 """NashConv of every CFR variant against iterations and wall time on reduced deals.
 
 For each deal (by default a 2-player and a 3-player preset) and each solver of
-:data:`solvers.cfr.solvers.SOLVERS`, iterate and record at log-spaced
+:data:`solvers.cfr._solvers.SOLVERS`, iterate and record at log-spaced
 checkpoints the NashConv of the average strategy, each player's improvement
 and the solver's cumulative time (evaluation excluded). A runner experiment
 (``python -m experiments run cfr_convergence``, part of ``make reproduce``):
@@ -20,12 +20,12 @@ import functools
 import numpy as np
 
 import spiel_game
-from solvers.cfr.best_response import nash_conv
-from solvers.cfr.solvers import SOLVERS, make_solver
-from solvers.cfr.tree import build_tree
+from solvers.cfr._best_response import nash_conv
+from solvers.cfr._solvers import SOLVERS, make_solver
+from solvers.cfr._tree import build_tree
 
-from ..base.config import check_names
-from ..base.registry import Unit, register
+from .._base.config import check_names
+from .._base.registry import Unit, register
 
 __all__ = ["CFRConvergenceConfig", "PROFILES", "checkpoints", "units", "run_unit",
            "summarize"]

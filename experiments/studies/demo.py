@@ -5,7 +5,7 @@ As a runner experiment (``python -m experiments run demo``): one unit per
 from its own stream ``default_rng([seed, n, h])``, so the numbers do not depend
 on the split. Rows: one per (player count, hand, seat) with the seat's points
 and the hand's void tricks, cancelled pairs and whether someone shot the moon.
-Random play is :func:`spiel_game.playout.play_random`.
+Random play is :func:`spiel_game._playout.play_random`.
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ import numpy as np
 import pyspiel
 
 import spiel_game
-from spiel_game import engine as E
-from spiel_game.playout import play_random
+from spiel_game import _engine as E
+from spiel_game._playout import play_random
 
-from ..base.registry import Summary, Unit, register
-from ..base.config import check_unit_count
+from .._base.registry import Summary, Unit, register
+from .._base.config import check_unit_count
 
 __all__ = ["DemoConfig", "PROFILES", "units", "run_unit", "summarize_rows"]
 

@@ -7,7 +7,7 @@ runner unit each, every unit one *round* ``r = 0 .. rounds``:
 * **round 0, behaviour cloning** (warm start): ``bc_hands`` hands of heuristic
   self-play at each player count of ``players``; every decision with a choice
   is a sample whose policy target is one-hot on the heuristic's move and whose
-  value target is the hand's scaled returns (:mod:`solvers.net.selfplay`'s
+  value target is the hand's scaled returns (:mod:`solvers.net._selfplay`'s
   sample format). A fresh network (seeded) is trained ``bc_steps`` Adam steps
   on them. The labels cost nothing (the compiled heuristic plays anyway), so
   this phase gives a network that plays close to the heuristic cheaply.
@@ -26,7 +26,7 @@ runner unit each, every unit one *round* ``r = 0 .. rounds``:
   up a share ``bc_mix * bc_decay ** (r - 1)`` of every minibatch (the rest is
   drawn uniformly from the distillation samples).
 
-The loop is :class:`solvers.net.rounds.Rounds`, shared with
+The loop is :class:`solvers.net._rounds.Rounds`, shared with
 :mod:`experiments.studies.expert_iteration`; this module gives its hooks: the
 labelled play (data), the training set of each phase and the evaluation.
 
@@ -70,8 +70,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..base.config import ConfigError
-from ..base.registry import Summary, Unit, register
+from .._base.config import ConfigError
+from .._base.registry import Summary, Unit, register
 from .expert_iteration import (base_params, checkpoint_folder, config_hash, curve_summary,
                                evaluate, feature_layout, net_rounds)
 
@@ -128,7 +128,7 @@ class DistillConfig:
         if not set(self.eval_players) <= set(self.cover):
             raise ConfigError(f"distill: eval_players {list(self.eval_players)} must be a "
                               f"subset of cover {list(self.cover)}")
-        from solvers.net.features import HINTS
+        from solvers.net._features import HINTS
         if self.hint not in ("", *HINTS):
             raise ConfigError(f"distill: hint={self.hint!r}; allowed: '' (none), "
                               + ", ".join(repr(h) for h in HINTS))
@@ -204,7 +204,7 @@ def checkpoint_path(config, r: int) -> Path:
 def play_labelled(game, layout, actors, teachers, hands: int, rng: np.random.Generator,
                   label_fraction: float = 1.0):
     """Play ``hands`` hands of ``game``, seat ``q`` played by ``actors[q]`` (agents
-    with ``step``), and record samples (:mod:`solvers.net.selfplay` format).
+    with ``step``), and record samples (:mod:`solvers.net._selfplay` format).
 
     ``teachers[q]``: ``None`` (seat ``q`` is not labelled), ``"self"`` (the
     target is one-hot on the actor's own move: behaviour cloning) or an object
@@ -213,7 +213,7 @@ def play_labelled(game, layout, actors, teachers, hands: int, rng: np.random.Gen
     ``label_fraction`` from ``rng``). Decisions with one legal action are not
     recorded. Chance draws from ``rng``. Returns ``(samples, returns
     float[hands, n], searches)`` (``searches``: the teacher searches run)."""
-    from solvers.net.selfplay import record_hands
+    from solvers.net._selfplay import record_hands
     A = layout.num_actions
     searches = 0
 
@@ -250,11 +250,11 @@ def _play(config, r: int, game, layout, rng, prev):
     """The data hook: round ``r``'s hands at one player count: heuristic self-play
     labelled by its own moves (round 0), else DAgger hands with network seats
     (checkpoint ``prev``) labelled by the teacher."""
-    from solvers.base.bots import HeuristicBot
-    from solvers.ismcts import ISMCTSBot
-    from solvers.net.agents import NetworkBot
-    from solvers.net.rounds import unit_seed
-    from solvers.net.selfplay import concat
+    from solvers._base.bots import HeuristicBot
+    from solvers._ismcts import ISMCTSBot
+    from solvers.net._agents import NetworkBot
+    from solvers.net._rounds import unit_seed
+    from solvers.net._selfplay import concat
     n = game.num_players()
     if r == 0:
         actors = [HeuristicBot(game, q, unit_seed(config.seed, r, n, q)) for q in range(n)]
@@ -288,7 +288,7 @@ def _training_set(config, r: int):
     round ``r >= 1`` on every distillation round's samples so far, with the
     behaviour-cloning samples mixed into each minibatch. Losses on the round's
     new samples."""
-    from solvers.net.rounds import TrainingSet
+    from solvers.net._rounds import TrainingSet
     if r == 0:
         return TrainingSet(steps=config.bc_steps, lr=config.bc_lr or config.lr,
                            losses_on="new", row={"phase": "bc"})
@@ -302,7 +302,7 @@ def _evaluate_rows(config, r: int, path, row: dict) -> list[dict]:
     """The evaluation hook: the round's rows, ``row`` (what training recorded, fresh
     or stored in the checkpoint) with the raw network against the heuristic at
     each count of ``eval_players``."""
-    from solvers.net.rounds import weights_sha256
+    from solvers.net._rounds import weights_sha256
     keys = ("round", "phase", "samples", "train_samples", "teacher_searches",
             "policy_loss_before", "policy_loss_after", "value_loss_before", "value_loss_after",
             "data_seconds", "train_seconds")     # one column order, fresh or stored

@@ -5,14 +5,14 @@
 *generation* ``g = 0 .. generations - 1``:
 
 1. self-play: ``hands`` hands at each player count of ``players``, every seat
-   played by a search agent: plain ISMCTS (:class:`solvers.ismcts.ISMCTSBot`,
+   played by a search agent: plain ISMCTS (:class:`solvers._ismcts.ISMCTSBot`,
    ``iterations``, ``rollout``) in generation 0 and whenever
    ``search="plain"``; the network-guided ISMCTS of the previous generation's
-   checkpoint (:class:`solvers.ismcts_net.NetISMCTSBot`, ``net_iterations``,
+   checkpoint (:class:`solvers._ismcts_net.NetISMCTSBot`, ``net_iterations``,
    ``c_puct``, leaf value ``value_weight`` x network + the rest a heuristic
    rollout) otherwise. Every decision with a choice records (features,
    legal mask, root visit distribution, acting seat); the hand's returns give
-   the value targets (:func:`solvers.net.selfplay.play_hands`);
+   the value targets (:func:`solvers.net._selfplay.play_hands`);
 2. training: the previous generation's network (a fresh one, seeded, in
    generation 0) is trained ``steps`` Adam steps on the samples of the last
    ``replay`` generations (policy cross-entropy to the visit distribution
@@ -32,13 +32,13 @@ set), the net's zero-sum payoff minus the heuristic's with its 95% interval
 and paired p-value, seconds of self-play, training and evaluation, the
 checkpoint path and its SHA-256.
 
-The loop is :class:`solvers.net.rounds.Rounds`, shared with
+The loop is :class:`solvers.net._rounds.Rounds`, shared with
 :mod:`experiments.studies.distill`; this module gives its hooks: the self-play
 (data), the replay window (training set) and the evaluation.
 
 The network covers the player counts ``cover`` (its input layout pads each
 information-state piece to the largest of those games, see
-:mod:`solvers.net.features`); self-play uses ``players`` (a subset).
+:mod:`solvers.net._features`); self-play uses ``players`` (a subset).
 
 **Checkpoint folder** (``checkpoints``; empty: ``<the run's results folder, its
 --out>/checkpoints/expert_iteration-<first 12 hex of the config's hash>``,
@@ -65,8 +65,8 @@ import functools
 import time
 from pathlib import Path
 
-from ..base.config import ConfigError, config_to_dict, fingerprint
-from ..base.registry import Summary, Unit, register
+from .._base.config import ConfigError, config_to_dict, fingerprint
+from .._base.registry import Summary, Unit, register
 
 __all__ = ["ExpertIterationConfig", "PROFILES", "units", "run_unit", "summarize",
            "checkpoint_dir", "checkpoint_path", "checkpoint_folder", "summary_checkpoint_folder",
@@ -189,19 +189,19 @@ def checkpoint_path(config, generation: int) -> Path:
 
 
 def feature_layout(config):
-    """The network's :class:`~solvers.net.features.FeatureLayout` for ``config``
+    """The network's :class:`~solvers.net._features.FeatureLayout` for ``config``
     (its game, the player counts it covers)."""
-    from solvers.net.features import FeatureLayout
+    from solvers.net._features import FeatureLayout
     return FeatureLayout(base_params(config), config.cover,
                          hint=getattr(config, "hint", "") or None)
 
 
 def net_rounds(config, experiment: str, ignore=("checkpoints",), **hooks):
-    """The training loop (:class:`solvers.net.rounds.Rounds`) of a study's
+    """The training loop (:class:`solvers.net._rounds.Rounds`) of a study's
     ``config``: its files in :func:`checkpoint_folder`, its game, network and
     training settings from the config's fields, and the study's ``hooks`` (shared
     by expert iteration and distillation)."""
-    from solvers.net.rounds import Rounds
+    from solvers.net._rounds import Rounds
     return Rounds(experiment=experiment, experiment_hash=config_hash(config, ignore),
                   experiment_config=config_to_dict(config),
                   folder=checkpoint_folder(config, experiment, ignore),
@@ -228,10 +228,10 @@ def _selfplay(config, g: int, game, layout, rng, prev):
     """The data hook: generation ``g``'s self-play hands at one player count, every
     seat a search agent (plain ISMCTS in generation 0 or with ``search='plain'``,
     else the network-guided search of checkpoint ``prev``)."""
-    from solvers.ismcts import ISMCTSBot
-    from solvers.ismcts_net import NetISMCTSBot
-    from solvers.net.rounds import unit_seed
-    from solvers.net.selfplay import play_hands
+    from solvers._ismcts import ISMCTSBot
+    from solvers._ismcts_net import NetISMCTSBot
+    from solvers.net._rounds import unit_seed
+    from solvers.net._selfplay import play_hands
     n, bots = game.num_players(), []
     for q in range(n):
         seed = unit_seed(config.seed, g, n, q)
@@ -248,7 +248,7 @@ def _selfplay(config, g: int, game, layout, rng, prev):
 
 def _replay_window(config, g: int):
     """The training-set hook: the samples of the last ``replay`` generations."""
-    from solvers.net.rounds import TrainingSet
+    from solvers.net._rounds import TrainingSet
     return TrainingSet(steps=config.steps, lr=config.lr,
                        rounds=tuple(range(max(0, g - config.replay + 1), g)),
                        target_temperature=config.target_temperature)
@@ -257,7 +257,7 @@ def _replay_window(config, g: int):
 def _evaluate_row(config, g: int, path, row: dict) -> list[dict]:
     """The evaluation hook: the raw network against the heuristic at
     ``players[0]`` players; the generation's row."""
-    from solvers.net.rounds import weights_sha256
+    from solvers.net._rounds import weights_sha256
     t0 = time.perf_counter()
     ev = evaluate(config, path, base_params(config), config.players[0], 0)
     return [{**{k: v for k, v in row.items() if not k.endswith("_seconds")}, **ev,
@@ -270,7 +270,7 @@ def evaluate(config, path, base, n: int, seed_word: int) -> dict:
     """Raw network (argmax) against the heuristic: ``config.eval_deals`` duplicate
     deals at ``n`` players, seeded by ``unit_seed(config.seed, 0, seed_word, 4000)``
     (shared by expert iteration and distillation)."""
-    from solvers.net.rounds import unit_seed
+    from solvers.net._rounds import unit_seed
 
     from ..tournament import TournamentConfig, run_tournament, summarize as tsum
     agents = (f"network(checkpoint={str(path)!r})", "heuristic")

@@ -46,8 +46,8 @@ import shutil
 import socket
 from pathlib import Path
 
-from ..base.config import ConfigError, config_to_dict, fingerprint
-from ..base.registry import Summary, Unit, register
+from .._base.config import ConfigError, config_to_dict, fingerprint
+from .._base.registry import Summary, Unit, register
 from ..tournament import (TournamentConfig, TournamentError, _load_game, agent_sources,
                           check_agents, deal_records, deal_rows, play_block, read_records)
 from ..tournament import summarize as tournament_summary
@@ -260,7 +260,7 @@ register("ladder", LadderConfig, units, run_unit, summarize,
 # ------------------------------------------------------------------ importing records
 def _origin(folder: Path) -> str:
     """``records <commit>`` of a tournament folder (its ``tournament.json`` metadata)."""
-    from spiel_game.safe_io import read_text
+    from spiel_game._safe_io import read_text
 
     from ..runner import MAX_DOC_BYTES
     try:      # a regular file of bounded size only (a FIFO is refused, not waited on)

@@ -7,8 +7,8 @@ everything is exact on the flat game tree of :mod:`solvers.cfr`:
 1. **Fixed passing, solved play.** For an assignment of conventions to seats,
    every pass-phase decision node of the tree is turned into a *chance* node
    whose probabilities are the convention's distribution
-   (:func:`solvers.base.passing.choose_pass` at that information set)
-   (:func:`solvers.cfr.exploitability.fix_to_chance`). Sequences and information sets keep
+   (:func:`solvers._base.passing.choose_pass` at that information set)
+   (:func:`solvers.cfr._exploitability.fix_to_chance`). Sequences and information sets keep
    their numbers, so a profile of the fixed tree is a profile of the full tree. The play
    phase is then solved by a CFR variant (``DCFR`` by default) on that tree;
    its NashConv (``play_nash_conv``) is the exact NashConv of the play
@@ -22,7 +22,7 @@ everything is exact on the flat game tree of :mod:`solvers.cfr`:
      deviates in passing and play);
    * ``gain_pass_only``: the same on the tree where ``p``'s *play* nodes are
      chance nodes with ``P_C``'s play policy (``p`` deviates in passing only)
-     (:func:`solvers.cfr.exploitability.deviation_gains`).
+     (:func:`solvers.cfr._exploitability.deviation_gains`).
 
    Reported per seat and averaged over seats.
 3. **Meta-game.** For every ordered assignment of conventions to seats
@@ -33,7 +33,7 @@ everything is exact on the flat game tree of :mod:`solvers.cfr`:
    differences ``A - A^T`` (``A[i, j]`` = payoff of ``i`` against ``j``) by
    :func:`scipy.optimize.linprog` (exact Nash of ``A`` when the deal is
    constant-sum; the regret of the mixture in ``A`` itself is reported); for
-   3 players, replicator dynamics (:func:`solvers.metagame.replicator_nash`,
+   3 players, replicator dynamics (:func:`solvers._metagame.replicator_nash`,
    regret reported). alpha-Rank: OpenSpiel's single-population
    ``alpharank.compute`` on the one-vs-population matrix (for 2 players this is
    ``A`` itself).
@@ -57,17 +57,17 @@ import itertools
 import numpy as np
 
 import spiel_game
-from solvers.cfr.best_response import nash_conv, policy_values
-from solvers.cfr.exploitability import deviation_gains, fix_to_chance, phase_infosets
-from solvers.cfr.solvers import SOLVERS, make_solver
-from solvers.cfr.tree import GameTree, build_tree
-from solvers.metagame import (alpharank_masses, metagame_table, one_vs_population,
+from solvers.cfr._best_response import nash_conv, policy_values
+from solvers.cfr._exploitability import deviation_gains, fix_to_chance, phase_infosets
+from solvers.cfr._solvers import SOLVERS, make_solver
+from solvers.cfr._tree import GameTree, build_tree
+from solvers._metagame import (alpharank_masses, metagame_table, one_vs_population,
                               replicator_nash, symmetric_zero_sum_nash)
-from solvers.base.passing import CONVENTIONS, choose_pass
-from spiel_game.engine import PH_PASS
+from solvers._base.passing import CONVENTIONS, choose_pass
+from spiel_game._engine import PH_PASS
 
-from ..base.config import check_names
-from ..base.registry import Summary, Unit, register, table_text
+from .._base.config import check_names
+from .._base.registry import Summary, Unit, register, table_text
 
 __all__ = ["PassingExactConfig", "DealAnalysis", "convention_pass_profile", "solve_play",
            "exploitability", "units", "run_unit", "summarize"]

@@ -1,7 +1,7 @@
 """Approximate exploitability of passing conventions on the full game.
 
-Play: the compiled heuristic player (``solvers/base/heuristic.py``) for everyone;
-passing: the conventions of ``solvers/base/passing.py``. All runs use duplicate
+Play: the compiled heuristic player (``solvers/_base/heuristic.py``) for everyone;
+passing: the conventions of ``solvers/_base/passing.py``. All runs use duplicate
 deals: deal ``d`` is the same hand for every profile and every seat rotation
 (the simulator draws the deal first from game ``d``'s own random stream).
 
@@ -55,7 +55,7 @@ conventions the meta-game has C(17, 6) = 12,376 profiles, each played in all
   first; every seat is equivalent by the same exchangeability).
 
 The algorithms (replicator dynamics, alpha-Rank, the rollout best response)
-are :mod:`solvers.metagame`'s; this module plays the payoff tables. The runner
+are :mod:`solvers._metagame`'s; this module plays the payoff tables. The runner
 experiments ``passing_metagame`` and ``passing_metagame_11`` (``python -m
 experiments run passing_metagame``) write ``results/<profile>/<name>/`` (tidy
 rows, including every profile's payoffs).
@@ -70,14 +70,14 @@ import warnings
 
 import numpy as np
 
-from solvers.metagame import (alpharank_masses, bootstrap_tables, fitness_setup, library_gain,
+from solvers._metagame import (alpharank_masses, bootstrap_tables, fitness_setup, library_gain,
                               one_vs_population, profiles, replicator_nash, rollout_pass_gain)
-from solvers.base.passing import CONVENTIONS
-from spiel_game.rules import RuleSet
-from spiel_game.simulator import simulate
+from solvers._base.passing import CONVENTIONS
+from spiel_game._rules import RuleSet
+from spiel_game._simulator import simulate
 
-from ..base.registry import Summary, Unit, register, table_text
-from ..base.stats import mean_ci
+from .._base.registry import Summary, Unit, register, table_text
+from .._base.stats import mean_ci
 
 __all__ = ["MetagameConfig", "PROFILES", "PROFILES_11", "QUICK_11_CONVENTIONS",
            "metagame_result", "units", "run_unit", "summarize_rows"]

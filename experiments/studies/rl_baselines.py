@@ -35,8 +35,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..base.config import ConfigError
-from ..base.registry import Summary, Unit, register
+from .._base.config import ConfigError
+from .._base.registry import Summary, Unit, register
 from .tournament import TournamentStudyConfig, game_params
 
 __all__ = ["RLBaselinesConfig", "PROFILES", "train_config", "checkpoint_path", "units",
@@ -135,7 +135,7 @@ def units(config: RLBaselinesConfig) -> list[dict]:
     """One unit per (algorithm, seed index); every training config and the game are
     checked first (:class:`ConfigError`)."""
     from solvers.openspiel_rl import ALGORITHMS, load_game
-    from solvers.registry import AgentSpecError, make_agent
+    from solvers._registry import AgentSpecError, make_agent
     bad = [a for a in config.algorithms if a not in ALGORITHMS]
     if bad or not config.algorithms:
         raise ConfigError(f"rl_baselines: algorithms {list(config.algorithms)}: allowed "

@@ -9,13 +9,13 @@ compiled simulator.
 As a runner experiment (``python -m experiments run rules_stats``): one unit
 per (configuration, chunk of ``chunk`` hands), each simulating hands
 ``first_hand .. first_hand + hands - 1`` of the configuration's stream
-``seed + configuration index`` (:func:`spiel_game.simulator.simulate` with
+``seed + configuration index`` (:func:`spiel_game._simulator.simulate` with
 ``first_hand``), so the numbers do not depend on the split. Rows are integer
 sufficient statistics per chunk (tidy: one row per configuration, chunk,
 statistic and seat; ``seat = -1`` for whole-hand statistics); the summary
 tables ``summary`` (one row per configuration) and ``seats`` (one row per
 configuration and seat) are computed from their sums; the intervals are
-:mod:`experiments.base.stats`'s Student t intervals.
+:mod:`experiments._base.stats`'s Student t intervals.
 """
 
 from __future__ import annotations
@@ -24,13 +24,13 @@ import dataclasses
 
 import numpy as np
 
-import solvers.base.passing  # noqa: F401  (registers "heuristic" and "pass:*" simulator policies)
-from spiel_game.rules import RuleSet
-from spiel_game.simulator import BUILTIN_POLICIES, simulate
+import solvers._base.passing  # noqa: F401  (registers "heuristic" and "pass:*" simulator policies)
+from spiel_game._rules import RuleSet
+from spiel_game._simulator import BUILTIN_POLICIES, simulate
 
-from ..base.registry import Summary, Unit, register
-from ..base.config import check_unit_count
-from ..base.stats import mean_ci_from_sums
+from .._base.registry import Summary, Unit, register
+from .._base.config import check_unit_count
+from .._base.stats import mean_ci_from_sums
 
 __all__ = ["RulesStatsConfig", "PROFILES", "configurations", "units", "run_unit",
            "summarize_rows", "HAND_STATISTICS", "SEAT_STATISTICS"]

@@ -9,7 +9,7 @@ of :mod:`experiments.tournament`: every deal is played once per seat
 assignment (the rotations of ``lineup``, default agent ``i % k`` on seat ``i``,
 or ``rotations`` evenly spaced ones), deal ``d`` depends only on ``(seed, d)``.
 
-Configuration: ``agents`` (registry specs, :mod:`solvers.registry`),
+Configuration: ``agents`` (registry specs, :mod:`solvers._registry`),
 ``players`` and the other game parameters as ``"key=value"`` strings in
 ``game`` (e.g. ``("max_hands=3", "deal=whole")``; a value is read as the type
 of the parameter's default, :data:`spiel_game.PARAMETER_DEFAULTS`), ``deals``,
@@ -48,10 +48,10 @@ from typing import ClassVar
 import dataclasses
 
 import spiel_game
-from spiel_game.rules import unknown_parameters_message
+from spiel_game._rules import unknown_parameters_message
 
-from ..base.config import ConfigError, check_unit_count
-from ..base.registry import Summary, Unit, UnitOutput, register
+from .._base.config import ConfigError, check_unit_count
+from .._base.registry import Summary, Unit, UnitOutput, register
 from ..tournament import (AGENT_COLUMNS, PAIR_COLUMNS, TournamentConfig, TournamentError,
                           _load_game, agent_sources, check_agents, deal_records, deal_rows,
                           game_records, play_block, seat_assignments, summary_table,

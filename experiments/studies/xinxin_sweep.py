@@ -88,8 +88,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..base.config import ConfigError, check_unit_count
-from ..base.registry import Summary, Unit, register
+from .._base.config import ConfigError, check_unit_count
+from .._base.registry import Summary, Unit, register
 from ..tournament import TournamentConfig, agent_sources, deal_rows, play_block
 from ._xinxin_design import (ROOT, DECLARATION, FROZEN, SWEEP, RECALIBRATED, STOPPED_CELLS,
                              EQUAL_CPU, QUICK_BUDGETS_MS, QUICK_DEALS, COLUMNS,
@@ -186,7 +186,7 @@ def xinxin_status() -> str:
         argv = find_binary()
     except XinxinNotBuilt:
         return "not installed"
-    from spiel_game.provenance import file_sha256
+    from spiel_game._provenance import file_sha256
     return file_sha256(argv[0])
 
 
@@ -258,7 +258,7 @@ def _warm_up(spec: str, params: dict) -> None:
     if key in _WARM:
         return
     import spiel_game
-    from solvers.registry import make_agent
+    from solvers._registry import make_agent
     game = spiel_game.load(params)
     state = game.new_initial_state()
     bots = [make_agent(spec, game, q, q) for q in range(game.num_players())]
@@ -404,15 +404,15 @@ def ship(sweep: Path = SWEEP, dst: Path | None = None) -> Path:
       declarations (file, SHA-256, whether it is frozen, design, cells,
       provenance of each cell), commit, package versions, machine, when.
 
-    Added with :func:`experiments.shipped.add`, so ``SHA256SUMS``,
+    Added with :func:`experiments._shipped.add`, so ``SHA256SUMS``,
     ``shipped.json`` and ``README.md`` follow and every other shipped file
     stays byte for byte. Returns the written folder."""
     import datetime as dt
     import tempfile
 
-    from spiel_game.provenance import metadata as provenance
+    from spiel_game._provenance import metadata as provenance
 
-    from .. import shipped
+    from .. import _shipped as shipped
     dst = Path(dst) if dst is not None else ROOT / shipped.SHIPPED
     sweep = Path(sweep)
     design, digest = declaration(DECLARATION, frozen_for(DECLARATION, sweep))
@@ -472,9 +472,9 @@ def ship(sweep: Path = SWEEP, dst: Path | None = None) -> Path:
 # ------------------------------------------------------------------ what the paper draws
 def shipped_cells(candidates=None) -> Path | None:
     """The shipped ``xinxin_sweep/cells.csv``: under ``paper/results`` of the working
-    folder (:data:`experiments.shipped.SHIPPED`), else of this module's checkout;
+    folder (:data:`experiments._shipped.SHIPPED`), else of this module's checkout;
     None when neither has it."""
-    from .. import shipped
+    from .. import _shipped as shipped
     for base in candidates or (shipped.SHIPPED, ROOT / shipped.SHIPPED):
         f = Path(base) / "xinxin_sweep" / "cells.csv"
         if f.is_file():

@@ -13,7 +13,7 @@ every action (``inform_action``), as in ``pyspiel.evaluate_bots``.
 seats it held in all assignments (lower is better), and its mean zero-sum
 payoff per hand (the mean of the other seats' points minus its own; higher
 is better). Means and 95% confidence intervals (Student t,
-:func:`experiments.base.stats.mean_ci`) are computed over
+:func:`experiments._base.stats.mean_ci`) are computed over
 deals, the independent unit; for each pair of agents, the per-deal
 difference gives a paired t-test and a 95% CI of the mean difference.
 
@@ -88,23 +88,23 @@ names below from this package.
 
 from __future__ import annotations
 
-from .config import TournamentConfig, TournamentError, TournamentInterrupted, seat_assignments
-from .legacy import convert_deals, read_records
-from .play import pin_cores, play_deal
-from .rows import ROW_COLUMNS, deal_records, deal_rows
-from .run import TournamentResult, run_tournament
-from .stats import AGENT_COLUMNS, PAIR_COLUMNS, paired_test, per_deal_agent_values, summarize, \
+from ._config import TournamentConfig, TournamentError, TournamentInterrupted, seat_assignments
+from ._legacy import convert_deals, read_records
+from ._play import pin_cores, play_deal
+from ._rows import ROW_COLUMNS, deal_records, deal_rows
+from ._run import TournamentResult, run_tournament
+from ._stats import AGENT_COLUMNS, PAIR_COLUMNS, paired_test, per_deal_agent_values, summarize, \
     summary_table, summary_tables
 
 # Internal names the studies, the command line and the tests import from here
 # (not the documented API).
-from .agents import CHECK_STARTUP_SECONDS, check_agents  # noqa: F401
-from .cli import agent_parameters, main  # noqa: F401
-from .config import SHARD, _load_game  # noqa: F401
-from .legacy import FORMAT, MAX_DEALS_BYTES, _digest  # noqa: F401
-from .play import cpu_now, play_block, play_game  # noqa: F401
-from .record_file import RECORDS_SOURCE, game_records  # noqa: F401
-from .sources import agent_sources  # noqa: F401
+from ._agents import CHECK_STARTUP_SECONDS, check_agents  # noqa: F401
+from ._cli import agent_parameters, main  # noqa: F401
+from ._config import SHARD, _load_game  # noqa: F401
+from ._legacy import FORMAT, MAX_DEALS_BYTES, _digest  # noqa: F401
+from ._play import cpu_now, play_block, play_game  # noqa: F401
+from ._record_file import RECORDS_SOURCE, game_records  # noqa: F401
+from ._sources import agent_sources  # noqa: F401
 
 __all__ = ["TournamentConfig", "TournamentError", "TournamentInterrupted", "TournamentResult",
            "run_tournament", "seat_assignments", "play_deal", "summarize", "summary_table",

@@ -1,6 +1,6 @@
-"""``python -m experiments.tournament``: :func:`experiments.tournament.cli.main`."""
+"""``python -m experiments.tournament``: :func:`experiments.tournament._cli.main`."""
 
-from .cli import main
+from ._cli import main
 
 if __name__ == "__main__":          # spawned worker processes import this module again
     raise SystemExit(main())

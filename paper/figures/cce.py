@@ -3,7 +3,7 @@
 ``python paper/figures/cce.py [RESULTS_DIR [OUT_DIR]]`` reads
 ``RESULTS_DIR/cce/rows.csv`` (``python -m experiments run cce``); default
 ``results/quick``. Writes ``cce.pdf`` and ``.png`` to OUT_DIR (default: next
-to this script; :mod:`experiments.figures`). Missing results: a warning, no
+to this script; :mod:`experiments._figures`). Missing results: a warning, no
 figure, exit 0.
 
 One row of panels per deal: (left) simultaneous updates, uniform empirical
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 
-from experiments.figures import TEXT_WIDTH, Job, figure_main
+from experiments._figures import TEXT_WIDTH, Job, figure_main
 
 COLOURS = {"CFR": "tab:gray", "CFR+": "tab:blue", "LCFR": "tab:green", "DCFR": "tab:red",
            "PCFR+": "tab:purple"}

@@ -4,7 +4,7 @@
 ``RESULTS_DIR/cfr_convergence/rows.csv`` (``python -m experiments run
 cfr_convergence``); default ``results/quick``. Writes
 ``cfr_convergence.pdf`` and ``.png`` to OUT_DIR (default: next to this
-script; :mod:`experiments.figures`). Missing results: a warning, no figure,
+script; :mod:`experiments._figures`). Missing results: a warning, no figure,
 exit 0.
 
 One row of panels per deal: (left) NashConv of the average strategy against
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 
-from experiments.figures import TEXT_WIDTH, Job, figure_main, legend_outside
+from experiments._figures import TEXT_WIDTH, Job, figure_main, legend_outside
 
 STYLE = {"CFR": dict(color="tab:gray", ls="--"), "CFR+": dict(color="tab:blue"),
          "LCFR": dict(color="tab:green"), "DCFR": dict(color="tab:red"),

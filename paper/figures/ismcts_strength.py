@@ -4,7 +4,7 @@ results/<profile>/ladder/steps.csv and sweep.csv (``python -m experiments run la
 --profile P``).
 
 ``python paper/figures/ismcts_strength.py [results_dir [out_dir]]`` writes
-paper/figures/ismcts_strength.{pdf,png} (:mod:`experiments.figures`).
+paper/figures/ismcts_strength.{pdf,png} (:mod:`experiments._figures`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from experiments.figures import COLORS, TEXT_WIDTH, Job, figure_main
+from experiments._figures import COLORS, TEXT_WIDTH, Job, figure_main
 
 
 #: Short agent names for the bar labels.

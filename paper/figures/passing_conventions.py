@@ -5,7 +5,7 @@ alpha-Rank masses, for 6 and for 11 players.
 the runner's ``results_dir/passing_metagame/`` and writes
 paper/figures/passing_exploitability.{pdf,png} and passing_metagame.{pdf,png};
 from ``passing_metagame_11/`` it writes passing_exploitability_11 and
-passing_metagame_11 (:mod:`experiments.figures`). A missing result gives a
+passing_metagame_11 (:mod:`experiments._figures`). A missing result gives a
 warning and no figure.
 """
 
@@ -18,7 +18,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 
-from experiments.figures import TEXT_WIDTH, Job, figure_main, legend_outside
+from experiments._figures import TEXT_WIDTH, Job, figure_main, legend_outside
 
 
 def _from_rows(folder: Path) -> tuple[dict, dict]:

@@ -2,7 +2,7 @@
 (reads results/<profile>/passing_exact/rows.csv from the runner).
 
 ``python paper/figures/passing_exact.py [results_dir [out_dir]]`` writes
-paper/figures/passing_exact.{pdf,png} (:mod:`experiments.figures`).
+paper/figures/passing_exact.{pdf,png} (:mod:`experiments._figures`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from experiments.figures import COLORS, TEXT_WIDTH, Job, figure_main, legend_outside
+from experiments._figures import COLORS, TEXT_WIDTH, Job, figure_main, legend_outside
 
 
 def draw(results: Path) -> dict:

@@ -3,14 +3,14 @@
 ``python paper/figures/rules_stats.py [RESULTS_DIR]`` reads
 ``RESULTS_DIR/rules_stats/summary.csv`` and ``seats.csv`` (written by
 ``python -m experiments run rules_stats``; default ``results/quick``) and writes
-``paper/figures/rules_stats.pdf`` and ``.png`` (:mod:`experiments.figures`).
+``paper/figures/rules_stats.pdf`` and ``.png`` (:mod:`experiments._figures`).
 Missing results: a warning, no figure, exit 0.
 
 (a) spread of the mean points between the best and worst seat, with the
 largest 95% half-width of a seat mean; (b) mean points by seat for the
 balanced deck with 6 and 11 players, 95% intervals; (c) share of led Black
 Marias cancelled by their twin, with a binomial 95% interval
-(:func:`experiments.base.stats.proportion_half_width`).
+(:func:`experiments._base.stats.proportion_half_width`).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from experiments.figures import TEXT_WIDTH, Job, figure_main
-from experiments.base.stats import proportion_half_width
+from experiments._figures import TEXT_WIDTH, Job, figure_main
+from experiments._base.stats import proportion_half_width
 
 STYLE = {"balanced": dict(color="tab:blue", marker="o"),
          "kitty": dict(color="tab:orange", marker="s")}

@@ -21,7 +21,7 @@ title says where the numbers come from
 the shipped paper-profile results are drawn and the title says so.
 
 ``python paper/figures/xinxin_sweep.py [results_dir [out_dir]]`` writes
-paper/figures/xinxin_sweep.{pdf,png} (:mod:`experiments.figures`).
+paper/figures/xinxin_sweep.{pdf,png} (:mod:`experiments._figures`).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 from matplotlib.lines import Line2D
 
-from experiments.figures import COLORS, COLUMN_WIDTH, Job, figure_main, legend_outside
+from experiments._figures import COLORS, COLUMN_WIDTH, Job, figure_main, legend_outside
 from experiments.studies.xinxin_sweep import EQUAL_CPU, figure_tables, origin
 
 #: Series: passing mode -> label, colour and a small horizontal offset (a factor

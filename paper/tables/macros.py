@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))  # texmacros
 
-from experiments import shipped
+from experiments import _shipped as shipped
 from texmacros import collect
 
 HERE = Path(__file__).resolve().parent

@@ -2,7 +2,7 @@
 
 ``python paper/tables/provenance.py [RESULTS_DIR] [--bench DIR]`` writes
 ``paper/tables/provenance.tex``: one row per study folder and benchmark file
-(:func:`experiments.provenance.records`) with the commit it was computed at,
+(:func:`experiments._provenance.records`) with the commit it was computed at,
 whether the tree was dirty (uncommitted changes), the machine and the wall
 time, and for a benchmark that packs earlier runs how many commits those
 name. With no results at all, no table is written (exit 0).
@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))  # texmacros
 
-from experiments.provenance import records
+from experiments._provenance import records
 from texmacros import tex_text
 
 HERE = Path(__file__).resolve().parent

@@ -9,8 +9,8 @@ experiments reproduce`` writes) or the shipped ``paper/results/``. The
 build, from any working folder:
 
 1. verifies the saved results the scripts read (shipped results against
-   their ``SHA256SUMS``, :func:`experiments.shipped.verify`; a run's folders
-   by their content hashes, :func:`experiments.reproduce.verify_results`);
+   their ``SHA256SUMS``, :func:`experiments._shipped.verify`; a run's folders
+   by their content hashes, :func:`experiments._reproduce.verify_results`);
    damaged results stop it here (exit 2), naming the files;
 2. deletes the generated files (``paper/figures/*.pdf|png``,
    ``paper/tables/*.tex``: all git-ignored), so nothing stale survives;
@@ -63,8 +63,8 @@ ROOT = PAPER.parent
 if str(TOOLS) not in sys.path:
     sys.path.insert(0, str(TOOLS))
 
-from experiments import reproduce, shipped  # noqa: E402
-from experiments.reproduce import StepTimer  # noqa: E402
+from experiments import _reproduce as reproduce, _shipped as shipped  # noqa: E402
+from experiments._reproduce import StepTimer  # noqa: E402
 from texmacros import MISSING  # noqa: E402
 
 __all__ = ["LATEX_INSTALL", "RELEASE_PDF", "build_paper", "check_inputs", "clean_generated",
@@ -197,7 +197,7 @@ def build_paper(results: Path | None = None) -> str:
 
 def check_inputs(results: Path) -> bool:
     """Print what verifying ``results`` finds
-    (:func:`experiments.reproduce.check_inputs`); False when they are absent or
+    (:func:`experiments._reproduce.check_inputs`); False when they are absent or
     damaged."""
     if not results.is_dir():
         print(f"error: no results folder {results} (python -m experiments reproduce "

@@ -18,7 +18,7 @@ import subprocess
 from pathlib import Path
 
 from solvers.net import zoo
-from solvers.net.checkpoint import read_checkpoint
+from solvers.net._checkpoint import read_checkpoint
 
 HERE = Path(__file__).resolve().parent
 VARIANTS = {"pass": "classic-4", "nopass": "classic-4-nopass"}

@@ -113,7 +113,7 @@ def analyze(runs: Path = HERE / "runs", out: Path | None = HERE / "results.csv")
     import pandas as pd
     import scipy.stats
 
-    from experiments.base.stats import holm
+    from experiments._base.stats import holm
 
     decl = declaration()
     alpha, hyps = float(decl["alpha"]), decl["hypotheses"]
@@ -166,7 +166,7 @@ def main(argv=None) -> int:
     ap.add_argument("--ship", nargs="?", type=Path, const=ROOT / "paper" / "results",
                     default=None, metavar="DST",
                     help="also ship the table into DST/confirmatory/ with "
-                         "experiments.shipped.add (default DST: paper/results)")
+                         "experiments._shipped.add (default DST: paper/results)")
     args = ap.parse_args(argv)
     table = analyze(args.runs, args.out)
     with pd.option_context("display.width", 200, "display.max_columns", 20):

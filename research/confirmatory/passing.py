@@ -11,7 +11,7 @@ Two kinds of unit, both about passing only (the play is ``play`` for every
 seat and every variant; only the passes differ):
 
 * ``rollout_br`` (one per target convention and block of ``block_deals``
-  deals; ``br_blocks[i]`` blocks for ``targets[i]``): :func:`solvers.metagame.rollout_pass_gain` on the 6-player game,
+  deals; ``br_blocks[i]`` blocks for ``targets[i]``): :func:`solvers._metagame.rollout_pass_gain` on the 6-player game,
   seat 0 choosing each passed card by ``br_samples`` sampled worlds against
   everyone else passing by the target; block ``b`` plays the deals of the
   simulator's stream ``seed + b`` (so blocks are independent, and every target
@@ -38,8 +38,8 @@ import dataclasses
 
 import numpy as np
 
-from experiments.base.registry import Summary, Unit, register, table_text
-from solvers.base.passing import CONVENTIONS
+from experiments._base.registry import Summary, Unit, register, table_text
+from solvers._base.passing import CONVENTIONS
 
 __all__ = ["ConfirmatoryPassingConfig", "PROFILES", "units", "run_unit", "summarize",
            "library_gains"]
@@ -93,8 +93,8 @@ def library_gains(config: ConfirmatoryPassingConfig) -> dict[str, np.ndarray]:
     """``{deviation: float64[library_deals]}``: per deal, the payoff of one seat
     passing by the deviation among ``players - 1`` passing by the target (mean
     over the rotations) minus the target's payoff when everyone passes by it."""
-    from spiel_game.rules import RuleSet
-    from spiel_game.simulator import simulate
+    from spiel_game._rules import RuleSet
+    from spiel_game._simulator import simulate
 
     n, target = config.players, config.library_target
     rules = RuleSet.from_params({"players": n})
@@ -125,7 +125,7 @@ def run_unit(config: ConfirmatoryPassingConfig, unit: Unit) -> list[dict]:
         return [{"kind": "library", "target": config.library_target, "deviation": dev,
                  "block": -1, "deal": d, "gain": float(g)}
                 for dev, gains in library_gains(config).items() for d, g in enumerate(gains)]
-    from solvers.metagame import rollout_pass_gain
+    from solvers._metagame import rollout_pass_gain
     g = rollout_pass_gain(config.players, u["target"], deals=config.block_deals,
                           samples=config.br_samples, play=config.play,
                           seed=config.seed + u["block"], workers=1)

@@ -7,7 +7,7 @@ of ``research/confirmatory/runs/``: ``results.csv`` (the table of
 hypothesis; rows with fewer deals than declared are ``interim``) and
 ``metadata.json`` (the declaration's path and SHA-256, the commit, package
 versions, machine, time, and per run its saved units and deals). It is added
-with :func:`experiments.shipped.add`, so ``SHA256SUMS``, ``shipped.json`` and
+with :func:`experiments._shipped.add`, so ``SHA256SUMS``, ``shipped.json`` and
 ``README.md`` of ``DST`` change only by this entry. Run it again when the runs
 end: the interim copy is replaced.
 """
@@ -46,9 +46,9 @@ def _run_record(folder: Path, deals: int) -> dict:
 def ship(dst: Path | None = None, runs: Path = HERE / "runs") -> Path:
     """Write ``dst/confirmatory/`` (default: this checkout's ``paper/results``)
     from the saved units of ``runs``; returns the written folder."""
-    from experiments import shipped
+    from experiments import _shipped as shipped
     from research.confirmatory import analyze as an
-    from spiel_game.provenance import metadata as provenance
+    from spiel_game._provenance import metadata as provenance
 
     dst = Path(dst) if dst is not None else ROOT / shipped.SHIPPED
     runs = Path(runs)

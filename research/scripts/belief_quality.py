@@ -29,9 +29,9 @@ import numpy as np
 import spiel_game
 from experiments.bench import default_out
 from experiments.bench.inference import heuristic_state
-from experiments.base.metadata import metadata, write_result
-from spiel_game import engine as E
-from spiel_game.rng import make_rng_state
+from experiments._base.metadata import metadata, write_result
+from spiel_game import _engine as E
+from spiel_game._rng import make_rng_state
 
 __all__ = ["CALIBRATION_DESIGNS", "calibration", "calibration_table", "gap_table", "main",
            "proposal_gap"]
@@ -54,10 +54,10 @@ def proposal_gap(players=(6, 11), played=(10, 40, 80), candidates: int = 300,
     posterior: weighting it cannot recover what the plays reveal. ``rules``:
     other game parameters (default: the default rules). ``mcmc`` > 0: the
     candidates then take that many Metropolis-Hastings steps
-    (:func:`solvers.beliefs.mcmc.move_pool`) and the same numbers are reported
+    (:func:`solvers.beliefs._mcmc.move_pool`) and the same numbers are reported
     after the moves (``moved_best``, ``moved_median``, ``accept``)."""
-    from solvers.beliefs.mcmc import move_pool
-    from solvers.beliefs.replay import WeightedDeterminizer
+    from solvers.beliefs._mcmc import move_pool
+    from solvers.beliefs._replay import WeightedDeterminizer
     rows = []
     for n in players:
         game = spiel_game.load({**(rules or {}), "players": n})
@@ -104,7 +104,7 @@ def calibration(players: int = 6, played=(8, 16, 24, 32), seeds=range(15),
                 designs=CALIBRATION_DESIGNS, epsilon: float = 0.1, bins: int = 10) -> dict:
     """Are a world pool's beliefs calibrated? For heuristic self-play states
     (:func:`heuristic_state`: every seat the heuristic, so the model is exact up
-    to ``epsilon``), each pool design (:class:`solvers.beliefs.replay.WorldPool` with
+    to ``epsilon``), each pool design (:class:`solvers.beliefs._replay.WorldPool` with
     ``(size, min_ess, mcmc)``) predicts, for every other seat and card type, the
     probability that the seat holds at least one copy (its weighted share of
     worlds); predictions strictly between 0 and 1 are binned and compared with

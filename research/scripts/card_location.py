@@ -1,11 +1,11 @@
 """A learned card-location model: data, training and what it knows.
 
 Inference by replaying the others' plays under an opponent model
-(:mod:`solvers.beliefs.replay`) costs a replay per world. A *card-location model*
+(:mod:`solvers.beliefs._replay`) costs a replay per world. A *card-location model*
 (Solinas, Rebstock and Buro 2019, for Skat) instead predicts, from the
 observer's information state, where the hidden cards lie, once per decision;
-:mod:`solvers.beliefs.location` turns that prediction into a tilt of the exact
-constrained prior (:class:`solvers.beliefs.location.LocationModel`). This script
+:mod:`solvers.beliefs._location` turns that prediction into a tilt of the exact
+constrained prior (:class:`solvers.beliefs._location.LocationModel`). This script
 makes its data, trains it and measures it:
 
 ``collect``: play ``--hands`` hands with every seat the agent ``--agent`` (a
@@ -18,16 +18,16 @@ Every ``--block`` hands are saved as they finish; an interrupted run (Ctrl-C,
 a killed job) resumes when the same command is rerun.
 
 ``train``: prepare every recorded decision
-(:func:`solvers.beliefs.location.prepare`: the prior's expected counts from
+(:func:`solvers.beliefs._location.prepare`: the prior's expected counts from
 ``--prior-worlds`` determinizations, the features, the true counts), fit
-the model, write a checkpoint (:func:`solvers.beliefs.location.save_location`).
+the model, write a checkpoint (:func:`solvers.beliefs._location.save_location`).
 
 ``evaluate``: on decisions of other hands (another ``collect`` run), the
 mean squared error of the expected counts held by every other seat, for the
 prior and for the model, for a fresh pool of prior worlds and for that pool
 tilted by the model (what the search sees), the share of the prior's error
 each removes, the Brier score of "the seat holds the card" and the tilted
-pool's effective size (:func:`solvers.beliefs.location.evaluate_location`); also
+pool's effective size (:func:`solvers.beliefs._location.evaluate_location`); also
 the log-likelihood of the true counts per uncertain card. JSON with its
 metadata, one entry per player count; the paper reads
 ``bench/card_location.json``
@@ -55,9 +55,9 @@ import numpy as np
 import pyspiel
 
 import spiel_game
-from experiments.base.metadata import metadata, write_result
-from solvers.net.selfplay import play_hand
-from spiel_game import engine as E
+from experiments._base.metadata import metadata, write_result
+from solvers.net._selfplay import play_hand
+from spiel_game import _engine as E
 
 __all__ = ["DEFAULT_AGENT", "collect", "cost", "heldout", "load_collection", "main",
            "parts_dir"]
@@ -76,7 +76,7 @@ def _collect_hands(game, agent: str, seed: int, first: int, hands: int) -> dict:
     """Hands ``first .. first + hands - 1`` of a collection: the deal of hand
     ``h`` from ``numpy.random.default_rng([seed, h])``, the agents built for
     this block with seeds from ``SeedSequence([seed, first, seat])``."""
-    from solvers.registry import make_agent
+    from solvers._registry import make_agent
     n = game.num_players()
     bots = [make_agent(agent, game, q, seed=_agent_seed(seed, first, q)) for q in range(n)]
     states, observers, hand_of, returns = [], [], [], []
@@ -212,12 +212,12 @@ def cost(checkpoint, data: dict, decisions: int = 200, pool: int = 128, seed: in
     """Median wall time per decision (ms) over the first ``decisions`` recorded
     decisions: the determinizer's setup plus a pool of ``pool`` plain worlds
     (``plain_ms``), the same plus the model's tilt (``tilted_ms``:
-    :class:`solvers.beliefs.location.LocationPool`), and the model's forward pass
+    :class:`solvers.beliefs._location.LocationPool`), and the model's forward pass
     alone (``model_ms``). Each is run once first to compile."""
-    from solvers.beliefs.replay import make_belief, weighted_pool
-    from spiel_game.determinize import make_determinization
-    from solvers.beliefs import location as LOC
-    from spiel_game.rng import make_rng_state
+    from solvers.beliefs._replay import make_belief, weighted_pool
+    from spiel_game._determinize import make_determinization
+    from solvers.beliefs import _location as LOC
+    from spiel_game._rng import make_rng_state
     model = LOC.load_location(checkpoint)
     n = int(data["meta"]["config"]["players"])
     game = pyspiel.load_game(spiel_game.GAME_NAME, {"players": n})
@@ -315,7 +315,7 @@ def main(argv=None) -> int:
         print(f"{len(d['observers'])} decisions from {args.hands} hands in "
               f"{d['meta']['seconds']:.0f} s -> {args.out}")
         return 0
-    from solvers.beliefs import location as LOC
+    from solvers.beliefs import _location as LOC
     if args.cmd == "train":
         parts = [load_collection(p) for p in args.data]
         prepared = [LOC.prepare_collection(d, args.prior_worlds, seed=args.seed) for d in parts]

@@ -29,15 +29,15 @@ import spiel_game
 def measure(players: int, iterations: int, hands: int, seed: int,
             checkpoint: str | None = None) -> dict:
     """The agreement shares (module docstring) as a dict."""
-    from solvers.base.bots import HeuristicBot
-    from solvers.ismcts import ISMCTSBot
-    from solvers.net.selfplay import play_hand
+    from solvers._base.bots import HeuristicBot
+    from solvers._ismcts import ISMCTSBot
+    from solvers.net._selfplay import play_hand
     g = pyspiel.load_game(spiel_game.GAME_NAME, {"players": players})
     rng = np.random.default_rng(seed)
     heur = [HeuristicBot(g, q, q) for q in range(players)]
     net = None
     if checkpoint:
-        from solvers.net.agents import NetworkBot
+        from solvers.net._agents import NetworkBot
         net = [NetworkBot(g, q, q, checkpoint=checkpoint) for q in range(players)]
     t1 = [ISMCTSBot(g, q, 1000 + q, iterations=iterations, rollout="heuristic")
           for q in range(players)]

@@ -8,7 +8,7 @@ so a second tournament with ``Y`` in place of ``X`` and the same seed, game,
 field and lineup plays ``Y`` on exactly the same hands against the same field.
 This script pairs the two runs: per deal, the tested agent's points per hand
 averaged over the seats it held, and the difference ``X - Y`` (lower points are
-better) with its 95% t interval over deals (:func:`experiments.base.stats.mean_ci`).
+better) with its 95% t interval over deals (:func:`experiments._base.stats.mean_ci`).
 
 This is the comparison to use when the opponents' behaviour is what is being
 studied (an opponent model, for example): in a tournament where X and Y sit at
@@ -37,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments.base.stats import mean_ci
+from experiments._base.stats import mean_ci
 
 __all__ = ["FieldPairError", "load_run", "pair_runs", "main"]
 
@@ -131,7 +131,7 @@ def _fmt(c: dict) -> str:
 
 
 def main(argv=None) -> int:
-    from experiments.base.metadata import metadata, write_result
+    from experiments._base.metadata import metadata, write_result
     ap = argparse.ArgumentParser(prog="python research/scripts/field_pair.py",
                                  description=__doc__.split("\n\n")[0])
     ap.add_argument("runs", nargs="+", metavar="RUN", help="RUN_X RUN_Y [RUN_X2 RUN_Y2 ...]")

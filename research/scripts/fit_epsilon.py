@@ -1,4 +1,4 @@
-"""Fit the softened-heuristic opponent model of :mod:`solvers.beliefs.replay` to an agent.
+"""Fit the softened-heuristic opponent model of :mod:`solvers.beliefs._replay` to an agent.
 
 The ``heuristic`` opponent model gives the heuristic player's card
 probability ``1 - eps + eps / k`` and every other legal card ``eps / k``
@@ -59,14 +59,14 @@ class FitConfig:
 def plays(config: FitConfig, network: list | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``(agrees, legal_counts)`` over every card play with a choice: whether the
     agent played the heuristic's card, and how many cards were legal (hands
-    played by :func:`solvers.net.selfplay.play_hand`, which takes forced moves
+    played by :func:`solvers.net._selfplay.play_hand`, which takes forced moves
     itself). With ``config.checkpoint``, ``network`` (a list) receives
     ``(p(played card), played card is the network's argmax)`` per play."""
     import spiel_game
-    from solvers.base.heuristic import heuristic_policy
-    from solvers.net.selfplay import play_hand
-    from solvers.registry import make_agent
-    from spiel_game import engine as E
+    from solvers._base.heuristic import heuristic_policy
+    from solvers.net._selfplay import play_hand
+    from solvers._registry import make_agent
+    from spiel_game import _engine as E
     game = spiel_game.load(players=config.players)
     chance = np.random.default_rng(config.seed)
     hrng = np.zeros(1, np.uint64)
@@ -74,8 +74,8 @@ def plays(config: FitConfig, network: list | None = None) -> tuple[np.ndarray, n
     agrees, counts = [], []
     ev = ng = None
     if config.checkpoint:
-        from solvers.net.agents import evaluator_for
-        from solvers.net.inference import net_eval
+        from solvers.net._agents import evaluator_for
+        from solvers.net._inference import net_eval
         ev = evaluator_for("fit_epsilon", config.checkpoint, game)
         ng = ev.game_arrays(game)
         probs = np.zeros(ev.layout.num_actions)

@@ -169,7 +169,7 @@ def setting_error(name: str, c: dict) -> str | None:
 
 
 def main(argv=None) -> int:
-    from experiments.base.metadata import metadata, write_result
+    from experiments._base.metadata import metadata, write_result
     ap = argparse.ArgumentParser(prog="python research/scripts/net_strength.py",
                                  description=__doc__.split("\n\n")[0])
     ap.add_argument("runs", nargs="+", metavar="NAME=RUN",

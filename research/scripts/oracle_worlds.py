@@ -1,13 +1,13 @@
 """What knowing the hidden cards is worth to ISMCTS: the oracle-world upper bound.
 
-Inference (:mod:`solvers.beliefs.replay`) can at best give the search the true
+Inference (:mod:`solvers.beliefs._replay`) can at best give the search the true
 world. This script measures that bound: it registers the agent
-``ismcts_oracle`` (this process only), an :class:`solvers.ismcts.ISMCTSBot`
+``ismcts_oracle`` (this process only), an :class:`solvers._ismcts.ISMCTSBot`
 whose root-level world pool (``_world_pool``) is the **true** engine state of
 the game being played: it cheats, and exists only to bound what any belief
 could buy. With ``noise=S`` the pool is instead ``worlds`` copies of the true
 world, each perturbed by ``S`` random card swaps between two other players
-(never a card a seat provably lacks, :func:`spiel_game.hidden.proven_absent`,
+(never a card a seat provably lacks, :func:`spiel_game._hidden.proven_absent`,
 nor one the observer knows it holds): worlds centred on the truth with a
 chosen share of the hidden cards in the right hand, which separates *how
 accurate* the worlds are from *how they were found*. The remaining arguments
@@ -30,7 +30,7 @@ Agent parameters: ``source`` (``truth``, default, or ``posterior``),
 ``noise`` (swaps per world, an int in [0, 1000], default 0: the true world
 itself), ``worlds`` (pool size with noise or the posterior, an int in
 [1, 4096], default 16), ``steps`` (MH steps per chain with the posterior, an
-int in [0, 100000], default 200) and every :class:`~solvers.ismcts.ISMCTSBot`
+int in [0, 100000], default 200) and every :class:`~solvers._ismcts.ISMCTSBot`
 parameter except the ``belief*`` ones. At the end the script prints the
 worlds' mean accuracy: the share of the other players' cards that each world
 puts in the right hand.
@@ -44,11 +44,11 @@ import numpy as np
 from numba import njit
 
 from solvers.beliefs import HeuristicBelief
-from solvers.base.bots import AgentParameterError, check_choice, check_int
-from solvers.ismcts import ISMCTSBot
-from spiel_game import engine as E
-from spiel_game.hidden import hidden_cards
-from spiel_game.rng import make_rng_state, rand_below
+from solvers._base.bots import AgentParameterError, check_choice, check_int
+from solvers._ismcts import ISMCTSBot
+from spiel_game import _engine as E
+from spiel_game._hidden import hidden_cards
+from spiel_game._rng import make_rng_state, rand_below
 
 __all__ = ["OracleISMCTS", "perturb", "world_accuracy", "main"]
 
@@ -57,7 +57,7 @@ __all__ = ["OracleISMCTS", "perturb", "world_accuracy", "main"]
 def perturb(p, w, seats, forbid, forced, rng, swaps):
     """``swaps`` random swaps, in place, of one uniform physical card between
     two holders ``seats[i] >= 0`` (the other players, as in
-    :class:`spiel_game.hidden.HiddenCards`), keeping hand sizes and suit
+    :class:`spiel_game._hidden.HiddenCards`), keeping hand sizes and suit
     counts; a swap that would give a holder a card type in ``forbid[i]`` or
     move a card of ``forced[i]`` is redrawn (at most 50 tries per swap).
     Returns the number of swaps made."""
@@ -119,7 +119,7 @@ def world_accuracy(P, world, truth, me: int) -> float:
 
 
 class _Pool:
-    """The attributes of :class:`solvers.beliefs.replay.WorldPool` that the search reads."""
+    """The attributes of :class:`solvers.beliefs._replay.WorldPool` that the search reads."""
 
     def __init__(self, pool: np.ndarray):
         self.pool = pool
@@ -204,8 +204,8 @@ def _factory(game, player, seed=0, **kw):
 
 
 def main(argv=None) -> int:
-    from experiments.tournament.cli import main as tournament_main
-    from solvers.registry import register, unregister
+    from experiments.tournament._cli import main as tournament_main
+    from solvers._registry import register, unregister
     argv = list(sys.argv[1:] if argv is None else argv)
     if "--workers" in argv and argv[argv.index("--workers") + 1:][:1] != ["1"]:
         print("oracle_worlds: --workers must be 1 (the oracle agent is registered in this "

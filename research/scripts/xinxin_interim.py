@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from experiments.base.stats import mean_ci  # noqa: E402
+from experiments._base.stats import mean_ci  # noqa: E402
 
 #: The declared cells: the heuristic, ISMCTS at the time set before the runs
 #: (``ismcts_*``), and ISMCTS at xinxin's time on the idle machine (``eq_*``;

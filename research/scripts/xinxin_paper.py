@@ -2,7 +2,7 @@
 
 ``python research/scripts/xinxin_paper.py INTERIM_JSON OUT`` reads the cells
 of ``research/scripts/xinxin_interim.py --json`` and writes
-``OUT/xinxin/gains.csv`` (the columns of :data:`experiments.external.COLUMNS`:
+``OUT/xinxin/gains.csv`` (the columns of :data:`experiments._external.COLUMNS`:
 our agent with its passing condition, xinxin's spec, players, deals, seatings,
 our zero-sum payoff minus xinxin's with its 95% interval and p-value, and
 both agents' mean thinking time per decision in ms) and
@@ -25,8 +25,8 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from experiments.external import COLUMNS, OPTIONAL  # noqa: E402
-from spiel_game.provenance import git_commit, package_versions  # noqa: E402
+from experiments._external import COLUMNS, OPTIONAL  # noqa: E402
+from spiel_game._provenance import git_commit, package_versions  # noqa: E402
 
 PASSING = {"nopass": "no passing", "pass": "3-card pass"}
 XINXIN = "xinxin(simulations=10000, worlds=30)"
@@ -65,7 +65,7 @@ def main(argv=None) -> int:
                      if any(c and c["deals"] < 300 for c in cells.values())
                      else "every cell finished its 300 deals; research/xinxin/"),
             # the runs' own sessions: the code commits that computed the cells
-            # (experiments.provenance counts them) and the units' computing time
+            # (experiments._provenance counts them) and the units' computing time
             "seconds_this_session": sum(v.get("compute_s", 0.0) for v in cells.values() if v),
             "cells": {k: {"run": v["run"], "deals": v["deals"], "ours": v["ours"],
                           "sessions": [{"git_commit": c} for c in v.get("git_commits", [])]}

@@ -16,7 +16,7 @@ import time
 import numpy as np
 
 import spiel_game
-from solvers.registry import make_agent
+from solvers._registry import make_agent
 
 spec, n = sys.argv[1], int(sys.argv[2])
 params = {"players": 4, "deck": "classic", "packs": 1, "moon": "both"}

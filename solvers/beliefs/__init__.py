@@ -2,20 +2,20 @@
 
 A search draws the hidden cards from the rules' prior
 (:class:`spiel_game.Determinizer`); a *belief* reweighs those
-worlds. :mod:`solvers.beliefs.models` holds the plug-in objects an agent
+worlds. :mod:`solvers.beliefs._models` holds the plug-in objects an agent
 takes (``ISMCTSBot(..., belief=HeuristicBelief(pool=64))``; an agent spec writes
-``belief='heuristic(pool=64)'``, :func:`~solvers.beliefs.models.from_spec`);
-:mod:`solvers.beliefs.likelihood` weighs a world by replaying the others'
-decisions under an opponent model; :mod:`solvers.beliefs.replay` draws the
+``belief='heuristic(pool=64)'``, :func:`~solvers.beliefs._models.from_spec`);
+:mod:`solvers.beliefs._likelihood` weighs a world by replaying the others'
+decisions under an opponent model; :mod:`solvers.beliefs._replay` draws the
 weighted worlds (SIR, world pools: :class:`WeightedDeterminizer`,
-:func:`world_pool`); :mod:`solvers.beliefs.mcmc` moves them
+:func:`world_pool`); :mod:`solvers.beliefs._mcmc` moves them
 (Metropolis-Hastings, chains carried between decisions);
-:mod:`solvers.beliefs.location` is the learned card-location model.
+:mod:`solvers.beliefs._location` is the learned card-location model.
 """
 
-from .models import (BELIEFS, BeliefModel, HeuristicBelief, LocationBelief, NetworkBelief,
+from ._models import (BELIEFS, BeliefModel, HeuristicBelief, LocationBelief, NetworkBelief,
                      OpponentBelief, RandomBelief, from_spec)
-from .replay import WeightedDeterminizer, WorldPool
+from ._replay import WeightedDeterminizer, WorldPool
 
 __all__ = ["BELIEFS", "BeliefModel", "OpponentBelief", "RandomBelief", "HeuristicBelief",
            "NetworkBelief", "LocationBelief", "from_spec", "WeightedDeterminizer", "WorldPool",

@@ -20,18 +20,18 @@ def _numba_cache_guard() -> None:
     them into the caller's cache entry, and its cache only notices edits to the
     caller's own file): drop this folder's cached kernels when any of its sources
     changed."""
-    from spiel_game.numba_cache import guard
+    from spiel_game._numba_cache import guard
     here = _Path(__file__).resolve().parent
     guard(here / "__pycache__", sorted(here.glob("*.py")))
 
 
 _numba_cache_guard()
 
-from .best_response import BestResponse, NashConvResult, best_response, nash_conv, policy_values  # noqa: E402
-from .mccfr import ExternalSamplingMCCFR, MCCFRPolicy, OutcomeSamplingMCCFR  # noqa: E402
-from .policy import FlatPolicy, from_policy, random_profile, to_tabular_policy, uniform_profile  # noqa: E402
-from .solvers import CFR, DCFR, SOLVERS, CFRPlus, LinearCFR, PCFRPlus, make_solver  # noqa: E402
-from .tree import CHANCE, TERMINAL, GameTree, build_tree  # noqa: E402
+from ._best_response import BestResponse, NashConvResult, best_response, nash_conv, policy_values  # noqa: E402
+from ._mccfr import ExternalSamplingMCCFR, MCCFRPolicy, OutcomeSamplingMCCFR  # noqa: E402
+from ._policy import FlatPolicy, from_policy, random_profile, to_tabular_policy, uniform_profile  # noqa: E402
+from ._solvers import CFR, DCFR, SOLVERS, CFRPlus, LinearCFR, PCFRPlus, make_solver  # noqa: E402
+from ._tree import CHANCE, TERMINAL, GameTree, build_tree  # noqa: E402
 
 __all__ = ["GameTree", "build_tree", "CHANCE", "TERMINAL",
            "CFR", "CFRPlus", "LinearCFR", "DCFR", "PCFRPlus", "SOLVERS", "make_solver",

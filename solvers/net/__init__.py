@@ -14,7 +14,7 @@ Modules:
 * :mod:`.inference`: the same network in numpy/numba (weights exported from a
   checkpoint), used by the agents and inside the compiled search;
 * :mod:`.agents`: :class:`~.agents.NetworkBot` (the raw policy, the built-in
-  agent ``network``, an entry point naming the class: :mod:`solvers.catalog`)
+  agent ``network``, an entry point naming the class: :mod:`solvers._catalog`)
   and the evaluator cache;
 * :mod:`.selfplay`: self-play with search, recording training samples, and
   training on them;
@@ -23,8 +23,8 @@ Modules:
   checkpoint, evaluation; the studies plug in hooks).
 
 The search with the network (``ismcts_net``, ``ismcts_bias``) sits beside the
-search it extends, in :mod:`solvers.ismcts_net`: this package is below
-:mod:`solvers.ismcts` and :mod:`solvers.beliefs`, which evaluate it, and imports
+search it extends, in :mod:`solvers._ismcts_net`: this package is below
+:mod:`solvers._ismcts` and :mod:`solvers.beliefs`, which evaluate it, and imports
 neither.
 
 Only :mod:`.model` (and the training of :mod:`.selfplay` and :mod:`.rounds`)
@@ -39,12 +39,12 @@ from pathlib import Path
 def _numba_cache_guard() -> None:
     """The kernels here inline the engine's, the observer's and the heuristic's:
     drop this package's cached kernels when a source of ``spiel_game``, of
-    ``solvers/base/heuristic.py`` or of the kernel modules here changed."""
-    from spiel_game.numba_cache import engine_sources, guard
+    ``solvers/_base/heuristic.py`` or of the kernel modules here changed."""
+    from spiel_game._numba_cache import engine_sources, guard
     here = Path(__file__).resolve().parent
-    kernels = [here / f for f in ("features.py", "inference.py")]
+    kernels = [here / f for f in ("_features.py", "_inference.py")]
     guard(here / "__pycache__", engine_sources() + kernels
-          + [here.parent / "base" / "heuristic.py"])
+          + [here.parent / "_base" / "heuristic.py"])
 
 
 _numba_cache_guard()

@@ -5,7 +5,7 @@ an entry of ``models.json`` beside it: its file, SHA-256, what it is, the
 players it was trained at, how it was trained (the command that rebuilds it)
 and its measured strength. :func:`model_path` checks the file's SHA-256 the
 first time a process uses it and refuses a file that differs
-(:class:`~solvers.net.checkpoint.CheckpointError`), so a damaged or replaced
+(:class:`~solvers.net._checkpoint.CheckpointError`), so a damaged or replaced
 model never plays silently.
 
 The network agents (``network``, ``ismcts_net``, ``ismcts_bias``) take
@@ -41,9 +41,9 @@ import os
 import stat
 from pathlib import Path
 
-from .checkpoint import CheckpointError
-from spiel_game.provenance import file_sha256
-from spiel_game.safe_io import RefusedFile, kind, open_regular
+from ._checkpoint import CheckpointError
+from spiel_game._provenance import file_sha256
+from spiel_game._safe_io import RefusedFile, kind, open_regular
 
 __all__ = ["MODELS_DIR", "DEFAULT_MODEL", "ModelCard", "models", "model_path", "resolve",
            "default_for", "file_sha256", "build", "models_from", "is_path", "PATH_SUFFIXES",
@@ -102,7 +102,7 @@ class ModelCard:
 
         import spiel_game
 
-        from .features import game_base_params
+        from ._features import game_base_params
         n = game.num_players()
         if n not in self.players:
             return False
@@ -219,7 +219,7 @@ def build(source, name: str, models_dir: Path | None = None) -> ModelCard:
     hand). Returns the updated card."""
     import numpy as np
 
-    from .checkpoint import read_checkpoint, write_npz
+    from ._checkpoint import read_checkpoint, write_npz
     folder = Path(models_dir) if models_dir is not None else MODELS_DIR
     manifest = folder / "models.json"
     raw = json.loads(manifest.read_text())

@@ -89,7 +89,7 @@ import numpy as np
 
 from spiel_game import cards as C
 
-from ..base.bots import Agent, AgentParameterError, check_int, check_real
+from .._base.bots import Agent, AgentParameterError, check_int, check_real
 
 __all__ = ["XinxinBot", "XinxinError", "XinxinMismatch", "XinxinNotBuilt", "find_binary",
            "DriverProcess", "BUILD_COMMAND", "DEFAULT_BINARY", "BINARY_ENV", "GREETING",

@@ -15,7 +15,7 @@ import dataclasses
 import os
 import time
 
-from experiments.base.registry import Summary, Unit, UnitOutput, register
+from experiments._base.registry import Summary, Unit, UnitOutput, register
 
 
 @dataclasses.dataclass(frozen=True)

@@ -15,8 +15,8 @@ from conftest import check_figure_and_macros
 
 import texmacros as macros
 from experiments import runner
-from experiments.base import registry
-from experiments.base.config import ConfigError
+from experiments._base import registry
+from experiments._base.config import ConfigError
 from experiments.studies import agent_exploitability as study
 from texmacros.studies import agent_exploitability as writer
 

@@ -11,7 +11,7 @@ import spiel_game
 from experiments.bench.cfr_scale import (BenchScaleConfig, _SimultaneousCFR, bytes_touched,
                                          capacity, estimate_histories, parse_game, run,
                                          simultaneous_average, tables)
-from solvers.cfr.tree import build_tree
+from solvers.cfr._tree import build_tree
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from conftest import ROOT
-from experiments import check, shipped
+from experiments import _check as check, _shipped as shipped
 
 FIXTURES = ROOT / "tests" / "fixtures" / "results" / "quick"
 

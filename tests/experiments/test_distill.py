@@ -1,6 +1,6 @@
 """The distillation study (experiments/studies/distill.py): end to end on its smallest
 config, labelled play, config errors; and for both studies that train the network
-with solvers.net.rounds (distill, expert_iteration), resumption after interruptions
+with solvers.net._rounds (distill, expert_iteration), resumption after interruptions
 with identical rows."""
 
 import numpy as np
@@ -9,20 +9,20 @@ import pytest
 
 import spiel_game  # noqa: F401  (registers the game)
 from experiments import runner
-from experiments.base.config import ConfigError
+from experiments._base.config import ConfigError
 from experiments.studies import distill as ds
 from experiments.studies import expert_iteration as ei
-from solvers.base.bots import HeuristicBot
-from solvers.net.checkpoint import read_checkpoint
-from solvers.net.features import FeatureLayout
-from solvers.net.selfplay import size
+from solvers._base.bots import HeuristicBot
+from solvers.net._checkpoint import read_checkpoint
+from solvers.net._features import FeatureLayout
+from solvers.net._selfplay import size
 
 _TINY = {"bc_hands": 2, "bc_steps": 4, "rounds": 1, "hands": 1, "teacher_iterations": 8,
          "steps": 4, "batch": 32, "hidden": 8, "blocks": 1, "eval_deals": 2,
          "cover": "6", "label_fraction": 1.0}
 
 
-#: The studies that train the network with solvers.net.rounds: (module, its unit
+#: The studies that train the network with solvers.net._rounds: (module, its unit
 #: function, tiny overrides, unit 1's checkpoint, its config field of the unit,
 #: optimizer steps after unit 1).
 _STUDIES = {
@@ -161,7 +161,7 @@ def test_hinted_distill_records_the_hint_and_keeps_old_hashes(tmp_path):
     the hash of its fields other than hint."""
     import dataclasses
 
-    from experiments.base.config import config_to_dict, fingerprint
+    from experiments._base.config import config_to_dict, fingerprint
     plain = ds.PROFILES["paper"]
     before = {k: v for k, v in config_to_dict(plain).items()
               if k not in (*ds._NOT_HASHED, "hint")}

@@ -13,11 +13,11 @@ from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, seed_test
 
 import spiel_game
-from solvers.base.bots import RandomBot
+from solvers._base.bots import RandomBot
 from experiments.envs import (ENV_ID, CancellationHeartsAEC, CancellationHeartsEnv, env as aec_env,
                           raw_env)
-from solvers.registry import AgentSpecError
-from spiel_game import engine as E
+from solvers._registry import AgentSpecError
+from spiel_game import _engine as E
 
 ROOT = Path(__file__).resolve().parents[2]
 

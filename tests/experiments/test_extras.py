@@ -1,5 +1,5 @@
 """A missing optional dependency is one line naming its extra and the command a
-user of the wheel types (spiel_game.extras), never a traceback."""
+user of the wheel types (spiel_game._extras), never a traceback."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from spiel_game.extras import MissingExtra, install_hint, require
+from spiel_game._extras import MissingExtra, install_hint, require
 
 
 def test_require_names_the_feature_the_module_and_the_extra(monkeypatch):
@@ -24,7 +24,7 @@ def test_require_names_the_feature_the_module_and_the_extra(monkeypatch):
 
 
 def test_the_play_app_and_the_rl_agents_name_their_extras(monkeypatch):
-    from experiments.play import app
+    from experiments.play import _app as app
     from solvers import openspiel_rl
     monkeypatch.setitem(sys.modules, "flask", None)
     with pytest.raises(MissingExtra, match=r"cancellation-hearts\[play\]"):
@@ -38,7 +38,7 @@ def test_the_ray_backend_names_its_extra(monkeypatch):
     from experiments import runner
     monkeypatch.setitem(sys.modules, "ray", None)
     with pytest.raises(runner.RunError, match=r"pip install 'cancellation-hearts\[distributed\]'"):
-        list(runner.backends._ray_backend(None, None, [object()], 1, None))
+        list(runner._backends._ray_backend(None, None, [object()], 1, None))
 
 
 def test_the_command_line_prints_one_line(monkeypatch, capsys):

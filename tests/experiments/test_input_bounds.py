@@ -17,8 +17,8 @@ import spiel_game
 from experiments import runner
 from experiments import tournament as T
 from experiments.__main__ import main as experiments_main
-from experiments.base.config import MAX_UNITS, ConfigError, check_output_dir, make_config
-from experiments.base.registry import Experiment
+from experiments._base.config import MAX_UNITS, ConfigError, check_output_dir, make_config
+from experiments._base.registry import Experiment
 from experiments.studies.demo import DemoConfig
 from experiments.studies.rules_stats import RulesStatsConfig
 from spiel_game import records as R

@@ -10,7 +10,7 @@ import json
 import pytest
 
 from experiments import runner
-from experiments.base.registry import Unit, get
+from experiments._base.registry import Unit, get
 from experiments.studies import ladder
 
 from _legacy_deals import play as play_legacy
@@ -125,7 +125,7 @@ def test_a_unit_plays_through_the_tournament_block(monkeypatch, raised, caught):
         if raised == "error":
             raise tournament.TournamentError("agent 1 played an illegal action")
         raise runner._Stop(signal.SIGTERM)          # what the runner's handler raises
-    monkeypatch.setattr(tournament.play, "play_deal", stop)
+    monkeypatch.setattr(tournament._play, "play_deal", stop)
     config = get("ladder").config("quick", TINY)
     unit = Unit(index=1, seed=0, params=ladder.units(config)[1])
     with pytest.raises(getattr(runner, caught)) as err:

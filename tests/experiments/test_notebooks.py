@@ -89,7 +89,7 @@ def reproduced(make_reproduce):
     plus the quick profile of the experiments the README and the notebooks use
     that ``make reproduce`` does not run, and the results they read, as bytes."""
     from experiments import runner
-    from experiments.base import registry
+    from experiments._base import registry
     tree, _, _ = make_reproduce
     root = tree / "results"
     for name in used_experiments():          # those make reproduce does not run
@@ -103,7 +103,7 @@ def test_make_reproduce_runs_every_step_and_builds_the_paper(make_reproduce):
     """The README's main command, end to end: exit status 0, every experiment of
     the profile has its results, every figure and table script ran, no number is
     missing (``??``), no included file is missing, and the PDF is built."""
-    from experiments.base import registry
+    from experiments._base import registry
     tree, r, output = make_reproduce
     assert r.returncode == 0, f"make reproduce failed (exit {r.returncode}):\n{output[-6000:]}"
     assert "FAILED" not in output, output[-6000:]

@@ -284,14 +284,14 @@ def test_sigint_stops_the_wait_for_a_ray_address(tmp_path, silent_server):
 FAILING_DISK = '''
 import errno, sys
 from experiments import runner, __main__ as cli
-write, shards = runner.core._atomic_write, []
+write, shards = runner._core._atomic_write, []
 def failing(path, data):
     if path.name.startswith("unit-"):
         shards.append(path)
         if len(shards) > 2:
             raise OSError(errno.{code}, "{text}", str(path))
     return write(path, data)
-runner.core._atomic_write = failing
+runner._core._atomic_write = failing
 sys.exit(cli.main(sys.argv[1:]))
 '''
 

@@ -19,7 +19,7 @@ import pytest
 
 import spiel_game
 from spiel_game import records as R
-from spiel_game.render import state_to_html
+from spiel_game._render import state_to_html
 
 if os.environ.get("CI") != "true":                  # in CI the play extra must be there
     pytest.importorskip("flask", reason="the play extra (pip install -e '.[play]')")

@@ -32,7 +32,7 @@ pytest.importorskip("flask")
 
 from experiments import play
 from experiments.play import PlayError, create_app
-from experiments.play.seeds import _seed_key, game_seed
+from experiments.play._seeds import _seed_key, game_seed
 from experiments.play.widget import PlayWidget
 from spiel_game import records as R
 
@@ -179,7 +179,7 @@ def test_a_record_that_cannot_be_written_is_kept_and_reported(tmp_path):
 
 # ------------------------------------------------------------------ failing agents
 BOT = textwrap.dedent('''
-    from solvers.base.bots import Agent
+    from solvers._base.bots import Agent
 
     class Failing(Agent):
         def __init__(self, game, player, seed=0, *, mode="raise", after=0):

@@ -17,8 +17,8 @@ import spiel_game
 from experiments import runner
 from experiments.tournament import TournamentConfig, agent_parameters, summarize, summary_table
 from solvers.cfr import build_tree, nash_conv, uniform_profile
-from solvers.agent_policy import agent_exploitability
-from solvers.cfr.solvers import CFR
+from solvers._agent_policy import agent_exploitability
+from solvers.cfr._solvers import CFR
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _runner_experiment  # noqa: F401  (registers runner_selftest)
@@ -113,7 +113,7 @@ def test_progress_moves_within_a_unit(tmp_path, monkeypatch, workers):
         [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parents[2]),
          os.environ.get("PYTHONPATH", "")]))
     seen, finished = [], []
-    bar_class = runner.progress._UnitBar
+    bar_class = runner._progress._UnitBar
     real_report, real_finished = bar_class.report, bar_class.finished
 
     def report(self, index, frac):
@@ -141,7 +141,7 @@ def test_unit_progress_outside_a_unit_does_nothing():
 
 
 def test_a_long_tree_build_shows_its_stages(capsys, monkeypatch):
-    import solvers.cfr.tree as T
+    import solvers.cfr._tree as T
     game = spiel_game.load("micro3")
     monkeypatch.setattr(T, "PROGRESS_DELAY_S", 60.0)
     build_tree(game, method="pyspiel", progress=True)      # quicker than the delay

@@ -11,9 +11,9 @@ pytest.importorskip("torch", reason="the neural agents need the torch extra")
 
 import spiel_game
 from experiments import runner
-from experiments.base.config import ConfigError
-from experiments.base.registry import get
-from solvers.registry import make_agent
+from experiments._base.config import ConfigError
+from experiments._base.registry import get
+from solvers._registry import make_agent
 
 GAME = ("deck=custom", "suits=HS", "ranks=9TJQKA", "packs=2", "pass_count=1")
 SMALL = {"players": 3, "deck": "custom", "suits": "HS", "ranks": "9TJQKA", "packs": 2,

@@ -27,8 +27,8 @@ import _runner_experiment  # noqa: E402,F401  (registers runner_selftest)
 from experiments import runner  # noqa: E402
 from experiments.studies import demo, rules_stats  # noqa: E402
 from experiments.__main__ import main as cli  # noqa: E402
-from experiments.base.config import ConfigError, load_toml, make_config, parse_assignments  # noqa: E402
-from experiments.base.registry import get, unit_seed  # noqa: E402
+from experiments._base.config import ConfigError, load_toml, make_config, parse_assignments  # noqa: E402
+from experiments._base.registry import get, unit_seed  # noqa: E402
 
 SELFTEST_ENV = {**os.environ, "CH_EXPERIMENT_MODULES": "_runner_experiment",
                 "PYTHONPATH": os.pathsep.join([str(TESTS), str(ROOT)]
@@ -118,9 +118,9 @@ def test_rules_stats_numbers_do_not_depend_on_split_or_workers(tmp_path):
         pd.testing.assert_frame_equal(one.tables[t], split.tables[t], check_exact=True)
     assert files(split.path) == files(pool.path)       # byte for byte, rows included
     # Same numbers as one simulator call on the configuration's stream (sums vs
-    # two-pass mean and Student t interval of experiments.base.stats).
-    from experiments.base.stats import mean_ci
-    from spiel_game.simulator import simulate
+    # two-pass mean and Student t interval of experiments._base.stats).
+    from experiments._base.stats import mean_ci
+    from spiel_game._simulator import simulate
     i, (name, params) = 3, rules_stats.configurations()[3]
     res = simulate(params, 400, "uniform", seed=20261129 + i)
     s = one.tables["summary"].iloc[i]
@@ -167,7 +167,7 @@ def test_resume_recomputes_only_missing_shards(tmp_path):
     assert files(again.path) == before
     assert again.metadata["sessions"] == 2
     # each session that computed units records the commit it ran at
-    from experiments.base.metadata import git_commit
+    from experiments._base.metadata import git_commit
     assert again.metadata["session_commits"] == [git_commit(), git_commit()]
     manifest = json.loads((again.path / "run.json").read_text())
     assert [x["units_to_run"] for x in manifest["sessions"]] == [len(shards),
@@ -235,7 +235,7 @@ def test_a_failing_unit_stops_the_run_and_keeps_finished_shards(tmp_path, monkey
 
 def test_one_run_per_results_folder_at_a_time(tmp_path):
     folder = runner.resolve("runner_selftest", overrides={"sleep": 0})[2]
-    with runner.folders._exclusive(tmp_path / folder):
+    with runner._folders._exclusive(tmp_path / folder):
         with pytest.raises(runner.RunError, match="another run is writing"):
             runner.run("runner_selftest", overrides={"sleep": 0}, out=tmp_path, workers=1,
                        progress=False, verbose=False)
@@ -323,7 +323,7 @@ def test_ray_backend_gives_the_local_rows(tmp_path):
 
 
 def test_step_timer_prints_each_step_with_its_wall_and_cpu_seconds(capsys):
-    from experiments.reproduce import StepTimer
+    from experiments._reproduce import StepTimer
     timer = StepTimer()
     with timer.step("busy"):
         t = time.process_time()
@@ -345,7 +345,7 @@ def test_step_timer_prints_each_step_with_its_wall_and_cpu_seconds(capsys):
 
 
 def test_side_by_side_runs_commands_at_once_and_prints_each_output_in_one_block(capsys):
-    from experiments.reproduce import StepTimer, side_by_side
+    from experiments._reproduce import StepTimer, side_by_side
     burn = ("import sys, time\nt = time.process_time()\n"
             "while time.process_time() - t < 0.2: pass\n"
             "for i in range(3): print(sys.argv[1], i, flush=True); time.sleep(0.05)\n"

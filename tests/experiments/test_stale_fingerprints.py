@@ -96,7 +96,7 @@ def test_editing_only_a_file_bots_helper_module_recomputes(tmp_path, filebot, ca
 
 def test_what_a_file_bot_depends_on_is_listed(filebot):
     spec, files, forget = filebot
-    from solvers import registry
+    from solvers import _registry as registry
     registry.factory(spec.rsplit(":", 1)[0] + ":make")   # imports the file (as check_agents)
     src = agent_sources(["random", spec])
     imported = sorted(k.removeprefix("imported module ") for k in src
@@ -120,7 +120,7 @@ def models(tmp_path, monkeypatch):
 
 def _rebuild(folder, name=zoo.DEFAULT_MODEL):
     """What ``zoo build`` does: another float16 file in place, the manifest updated."""
-    from solvers.net.checkpoint import read_checkpoint, write_npz
+    from solvers.net._checkpoint import read_checkpoint, write_npz
     card = zoo.models()[name]
     config, params = read_checkpoint(card.path)
     first = sorted(params)[0]

@@ -16,7 +16,7 @@ import pytest
 from experiments import runner
 from experiments.__main__ import main as cli
 from experiments.tournament import TournamentConfig, run_tournament
-from solvers import registry
+from solvers import _registry as registry
 
 SMALL = {"deck": "custom", "players": 3, "suits": "HS", "ranks": "QKA", "packs": 2,
          "pass_count": 0}
@@ -116,7 +116,7 @@ def test_a_changed_checkpoint_or_package_is_named(tmp_path, plug, capsys, monkey
     ckpt.write_bytes(b"weights v2")
     _, ran, err = _run(out, capsys, spec)
     assert ran == 3 and f"checkpoint {ckpt} differ(s)" in err
-    monkeypatch.setattr(runner.fingerprint, "_PACKAGE_HASH", "0" * 64)     # another package version
+    monkeypatch.setattr(runner._fingerprint, "_PACKAGE_HASH", "0" * 64)    # another package version
     _, ran, err = _run(out, capsys, spec)
     assert ran == 3 and "(made by other code: package code differ(s)" in err
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from experiments.base.stats import holm, mean_ci, p_from_interval
+from experiments._base.stats import holm, mean_ci, p_from_interval
 
 
 def test_holm_matches_the_worked_example_of_four_hypotheses():

@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 import scipy.stats
 
-from experiments.base.stats import mean_ci as ci95
+from experiments._base.stats import mean_ci as ci95
 from experiments.tournament import (TournamentConfig, TournamentError, paired_test,
                                     per_deal_agent_values, play_deal, run_tournament,
                                     seat_assignments, summarize)
@@ -265,7 +265,7 @@ def test_a_tournament_imports_only_its_agents_modules():
                   timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     seen = set(json.loads(out.stdout.strip().splitlines()[-1]))
-    assert "solvers.base.heuristic" in seen
-    others = {"solvers.ismcts", "solvers.pimc", "solvers.abr", "solvers.xinxin",
-              "solvers.net.agents", "solvers.ismcts_net", "solvers.net.search", "torch"}
+    assert "solvers._base.heuristic" in seen
+    others = {"solvers._ismcts", "solvers._pimc", "solvers._abr", "solvers.xinxin",
+              "solvers.net._agents", "solvers._ismcts_net", "solvers.net.search", "torch"}
     assert not others & seen, others & seen

@@ -30,7 +30,7 @@ SMALL = {"deck": "custom", "players": 3, "suits": "HS", "ranks": "QKA", "packs":
 
 BOT = textwrap.dedent('''
     import time
-    from solvers.base.bots import Agent
+    from solvers._base.bots import Agent
 
     SLEEP_ON_IMPORT = {import_sleep}
     if SLEEP_ON_IMPORT:

@@ -20,8 +20,8 @@ import pandas as pd
 import pytest
 
 from experiments import runner
-from experiments.base.config import ConfigError
-from experiments.base.registry import get
+from experiments._base.config import ConfigError
+from experiments._base.registry import get
 from experiments.tournament import (TournamentConfig, deal_records, deal_rows, main,
                                     run_tournament)
 

@@ -7,7 +7,7 @@ version's ``deals.jsonl``: each gives a clear one-line error at once (no hang,
 memory bounded), names the file, and loses nothing: ``--recompute-corrupt``
 moves the special file to ``corrupt/`` (not followed, not deleted) and the
 results equal an undisturbed run's. All of it goes through
-:mod:`spiel_game.safe_io`."""
+:mod:`spiel_game._safe_io`."""
 
 from __future__ import annotations
 
@@ -29,9 +29,9 @@ if str(TESTS) not in sys.path:
 import _runner_experiment  # noqa: E402,F401  (registers runner_selftest)
 from experiments import runner  # noqa: E402
 from experiments.__main__ import main as cli  # noqa: E402
-from experiments.base.config import ConfigError, load_toml  # noqa: E402
+from experiments._base.config import ConfigError, load_toml  # noqa: E402
 from spiel_game import records as R  # noqa: E402
-from spiel_game import safe_io  # noqa: E402
+from spiel_game import _safe_io as safe_io  # noqa: E402
 
 TINY = {"units": 3, "rows_per_unit": 2, "sleep": 0}
 QUIET = {"progress": False, "verbose": False}
@@ -140,7 +140,7 @@ def test_a_special_file_in_a_results_folder_is_named_at_once(reference, tmp_path
 def test_a_shard_over_the_limit_is_named_not_read(reference, tmp_path, monkeypatch):
     out, folder = _copy(reference, tmp_path)
     loaded = runner.load("runner_selftest", out=out, overrides=TINY)
-    monkeypatch.setattr(runner.store, "MAX_SHARD_BYTES", 100)
+    monkeypatch.setattr(runner._store, "MAX_SHARD_BYTES", 100)
     with pytest.raises(runner.CorruptResultError, match=r"unit-00000\d\.json: is \d+ bytes "
                                                         r"long; the limit is 100 bytes"):
         runner.load("runner_selftest", out=out, overrides=TINY)

@@ -30,8 +30,8 @@ import _runner_experiment  # noqa: E402,F401  (registers runner_selftest)
 from experiments import runner  # noqa: E402
 from experiments.studies import demo  # noqa: E402
 from experiments.__main__ import main as cli  # noqa: E402
-from experiments.base.config import ConfigError, config_fields, load_config_file  # noqa: E402
-from experiments.base.registry import get  # noqa: E402
+from experiments._base.config import ConfigError, config_fields, load_config_file  # noqa: E402
+from experiments._base.registry import get  # noqa: E402
 
 ENV = {**os.environ, "CH_EXPERIMENT_MODULES": "_runner_experiment",
        "PYTHONPATH": os.pathsep.join([str(TESTS), str(ROOT)]

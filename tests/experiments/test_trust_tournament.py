@@ -97,7 +97,7 @@ def plugin_dir():
 
 @pytest.fixture
 def sleepy(plugin_dir, monkeypatch):
-    from solvers.catalog import refresh
+    from solvers._catalog import refresh
     monkeypatch.syspath_prepend(str(plugin_dir))     # spawned workers inherit sys.path
     refresh()               # a plug-in installed into a running process: read them again
     yield plugin_dir
@@ -153,7 +153,7 @@ def _freeze_clock(mp):
     fake = types.SimpleNamespace(perf_counter=lambda: 0.0, thread_time=lambda: 0.0,
                                  monotonic=time.monotonic,
                                  sleep=time.sleep, time=time.time)
-    mp.setattr(T.play, "time", fake)
+    mp.setattr(T._play, "time", fake)
 
 
 def _restore(folder: Path, tree: dict) -> None:
@@ -406,7 +406,7 @@ def test_the_command_line_prints_one_error_line_and_writes_nothing(tmp_path, cap
 def test_the_ladder_checks_every_rung_before_writing(tmp_path, capsys):
     from experiments import runner
     from experiments.__main__ import main as cli
-    from experiments.base.config import ConfigError
+    from experiments._base.config import ConfigError
     with pytest.raises(ConfigError, match="unknown agent 'pimcc'"):
         runner.run("ladder", overrides={"rungs": ("random", "heuristic", "pimcc")},
                    out=tmp_path / "l", progress=False, verbose=False)
@@ -445,7 +445,7 @@ def test_a_hanging_agent_stops_the_ladder_with_a_clear_error(sleepy, tmp_path):
     ``move_time_limit`` is set: a hanging rung stops the run, naming the step,
     the deals, the agent and the limit; no shard of that unit is written."""
     from experiments import runner
-    from experiments.base.registry import get
+    from experiments._base.registry import get
     mark = tmp_path / "moves"
     spec = f"sleepy(mark={str(mark)!r})"                  # sleeps for ever
     ov = {"rungs": ("random", spec), "deals": 2, "deals_per_unit": 2, "sweep": (),
@@ -556,7 +556,7 @@ def test_a_signal_stops_every_worker_and_the_rerun_resumes(sleepy, tmp_path, how
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("SLEEPY_DELAY", "0")
-        mp.setattr(T.play, "play_deal", counting)
+        mp.setattr(T._play, "play_deal", counting)
         assert T.main([*args, "--workers", "1"]) == 0
     assert sorted(played) == sorted(set(range(deals)) - saved)
     cfg = TournamentConfig(agents=("random", "sleepy"), game=SMALL, deals=deals, seed=2)

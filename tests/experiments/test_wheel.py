@@ -70,7 +70,7 @@ def _snapshot(site: Path) -> dict[str, tuple[int, int]]:
 
 def _seed_numba_cache(site: Path, cache: Path) -> None:
     """Copy this checkout's compiled kernels (``__pycache__/*.nbi|.nbc`` and the
-    source stamps of :mod:`spiel_game.numba_cache`) to where numba looks for those
+    source stamps of :mod:`spiel_game._numba_cache`) to where numba looks for those
     of the installed copy under ``NUMBA_CACHE_DIR=cache``, where newer. numba
     loads a kernel only if its source file's size and modification time and its
     bytecode match, and recompiles otherwise, so this saves time, never changes
@@ -139,8 +139,8 @@ def wheel_env(tmp_path_factory):
 PLAY = textwrap.dedent("""
     import importlib.metadata, json, sys
     import pyspiel, spiel_game
-    from solvers import registry
-    from solvers.registry import make_agent
+    from solvers import _registry as registry
+    from solvers._registry import make_agent
     specs = json.loads(sys.argv[1])
     out = {"spiel_game": spiel_game.__file__,
            "dist": str(importlib.metadata.distribution("cancellation-hearts")._path),
@@ -249,7 +249,7 @@ def test_reproduce_runs_its_studies_and_benchmarks_in_the_users_folder(tmp_path,
                                                                        capsys):
     """``reproduce`` starts each study and benchmark as a process in the working folder
     (never the package's), so a relative path means the same folder to all of them."""
-    from experiments import reproduce as cli
+    from experiments import _reproduce as cli
     monkeypatch.chdir(tmp_path)
     where = [sys.executable, "-c", "import os; print('cwd=' + os.getcwd())"]
     assert cli.side_by_side([("a", where), ("b", where)], jobs=2) == []

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from conftest import ROOT, check_figure_and_macros
-from experiments import runner, shipped
-from experiments.base.config import ConfigError
+from experiments import runner, _shipped as shipped
+from experiments._base.config import ConfigError
 from experiments.studies import xinxin_sweep as xs
 from experiments.tournament import deal_rows
 

@@ -1,8 +1,8 @@
 """Shared helpers of the rule-clause tests (tests/game/test_r*_*.py).
 
 They only use the public surface: ``spiel_game.load``,
-``spiel_game.scenarios.state_from_hands``, pyspiel's State API and the text
-of ``str(state)`` (spiel_game.render).
+``spiel_game._scenarios.state_from_hands``, pyspiel's State API and the text
+of ``str(state)`` (spiel_game._render).
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import re
 
 import spiel_game
 from spiel_game import cards as C
-from spiel_game.playout import play_random
-from spiel_game.scenarios import parse_cards, state_from_hands
+from spiel_game._playout import play_random
+from spiel_game._scenarios import parse_cards, state_from_hands
 
 __all__ = ["load", "deal", "fill_hands", "play", "hand_points", "trick_line",
            "set_aside_line", "names", "legal", "random_playout", "hand_counts",

@@ -1,7 +1,7 @@
 """An independent, slow, plain-Python referee of RULES.md R1-R11.
 
 It knows the cards only by their R2 strings and re-derives every rule from
-RULES.md (not from spiel_game.engine), so that random games played by the
+RULES.md (not from spiel_game._engine), so that random games played by the
 engine can be checked move by move: the player to move, the legal actions,
 the chance probabilities, and the final returns. Only the resolved parameters
 of ``game.rules`` (deck counts, pass count, first-lead scheme, ...) are taken

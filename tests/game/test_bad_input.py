@@ -21,10 +21,10 @@ import pytest
 
 import spiel_game
 from spiel_game import CorruptStateError, GameParameterError, IllegalActionError
-from spiel_game import engine as E
-from spiel_game import validation as V
-from spiel_game.playout import play_random
-from spiel_game.scenarios import state_from_hands
+from spiel_game import _engine as E
+from spiel_game import _validation as V
+from spiel_game._playout import play_random
+from spiel_game._scenarios import state_from_hands
 
 NAME = spiel_game.GAME_NAME
 PARAM_ERRORS = (pyspiel.SpielError, GameParameterError)

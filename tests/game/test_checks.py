@@ -1,11 +1,11 @@
-"""spiel_game.checks: ``shorten``, the one helper every layer's error messages cut
+"""spiel_game._checks: ``shorten``, the one helper every layer's error messages cut
 long values with, and the seed and bool checks the configs, the agents and the
 simulator share; each form checked against its exact text."""
 
 import numpy as np
 import pytest
 
-from spiel_game.checks import check_bool, check_seed, shorten
+from spiel_game._checks import check_bool, check_seed, shorten
 
 
 def test_short_values_are_whole():

@@ -13,7 +13,7 @@ our returns are ``-points``.
 
 ``deck="classic"`` needs ``players=4, packs=1`` spelled out: pyspiel fills
 every missing parameter with its registered default (players 6, packs 2)
-before our constructor sees it (see spiel_game/rules.py).
+before our constructor sees it (see spiel_game/_rules.py).
 """
 
 from __future__ import annotations

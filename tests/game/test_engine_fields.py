@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 import spiel_game
-from spiel_game import engine as E
-from spiel_game import rules as R
-from spiel_game.playout import play_random
-from spiel_game.rules import RuleSet
+from spiel_game import _engine as E
+from spiel_game import _rules as R
+from spiel_game._playout import play_random
+from spiel_game._rules import RuleSet
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = [{}, {"players": 5}, {"deck": "kitty", "players": 7}, spiel_game.preset("classic"),
@@ -84,9 +84,9 @@ def test_accessors_are_views_of_the_offsets(params):
 
 
 def test_rules_package_never_imports_solvers():
-    code = ("import sys, spiel_game, spiel_game.simulator, spiel_game.policies, "
-            "spiel_game.observers, spiel_game.render, spiel_game.rng; "
-            "spiel_game.simulator.simulate({}, 2, 'uniform', workers=1); "
+    code = ("import sys, spiel_game, spiel_game._simulator, spiel_game._policies, "
+            "spiel_game.observers, spiel_game._render, spiel_game._rng; "
+            "spiel_game._simulator.simulate({}, 2, 'uniform', workers=1); "
             "print(sorted(m for m in sys.modules if m.split('.')[0] == 'solvers'))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                          text=True, check=True, timeout=900).stdout
@@ -94,5 +94,5 @@ def test_rules_package_never_imports_solvers():
 
 
 def test_no_generated_source_in_the_simulator():
-    text = (ROOT / "spiel_game" / "simulator.py").read_text()
+    text = (ROOT / "spiel_game" / "_simulator.py").read_text()
     assert "exec(" not in text and "getsource" not in text

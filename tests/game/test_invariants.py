@@ -28,9 +28,9 @@ import pyspiel
 from hypothesis import HealthCheck, event, given, settings, strategies as st
 
 import spiel_game
-from spiel_game import engine as E
-from spiel_game import validation as V
-from spiel_game.playout import play_random
+from spiel_game import _engine as E
+from spiel_game import _validation as V
+from spiel_game._playout import play_random
 
 NAME = spiel_game.GAME_NAME
 K = 53
@@ -519,7 +519,7 @@ def _deck_minus_locations(state) -> np.ndarray:
 
 
 def test_card_locations_counts_cards_taken_in_completed_tricks():
-    # Regression (spiel_game.engine.card_locations, fixed): the documented
+    # Regression (spiel_game._engine.card_locations, fixed): the documented
     # last row "taken-or-discarded" was never filled, so the rows stopped
     # summing to the deck as soon as the first trick was complete.
     game = pyspiel.load_game(NAME, {"players": 5, "moon": "off"})
@@ -540,7 +540,7 @@ def test_card_locations_counts_cards_taken_in_completed_tricks():
 
 
 def test_card_locations_counts_the_kitty_while_it_is_dealt():
-    # Regression (spiel_game.engine.card_locations, fixed): the kitty row was
+    # Regression (spiel_game._engine.card_locations, fixed): the kitty row was
     # kitty * S_KITTY_IN_POT, which is 0 until the deal is complete, so kitty
     # cards already dealt (R4: the kitty is dealt last) were in no row.
     game = pyspiel.load_game(NAME, {"deck": "kitty", "players": 6})   # kitty of 104 % 6 = 2

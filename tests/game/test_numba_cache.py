@@ -1,4 +1,4 @@
-"""spiel_game.numba_cache: cached kernels are dropped when the sources they inline
+"""spiel_game._numba_cache: cached kernels are dropped when the sources they inline
 change, in the package's ``__pycache__`` and, when ``NUMBA_CACHE_DIR`` is set,
 in numba's own folder for the package under it."""
 
@@ -10,7 +10,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from spiel_game import numba_cache
+from spiel_game import _numba_cache as numba_cache
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -65,7 +65,7 @@ def test_the_second_location_is_where_numba_writes_under_numba_cache_dir(tmp_pat
         from mypkg.kern import twice
         assert twice(21) == 42
         from pathlib import Path
-        from spiel_game.numba_cache import cache_locations
+        from spiel_game._numba_cache import cache_locations
         print(cache_locations(Path({str(pkg / "__pycache__")!r}))[1])
     """)
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "nc")}

@@ -14,11 +14,11 @@ from open_spiel.python import observation as os_observation
 
 import spiel_game
 from spiel_game import cards as C
-from spiel_game import engine as E
+from spiel_game import _engine as E
 from spiel_game import observers as O
-from spiel_game.playout import play_random
-from spiel_game.render import state_to_text
-from spiel_game.scenarios import state_from_hands
+from spiel_game._playout import play_random
+from spiel_game._render import state_to_text
+from spiel_game._scenarios import state_from_hands
 
 PI = pyspiel.PrivateInfoType
 GOLDEN = pathlib.Path(__file__).resolve().parents[1] / "golden" / "infostate_layout_default.txt"

@@ -8,7 +8,7 @@ import re
 import pytest
 
 import spiel_game
-from spiel_game.rules import CLAUSES, GameParameterError, RuleSet, clause
+from spiel_game._rules import CLAUSES, GameParameterError, RuleSet, clause
 
 
 def error_of(params) -> str:
@@ -49,12 +49,12 @@ def test_rule_clauses_come_with_their_words():
 
 
 def test_no_user_facing_message_has_a_bare_clause_id():
-    """Every clause id in a message string of rules.py and game.py is followed by its
+    """Every clause id in a message string of _rules.py and game.py is followed by its
     words: ``R7 (playing a trick): ...``, not ``R7: ...`` or ``(R1/R3 B)``."""
     from pathlib import Path
     root = Path(spiel_game.__file__).parent
     bare = re.compile(r"""(?<!["'])["'](R\d+(?: [AB])?)(?::|/R)""")
-    for name in ("rules.py", "game.py"):
+    for name in ("_rules.py", "game.py"):
         for i, line in enumerate((root / name).read_text().splitlines(), 1):
             assert not bare.search(line), f"{name}:{i}: {line.strip()}"
     assert set(CLAUSES) >= {f"R{i}" for i in range(1, 12)}

@@ -1,4 +1,4 @@
-"""spiel_game.playout: the one random-play helper and the conformance check."""
+"""spiel_game._playout: the one random-play helper and the conformance check."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import pyspiel
 import pytest
 
 import spiel_game
-from spiel_game import engine as E
-from spiel_game.playout import ConformanceError, cards_played, conformance, play_random
+from spiel_game import _engine as E
+from spiel_game._playout import ConformanceError, cards_played, conformance, play_random
 
 SMALL = {"deck": "custom", "players": 3, "suits": "HS", "ranks": "9TJQKA", "packs": 1,
          "pass_count": 1}

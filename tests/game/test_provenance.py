@@ -1,4 +1,4 @@
-"""Provenance (spiel_game/provenance.py): one ``git_commit`` for results and
+"""Provenance (spiel_game/_provenance.py): one ``git_commit`` for results and
 checkpoints, dirty when tracked files changed or untracked, not ignored,
 files appeared; ignored files (results, caches) never make a tree dirty."""
 
@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from conftest import ROOT
-from spiel_game.provenance import git_commit, metadata, package_versions
+from spiel_game._provenance import git_commit, metadata, package_versions
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
@@ -46,7 +46,7 @@ def test_git_commit_is_the_head_and_dirty_exactly_when_results_may_differ(tmp_pa
 
 
 def test_experiments_and_trainers_record_the_same_provenance():
-    from experiments.base import metadata as M
+    from experiments._base import metadata as M
     assert M.git_commit is git_commit and M.metadata is metadata
     meta = metadata({"a": 1}, 7)
     assert meta["git_commit"] == git_commit() and meta["seed"] == 7
@@ -64,7 +64,7 @@ def test_an_installed_copy_inside_another_repository_has_no_commit(tmp_path):
     site = tmp_path / "venv" / "site-packages"
     shutil.copytree(ROOT / "spiel_game", site / "spiel_game",
                     ignore=shutil.ignore_patterns("__pycache__"))
-    code = ("import json; from spiel_game import provenance as p; "
+    code = ("import json; from spiel_game import _provenance as p; "
             "print(json.dumps([p.git_commit(), p.metadata({}, 1)['git_commit'], "
             "p.metadata({}, 1)['package_version']]))")
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, check=True,

@@ -18,10 +18,10 @@ import pytest
 
 import spiel_game
 from spiel_game import cards as C
-from spiel_game import engine as E
-from spiel_game import validation as V
-from spiel_game.rules import GameParameterError, RuleSet
-from spiel_game.simulator import simulate
+from spiel_game import _engine as E
+from spiel_game import _validation as V
+from spiel_game._rules import GameParameterError, RuleSet
+from spiel_game._simulator import simulate
 
 from _rule_referee import check_random_games
 from _rule_helpers import deal, hand_points, last_hand_and_scores, load

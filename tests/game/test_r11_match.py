@@ -5,7 +5,7 @@ import math
 import pytest
 
 from spiel_game import GameParameterError
-from spiel_game.scenarios import parse_cards
+from spiel_game._scenarios import parse_cards
 
 from _rule_referee import check_random_games
 from _rule_helpers import (dealer, hand_counts, hand_number, hand_of, last_hand_and_scores,

@@ -5,7 +5,7 @@ import math
 import pytest
 
 from spiel_game import cards as C
-from spiel_game.scenarios import deal_actions
+from spiel_game._scenarios import deal_actions
 
 from _rule_helpers import fill_hands, hand_of, load
 

@@ -251,7 +251,7 @@ def test_records_stay_rules_level_and_outside_the_kernel_cache_hash():
     import sys
     from pathlib import Path
 
-    from spiel_game.numba_cache import engine_sources
+    from spiel_game._numba_cache import engine_sources
     root = Path(__file__).resolve().parents[2]
     code = ("import sys, spiel_game.records as R; R.GameRecord; "
             "print(sorted({m.split('.')[0] for m in sys.modules} & {'solvers', 'experiments'}))")

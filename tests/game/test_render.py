@@ -1,4 +1,4 @@
-"""HTML and replay rendering (spiel_game.render), checked by parsing and in a real browser.
+"""HTML and replay rendering (spiel_game._render), checked by parsing and in a real browser.
 
 The HTML tests parse the fragments with the stdlib ``html.parser``. The
 browser tests render a page with Debian's headless Chromium, read back the
@@ -26,9 +26,9 @@ import numpy as np
 import pytest
 
 from spiel_game import cards as C
-from spiel_game import engine as E
-from spiel_game.playout import play_random
-from spiel_game.render import (card_label, hand_replay_html, install_repr_html,
+from spiel_game import _engine as E
+from spiel_game._playout import play_random
+from spiel_game._render import (card_label, hand_replay_html, install_repr_html,
                                render_text_replay, state_to_html)
 from _rule_helpers import deal, load
 

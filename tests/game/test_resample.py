@@ -1,6 +1,6 @@
-"""``state.resample_from_infostate(player, rng)`` (spiel_game/resample.py).
+"""``state.resample_from_infostate(player, rng)`` (spiel_game/_resample.py).
 
-What is checked, against the module docstring of :mod:`spiel_game.resample`:
+What is checked, against the module docstring of :mod:`spiel_game._resample`:
 
 (a) Consistency, from decision points of random games in every deck scheme:
     the resampled state has the player's information-state string and tensor,
@@ -37,8 +37,8 @@ from open_spiel.python.algorithms import ismcts, mcts
 
 import spiel_game
 from spiel_game import cards as C
-from spiel_game import engine as E
-from spiel_game.scenarios import parse_cards, state_from_hands
+from spiel_game import _engine as E
+from spiel_game._scenarios import parse_cards, state_from_hands
 
 K = C.NUM_CARD_TYPES
 ALPHA = 1e-3
@@ -823,7 +823,7 @@ def test_d_mid_deal_does_not_read_own_undisclosed_cards():
     complete). Two mid-deal states with the same information state but
     different cards dealt to the player must give the same draw."""
     game = load(NO_PASS_3P)
-    from spiel_game.scenarios import deal_actions
+    from spiel_game._scenarios import deal_actions
     a = game.state_from_actions(deal_actions(game, ["QC KC QS KS", "QC KC KH KS",
                                                     "QH QH KH QS"])[:6])
     b = game.state_from_actions(deal_actions(game, ["QH KC QS KS", "QC KC KH KS",
@@ -925,7 +925,7 @@ def test_bad_rng_type_is_a_type_error(bad):
 # ---------------------------------------------------------- compiled path
 def _python_path(game, st, me, rng):
     """The pure-Python resample (the path for matches and whole-deal games)."""
-    from spiel_game import resample as R
+    from spiel_game import _resample as R
     h = R._current_hand_from_engine(game, st, st.history())
     actions = R._current_hand_actions(game, st, h, me, rng)
     return type(st).from_history(game, [a for _, a in actions], players=[p for p, _ in actions])
@@ -954,7 +954,7 @@ def test_compiled_path_draws_the_python_paths_distribution(params, seed, n_playe
     the Python path (used for matches and whole-deal games) must give the same
     distribution. Two-sample chi-square on where the copies of each unseen
     card are (Bonferroni over the cards), 1,500 draws each."""
-    from spiel_game.playout import play_random
+    from spiel_game._playout import play_random
     game = load(params)
     st = play_random(game, seed, until=lambda s: not (
         s.is_chance_node() or s.engine_state[E.S_PHASE] == E.PH_PASS
@@ -985,7 +985,7 @@ def test_table_problems_are_remembered_per_information_state(monkeypatch):
     """Where rejection fails, the class tables of a problem are built once and
     reused (a search resamples one information state many times); the draws
     still vary and respect the constraints."""
-    from spiel_game import sampler as R
+    from spiel_game import _sampler as R
     built = []
     real = R.build_problem
 
@@ -1020,7 +1020,7 @@ def test_resample_reaches_the_adapter_only_through_its_public_constructor():
     cycle), none of its private parts, no pickle."""
     import ast
     import pathlib
-    from spiel_game import resample as R
+    from spiel_game import _resample as R
     src = pathlib.Path(R.__file__).read_text()
     tree = ast.parse(src)
     mods = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}

@@ -6,13 +6,13 @@ import pyspiel
 import pytest
 from numba import njit
 
-import solvers.base.passing  # noqa: F401  (registers "heuristic" and "pass:*" in the simulator)
-from solvers.base.heuristic import heuristic_policy
+import solvers._base.passing  # noqa: F401  (registers "heuristic" and "pass:*" in the simulator)
+from solvers._base.heuristic import heuristic_policy
 import spiel_game
-from spiel_game import engine as E
-from spiel_game.policies import uniform_action, uniform_policy
-from spiel_game.rng import rand_below
-from spiel_game.simulator import (POLICIES, STAT_NAMES, bytes_per_game_in_flight, make_rng,
+from spiel_game import _engine as E
+from spiel_game._policies import uniform_action, uniform_policy
+from spiel_game._rng import rand_below
+from spiel_game._simulator import (POLICIES, STAT_NAMES, bytes_per_game_in_flight, make_rng,
                                   register_policy, rollout, simulate, state_checksum)
 
 NAME = spiel_game.GAME_NAME
@@ -97,7 +97,7 @@ def test_policy_table_takes_registered_names_and_functions():
         assert np.array_equal(by_name.trace, by_function.trace)
     finally:
         del POLICIES["test:lowest"]
-    from solvers.base.passing import pass_low
+    from solvers._base.passing import pass_low
     register_policy("test:low+heuristic", heuristic_policy, passing=pass_low)
     try:
         a = simulate({}, 40, "test:low+heuristic", seed=4, workers=1, record=True)

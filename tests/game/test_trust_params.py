@@ -1,14 +1,14 @@
 """Trust in game parameters.
 
 * ``deal="whole"``: the number of distinct deals is counted without listing
-  them (``spiel_game.deals.count_deals``) and checked against brute-force
+  them (``spiel_game._deals.count_deals``) and checked against brute-force
   enumeration on many generated decks; every deck of the game is refused or
   accepted within a second (a big deck used to hang), the refusal naming the
   count and the limit.
 * Integer parameters: every one is checked for type (bool, float, str, None,
   huge ints, numpy scalars) and range; ``moon_points``, ``target_score`` and
   ``max_hands`` have documented maxima chosen so that no score overflows the
-  engine's ``int32`` (``spiel_game.rules.MAX_MOON_POINTS``); matches played at
+  engine's ``int32`` (``spiel_game._rules.MAX_MOON_POINTS``); matches played at
   those maxima return exact scores within ``[min_utility, max_utility]``.
 * Random parameter dictionaries (known and unknown names, values of every
   type) either load a game whose random playthrough is consistent with its
@@ -42,11 +42,11 @@ from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 import spiel_game
 from spiel_game import PARAMETER_DEFAULTS, GameParameterError, RuleSet
-from spiel_game import engine as E
-from spiel_game.deals import (WHOLE_DEAL_LIMIT, count_deals, deal_count_bounds,
+from spiel_game import _engine as E
+from spiel_game._deals import (WHOLE_DEAL_LIMIT, count_deals, deal_count_bounds,
                               enumerate_deals, whole_deal_count)
-from spiel_game.rules import MAX_HANDS, MAX_MOON_POINTS, MAX_TARGET_SCORE
-from spiel_game.simulator import make_rng, rollout
+from spiel_game._rules import MAX_HANDS, MAX_MOON_POINTS, MAX_TARGET_SCORE
+from spiel_game._simulator import make_rng, rollout
 
 NAME = spiel_game.GAME_NAME
 INT_MIN, INT_MAX = -2 ** 31, 2 ** 31 - 1

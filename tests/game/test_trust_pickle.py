@@ -81,8 +81,8 @@ def _attacks(game, state, marker):
         ("bytearray", lambda: spiel_game.deserialize_game_and_state(bytearray(gs.encode()))),
         ("no [Meta]", lambda: spiel_game.deserialize_game_and_state(
             _game_and_state(game.serialize(), st_text, meta=False))),
-        ("spiel_game.serialization",
-         lambda: spiel_game.serialization.deserialize_game_and_state(gs)),
+        ("spiel_game._serialization",
+         lambda: spiel_game._serialization.deserialize_game_and_state(gs)),
     ]
     if isinstance(game, spiel_game.CancellationHeartsGame):
         out.append(("game.deserialize_state", lambda: game.deserialize_state(st_text)))

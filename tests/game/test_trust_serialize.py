@@ -39,11 +39,11 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import spiel_game
 from spiel_game import CorruptStateError
-from spiel_game import engine as E
-from spiel_game import validation as V
+from spiel_game import _engine as E
+from spiel_game import _validation as V
 from spiel_game import game as G
-from spiel_game import serialization as GS
-from spiel_game.playout import play_random
+from spiel_game import _serialization as GS
+from spiel_game._playout import play_random
 
 NAME = spiel_game.GAME_NAME
 SETTINGS = dict(derandomize=True, deadline=None, database=None,

@@ -25,14 +25,14 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings, strategies as st
 from numba import njit
 
-import solvers.base.passing  # noqa: F401  (registers "heuristic" and "pass:*" in the simulator)
+import solvers._base.passing  # noqa: F401  (registers "heuristic" and "pass:*" in the simulator)
 import spiel_game
-from spiel_game import engine as E
-from spiel_game import validation as V
+from spiel_game import _engine as E
+from spiel_game import _validation as V
 from spiel_game.cards import JD, card_to_string
-from spiel_game.rng import rand_below
-from spiel_game.rules import RuleSet
-from spiel_game.simulator import (BUILTIN_POLICIES, MAX_SEED, MAX_STREAM,
+from spiel_game._rng import rand_below
+from spiel_game._rules import RuleSet
+from spiel_game._simulator import (BUILTIN_POLICIES, MAX_SEED, MAX_STREAM,
                                   IllegalPolicyActionError, check_params, check_state, clone,
                                   make_rng, rollout, simulate, state_checksum)
 

@@ -31,8 +31,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import spiel_game
 from spiel_game import CorruptStateError
-from spiel_game import engine as E
-from spiel_game import validation as V
+from spiel_game import _engine as E
+from spiel_game import _validation as V
 
 NAME = spiel_game.GAME_NAME
 K = 53

@@ -1,5 +1,5 @@
 """The paper's xinxin table and macros (texmacros.external), from a gains.csv in the
-form experiments.external describes."""
+form experiments._external describes."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import csv
 
 import pytest
 
-from experiments.external import COLUMNS, OPTIONAL
+from experiments._external import COLUMNS, OPTIONAL
 from texmacros import Macros
 from texmacros.external import paper_macros, split_agent
 

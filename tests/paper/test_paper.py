@@ -102,7 +102,7 @@ def test_the_quick_pipeline_fills_every_number_and_every_box(generated):
 
 def test_the_shipped_paper_results_fill_every_number_and_every_box(tmp_path):
     """What make -C paper builds from paper/results/ (the paper profile)."""
-    from experiments import shipped
+    from experiments import _shipped as shipped
     paper = copy_paper(tmp_path)
     scripts = [paper / s.relative_to(ROOT / "paper") for s in paper_scripts()]
     assert not run_paper_scripts(shipped.SHIPPED, scripts)

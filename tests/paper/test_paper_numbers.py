@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from experiments.provenance import records, wall_time
-from experiments.base.stats import holm
+from experiments._provenance import records, wall_time
+from experiments._base.stats import holm
 from texmacros import plural, sci_bound, spread
 from texmacros.hypotheses import PRIMARY, family
 
@@ -102,7 +102,7 @@ def test_provenance_reads_commit_dirty_flag_and_wall_time(tmp_path):
 def test_save_refuses_a_figure_too_wide_or_with_text_too_small(tmp_path):
     import matplotlib.pyplot as plt
 
-    from experiments.figures import MIN_FONT_PT, TEXT_WIDTH, apply_style, save
+    from experiments._figures import MIN_FONT_PT, TEXT_WIDTH, apply_style, save
     apply_style()
     fig, ax = plt.subplots(figsize=(TEXT_WIDTH + 1, 2))
     with pytest.raises(ValueError, match="in wide"):
@@ -120,7 +120,7 @@ def test_save_refuses_a_figure_too_wide_or_with_text_too_small(tmp_path):
 def test_save_refuses_math_superscripts_below_the_minimum(tmp_path):
     import matplotlib.pyplot as plt
 
-    from experiments.figures import apply_style, save
+    from experiments._figures import apply_style, save
     apply_style()
     fig, ax = plt.subplots(figsize=(3, 2))
     ax.set_title(r"cost $10^{-2}$")               # the exponent prints at 70%: 5.6 pt
@@ -131,7 +131,7 @@ def test_save_refuses_math_superscripts_below_the_minimum(tmp_path):
 def test_save_gives_log_axes_plain_tick_labels(tmp_path):
     import matplotlib.pyplot as plt
 
-    from experiments.figures import apply_style, plain_log_ticks, save
+    from experiments._figures import apply_style, plain_log_ticks, save
     apply_style()
     fig, ax = plt.subplots(figsize=(3, 2))
     ax.plot([1, 1e6], [1e-6, 10])
@@ -148,7 +148,7 @@ def test_save_gives_log_axes_plain_tick_labels(tmp_path):
 def test_save_refuses_a_legend_over_the_data(tmp_path):
     import matplotlib.pyplot as plt
 
-    from experiments.figures import apply_style, save
+    from experiments._figures import apply_style, save
     apply_style()
     fig, ax = plt.subplots(figsize=(3, 2))
     ax.plot(range(10), [5] * 10, label="flat line")  # runs right through the legend

@@ -123,7 +123,7 @@ def test_abr_gain_is_points_saved_in_the_seat():
     """The ABR study's row: the points of the seat in the deal played by the field
     alone, minus the deviator's points in that seat on the same deal (a random
     deviator here, so that the two differ)."""
-    from experiments.base.registry import Unit
+    from experiments._base.registry import Unit
     from experiments.tournament import play_deal
 
     config = abr_study.ABRStudyConfig(targets=("heuristic",), players=(6,), deals=1,

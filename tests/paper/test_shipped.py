@@ -11,8 +11,8 @@ import sys
 import pytest
 
 from conftest import ROOT
-from experiments import shipped
-from spiel_game.provenance import file_sha256
+from experiments import _shipped as shipped
+from spiel_game._provenance import file_sha256
 
 FIXTURES = ROOT / "tests" / "fixtures" / "results" / "quick"
 #: The shipped paper results of this checkout (shipped.SHIPPED is relative to a checkout's top).

@@ -9,7 +9,7 @@ from belief_quality import CALIBRATION_DESIGNS, calibration, main, proposal_gap
 
 import spiel_game
 from experiments.bench.inference import heuristic_state
-from solvers.beliefs.replay import WeightedDeterminizer
+from solvers.beliefs._replay import WeightedDeterminizer
 
 
 @pytest.mark.parametrize("params", [{"players": 6, "pass_count": 0}, {"players": 5}])

@@ -10,7 +10,7 @@ import pytest
 from card_location import main as card_location_main
 
 import spiel_game
-from solvers.beliefs import location as LOC
+from solvers.beliefs import _location as LOC
 
 
 @pytest.fixture(scope="module")

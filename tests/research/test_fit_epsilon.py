@@ -45,8 +45,8 @@ def test_the_network_model_is_scored_on_the_same_plays(tmp_path):
     heuristic and uniform models); the random agent fits it near 1."""
     torch = pytest.importorskip("torch")
     import spiel_game
-    from solvers.net.features import FeatureLayout
-    from solvers.net.model import PolicyValueNet, save_checkpoint
+    from solvers.net._features import FeatureLayout
+    from solvers.net._model import PolicyValueNet, save_checkpoint
     layout = FeatureLayout({}, (5,))
     model = PolicyValueNet(layout.size, layout.num_actions, layout.max_players, hidden=16,
                            blocks=1, seed=2)

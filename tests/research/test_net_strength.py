@@ -14,8 +14,8 @@ from net_strength import NetStrengthError, load_comparison, main
 from texmacros import Macros, minus_signs, signed
 from texmacros.research import net_strength_macros as paper_macros
 from experiments.tournament import main as tournament
-from solvers.net.features import FeatureLayout
-from solvers.net.model import PolicyValueNet, save_checkpoint
+from solvers.net._features import FeatureLayout
+from solvers.net._model import PolicyValueNet, save_checkpoint
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -10,10 +10,10 @@ import pytest
 import spiel_game
 from experiments.bench.inference import heuristic_state
 from oracle_worlds import OracleISMCTS, main, perturb, world_accuracy
-from solvers.base.bots import AgentParameterError
-from spiel_game import engine as E
-from spiel_game.hidden import hidden_cards
-from spiel_game.rng import make_rng_state
+from solvers._base.bots import AgentParameterError
+from spiel_game import _engine as E
+from spiel_game._hidden import hidden_cards
+from spiel_game._rng import make_rng_state
 
 
 def test_perturbed_worlds_keep_what_the_observer_knows_and_lose_accuracy():
@@ -74,7 +74,7 @@ def test_main_plays_a_pairable_tournament(tmp_path, capsys):
     (folder,) = tmp_path.glob("tournament@*")
     assert (folder / "rows.csv").exists()
     assert main(args + ["--workers", "2"]) == 2
-    from solvers.registry import factories
+    from solvers._registry import factories
     assert "ismcts_oracle" not in factories()      # not left registered after the run
 
 

@@ -1,4 +1,4 @@
-"""The approximate best response (solvers/abr.py): exact bounds on a reduced deck,
+"""The approximate best response (solvers/_abr.py): exact bounds on a reduced deck,
 consistency of worlds, determinism, Python path, bad input."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 import spiel_game
-from solvers.abr import ABRBot, exact_gains, mismatches
-from solvers.registry import AgentSpecError, make_agent
-from spiel_game import engine as E
+from solvers._abr import ABRBot, exact_gains, mismatches
+from solvers._registry import AgentSpecError, make_agent
+from spiel_game import _engine as E
 
 
 def _mid_hand(game, agents, plays: int, seed: int = 3):
@@ -146,7 +146,7 @@ def _macro(tex: str, name: str) -> str:
 
 def test_abr_study_is_in_the_paper_with_a_small_quick_profile():
     import texmacros as macros
-    from experiments.base import registry
+    from experiments._base import registry
     from experiments.studies import abr as study
     exp = registry.get("abr")
     assert exp.reproduce and "texmacros.studies.abr" in macros.SOURCES
@@ -216,8 +216,8 @@ def test_abr_search_study_puts_the_responder_in_the_seat():
     """``abr_search``: the deviating seat runs ``responder`` (not the ABR); the
     gain is the target's points minus the responder's in the same seat on the
     same deal, and the baseline is every seat playing the target."""
-    from experiments.base import registry
-    from experiments.base.registry import Unit
+    from experiments._base import registry
+    from experiments._base.registry import Unit
     from experiments.studies import abr as study
     exp = registry.get("abr_search")
     assert exp.reproduce

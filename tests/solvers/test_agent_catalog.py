@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 import spiel_game
-from solvers import catalog, registry
-from solvers.base.bots import HeuristicBot, RandomBot
-from solvers.registry import make_agent
+from solvers import _catalog as catalog, _registry as registry
+from solvers._base.bots import HeuristicBot, RandomBot
+from solvers._registry import make_agent
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -95,7 +95,7 @@ def test_only_the_requested_agents_module_is_imported():
     script = textwrap.dedent("""
         import json, sys
         import spiel_game
-        from solvers.registry import make_agent
+        from solvers._registry import make_agent
         game = spiel_game.load(players=6)
         seen = {}
         for spec in ("random", "ismcts(iterations=5)"):
@@ -108,18 +108,18 @@ def test_only_the_requested_agents_module_is_imported():
                          text=True, timeout=600, env=os.environ)
     assert out.returncode == 0, out.stderr[-3000:]
     seen = json.loads(out.stdout.strip().splitlines()[-1])
-    others = {"solvers.ismcts", "solvers.pimc", "solvers.abr", "solvers.xinxin",
-              "solvers.openspiel_bots", "solvers.openspiel_rl_play", "solvers.net.agents",
-              "solvers.ismcts_net", "torch"}
-    assert "solvers.base.bots" in seen["random"]
+    others = {"solvers._ismcts", "solvers._pimc", "solvers._abr", "solvers.xinxin",
+              "solvers._openspiel_bots", "solvers._openspiel_rl_play", "solvers.net._agents",
+              "solvers._ismcts_net", "torch"}
+    assert "solvers._base.bots" in seen["random"]
     assert not others & set(seen["random"]), others & set(seen["random"])
-    assert "solvers.ismcts" in seen["ismcts(iterations=5)"]
-    assert not (others - {"solvers.ismcts"}) & set(seen["ismcts(iterations=5)"])
+    assert "solvers._ismcts" in seen["ismcts(iterations=5)"]
+    assert not (others - {"solvers._ismcts"}) & set(seen["ismcts(iterations=5)"])
 
 
 def test_every_way_to_name_an_agent_goes_through_the_one_resolver(tmp_path, monkeypatch):
     (tmp_path / "my_bots.py").write_text(
-        "from solvers.base.bots import HeuristicBot\n\n"
+        "from solvers._base.bots import HeuristicBot\n\n"
         "def make(game, player, seed, *, unused=0):\n"
         "    return HeuristicBot(game, player, seed)\n")
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -137,7 +137,7 @@ def test_every_way_to_name_an_agent_goes_through_the_one_resolver(tmp_path, monk
         return HeuristicBot(g, p, s)
 
     ways = ["heuristic", "my_bots:make(unused=1)", f"{tmp_path / 'my_bots.py'}:make",
-            "solvers.base.bots:HeuristicBot", factory]
+            "solvers._base.bots:HeuristicBot", factory]
     moves = set()
     state = game.new_initial_state()
     while state.is_chance_node():
@@ -156,12 +156,12 @@ def test_every_way_to_name_an_agent_goes_through_the_one_resolver(tmp_path, monk
 
 def test_a_builtin_that_cannot_be_loaded_says_to_reinstall(monkeypatch):
     """An install older than the code (its entry points naming what moved) is named as such."""
-    stale = importlib.metadata.EntryPoint("network", "solvers.registry:network",
+    stale = importlib.metadata.EntryPoint("network", "solvers._registry:network",
                                           catalog.ENTRY_POINT_GROUP)
     monkeypatch.setattr(catalog, "_builtin_points", lambda: [stale])
     registry.refresh()
     try:
-        with pytest.raises(RuntimeError, match=r"built-in agent 'network' = 'solvers.registry:"
+        with pytest.raises(RuntimeError, match=r"built-in agent 'network' = 'solvers._registry:"
                                                r"network' cannot be loaded \(AttributeError: .*"
                                                r"reinstall it \(pip install -e \.\)"):
             make_agent("network", spiel_game.load(players=5), 0)

@@ -1,4 +1,4 @@
-"""Agents as profiles on flat trees and their exact exploitability (solvers/agent_policy.py)."""
+"""Agents as profiles on flat trees and their exact exploitability (solvers/_agent_policy.py)."""
 
 import functools
 
@@ -7,11 +7,11 @@ import pyspiel
 import pytest
 
 import spiel_game
-from solvers.base.bots import Agent
+from solvers._base.bots import Agent
 from solvers.cfr import build_tree, nash_conv, uniform_profile
-from solvers.agent_policy import (AgentProfile, agent_exploitability, agent_profile,
+from solvers._agent_policy import (AgentProfile, agent_exploitability, agent_profile,
                                       call_seed)
-from solvers.registry import make_agent
+from solvers._registry import make_agent
 
 
 @functools.cache

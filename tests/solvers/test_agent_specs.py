@@ -1,6 +1,6 @@
 """Agents named by location (``module:factory``, ``path/to/bot.py:factory``), the
 agent listing (``python -m experiments agents``), effective parameters and short
-labels of :mod:`solvers.registry`."""
+labels of :mod:`solvers._registry`."""
 
 from __future__ import annotations
 
@@ -12,13 +12,13 @@ import pytest
 
 import spiel_game
 from experiments.__main__ import main as experiments_main
-from solvers import registry
-from solvers.base.bots import AgentParameterError
-from solvers.registry import AgentSpec, AgentSpecError, make_agent, parse_spec
+from solvers import _registry as registry
+from solvers._base.bots import AgentParameterError
+from solvers._registry import AgentSpec, AgentSpecError, make_agent, parse_spec
 
 BOT_SOURCE = textwrap.dedent('''
     """A user's agents, in a plain file."""
-    from solvers.base.bots import Agent, check_int
+    from solvers._base.bots import Agent, check_int
 
     TAG = "{tag}"
     NOT_A_FACTORY = 42
@@ -204,7 +204,7 @@ def test_the_agents_command_lists_and_describes(capsys, bot_file):
     assert "iterations=1000" in lines[i + 1] and "uct_c=0.4" in lines[i + 1]
     assert any(line.startswith("random  [built-in]  Uniform over the legal") for line in lines)
     # what an agent needs beyond a plain install is said under it, and only there
-    from solvers.agent_info import BUILTIN_NEEDS
+    from solvers._agent_info import BUILTIN_NEEDS
     builtins = {i.name for i in registry.agents() if i.source == "built-in"}
     assert set(BUILTIN_NEEDS) == {"dqn", "nfsp", "xinxin"} <= builtins
     for name, needs in BUILTIN_NEEDS.items():
@@ -247,7 +247,7 @@ def test_a_file_agent_plays_a_tournament(bot_file, tmp_path):
 def test_location_specs_reach_every_user_of_the_registry(game, bot_file):
     """``registry.factory`` resolves a location like a name, so the tools that look
     factories up (the exploitability profile) accept file agents too."""
-    from solvers.agent_policy import _fast_factory
+    from solvers._agent_policy import _fast_factory
     spec = f"{bot_file}:make_bot(depth=2)"
     assert registry.factory(f"{bot_file}:make_bot").__name__ == "make_bot"
     bot = _fast_factory(spec, game, 1)(game, 1, 5)

@@ -12,15 +12,15 @@ import scipy.stats
 
 import spiel_game
 from spiel_game import cards as C
-from spiel_game import engine as E
-from spiel_game import validation as V
-from solvers.base.heuristic import heuristic_policy
-from spiel_game.scenarios import state_from_hands
-from spiel_game.playout import play_random
-from spiel_game.simulator import make_rng
+from spiel_game import _engine as E
+from spiel_game import _validation as V
+from solvers._base.heuristic import heuristic_policy
+from spiel_game._scenarios import state_from_hands
+from spiel_game._playout import play_random
+from spiel_game._simulator import make_rng
 
 from solvers import HeuristicBot, ISMCTSBot, make_agent
-from spiel_game.determinize import Determinizer
+from spiel_game._determinize import Determinizer
 
 K = E.K
 
@@ -300,9 +300,9 @@ def test_determinizations_are_consistent_states(variant):
 def _opponent_fanout(game, st, opp):
     """Search 2,000 iterations on one world (the true state) and return the
     largest number of children of a node where another player moves."""
-    from solvers.ismcts import search_pooled
-    from solvers.ismcts import ROLLOUT_POLICIES, OPPONENTS, new_tree
-    from spiel_game.rng import make_rng_state
+    from solvers._ismcts import search_pooled
+    from solvers._ismcts import ROLLOUT_POLICIES, OPPONENTS, new_tree
+    from spiel_game._rng import make_rng_state
     P = np.asarray(game.engine_params)
     root = np.array(st.engine_state)
     me = st.current_player()

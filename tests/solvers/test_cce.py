@@ -1,4 +1,4 @@
-"""The CCE gap of empirical play (solvers/cfr/cce.py) against independent computations:
+"""The CCE gap of empirical play (solvers/cfr/_cce.py) against independent computations:
 pure-strategy enumeration (kuhn_poker), the existing exact best response on a tree
 where chance draws the iteration (kuhn 2p/3p, leduc, micro3), per-iteration policy
 values, the regret bound and, in two-player zero-sum games, NashConv of the average."""
@@ -12,11 +12,11 @@ import pytest
 from conftest import check_figure_and_macros
 
 import spiel_game
-from solvers.cfr.best_response import best_response, nash_conv, policy_values
-from solvers.cfr.cce import EmpiricalPlay, run_cce, simultaneous_iterate
-from solvers.cfr.policy import random_profile
-from solvers.cfr.solvers import CFR, CFRPlus, make_solver
-from solvers.cfr.tree import CHANCE, build_tree
+from solvers.cfr._best_response import best_response, nash_conv, policy_values
+from solvers.cfr._cce import EmpiricalPlay, run_cce, simultaneous_iterate
+from solvers.cfr._policy import random_profile
+from solvers.cfr._solvers import CFR, CFRPlus, make_solver
+from solvers.cfr._tree import CHANCE, build_tree
 
 TOL = 1e-9
 
@@ -255,9 +255,9 @@ def test_cce_study_figure_and_macros_end_to_end(tmp_path):
 
     import texmacros as macros
     from experiments import runner
-    from experiments.base import registry
+    from experiments._base import registry
     from texmacros.studies import cce as writer
-    from experiments.base.config import ConfigError
+    from experiments._base.config import ConfigError
     from experiments.studies import cce as study
 
     assert registry.get("cce").reproduce and "texmacros.studies.cce" in macros.SOURCES
@@ -321,7 +321,7 @@ def test_cce_study_large_deals_run_apart(tmp_path):
     import texmacros as macros
     from experiments import runner
     from texmacros.studies import cce as writer
-    from experiments.base.config import ConfigError
+    from experiments._base.config import ConfigError
     from experiments.studies import cce as study
 
     with pytest.raises(ConfigError, match="overlap"):
@@ -361,7 +361,7 @@ def test_cce_study_large_deals_run_apart(tmp_path):
 
 
 def test_cfr_jr_samples_pure_plans_from_the_iterates():
-    from solvers.cfr.cce import sample_pure_profile
+    from solvers.cfr._cce import sample_pure_profile
     tree = _tree("kuhn_poker_3p")
     prof = random_profile(tree, 4)
     rng = np.random.default_rng(0)

@@ -1,4 +1,4 @@
-"""Exact best response and NashConv (solvers/cfr/best_response.py) against
+"""Exact best response and NashConv (solvers/cfr/_best_response.py) against
 OpenSpiel's ``exploitability`` module, for uniform, random and solved policies."""
 
 import dataclasses
@@ -9,10 +9,10 @@ import pytest
 from open_spiel.python.algorithms import exploitability
 
 import spiel_game
-from solvers.cfr.best_response import best_response, nash_conv, policy_values
-from solvers.cfr.policy import random_profile, to_tabular_policy, uniform_profile
-from solvers.cfr.solvers import CFR
-from solvers.cfr.tree import build_tree
+from solvers.cfr._best_response import best_response, nash_conv, policy_values
+from solvers.cfr._policy import random_profile, to_tabular_policy, uniform_profile
+from solvers.cfr._solvers import CFR
+from solvers.cfr._tree import build_tree
 
 TOL = 1e-9
 

@@ -8,7 +8,7 @@ import pyspiel
 import pytest
 
 from solvers.cfr import build_tree, from_policy, nash_conv, uniform_profile
-from solvers.cfr.mccfr import ExternalSamplingMCCFR
+from solvers.cfr._mccfr import ExternalSamplingMCCFR
 
 
 def _row_sums(tree, prof):
@@ -151,7 +151,7 @@ def test_peak_memory_estimates_bound_the_measured_peak():
     import tracemalloc
 
     import spiel_game
-    from solvers.cfr import tree as T
+    from solvers.cfr import _tree as T
     build_tree(pyspiel.load_game("kuhn_poker"))             # load the compiled kernels
     build_tree(spiel_game.load("micro"))
     cases = [(pyspiel.load_game("leduc_poker"), "pyspiel"),

@@ -1,4 +1,4 @@
-"""Multi-core CFR (solvers/cfr/parallel.py): ``threads=T`` gives bit for bit the
+"""Multi-core CFR (solvers/cfr/_parallel.py): ``threads=T`` gives bit for bit the
 one-core iterates of every solver, on our presets and OpenSpiel games, whatever
 the number of blocks and the cores numba has."""
 
@@ -12,9 +12,9 @@ import pyspiel
 import pytest
 
 import spiel_game
-from solvers.cfr.parallel import make_plan
-from solvers.cfr.solvers import SOLVERS, make_solver
-from solvers.cfr.tree import build_tree
+from solvers.cfr._parallel import make_plan
+from solvers.cfr._solvers import SOLVERS, make_solver
+from solvers.cfr._tree import build_tree
 
 
 @pytest.fixture(autouse=True)

@@ -1,4 +1,4 @@
-"""Policy conversion (solvers/cfr/policy.py) and sampling MCCFR (solvers/cfr/mccfr.py)."""
+"""Policy conversion (solvers/cfr/_policy.py) and sampling MCCFR (solvers/cfr/_mccfr.py)."""
 
 import numpy as np
 import pyspiel
@@ -7,12 +7,12 @@ from open_spiel.python import policy as os_policy
 from open_spiel.python.algorithms import exploitability
 
 import spiel_game
-from solvers.cfr.best_response import nash_conv
-from solvers.cfr.mccfr import ExternalSamplingMCCFR, MCCFRPolicy, OutcomeSamplingMCCFR
-from solvers.cfr.policy import (FlatPolicy, from_policy, random_profile, to_tabular_policy,
+from solvers.cfr._best_response import nash_conv
+from solvers.cfr._mccfr import ExternalSamplingMCCFR, MCCFRPolicy, OutcomeSamplingMCCFR
+from solvers.cfr._policy import (FlatPolicy, from_policy, random_profile, to_tabular_policy,
                                 uniform_profile)
-from solvers.cfr.solvers import CFR
-from solvers.cfr.tree import build_tree
+from solvers.cfr._solvers import CFR
+from solvers.cfr._tree import build_tree
 
 
 # ------------------------------------------------------------------ policy

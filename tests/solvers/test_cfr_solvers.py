@@ -1,4 +1,4 @@
-"""The CFR family (solvers/cfr/solvers.py) against OpenSpiel and known values."""
+"""The CFR family (solvers/cfr/_solvers.py) against OpenSpiel and known values."""
 
 import numpy as np
 import pyspiel
@@ -6,10 +6,10 @@ import pytest
 from open_spiel.python.algorithms import discounted_cfr, exploitability
 
 import spiel_game
-from solvers.cfr.best_response import nash_conv, policy_values
-from solvers.cfr.policy import from_policy
-from solvers.cfr.solvers import CFR, DCFR, SOLVERS, CFRPlus, LinearCFR, PCFRPlus, make_solver
-from solvers.cfr.tree import build_tree
+from solvers.cfr._best_response import nash_conv, policy_values
+from solvers.cfr._policy import from_policy
+from solvers.cfr._solvers import CFR, DCFR, SOLVERS, CFRPlus, LinearCFR, PCFRPlus, make_solver
+from solvers.cfr._tree import build_tree
 
 TOL = 1e-9
 

@@ -1,4 +1,4 @@
-"""The flat game tree (solvers/cfr/tree.py): sizes, layout, and the engine
+"""The flat game tree (solvers/cfr/_tree.py): sizes, layout, and the engine
 walker's information sets against ``information_state_string``."""
 
 import dataclasses
@@ -8,7 +8,7 @@ import pyspiel
 import pytest
 
 import spiel_game
-from solvers.cfr.tree import CHANCE, TERMINAL, build_tree
+from solvers.cfr._tree import CHANCE, TERMINAL, build_tree
 
 
 def _count(state):
@@ -153,7 +153,7 @@ def test_engine_walker_with_card_by_card_deal():
 
 
 def _key(state):
-    from solvers.cfr.engine_walk import infoset_key
+    from solvers.cfr._engine_walk import infoset_key
     deck = np.flatnonzero(np.asarray(state.rules.deck_counts) > 0).astype(np.int64)
     return infoset_key(state.engine_params, state.engine_state, deck)
 

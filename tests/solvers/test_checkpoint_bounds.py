@@ -25,11 +25,11 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 import spiel_game  # noqa: E402  (registers the game)
-from solvers.net import checkpoint as ck  # noqa: E402
-from solvers.net.checkpoint import CheckpointError, read_checkpoint  # noqa: E402
-from solvers.net.features import FeatureLayout  # noqa: E402
-from solvers.net.model import PolicyValueNet, save_checkpoint  # noqa: E402
-from solvers.registry import AgentSpecError, make_agent  # noqa: E402
+from solvers.net import _checkpoint as ck  # noqa: E402
+from solvers.net._checkpoint import CheckpointError, read_checkpoint  # noqa: E402
+from solvers.net._features import FeatureLayout  # noqa: E402
+from solvers.net._model import PolicyValueNet, save_checkpoint  # noqa: E402
+from solvers._registry import AgentSpecError, make_agent  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 CPU_SECONDS = 1.0           # the most CPU time one refusal may take
@@ -61,10 +61,10 @@ _PROBE = textwrap.dedent("""
     import json, resource, sys, time
     kind, good, bad = sys.argv[1:4]
     if kind == "npz":
-        from solvers.net.checkpoint import read_checkpoint as load
+        from solvers.net._checkpoint import read_checkpoint as load
     else:
         import torch  # noqa: F401  (imported before the clock starts)
-        from solvers.openspiel_rl_play import _mlp_shapes, load_checkpoint as load
+        from solvers._openspiel_rl_play import _mlp_shapes, load_checkpoint as load
         _mlp_shapes(2, [2], 2)
     if good != "-":
         load(good)
@@ -214,7 +214,7 @@ def test_pt_hidden_bomb_is_refused_before_building(tmp_path):
 
 
 def test_pt_tensors_are_checked_not_cast(tmp_path):
-    from solvers import openspiel_rl_play as rl
+    from solvers import _openspiel_rl_play as rl
     want = rl._mlp_shapes(40, [4], 60)
     good = {k: torch.zeros(s) for k, s in want.items()}
     cases = [({**good, "model.0.0.bias": torch.zeros(4, dtype=torch.complex64)},

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 import spiel_game
-from spiel_game import engine as E
+from spiel_game import _engine as E
 from solvers.net import zoo
-from solvers.net.checkpoint import read_checkpoint
-from solvers.registry import AgentSpecError, make_agent
+from solvers.net._checkpoint import read_checkpoint
+from solvers._registry import AgentSpecError, make_agent
 
 CLASSIC = {"deck": "classic", "players": 4, "packs": 1, "moon": "both"}
 NOPASS = {**CLASSIC, "pass_count": 0}
@@ -97,7 +97,7 @@ def test_a_classic_game_with_other_rules_is_refused_with_the_rules_named():
 def test_the_distill_profile_rebuilds_the_shipped_models_layout_and_recipe(name, profile):
     """``python -m experiments run distill --profile P`` (the card's command) trains
     a network of the shipped model's layout, size and experiment config."""
-    from experiments.base.config import config_to_dict
+    from experiments._base.config import config_to_dict
     from experiments.studies.distill import PROFILES, feature_layout
     config = PROFILES[profile]
     model_config, _ = read_checkpoint(zoo.model_path(name))

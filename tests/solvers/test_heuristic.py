@@ -1,4 +1,4 @@
-"""The heuristic player plays as documented (``solvers/base/heuristic.py``).
+"""The heuristic player plays as documented (``solvers/_base/heuristic.py``).
 
 Every documented rule is pinned on a constructed state: passing order,
 ducking (with cancellation), shedding when every card wins, never feeding a
@@ -22,12 +22,12 @@ import pytest
 
 import spiel_game
 from spiel_game import cards as C
-from spiel_game import engine as E
+from spiel_game import _engine as E
 from spiel_game.cards import AS, KS
-from spiel_game.playout import play_random
-from spiel_game.rng import make_rng_state
-from solvers.base.heuristic import heuristic_policy, unseen_copies
-from spiel_game.scenarios import parse_cards, state_from_hands
+from spiel_game._playout import play_random
+from spiel_game._rng import make_rng_state
+from solvers._base.heuristic import heuristic_policy, unseen_copies
+from spiel_game._scenarios import parse_cards, state_from_hands
 
 SMALL = dict(deck="custom", players=4, suits="CDHS", ranks="9TJQKA", packs=2, pass_count=0)
 

@@ -1,6 +1,6 @@
-"""Inference-weighted determinization (solvers/beliefs/replay.py).
+"""Inference-weighted determinization (solvers/beliefs/_replay.py).
 
-What is checked, against the module docstring of :mod:`solvers.beliefs.replay`:
+What is checked, against the module docstring of :mod:`solvers.beliefs._replay`:
 
 (1) The compiled log-likelihood of a world equals one computed independently
     in plain Python through pyspiel states (the world's history replayed with
@@ -33,16 +33,16 @@ import scipy.stats
 
 import spiel_game
 from spiel_game import cards as C
-from spiel_game import engine as E
-from spiel_game import validation as V
-from spiel_game.rng import make_rng_state
-from solvers.base.bots import AgentParameterError
-from solvers.base.heuristic import heuristic_policy
+from spiel_game import _engine as E
+from spiel_game import _validation as V
+from spiel_game._rng import make_rng_state
+from solvers._base.bots import AgentParameterError
+from solvers._base.heuristic import heuristic_policy
 from solvers.beliefs import HeuristicBelief, LocationBelief, RandomBelief
-from solvers.beliefs.replay import MODELS, WeightedDeterminizer, make_belief
-from solvers.ismcts import ISMCTSBot
-from solvers.pimc import PIMCBot
-from solvers.registry import AgentSpecError, make_agent
+from solvers.beliefs._replay import MODELS, WeightedDeterminizer, make_belief
+from solvers._ismcts import ISMCTSBot
+from solvers._pimc import PIMCBot
+from solvers._registry import AgentSpecError, make_agent
 
 K = C.NUM_CARD_TYPES
 ALPHA = 1e-3
@@ -369,7 +369,7 @@ def test_2_world_pool_matches_the_brute_force_posterior(seed, played):
     the hidden hands is the exact posterior (total variation < 0.03 with 20,000
     candidates, where the unweighted pool is the prior, > 0.05 away), and the
     search's draws from the pool follow its weights (chi-square)."""
-    from solvers.beliefs.replay import WorldPool, pool_pick
+    from solvers.beliefs._replay import WorldPool, pool_pick
     game = spiel_game.load(SMALL)
     st = heuristic_game_state(game, seed, lambda s: int(s.engine_state[E.S_PHASE]) ==
                               E.PH_PLAY and int(s.engine_state[E.S_NPLAYED]) >= played)
@@ -401,7 +401,7 @@ def test_2_mcmc_moves_reach_the_brute_force_posterior(seed, played):
     (no resampling: ``min_ess`` = the pool) end distributed as the brute-force
     posterior (chi-square), for the heuristic and the random model; the prior
     itself is rejected by the same test (power)."""
-    from solvers.beliefs.replay import WorldPool
+    from solvers.beliefs._replay import WorldPool
     game = spiel_game.load(SMALL)
     st = heuristic_game_state(game, seed, lambda s: int(s.engine_state[E.S_PHASE]) ==
                               E.PH_PLAY and int(s.engine_state[E.S_NPLAYED]) >= played)
@@ -433,8 +433,8 @@ def test_mcmc_moves_keep_the_observers_knowledge_with_passing():
     played, hand sizes and the observer's hand never change, every moved world
     is consistent with the plays (finite log-likelihood), and the moves raise
     the mean log-likelihood of a prior pool (6 players, heuristic model)."""
-    from solvers.beliefs.mcmc import move_constraints
-    from solvers.beliefs.replay import WorldPool
+    from solvers.beliefs._mcmc import move_constraints
+    from solvers.beliefs._replay import WorldPool
     game = spiel_game.load({"players": 6})
     st = heuristic_game_state(game, 3, lambda s: int(s.engine_state[E.S_NPLAYED]) >= 30)
     me = st.current_player()
@@ -484,7 +484,7 @@ def test_ismcts_with_a_world_pool_plays_legal_moves_and_repeats_with_its_seed():
 
 
 def test_tempered_weights_keep_the_asked_effective_size_and_no_more_tempering():
-    from solvers.beliefs.replay import tempered_weights
+    from solvers.beliefs._replay import tempered_weights
     rng = np.random.default_rng(3)
     logw = rng.normal(0.0, 6.0, 200)               # a sharp posterior: one world dominates
     w1, b1 = tempered_weights(logw, 0.0)
@@ -586,7 +586,7 @@ def test_the_true_world_of_heuristic_players_is_as_likely_as_the_model_allows(pa
     study (``research/scripts/belief_quality.py``) reads this number against the
     sampler's candidates."""
     from experiments.bench.inference import heuristic_state
-    from solvers.beliefs.replay import WeightedDeterminizer
+    from solvers.beliefs._replay import WeightedDeterminizer
     eps = 0.1
     game = spiel_game.load(params)
     st = heuristic_state(game, 4, 37)
@@ -613,8 +613,8 @@ def test_persistent_chains_carry_worlds_forward_consistently():
     consistent with every play since (finite log-likelihood, the one
     recorded), and most are carried rather than redrawn; the agent carries
     its chains within a hand and starts afresh in a new hand."""
-    from solvers.beliefs.mcmc import move_constraints
-    from solvers.beliefs.replay import WorldPool
+    from solvers.beliefs._mcmc import move_constraints
+    from solvers.beliefs._replay import WorldPool
     game = spiel_game.load({"players": 6})
     first = heuristic_game_state(game, 21, lambda s: int(s.engine_state[E.S_NPLAYED]) >= 20)
     me = first.current_player()

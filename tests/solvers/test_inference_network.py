@@ -1,4 +1,4 @@
-"""The learned opponent model of inference (``belief='network'``, solvers/beliefs/replay.py).
+"""The learned opponent model of inference (``belief='network'``, solvers/beliefs/_replay.py).
 
 A policy-value network (:mod:`solvers.net`) as the opponent model: a world is
 weighted by the probability, under the network seeing each other player's own
@@ -31,15 +31,15 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import spiel_game  # noqa: E402
-from spiel_game import engine as E  # noqa: E402
-from spiel_game import validation as V  # noqa: E402
-from spiel_game.rng import make_rng_state  # noqa: E402
-from solvers.base.bots import AgentParameterError  # noqa: E402
-from solvers.beliefs.replay import WeightedDeterminizer, WorldPool, make_belief, pool_pick  # noqa: E402
-from solvers.net.features import FeatureLayout, game_base_params  # noqa: E402
-from solvers.net.inference import NetEvaluator  # noqa: E402
-from solvers.net.model import PolicyValueNet, save_checkpoint  # noqa: E402
-from solvers.registry import AgentSpecError, make_agent  # noqa: E402
+from spiel_game import _engine as E  # noqa: E402
+from spiel_game import _validation as V  # noqa: E402
+from spiel_game._rng import make_rng_state  # noqa: E402
+from solvers._base.bots import AgentParameterError  # noqa: E402
+from solvers.beliefs._replay import WeightedDeterminizer, WorldPool, make_belief, pool_pick  # noqa: E402
+from solvers.net._features import FeatureLayout, game_base_params  # noqa: E402
+from solvers.net._inference import NetEvaluator  # noqa: E402
+from solvers.net._model import PolicyValueNet, save_checkpoint  # noqa: E402
+from solvers._registry import AgentSpecError, make_agent  # noqa: E402
 import test_inference as ti  # noqa: E402
 
 ALPHA = 1e-3

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import spiel_game
-from solvers.base.bots import AgentParameterError
-from solvers.ismcts import CLOCKS, ISMCTSBot
+from solvers._base.bots import AgentParameterError
+from solvers._ismcts import CLOCKS, ISMCTSBot
 
 
 def _first_decision(seed=0):

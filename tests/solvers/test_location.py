@@ -1,4 +1,4 @@
-"""The learned card-location model (solvers.beliefs.location) and ISMCTS's belief='location'."""
+"""The learned card-location model (solvers.beliefs._location) and ISMCTS's belief='location'."""
 
 from __future__ import annotations
 
@@ -7,15 +7,15 @@ import pyspiel
 import pytest
 
 import spiel_game
-from solvers.base.bots import AgentParameterError
-from solvers.beliefs.replay import make_belief
-from spiel_game.determinize import make_determinization
-from solvers.beliefs import location as LOC
-from solvers.net.checkpoint import CheckpointError
-from solvers.net.features import FeatureLayout
-from solvers.registry import AgentSpecError, make_agent
-from spiel_game import engine as E
-from spiel_game.rng import make_rng_state
+from solvers._base.bots import AgentParameterError
+from solvers.beliefs._replay import make_belief
+from spiel_game._determinize import make_determinization
+from solvers.beliefs import _location as LOC
+from solvers.net._checkpoint import CheckpointError
+from solvers.net._features import FeatureLayout
+from solvers._registry import AgentSpecError, make_agent
+from spiel_game import _engine as E
+from spiel_game._rng import make_rng_state
 
 K = E.K
 
@@ -23,9 +23,9 @@ K = E.K
 def collect(players: int, hands: int, seed: int) -> dict:
     """Every play-phase decision of ``hands`` hands with the heuristic in every
     seat (hand ``h`` dealt from ``default_rng([seed, h])``), in the layout
-    :func:`solvers.beliefs.location.prepare_collection` reads (what
+    :func:`solvers.beliefs._location.prepare_collection` reads (what
     ``research/scripts/card_location.py collect`` writes)."""
-    from solvers.net.selfplay import play_hand
+    from solvers.net._selfplay import play_hand
     game = pyspiel.load_game(spiel_game.GAME_NAME, {"players": players})
     bots = [make_agent("heuristic", game, q, seed=q) for q in range(players)]
     states, observers, hand = [], [], []

@@ -15,13 +15,13 @@ torch = pytest.importorskip("torch")
 import spiel_game  # noqa: E402,F401  (registers the game)
 from experiments.studies import expert_iteration as ei  # noqa: E402
 from experiments.tournament import TournamentConfig, run_tournament  # noqa: E402
-from solvers.net.checkpoint import FORMAT, CheckpointError, read_checkpoint  # noqa: E402
-from solvers.net.features import FeatureLayout, GameFamilyError  # noqa: E402
-from solvers.net.inference import NetEvaluator  # noqa: E402
-from solvers.net.model import (PolicyValueNet, load_model, losses, save_checkpoint,  # noqa: E402
+from solvers.net._checkpoint import FORMAT, CheckpointError, read_checkpoint  # noqa: E402
+from solvers.net._features import FeatureLayout, GameFamilyError  # noqa: E402
+from solvers.net._inference import NetEvaluator  # noqa: E402
+from solvers.net._model import (PolicyValueNet, load_model, losses, save_checkpoint,  # noqa: E402
                                to_batch)
-from solvers.net.selfplay import concat, play_hands, size, train  # noqa: E402
-from solvers.registry import AgentSpecError, make_agent  # noqa: E402
+from solvers.net._selfplay import concat, play_hands, size, train  # noqa: E402
+from solvers._registry import AgentSpecError, make_agent  # noqa: E402
 
 GAME = "python_cancellation_hearts"
 
@@ -117,7 +117,7 @@ def test_heuristic_hint_is_the_heuristic_players_move(tmp_path, layout):
     """hint='heuristic' appends a one-hot of the heuristic player's move (only for
     the player to move), leaves the other features and the no-hint layout as they
     were, and the compiled forward pass (the search's) still equals torch's."""
-    from solvers.base.bots import HeuristicBot
+    from solvers._base.bots import HeuristicBot
     hinted = FeatureLayout({}, (5, 6, 11), hint="heuristic")
     assert hinted.to_dict()["hint"] == "heuristic" and "hint" not in layout.to_dict()
     assert FeatureLayout({}, (5, 6, 11)).fingerprint == layout.fingerprint
@@ -158,7 +158,7 @@ def test_heuristic_hint_is_the_heuristic_players_move(tmp_path, layout):
 
 def _samples(layout, seed):
     """Samples from two hands of cheap plain ISMCTS self-play (6 players)."""
-    from solvers.ismcts import ISMCTSBot
+    from solvers._ismcts import ISMCTSBot
     game = _game(6)
     bots = [ISMCTSBot(game, q, seed + q, iterations=8) for q in range(6)]
     samples, rets = play_hands(game, layout, bots, 1, np.random.default_rng(seed))
@@ -295,7 +295,7 @@ def test_net_ismcts_time_limit_budget(small_ckpt):
 
 
 def test_expert_iteration_config_errors():
-    from experiments.base.config import ConfigError
+    from experiments._base.config import ConfigError
     with pytest.raises(ConfigError, match="subset of cover"):
         ei.ExpertIterationConfig(players=(4,))
     with pytest.raises(ConfigError, match="search"):
@@ -303,7 +303,7 @@ def test_expert_iteration_config_errors():
 
 
 def test_sharpened_policy_targets():
-    from solvers.net.model import sharpen
+    from solvers.net._model import sharpen
     p = np.array([[0.5, 0.3, 0.2, 0.0], [0.25, 0.25, 0.5, 0.0]])
     np.testing.assert_allclose(sharpen(p, 1.0), p, rtol=1e-6)
     s = sharpen(p, 0.5)
@@ -363,7 +363,7 @@ def test_ismcts_bias_is_plain_ismcts_plus_a_root_bias(small_ckpt):
             make_agent(f"ismcts_bias(checkpoint={str(path)!r}, {bad})", game, 0)
     with pytest.raises(AgentSpecError, match="ismcts_bias: checkpoint"):
         make_agent("ismcts_bias(checkpoint='/nonexistent/net.npz')", game, 0)
-    from solvers.ismcts_net import BiasISMCTSBot
+    from solvers._ismcts_net import BiasISMCTSBot
     from solvers.beliefs import HeuristicBelief
     with pytest.raises(TypeError, match="belief"):
         BiasISMCTSBot(game, 0, checkpoint=str(path), belief=HeuristicBelief(pool=4))

@@ -17,8 +17,8 @@ import torch
 import spiel_game
 from experiments.tournament import TournamentConfig, run_tournament
 from solvers import openspiel_rl as rl
-from solvers.openspiel_rl_play import _make_mlp
-from solvers.registry import AgentSpecError, make_agent
+from solvers._openspiel_rl_play import _make_mlp
+from solvers._registry import AgentSpecError, make_agent
 
 # A small variant: 3 seats, 24 cards, one pass: an episode takes milliseconds.
 SMALL = {"players": 3, "deck": "custom", "suits": "HS", "ranks": "9TJQKA", "packs": 2,

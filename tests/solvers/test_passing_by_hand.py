@@ -20,7 +20,7 @@ post-pass hand ``{x, z}``: the card ``x`` it kept and the card ``z`` seat 1
 passed it. Each deal is therefore a 2x2 table "x (rows) by z (columns)" of
 seat-0 points, which seat 0 wants low and seat 1 high (constant sum).
 
-Conventions on two cards (solvers/base/passing.py docstring), "passes":
+Conventions on two cards (solvers/_base/passing.py docstring), "passes":
 ``high`` the higher by rank, spades before hearts on equal rank (AS > AH > QS >
 QH); ``low`` the lower; ``dump_points`` QS, then hearts from the ace down, then
 AS; ``keep_maria`` hearts from the ace down, then AS, never QS while anything
@@ -218,9 +218,9 @@ import numpy as np
 import pytest
 
 import spiel_game
-from experiments.base.registry import Unit
+from experiments._base.registry import Unit
 from experiments.studies import passing_exact as pe
-from solvers.metagame import metagame_table, one_vs_population
+from solvers._metagame import metagame_table, one_vs_population
 
 HEARTS = {"deck": "custom", "players": 2, "suits": "H", "ranks": "JQKA", "packs": 1,
           "pass_count": 1, "deal": "whole", "moon": "off"}

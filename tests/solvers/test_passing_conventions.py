@@ -5,9 +5,9 @@ import pyspiel
 import pytest
 
 import spiel_game
-from spiel_game.scenarios import state_from_hands
-from spiel_game.simulator import simulate
-from solvers.base.passing import CONVENTIONS, ConventionBot, choose_pass, compiled_convention
+from spiel_game._scenarios import state_from_hands
+from spiel_game._simulator import simulate
+from solvers._base.passing import CONVENTIONS, ConventionBot, choose_pass, compiled_convention
 
 # 6 players x 17 cards; seat 0's hand is chosen, the others are filled from the deck.
 HAND0 = "QS KS 2S 3S AH KH 2H 3C 4C 5C 6C 7C 8D 9D TD JD QD"

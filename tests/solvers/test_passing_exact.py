@@ -4,11 +4,11 @@
 import numpy as np
 import pytest
 
-from experiments.base.registry import Unit
+from experiments._base.registry import Unit
 from experiments.studies import passing_exact as pe
-from solvers.cfr.best_response import best_response, policy_values
-from solvers.cfr.exploitability import fix_to_chance
-from solvers.metagame import symmetric_zero_sum_nash
+from solvers.cfr._best_response import best_response, policy_values
+from solvers.cfr._exploitability import fix_to_chance
+from solvers._metagame import symmetric_zero_sum_nash
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +55,7 @@ def test_convention_profiles_are_distributions(micro_pass):
 def test_fix_to_chance_preserves_values(micro_pass):
     tr = micro_pass.tree
     rng = np.random.default_rng(0)
-    from solvers.cfr.policy import random_profile
+    from solvers.cfr._policy import random_profile
     prof = random_profile(tr, rng)
     fixed = fix_to_chance(tr, prof, micro_pass.pass_nodes)
     assert np.allclose(policy_values(fixed, prof), policy_values(tr, prof))
@@ -137,7 +137,7 @@ def test_deterministic_three_players():
 
 
 def test_registered():
-    from experiments.base.registry import get
+    from experiments._base.registry import get
     exp = get("passing_exact")
     assert "quick" in exp.profiles
 

@@ -5,9 +5,9 @@ import math
 import numpy as np
 import pytest
 
-from experiments.base.stats import mean_ci
+from experiments._base.stats import mean_ci
 from experiments.studies.passing_metagame import MetagameConfig, metagame_result
-from solvers.metagame import (alpharank_masses, bootstrap_tables, fitness_setup, library_gain,
+from solvers._metagame import (alpharank_masses, bootstrap_tables, fitness_setup, library_gain,
                               one_vs_population, profiles, replicator_nash, rollout_pass_gain)
 
 
@@ -103,7 +103,7 @@ def test_bootstrap_tables_equal_the_resampled_nanmean():
 
 
 def test_eleven_player_pipeline_on_a_tiny_config():
-    from spiel_game.simulator import simulate
+    from spiel_game._simulator import simulate
     conv = ("dump_points", "low", "void_short")
     cfg = MetagameConfig(players=11, conventions=conv, deals=5, br_deals=3, br_samples=2,
                          bootstrap=20, workers=1)
@@ -148,8 +148,8 @@ def test_eleven_player_experiment_is_registered_and_runs_in_the_runner(tmp_path)
 
     from conftest import ROOT
     from experiments import runner
-    from experiments.base import registry
-    from solvers.base.passing import CONVENTIONS
+    from experiments._base import registry
+    from solvers._base.passing import CONVENTIONS
     exp = registry.get("passing_metagame_11")
     quick, paper = exp.config("quick"), exp.config("paper")
     assert quick.players == paper.players == 11 and paper.conventions == CONVENTIONS

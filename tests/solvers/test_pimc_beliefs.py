@@ -1,4 +1,4 @@
-"""PIMC with every belief model (solvers.pimc.PIMCBot(belief=...), the interface ISMCTS takes)."""
+"""PIMC with every belief model (solvers._pimc.PIMCBot(belief=...), the interface ISMCTS takes)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ import pytest
 
 import spiel_game
 from solvers.beliefs import HeuristicBelief, LocationBelief, NetworkBelief, RandomBelief
-from solvers.beliefs import location as LOC
-from solvers.base.bots import AgentParameterError
-from solvers.net.features import FeatureLayout
-from solvers.pimc import PIMCBot
-from solvers.registry import AgentSpecError, make_agent
-from spiel_game import engine as E
+from solvers.beliefs import _location as LOC
+from solvers._base.bots import AgentParameterError
+from solvers.net._features import FeatureLayout
+from solvers._pimc import PIMCBot
+from solvers._registry import AgentSpecError, make_agent
+from spiel_game import _engine as E
 
 K = E.K
 PLAYERS = 6
@@ -28,7 +28,7 @@ def game():
 def checkpoints(tmp_path_factory):
     """A small policy network and a card-location model (its correction 0: the
     prior) covering the 6-player game."""
-    from solvers.net.model import PolicyValueNet, save_checkpoint
+    from solvers.net._model import PolicyValueNet, save_checkpoint
     where = tmp_path_factory.mktemp("ck")
     layout = FeatureLayout(players=(PLAYERS,))
     net = PolicyValueNet(layout.size, layout.num_actions, layout.max_players, hidden=8,

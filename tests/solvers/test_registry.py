@@ -15,8 +15,8 @@ import pyspiel
 import pytest
 
 import spiel_game
-from solvers import catalog, registry
-from solvers.registry import AgentSpec, AgentSpecError, make_agent, parse_spec
+from solvers import _catalog as catalog, _registry as registry
+from solvers._registry import AgentSpec, AgentSpecError, make_agent, parse_spec
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "example_agent_pkg"
 
@@ -120,7 +120,7 @@ def test_builtins_build_pyspiel_bots():
 
 def test_register_in_process():
     game = spiel_game.load(players=5)
-    from solvers.base.bots import RandomBot
+    from solvers._base.bots import RandomBot
     registry.register("test_only_random", lambda g, p, s, **kw: RandomBot(g, p, s))
     try:
         assert isinstance(make_agent("test_only_random(anything=1)", game, 0), RandomBot)

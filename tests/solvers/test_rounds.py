@@ -1,4 +1,4 @@
-"""The training loop of the network studies (solvers.net.rounds): files and their
+"""The training loop of the network studies (solvers.net._rounds): files and their
 naming, the row, the hooks' arguments, predecessors recomputed when missing or
 foreign, stored rows not recomputed, the training set's window and extra set,
 and the minibatch mixing of selfplay.train."""
@@ -11,12 +11,12 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import spiel_game  # noqa: E402,F401  (registers the game)
-from solvers.base.bots import HeuristicBot  # noqa: E402
-from solvers.net.checkpoint import read_checkpoint  # noqa: E402
-from solvers.net.features import FeatureLayout  # noqa: E402
-from solvers.net.model import PolicyValueNet  # noqa: E402
-from solvers.net.rounds import Rounds, TrainingSet, load_game, unit_seed  # noqa: E402
-from solvers.net.selfplay import load_samples, record_hands, size, train  # noqa: E402
+from solvers._base.bots import HeuristicBot  # noqa: E402
+from solvers.net._checkpoint import read_checkpoint  # noqa: E402
+from solvers.net._features import FeatureLayout  # noqa: E402
+from solvers.net._model import PolicyValueNet  # noqa: E402
+from solvers.net._rounds import Rounds, TrainingSet, load_game, unit_seed  # noqa: E402
+from solvers.net._selfplay import load_samples, record_hands, size, train  # noqa: E402
 
 LAYOUT = FeatureLayout({}, (5, 6))
 

@@ -3,8 +3,8 @@ game or corrupts a result, a broken plug-in never breaks the registry, and
 OpenSpiel bots get seeds they accept.
 
 The validity rules below are written from the documented ranges (the
-docstrings of ``solvers.ismcts``, ``solvers.pimc`` and
-``solvers.openspiel_bots.openspiel_ismcts``), independently of the checking code.
+docstrings of ``solvers._ismcts``, ``solvers._pimc`` and
+``solvers._openspiel_bots.openspiel_ismcts``), independently of the checking code.
 """
 
 from __future__ import annotations
@@ -25,11 +25,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import spiel_game
-from solvers import catalog, registry
-from solvers.base.bots import AgentParameterError, HeuristicBot, RandomBot
-from solvers.ismcts import ISMCTSBot
-from solvers.pimc import PIMCBot
-from solvers.registry import (AgentFactoryError, AgentSpec, AgentSpecError, make_agent,
+from solvers import _catalog as catalog, _registry as registry
+from solvers._base.bots import AgentParameterError, HeuristicBot, RandomBot
+from solvers._ismcts import ISMCTSBot
+from solvers._pimc import PIMCBot
+from solvers._registry import (AgentFactoryError, AgentSpec, AgentSpecError, make_agent,
                               openspiel_seed, parse_spec)
 
 SMALL = {"players": 3, "deck": "custom", "suits": "HS", "ranks": "9TJQKA", "packs": 2,
@@ -51,8 +51,8 @@ def _decision_states():
             st_.apply_action(int(rng.choice(acts, p=probs)))
             continue
         legal = st_.legal_actions()
-        phase = "play" if st_.engine_state[spiel_game.engine.S_PHASE] == \
-            spiel_game.engine.PH_PLAY else "pass"
+        phase = "play" if st_.engine_state[spiel_game._engine.S_PHASE] == \
+            spiel_game._engine.PH_PLAY else "pass"
         if len(legal) >= 2 and phase not in [p for p, _ in out]:
             out.append((phase, st_.clone()))
         st_.apply_action(legal[int(rng.integers(len(legal)))])
@@ -531,7 +531,7 @@ PLUGINS = {
     "ch_t12_missing": "import ch_t12_no_such_module  # noqa: F401\n",
     "ch_t12_boom": "raise RuntimeError('boom at import')\n",
     "ch_t12_kbd": "raise KeyboardInterrupt\n",
-    "ch_t12_good": ("from solvers.base.bots import RandomBot\n"
+    "ch_t12_good": ("from solvers._base.bots import RandomBot\n"
                     "def make(game, player, seed=0):\n"
                     "    return RandomBot(game, player, seed)\n"
                     "NOT_CALLABLE = 3\n"),
@@ -611,7 +611,7 @@ def test_unlistable_entry_points_leave_the_builtins(plugin_modules, monkeypatch)
 
 def test_openspiel_uniform_plays_a_lone_action_zero():
     """OpenSpiel's PolicyBot takes a lone legal action 0 (2C) for "no action"; ours plays it."""
-    from spiel_game.scenarios import state_from_hands
+    from spiel_game._scenarios import state_from_hands
     game = spiel_game.load(deck="custom", players=3, suits="CH", ranks="2TA", packs=1,
                            pass_count=0)
     state = state_from_hands(game, ["2C AH", "TC TH", "AC 2H"])

@@ -30,7 +30,7 @@ import pyspiel
 import pytest
 
 import spiel_game
-from solvers.registry import AgentFactoryError, AgentSpecError, make_agent
+from solvers._registry import AgentFactoryError, AgentSpecError, make_agent
 from solvers.xinxin import (DriverProcess, XinxinBot, XinxinError, XinxinMismatch,
                             XinxinNotBuilt, find_binary)
 from spiel_game import cards as C

@@ -97,7 +97,7 @@ def test_a_driver_without_a_greeting_is_stopped(tmp_path):
 
 def test_the_timeout_is_checked_when_the_agent_is_built():
     game = spiel_game.load(CLASSIC)
-    from solvers.registry import AgentSpecError, make_agent
+    from solvers._registry import AgentSpecError, make_agent
     with pytest.raises(AgentSpecError, match="timeout=0 is out of range"):
         make_agent(f"xinxin(binary={[sys.executable]!r}, timeout=0)", game, 0, 0)
 

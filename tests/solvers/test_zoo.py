@@ -11,8 +11,8 @@ import pytest
 
 import spiel_game
 from solvers.net import zoo
-from solvers.net.checkpoint import CheckpointError, read_checkpoint, write_npz
-from solvers.registry import AgentSpecError, make_agent
+from solvers.net._checkpoint import CheckpointError, read_checkpoint, write_npz
+from solvers._registry import AgentSpecError, make_agent
 
 from conftest import ROOT
 

@@ -22,8 +22,8 @@ import pytest
 
 import spiel_game
 from solvers.net import zoo
-from solvers.net.checkpoint import CheckpointError
-from solvers.registry import AgentSpecError, make_agent
+from solvers.net._checkpoint import CheckpointError
+from solvers._registry import AgentSpecError, make_agent
 
 
 def test_a_file_in_the_working_folder_does_not_shadow_a_shipped_model(tmp_path, monkeypatch):

@@ -1,12 +1,12 @@
 """The paper's numbers of the external baseline, our agents against xinxin
-(:mod:`experiments.external`, ``RESULTS/xinxin/gains.csv``): :func:`paper_macros`
+(:mod:`experiments._external`, ``RESULTS/xinxin/gains.csv``): :func:`paper_macros`
 (:mod:`texmacros`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from experiments.external import rows as _rows
+from experiments._external import rows as _rows
 
 #: The cells whose macros the paper's text uses: defined (as ``--``, never
 #: printed under a false ``\\ifXinxin``) also when the results lack them.

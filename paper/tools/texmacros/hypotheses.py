@@ -4,8 +4,8 @@ The main text declares a short list of confirmatory comparisons (:data:`PRIMARY`
 each read from a saved result; every other p-value in the paper is exploratory
 and says so. :func:`family` collects the hypotheses whose results exist,
 takes each one's two-sided p-value (as the study saved it, or recovered from
-its saved 95% t interval by :func:`experiments.base.stats.p_from_interval`) and
-adjusts the family with :func:`experiments.base.stats.holm`. :func:`paper_macros`
+its saved 95% t interval by :func:`experiments._base.stats.p_from_interval`) and
+adjusts the family with :func:`experiments._base.stats.holm`. :func:`paper_macros`
 writes ``\\PrimaryRows`` (the body of the table of primary hypotheses),
 ``\\PrimaryCount``, ``\\PrimaryHeld`` (how many hold at level
 :data:`ALPHA` after the correction) and, for every hypothesis,
@@ -25,7 +25,7 @@ import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
-from experiments.base.stats import holm, p_from_interval
+from experiments._base.stats import holm, p_from_interval
 
 __all__ = ["ALPHA", "Hypothesis", "Measured", "PRIMARY", "family", "paper_macros"]
 

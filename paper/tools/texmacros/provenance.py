@@ -1,10 +1,11 @@
-"""The paper's numbers of :mod:`experiments.provenance`: :func:`paper_macros` (:mod:`texmacros`)."""
+"""The paper's numbers of :mod:`experiments._provenance`: :func:`paper_macros`
+(:mod:`texmacros`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from experiments.provenance import records
+from experiments._provenance import records
 
 
 def paper_macros(m, results: Path, bench: Path) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 
 from card_location import load_collection
-from solvers.beliefs import location as LOC
+from solvers.beliefs import _location as LOC
 
 n, path = int(sys.argv[1]), sys.argv[2]
 d = load_collection(path)

@@ -8,19 +8,19 @@ cards, and subtracts when it shoots the moon. Its factory is declared in
     [project.entry-points."cancellation_hearts.agents"]
     lowest = "ch_example_agents:make_lowest"
 
-after which ``solvers.registry.make_agent("lowest(prefer_suit='S')", game,
+after which ``solvers._registry.make_agent("lowest(prefer_suit='S')", game,
 player, seed)`` builds it, and tournaments accept the spec. A bad parameter
-raises :class:`solvers.base.bots.AgentParameterError` (through
-:func:`solvers.base.bots.check_choice`), so ``make_agent`` reports it as a spec
+raises :class:`solvers._base.bots.AgentParameterError` (through
+:func:`solvers._base.bots.check_choice`), so ``make_agent`` reports it as a spec
 error; anything else the factory raised would be reported as a failure of
 the factory. The seed is an int in ``[0, 2**63)`` (this agent needs none).
 """
 
 from __future__ import annotations
 
-from solvers.base.bots import Agent, check_choice
+from solvers._base.bots import Agent, check_choice
 from spiel_game import cards as C
-from spiel_game import engine as E
+from spiel_game import _engine as E
 
 __all__ = ["LowestCardBot", "make_lowest"]
 

@@ -19,7 +19,7 @@ def table_file(results: Path, candidates=None) -> Path:
     checkout :mod:`experiments` is imported from; or ``candidates``). Raises
     ``FileNotFoundError`` naming where it looked."""
     import experiments
-    from experiments import shipped
+    from experiments import _shipped as shipped
     # the working folder's shipped results, this paper's checkout's, and those of
     # the checkout the experiments package is imported from (a copy of paper/
     # without results, as the reproduce test makes, still finds them there)

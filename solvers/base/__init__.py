@@ -1,9 +1,0 @@
-"""The agents' base layer: what every other folder of :mod:`solvers` builds on.
-
-:mod:`solvers.base.bots` (the ``Agent`` base class, ``RandomBot``, ``HeuristicBot``, the
-argument checks), :mod:`solvers.base.heuristic` (the compiled rule-based player),
-:mod:`solvers.base.passing` (the passing conventions) and :mod:`solvers.base.specs` (the agent-spec
-parser). These modules import nothing from the rest of :mod:`solvers`, so the
-search, belief, network and CFR folders can use them without an import loop.
-The public names are re-exported by :mod:`solvers`.
-"""
