@@ -71,10 +71,10 @@ def declaration(path: Path = DECLARATION) -> dict:
 
 
 def frozen_for(path: Path) -> Path:
-    """Where the SHA-256 of the declaration ``path`` is frozen at its first unit."""
-    if Path(path).resolve() == DECLARATION.resolve():
-        return FROZEN
-    return HERE / f"declaration-{Path(path).stem}.sha256"
+    """Where the SHA-256 of the declaration ``path`` is frozen at its first unit
+    (the study's rule, :func:`experiments.studies.xinxin_sweep.frozen_for`)."""
+    from experiments.studies.xinxin_sweep import frozen_for as study_frozen_for
+    return study_frozen_for(path, HERE)
 
 
 def file_hash(path: Path = DECLARATION) -> str:
