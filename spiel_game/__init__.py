@@ -43,12 +43,14 @@ __all__ = ["cards", "RuleSet", "PARAMETER_DEFAULTS", "PRESETS", "preset",
            "serialize_game_and_state", "deserialize_game_and_state", "load",
            "observers", "play_random", "cards_played", "state_from_hands",
            "resample_from_infostate", "simulate", "state_to_html", "hand_replay_html",
-           "render_text_replay", "Determinizer", "seat_hands", "make_rng_state"]
+           "render_text_replay", "Determinizer", "seat_hands", "make_rng_state",
+           "register_policy", "POLICY_ENTRY_POINT_GROUP"]
 
 #: The names imported when first used: name -> its module (None: the submodule
 #: of that name).
 _LAZY = {"observers": None, "play_random": "_playout", "cards_played": "_playout",
          "state_from_hands": "_scenarios", "simulate": "_simulator",
+         "register_policy": "_simulator", "POLICY_ENTRY_POINT_GROUP": "_policy_plugins",
          "Determinizer": "_determinize", "make_rng_state": "_rng"}
 
 

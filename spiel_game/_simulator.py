@@ -74,8 +74,11 @@ from ._rng import fill_cards, make_rng_state, rng_start, shuffle_prefix
 from ._rules import RuleSet
 from ._vector_checks import check_array, check_params, check_rng, check_state
 from . import _rules as R
+from ._policy_plugins import (POLICY_ENTRY_POINT_GROUP, PolicyPluginError,
+                              _PLUGINS, load_policy_plugins)
 
 __all__ = ["simulate", "SimulationResult", "POLICIES", "BUILTIN_POLICIES", "register_policy",
+           "POLICY_ENTRY_POINT_GROUP", "load_policy_plugins", "PolicyPluginError",
            "POLICY_SIGNATURE", "clone", "rollout",
            "make_rng", "STAT_NAMES", "state_checksum", "bytes_per_game_in_flight",
            "step_legal", "step_apply", "step_uniform", "IllegalPolicyActionError",
@@ -102,8 +105,11 @@ class _Entry:
 
 #: The policy table: name -> policy. ``uniform`` is built in; the heuristic
 #: player (``heuristic``) and the passing conventions (``pass:<convention>+heuristic``,
-#: ``pass:<convention>+uniform``) register when :mod:`solvers._base.heuristic` and
-#: :mod:`solvers._base.passing` are imported (the rules package never imports solvers).
+#: ``pass:<convention>+uniform``) are registered by the ``solvers`` package, which
+#: declares its registering module in :data:`POLICY_ENTRY_POINT_GROUP`. The rules
+#: package never imports solvers: the first time a name is not in this table, the
+#: modules that the installed packages declare in that group are imported once
+#: (:func:`load_policy_plugins`).
 POLICIES: dict[str, _Entry] = {}
 _ROLLOUT_SEATS: dict[tuple, tuple] = {}     # rollout's seats by policy names (see rollout)
 #: The same table under its former name.
@@ -128,6 +134,7 @@ def register_policy(name: str, play, *, passing=None, proven_legal: bool = False
 
 
 register_policy("uniform", uniform_policy, proven_legal=True)
+
 
 # At most this many games per chunk of a run (a chunk reuses one set of buffers).
 _CHUNK = 256
@@ -451,8 +458,9 @@ def _policy_name(f) -> str:
 def _unknown_names_hint() -> str:
     hint = ""
     if "heuristic" not in POLICIES:
-        hint = (" (the heuristic player and the passing conventions register when "
-                "solvers._base.heuristic and solvers._base.passing are imported)")
+        hint = (" (the heuristic player and the passing conventions are registered by the "
+                f"'solvers' package through the entry-point group {POLICY_ENTRY_POINT_GROUP!r}; "
+                "install the project, e.g. pip install -e ., or import solvers._base.passing)")
     return hint
 
 
@@ -475,7 +483,13 @@ def _policy_seats(policies, n, allow_functions=True):
                         + f") or a list with one per seat; got {type(policies).__name__}")
     if len(policies) != n:
         raise ValueError(f"{arg}: expected one policy per seat ({n}), got {len(policies)}")
-    bad = [x for x in policies if isinstance(x, str) and x not in POLICIES]
+    def unknown():
+        return list(dict.fromkeys(x for x in policies if isinstance(x, str) and x not in POLICIES))
+
+    bad = unknown()
+    if bad and not _PLUGINS["loaded"]:
+        load_policy_plugins()
+        bad = unknown()
     if bad:
         raise ValueError(f"{arg}: unknown policies {bad}; registered: {sorted(POLICIES)}"
                          + _unknown_names_hint()
