@@ -157,23 +157,16 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(
         prog="python research/confirmatory/analyze.py",
         description="The declared analysis of the confirmatory family from the saved units "
-                    "(finished or interim): results.csv, and with --ship the paper result "
-                    "paper/results/confirmatory/.")
+                    "(finished or interim): results.csv (research/confirmatory/ship.py ships "
+                    "it into paper/results/confirmatory/).")
     ap.add_argument("--runs", type=Path, default=HERE / "runs",
                     help="the run folders (default: research/confirmatory/runs)")
     ap.add_argument("--out", type=Path, default=HERE / "results.csv",
                     help="where to write the table (default: research/confirmatory/results.csv)")
-    ap.add_argument("--ship", nargs="?", type=Path, const=ROOT / "paper" / "results",
-                    default=None, metavar="DST",
-                    help="also ship the table into DST/confirmatory/ with "
-                         "experiments._shipped.add (default DST: paper/results)")
     args = ap.parse_args(argv)
     table = analyze(args.runs, args.out)
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         print(table.drop(columns="claim").round(4).to_string(index=False))
-    if args.ship is not None:
-        from research.confirmatory.ship import ship
-        print(f"shipped {ship(args.ship, args.runs)}")
     return 0
 
 

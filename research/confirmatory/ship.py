@@ -1,6 +1,6 @@
 """Ship the confirmatory family's analysis as a paper result.
 
-``python research/confirmatory/analyze.py --ship [DST]`` (or :func:`ship`)
+``python research/confirmatory/ship.py [DST]`` (or :func:`ship`)
 writes ``DST/confirmatory/`` (default ``paper/results``) from the saved units
 of ``research/confirmatory/runs/``: ``results.csv`` (the table of
 :func:`research.confirmatory.analyze.analyze`, one row per declared

@@ -33,7 +33,7 @@ def table_file(results: Path, candidates=None) -> Path:
             return f
     raise FileNotFoundError(
         "no confirmatory/results.csv in " + ", ".join(str(b) for b in bases)
-        + " (research/confirmatory/analyze.py --ship writes paper/results/confirmatory)")
+        + " (research/confirmatory/ship.py writes paper/results/confirmatory)")
 
 
 def status(r: dict) -> str:
