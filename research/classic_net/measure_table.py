@@ -1,7 +1,8 @@
 """Collect measure.sh's tournaments into ``measurements.csv`` (beside this file).
 
-``python research/classic_net/measure_table.py [FOLDER]`` (default
-``runs/measure``): one row per tournament: the variant (``pass``/``nopass``),
+``python research/classic_net/measure_table.py [FOLDER [CSV]]`` (default
+``runs/measure`` and ``measurements.csv`` beside this file; name another CSV
+for another measurement so the first table is kept): one row per tournament: the variant (``pass``/``nopass``),
 the match, the finished deals (each played in both seatings), the zero-sum
 payoff difference a - b with its 95% interval and paired p-value (> 0: a is
 better; the unit of the model zoo's strength entries), the points-per-hand
@@ -46,7 +47,7 @@ def rows(folder: Path) -> list[dict]:
 def main() -> None:
     folder = Path(sys.argv[1]) if len(sys.argv) > 1 else HERE / "runs" / "measure"
     table = rows(folder)
-    out = HERE / "measurements.csv"
+    out = Path(sys.argv[2]) if len(sys.argv) > 2 else HERE / "measurements.csv"
     with out.open("w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=list(table[0]))
         w.writeheader()
