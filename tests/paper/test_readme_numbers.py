@@ -183,14 +183,28 @@ def results_page_xinxin():
     curve = rows(SHIPPED / "xinxin_sweep" / "curve.csv")
     finished = [r for r in curve if r["status"] == "finished"]
     assert all(float(r["lo"]) > 0 for r in finished)
-    budgets = sorted({int(r["budget_ms"]) for r in finished})
-    both = [b for b in budgets if {r["passing"] for r in finished if int(r["budget_ms"]) == b}
-            == {"True", "False"}]
-    assert both == budgets
-    pending = sorted({int(r["budget_ms"]) for r in curve if r["status"] != "finished"})
-    return [f"from {budgets[0]} to {budgets[-1]} ms per decision", "with and without passing",
-            "the " + " and ".join(f"{b} ms" if b < 1000 else f"{b // 1000} s" for b in pending)
-            + " cells are still running"]
+    def ms(b: int) -> str:
+        return f"{b} ms" if b < 1000 else f"{b // 1000} s"
+
+    def variant(passing: str) -> str:
+        return "with passing" if passing == "True" else "without passing"
+
+    done = {}
+    for r in finished:
+        done.setdefault(int(r["budget_ms"]), set()).add(r["passing"])
+    both = sorted(b for b, v in done.items() if v == {"True", "False"})
+    phrases = [f"from {both[0]} to {both[-1]} ms per decision", "with and without passing"]
+    # a budget finished in one variant only is named with that variant
+    phrases += [f"at {ms(b)} {variant(next(iter(v)))}" for b, v in sorted(done.items()) if len(v) == 1]
+    todo = {}
+    for r in curve:
+        if r["status"] != "finished":
+            todo.setdefault(int(r["budget_ms"]), set()).add(r["passing"])
+    if todo:
+        names = [ms(b) if v == {"True", "False"} else f"{ms(b)} {variant(next(iter(v)))}"
+                 for b, v in sorted(todo.items())]
+        phrases.append("the " + " and ".join(names) + " cells are still running")
+    return phrases
 
 
 PAGE_ROWS = {
