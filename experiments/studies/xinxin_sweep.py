@@ -104,8 +104,8 @@ __all__ = ["XinxinSweepConfig", "PROFILES", "QUICK_BUDGETS_MS", "QUICK_DEALS", "
            "summarize", "difference_stats", "cell_stats", "holm", "cells_table",
            "saved_rows", "ship_table", "ship", "shipped_cells", "figure_table", "origin",
            "RECALIBRATED", "STOPPED_CELLS", "CURVE_COLUMNS", "frozen_for", "curve_rows",
-           "figure_tables", "main", "NO_CELL", "STOPPED", "FINISHED", "INTERIM", "NOT_STARTED",
-           "ABSENT"]
+           "figure_tables", "main", "warm_up", "NO_CELL", "STOPPED", "FINISHED", "INTERIM",
+           "NOT_STARTED", "ABSENT"]
 
 # ------------------------------------------------------------------ configuration
 @dataclasses.dataclass(frozen=True)
@@ -249,14 +249,15 @@ def _pinned(on: bool):
 _WARM: set[str] = set()
 
 
-def _warm_up(spec: str, params: dict) -> None:
+def warm_up(spec: str, params: dict) -> bool:
     """One game of our agent ``spec`` on every seat, outside the measurement, once
     per process, agent (whatever its budget) and game: it compiles the search's
     kernels (every phase of the game: passing, play, scoring), so that the first
-    deal's CPU time per decision is the search's, not the compiler's."""
+    deal's CPU time per decision is the search's, not the compiler's. Returns
+    whether it played (False: this agent and game were warmed up before)."""
     key = json.dumps([spec.split("(")[0], params], sort_keys=True)   # same kernels per agent
     if key in _WARM:
-        return
+        return False
     import spiel_game
     from solvers._registry import make_agent
     game = spiel_game.load(params)
@@ -270,11 +271,12 @@ def _warm_up(spec: str, params: dict) -> None:
         else:
             state.apply_action(int(bots[state.current_player()].step(state)))
     _WARM.add(key)
+    return True
 
 
 def run_unit(config: XinxinSweepConfig, unit: Unit) -> list[dict]:
     """Play one block of deals of one cell (pinned, CPU time measured, after a
-    :func:`_warm_up` of our agent); without xinxin, one ``skipped`` row with the
+    :func:`warm_up` of our agent); without xinxin, one ``skipped`` row with the
     reason."""
     cell = next(c for c in cells(config) if c["cell"] == unit.params["cell"])
     first, deals = unit.params["first_deal"], unit.params["deals"]
@@ -285,7 +287,7 @@ def run_unit(config: XinxinSweepConfig, unit: Unit) -> list[dict]:
                           deals=deals, seed=cell["seed"], first_deal=first)
     where = f"xinxin_sweep cell {cell['cell']}, deals {first}..{first + deals - 1}"
     with _pinned(config.pin):
-        _warm_up(cell["ours"], cell["params"])
+        warm_up(cell["ours"], cell["params"])
         recs = play_block(tc, where)
     return deal_rows(recs, cell=cell["cell"])
 

@@ -9,7 +9,10 @@ drivers to another (``experiments.tournament.pin_cores``; not on a one-core
 machine, which it says) and plays the cells in the declared order (smallest
 budget first), each into ``research/xinxin_sweep/runs/<cell>/``
 (``experiments.tournament.run_tournament``, one resumable unit per deal). A
-finished cell is skipped; an interrupted one resumes where it stopped.
+finished cell is skipped; an interrupted one resumes where it stopped. Before a
+cell's first deal in a process, our agent plays one game on every seat outside
+the measurement (``experiments.studies.xinxin_sweep.warm_up``), so the
+compilation of its kernels is not counted as its CPU time in the first deal.
 
 **The declaration is frozen at the first unit.** The first run records the
 SHA-256 of the preregistration file in ``research/xinxin_sweep/declaration.sha256``
@@ -170,6 +173,7 @@ def main(argv=None) -> int:
               f"{c['ours']} vs {c['xinxin']}, seed {c['seed']}", flush=True)
     if args.check:
         return 0
+    from experiments.studies.xinxin_sweep import warm_up
     from experiments.tournament import TournamentInterrupted, pin_cores, run_tournament
     cores = pin_cores(swap=args.swap_cores)
     print(f"{time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime())} UTC start; commit "
@@ -181,6 +185,10 @@ def main(argv=None) -> int:
             print(f"{c['cell']}: finished, skipped", flush=True)
             continue
         t0 = time.time()
+        if warm_up(c["ours"], dict(decl["games"][c["game"]])):
+            print(f"{time.strftime('%H:%M:%S', time.gmtime())} {c['cell']}: {c['ours']} "
+                  f"warmed up in {time.time() - t0:.0f} s (one game, not measured)", flush=True)
+            t0 = time.time()
         print(f"{time.strftime('%H:%M:%S', time.gmtime())} {c['cell']}: playing "
               f"({saved_deals(out)}/{c['deals']} saved)", flush=True)
         try:
