@@ -4,7 +4,8 @@ The declared design read from a pre-registration file and checked against the
 SHA-256 its runner froze (:func:`declaration`, :func:`frozen_for`), the
 sweep's constants (where the declarations and saved units live, the equal-CPU
 band, the table columns and cell statuses), the declared statistic of a cell
-(:func:`cell_stats`, :func:`difference_stats`), Holm's adjustment over a
+(:func:`cell_stats`, :func:`difference_stats`), the cells a later declaration
+stops (:func:`stops`), Holm's adjustment over a
 declaration's cells (:func:`holm`), the cells table (:func:`cells_table`) and
 the rule of the equal-CPU strength curve (:func:`curve_rows`). The study
 module :mod:`experiments.studies.xinxin_sweep` re-exports every public name
@@ -22,7 +23,8 @@ import numpy as np
 
 from .._base.config import ConfigError
 
-__all__ = ["ROOT", "DECLARATION", "FROZEN", "SWEEP", "RECALIBRATED", "STOPPED_CELLS", "EQUAL_CPU",
+__all__ = ["ROOT", "DECLARATION", "FROZEN", "SWEEP", "RECALIBRATED", "STOPPED_CELLS", "THIRD",
+           "stops", "EQUAL_CPU",
            "QUICK_BUDGETS_MS", "QUICK_DEALS", "COLUMNS", "TABLE_COLUMNS", "FINISHED",
            "INTERIM", "NOT_STARTED", "ABSENT", "STOPPED", "CURVE_COLUMNS", "NO_CELL",
            "DeclarationError", "frozen_for", "declaration", "difference_stats",
@@ -42,6 +44,10 @@ RECALIBRATED = ROOT / "paper" / "preregistration_xinxin_recalibrated.md"
 #: showed they would not be equal-CPU); reported ``stopped``, counted with p = 1 in
 #: the first sweep's Holm family.
 STOPPED_CELLS = ("b300_nopass", "b300_pass", "b1000_nopass", "b1000_pass")
+#: The third declaration: the passing cells at 300 ms and 1 s again, recalibrated
+#: from the second sweep's own deals (Holm over its own two cells). The second
+#: declaration's cells it stops are listed in its JSON block (``stops``, :func:`stops`).
+THIRD = ROOT / "paper" / "preregistration_xinxin_third.md"
 #: A cell's CPU ratio (xinxin / ours) counts as equal CPU time within these bounds.
 EQUAL_CPU = (0.8, 1.25)
 #: The quick profile: the declared cells of these budgets, this many deals each.
@@ -129,6 +135,21 @@ def declaration(path: Path = DECLARATION, frozen: Path = FROZEN,
     if len(set(seeds)) != len(seeds):
         raise DeclarationError(f"xinxin_sweep: {path}: cell seeds repeat: {seeds}")
     return design, digest
+
+
+def stops(design: dict, earlier: Path) -> tuple[str, ...]:
+    """The cells of the earlier declaration ``earlier`` that the declared design
+    ``design`` stops: its JSON block's ``stops``, keyed by the earlier file's
+    path from the checkout (``paper/<name>``); none when it names none. Raises
+    :class:`DeclarationError` when ``stops`` is not such a mapping."""
+    table = design.get("stops", {})
+    key = f"paper/{Path(earlier).name}"
+    if not isinstance(table, dict) or not all(
+            isinstance(v, list) and all(isinstance(c, str) for c in v) for v in table.values()):
+        raise DeclarationError(f"xinxin_sweep: the declaration's 'stops' must map an earlier "
+                               f"declaration's path (e.g. {key!r}) to a list of its cells, "
+                               f"got {table!r}")
+    return tuple(table.get(key, ()))
 
 
 # ------------------------------------------------------------------ statistics
@@ -259,28 +280,35 @@ def _true(value) -> bool:
     return value is True or value == "True"
 
 
-def curve_rows(first: list[dict], second: list[dict] = ()) -> list[dict]:
+def curve_rows(first: list[dict], second: list[dict] = (), third: list[dict] = ()
+               ) -> list[dict]:
     """The equal-CPU strength curve: one row (:data:`CURVE_COLUMNS`) per budget and
-    passing mode declared by either sweep, by budget, no passing first, from the
-    cells tables of the first declaration (``first``) and of the recalibrated
-    one (``second``; :func:`cells_table` rows or the rows of their CSV files).
+    passing mode declared by any sweep, by budget, no passing first, from the
+    cells tables of the first declaration (``first``), of the recalibrated one
+    (``second``) and of the third (``third``; :func:`cells_table` rows or the
+    rows of their CSV files).
 
-    The rule is the one the second declaration
-    (``paper/preregistration_xinxin_recalibrated.md``) gives: where it declares
-    a cell of that budget and passing mode, that cell (``sweep``
-    ``recalibrated``, whatever its status; its ``equal_cpu`` says whether it
-    ended inside :data:`EQUAL_CPU`); else the first sweep's cell when it is
-    finished with its CPU ratio inside :data:`EQUAL_CPU` (``sweep`` ``first``);
-    else no point (``sweep`` empty, ``status`` :data:`NO_CELL`): a first-sweep
-    cell outside the band, or unfinished, is never part of the curve."""
+    The rule is the one the later declarations give
+    (``paper/preregistration_xinxin_recalibrated.md``,
+    ``paper/preregistration_xinxin_third.md``): where the third declares a cell
+    of that budget and passing mode, that cell (``sweep`` ``third``, whatever its
+    status; its ``equal_cpu`` says whether it ended inside :data:`EQUAL_CPU`);
+    else the second's cell (``sweep`` ``recalibrated``); else the first sweep's
+    cell when it is finished with its CPU ratio inside :data:`EQUAL_CPU`
+    (``sweep`` ``first``); else no point (``sweep`` empty, ``status``
+    :data:`NO_CELL`): a first-sweep cell outside the band, or unfinished, is
+    never part of the curve, nor is a cell a later declaration replaced."""
     def key(r):
         return int(r["budget_ms"]), _true(r["passing"])
     by_first = {key(r): r for r in first}
     by_second = {key(r): r for r in second}
+    by_third = {key(r): r for r in third}
     out = []
-    for k in sorted(by_first.keys() | by_second.keys()):
+    for k in sorted(by_first.keys() | by_second.keys() | by_third.keys()):
         r1 = by_first.get(k)
-        if k in by_second:
+        if k in by_third:
+            src, sweep = by_third[k], "third"
+        elif k in by_second:
             src, sweep = by_second[k], "recalibrated"
         elif r1 is not None and r1["status"] == FINISHED and _true(r1["equal_cpu"]):
             src, sweep = r1, "first"

@@ -73,7 +73,14 @@ the same runner (``run.py --declaration ...``, frozen SHA-256 in
 ``declaration-preregistration_xinxin_recalibrated.sha256``) and shipped by
 :func:`ship` beside the first sweep's (``recalibrated.csv``), with the
 equal-CPU strength curve both declare (``curve.csv``, :func:`curve_rows`).
-The runner experiment plays only the first declaration's cells.
+
+**The third declaration.** In the second sweep the 300 ms cell with passing
+ran at 0.74 of our CPU time, so a third declaration,
+``paper/preregistration_xinxin_third.md`` (:data:`THIRD`), stops it and the
+1 s cell with passing (its JSON block's ``stops``, :func:`stops`) and plays
+both again with xinxin recalibrated from that cell's deals (Holm over its own
+two cells); shipped as ``third.csv``, and its cells take their budget's place
+on the curve. The runner experiment plays only the first declaration's cells.
 """
 
 from __future__ import annotations
@@ -92,7 +99,7 @@ from .._base.config import ConfigError, check_unit_count
 from .._base.registry import Summary, Unit, register
 from ..tournament import TournamentConfig, agent_sources, deal_rows, play_block
 from ._xinxin_design import (ROOT, DECLARATION, FROZEN, SWEEP, RECALIBRATED, STOPPED_CELLS,
-                             EQUAL_CPU, QUICK_BUDGETS_MS, QUICK_DEALS, COLUMNS,
+                             THIRD, stops, EQUAL_CPU, QUICK_BUDGETS_MS, QUICK_DEALS, COLUMNS,
                              TABLE_COLUMNS, FINISHED, INTERIM, NOT_STARTED, ABSENT, STOPPED,
                              CURVE_COLUMNS, NO_CELL, DeclarationError, frozen_for,
                              declaration, difference_stats, cell_stats, holm, cells_table,
@@ -103,7 +110,8 @@ __all__ = ["XinxinSweepConfig", "PROFILES", "QUICK_BUDGETS_MS", "QUICK_DEALS", "
            "declaration", "declared", "cells", "xinxin_status", "units", "run_unit",
            "summarize", "difference_stats", "cell_stats", "holm", "cells_table",
            "saved_rows", "ship_table", "ship", "shipped_cells", "figure_table", "origin",
-           "RECALIBRATED", "STOPPED_CELLS", "CURVE_COLUMNS", "frozen_for", "curve_rows",
+           "RECALIBRATED", "STOPPED_CELLS", "THIRD", "stops", "LATER", "CURVE_COLUMNS",
+           "frozen_for", "curve_rows",
            "figure_tables", "main", "warm_up", "NO_CELL", "STOPPED", "FINISHED", "INTERIM",
            "NOT_STARTED", "ABSENT"]
 
@@ -389,21 +397,28 @@ def ship_table(sweep: Path = SWEEP, declaration_path: Path | None = None, stoppe
     return cells_table(chosen, stats, stopped=stopped), prov
 
 
+#: The later declarations, in order: (key in ``metadata.json``, its file, its
+#: shipped table).
+LATER = (("recalibrated", RECALIBRATED, "recalibrated.csv"), ("third", THIRD, "third.csv"))
+
+
 def ship(sweep: Path = SWEEP, dst: Path | None = None) -> Path:
     """Write the shipped results ``dst/xinxin_sweep/`` (default: the checkout's
-    ``paper/results``) from the saved units of both declared sweeps:
+    ``paper/results``) from the saved units of every declared sweep:
 
     * ``cells.csv``: the first declaration's cells (:data:`TABLE_COLUMNS`;
       interim cells marked by ``status``; the cells the second declaration
       stops, :data:`STOPPED_CELLS`, ``stopped`` with their interim numbers and
       counted with p = 1 in its Holm family of ten);
     * ``recalibrated.csv``: the second declaration's cells (:data:`RECALIBRATED`,
-      checked against its frozen SHA-256; Holm over its own cells), every cell
-      ``not started`` while it has no saved units (before its runner froze
-      the hash too);
+      checked against its frozen SHA-256; Holm over its own cells; the cells the
+      third declaration stops, :func:`stops`, ``stopped`` and counted with
+      p = 1), every cell ``not started`` while it has no saved units (before its
+      runner froze the hash too);
+    * ``third.csv``: the third declaration's cells (:data:`THIRD`), alike;
     * ``curve.csv``: the equal-CPU strength curve (:func:`curve_rows`);
-    * ``metadata.json``: the first design as ``config`` and its SHA-256, both
-      declarations (file, SHA-256, whether it is frozen, design, cells,
+    * ``metadata.json``: the first design as ``config`` and its SHA-256, every
+      declaration (file, SHA-256, whether it is frozen, design, cells,
       provenance of each cell), commit, package versions, machine, when.
 
     Added with :func:`experiments._shipped.add`, so ``SHA256SUMS``,
@@ -418,21 +433,27 @@ def ship(sweep: Path = SWEEP, dst: Path | None = None) -> Path:
     dst = Path(dst) if dst is not None else ROOT / shipped.SHIPPED
     sweep = Path(sweep)
     design, digest = declaration(DECLARATION, frozen_for(DECLARATION, sweep))
-    recal = Path(RECALIBRATED)
-    design2, digest2 = declaration(recal, frozen_for(recal, sweep), unfrozen_ok=True)
-    table2, prov2 = ship_table(sweep, recal, unfrozen_ok=True)
+    later = []          # (key, path, file name, design, sha256, table, provenance)
+    for i, (key, path, name) in enumerate(LATER):
+        design_, sha = declaration(path, frozen_for(path, sweep), unfrozen_ok=True)
+        stopped = [c for _, p, _ in LATER[i + 1:]
+                   for c in stops(declaration(p, frozen_for(p, sweep), unfrozen_ok=True)[0],
+                                  path)]
+        table_, prov_ = ship_table(sweep, path, stopped=stopped, unfrozen_ok=True)
+        later.append((key, path, name, design_, sha, table_, prov_))
     table, prov = ship_table(sweep, stopped=STOPPED_CELLS)
-    curve = curve_rows(table, table2)
-    starts = [s["started"] for p in (*prov.values(), *prov2.values()) for s in p["sessions"]
-              if s.get("started")]
+    curve = curve_rows(table, *[t for *_, t, _ in later])
+    starts = [s["started"] for p in (prov, *[pr for *_, pr in later]) for c in p.values()
+              for s in c["sessions"] if s.get("started")]
 
-    def about(path, sha, design_, table_, prov_, holm_note):
+    def about(path, sha, design_, table_, prov_, file_, holm_note):
         return {"declaration": os.path.relpath(path, ROOT), "declaration_sha256": sha,
                 "frozen": frozen_for(path, sweep).is_file(), "config": design_,
-                "holm_family": holm_note, "cells_file": "cells.csv" if path == DECLARATION
-                else "recalibrated.csv",
+                "holm_family": holm_note, "cells_file": file_,
                 "interim": not all(r["finished"] for r in table_),
-                "finished_cells": sum(bool(r["finished"]) for r in table_), "cells": prov_}
+                "finished_cells": sum(bool(r["finished"]) for r in table_),
+                "stopped_cells": [r["cell"] for r in table_ if r["status"] == STOPPED],
+                "cells": prov_}
 
     meta = provenance(design, None)
     meta.update(experiment="xinxin_sweep", profile="paper",
@@ -443,28 +464,30 @@ def ship(sweep: Path = SWEEP, dst: Path | None = None) -> Path:
                 finished_cells=sum(bool(r["finished"]) for r in table),
                 source=(f"{os.path.relpath(sweep, ROOT)}: the saved units of "
                         f"research/xinxin_sweep/run.py (runs/<cell>/, else "
-                        f"archive/<cell>.tar.xz) of both declarations, summarized by "
+                        f"archive/<cell>.tar.xz) of every declaration, summarized by "
                         f"experiments.studies.xinxin_sweep.ship"), cells=prov,
                 stopped_cells=[r["cell"] for r in table if r["status"] == STOPPED],
                 declarations={
-                    "first": about(DECLARATION, digest, design, table, prov,
+                    "first": about(DECLARATION, digest, design, table, prov, "cells.csv",
                                    f"the {len(table)} cells of the first declaration "
                                    f"(stopped cells and cells with fewer than two deals "
                                    f"count with p = 1; interim while cells are unfinished)"),
-                    "recalibrated": about(recal, digest2, design2, table2, prov2,
-                                          f"the {len(table2)} cells of the second "
-                                          f"declaration (cells with fewer than two deals "
-                                          f"count with p = 1; interim while cells are "
-                                          f"unfinished)")},
-                curve=("curve.csv: per budget and passing mode the recalibrated cell where "
-                       "the second declaration has one, else the first sweep's cell when it "
-                       f"finished with its CPU ratio inside {list(EQUAL_CPU)}, else none "
+                    **{key: about(path, sha, design_, table_, prov_, name,
+                                  f"the {len(table_)} cells of the {key} declaration (stopped "
+                                  f"cells and cells with fewer than two deals count with "
+                                  f"p = 1; interim while cells are unfinished)")
+                       for key, path, name, design_, sha, table_, prov_ in later}},
+                curve=("curve.csv: per budget and passing mode the third declaration's cell "
+                       "where it has one, else the recalibrated (second) declaration's, "
+                       "else the first sweep's cell when it finished with its CPU ratio "
+                       f"inside {list(EQUAL_CPU)}, else none "
                        "(experiments.studies.xinxin_sweep.curve_rows)"))
     with tempfile.TemporaryDirectory(prefix="xinxin_sweep-ship-") as tmp:
         out = Path(tmp) / "xinxin_sweep"
         out.mkdir()
         (out / "cells.csv").write_text(_csv(table), newline="")
-        (out / "recalibrated.csv").write_text(_csv(table2), newline="")
+        for _, _, name, _, _, table_, _ in later:
+            (out / name).write_text(_csv(table_), newline="")
         (out / "curve.csv").write_text(_csv(curve, CURVE_COLUMNS), newline="")
         (out / "metadata.json").write_text(json.dumps(meta, indent=1, default=str) + "\n")
         shipped.add(Path(tmp), ["xinxin_sweep"], dst)
@@ -511,12 +534,13 @@ def figure_table(results: Path) -> tuple[list[dict], str, Path]:
 
 
 def figure_tables(results: Path) -> dict:
-    """Everything the paper draws of both sweeps for ``results``: ``first`` and
-    ``source``, ``file`` (:func:`figure_table`); ``recalibrated``: the rows of
-    ``recalibrated.csv`` beside that file (the shipped results), else None (a
-    run of this study plays only the first declaration's cells); ``curve``: the
-    rows of ``curve.csv`` beside it, else :func:`curve_rows` of ``first`` and
-    the recalibrated rows (for a quick run: its cells finished at equal CPU)."""
+    """Everything the paper draws of the sweeps for ``results``: ``first`` and
+    ``source``, ``file`` (:func:`figure_table`); ``recalibrated`` and ``third``:
+    the rows of ``recalibrated.csv`` and ``third.csv`` beside that file (the
+    shipped results), else None (a run of this study plays only the first
+    declaration's cells); ``curve``: the rows of ``curve.csv`` beside it, else
+    :func:`curve_rows` of those tables (for a quick run: its cells finished at
+    equal CPU)."""
     import csv
     rows, source, f = figure_table(results)
 
@@ -526,11 +550,12 @@ def figure_tables(results: Path) -> dict:
             return None
         with open(g, newline="") as fh:
             return list(csv.DictReader(fh))
-    recal = read("recalibrated.csv")
+    recal, third = read("recalibrated.csv"), read("third.csv")
     curve = read("curve.csv")
     if curve is None:
-        curve = curve_rows(rows, recal or [])
-    return {"first": rows, "recalibrated": recal, "curve": curve, "source": source, "file": f}
+        curve = curve_rows(rows, recal or [], third or [])
+    return {"first": rows, "recalibrated": recal, "third": third, "curve": curve,
+            "source": source, "file": f}
 
 
 def origin(results: Path) -> str:
@@ -578,9 +603,11 @@ def main(argv=None) -> int:
         return 2
     print("first declaration:")
     print(text(_read_back(out / "cells.csv")), end="")
-    print("recalibrated declaration:")
-    print(text(_read_back(out / "recalibrated.csv")), end="")
-    print(f"shipped {out} (cells.csv, recalibrated.csv, curve.csv, metadata.json; "
+    for key, _, name in LATER:
+        print(f"{key} declaration:")
+        print(text(_read_back(out / name)), end="")
+    print(f"shipped {out} (cells.csv, {', '.join(n for *_, n in LATER)}, curve.csv, "
+          f"metadata.json; "
           f"SHA256SUMS, shipped.json and README.md of {out.parent} updated)")
     return 0
 

@@ -1,8 +1,9 @@
 """Figure: the strength curve against xinxin at equal CPU time per decision, from
-both pre-registered sweeps (``paper/preregistration_xinxin.md`` and the
-recalibrated ``paper/preregistration_xinxin_recalibrated.md``), read from
+the pre-registered sweeps (``paper/preregistration_xinxin.md``, the
+recalibrated ``paper/preregistration_xinxin_recalibrated.md`` and
+``paper/preregistration_xinxin_third.md``), read from
 results/<profile>/xinxin_sweep/ (the shipped paper/results/xinxin_sweep/:
-``cells.csv``, ``recalibrated.csv``, ``curve.csv``, made from the sweeps'
+``cells.csv``, ``recalibrated.csv``, ``third.csv``, ``curve.csv``, made from the sweeps'
 saved units by ``python -m experiments.studies.xinxin_sweep --ship``; a run of
 the study, ``python -m experiments run xinxin_sweep``, has only ``cells.csv``,
 and its curve is the rule of :func:`experiments.studies.xinxin_sweep.curve_rows`
@@ -11,10 +12,10 @@ applied to it).
 x: the declared CPU budget per decision (log scale); y: xinxin's points per
 hand minus ours (> 0: ours ahead) with its 95% interval; one line per passing
 mode through the curve's cells (:func:`~experiments.studies.xinxin_sweep.curve_rows`:
-the first sweep's cells finished at equal CPU and the recalibrated sweep's
+the first sweep's cells finished at equal CPU and the later declarations'
 cells). A finished cell is a filled circle, an interim one a hollow circle with
 a dashed interval labelled with its deals so far; a budget whose curve cell has
-no deals yet is marked ``not started`` on the axis. The first sweep's cells
+no deals yet is marked ``not started`` on the axis. The earlier sweeps' cells
 outside the equal-CPU band (not part of the curve) are hollow grey squares. The
 title says where the numbers come from
 (:func:`experiments.studies.xinxin_sweep.origin`); when the run had no xinxin,
@@ -38,7 +39,7 @@ from experiments.studies.xinxin_sweep import EQUAL_CPU, figure_tables, origin
 #: Series: passing mode -> label, colour and a small horizontal offset (a factor
 #: on the log axis) so that the two modes' intervals do not overlap.
 MODES = {False: ("no passing", COLORS[0], 0.93), True: ("3-card pass", COLORS[1], 1.07)}
-#: The first sweep's not-equal-CPU cells, beside the curve's.
+#: The earlier sweeps' not-equal-CPU cells, beside the curve's.
 GREY = "0.55"
 
 
@@ -88,9 +89,11 @@ def draw(results: Path) -> dict:
                 ax.annotate(f"{r['deals']}/{r['declared_deals']}", (xi, top), xytext=(0, 3),
                             textcoords="offset points", ha="center", va="bottom",
                             fontsize=8, color=colour)
-    for r in tables["first"]:              # the first sweep's cells outside the band
+    on_curve = {r["cell"] for r in tables["curve"] if r.get("sweep")}
+    for r in tables["first"] + (tables["recalibrated"] or []):   # cells outside the band
         ratio = _num(r, "cpu_ratio")
-        if ratio is None or EQUAL_CPU[0] <= ratio <= EQUAL_CPU[1] or _num(r, "lo") is None:
+        if (r["cell"] in on_curve or ratio is None or EQUAL_CPU[0] <= ratio <= EQUAL_CPU[1]
+                or _num(r, "lo") is None):
             continue
         unequal = True
         xi, yi = int(r["budget_ms"]) * (1.22 if _passing(r) else 0.82), _num(r, "mean")
@@ -116,16 +119,19 @@ def draw(results: Path) -> dict:
         proxies.append(Line2D([], [], marker="x", ls="", color="k", label="not started"))
     if unequal:
         proxies.append(Line2D([], [], marker="s", ls="", color=GREY, mfc="white",
-                              label="first sweep, not equal CPU"))
+                              label="earlier sweeps, not equal CPU"))
     for p in proxies:
         ax.add_line(p)
     legend_outside(fig, [ax], ncols=2)
-    recal = tables["recalibrated"]
-    if recal is not None:
-        done = sum(r["status"] == "finished" for r in recal)
-        played = sum(r["status"] == "interim" for r in recal)
-        where += (f"; recalibrated sweep {done} of {len(recal)} finished"
-                  + (f", {played} interim" if played else ""))
+    for key, name in (("recalibrated", "recalibrated sweep"), ("third", "third")):
+        later = tables[key]
+        if later is not None:
+            done = sum(r["status"] == "finished" for r in later)
+            played = sum(r["status"] == "interim" for r in later)
+            stopped = sum(r["status"] == "stopped" for r in later)
+            where += (f"; {name} {done} of {len(later)} finished"
+                      + (f", {played} interim" if played else "")
+                      + (f", {stopped} stopped" if stopped else ""))
     ax.set_title("\n".join(textwrap.wrap(f"From {where}.", 46)), loc="left")
     return {"xinxin_sweep": fig}
 

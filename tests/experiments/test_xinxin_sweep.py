@@ -142,6 +142,27 @@ def test_the_curve_rule_on_a_hand_made_case():
     assert curve[2]["mean"] is None and list(curve[0]) == list(xs.CURVE_COLUMNS)
     as_csv = [{k: str(v) for k, v in r.items()} for r in first]
     assert [r["sweep"] for r in xs.curve_rows(as_csv)] == ["first", "", "", "", ""]
+    # a third declaration's cell takes its budget's place, whatever the second has
+    third = [_row(80, False, "interim", 1.0, "t_e", mean=0.5),
+             _row(300, True, "not started", None, "t_f")]
+    curve3 = xs.curve_rows(first, second, third)
+    assert [(r["budget_ms"], r["passing"], r["sweep"], r["cell"]) for r in curve3] == [
+        (5, False, "first", "a"), (5, True, "recalibrated", "r_b"), (20, False, "", ""),
+        (20, True, "", ""), (80, False, "third", "t_e"), (300, True, "third", "t_f")]
+    assert curve3[4]["mean"] == 0.5
+
+
+def test_a_later_declaration_names_the_cells_it_stops():
+    """The third declaration's JSON block stops two cells of the second; a
+    malformed ``stops`` is refused with what it must be."""
+    design, _ = xs.declaration(xs.THIRD, xs.frozen_for(xs.THIRD), unfrozen_ok=True)
+    assert xs.stops(design, xs.RECALIBRATED) == ("r2_b300_pass", "r2_b1000_pass")
+    assert xs.stops(design, xs.DECLARATION) == ()
+    recal = {c["cell"] for c in xs.declaration(xs.RECALIBRATED, xs.frozen_for(
+        xs.RECALIBRATED))[0]["cells"]}
+    assert set(xs.stops(design, xs.RECALIBRATED)) <= recal
+    with pytest.raises(xs.DeclarationError, match="must map an earlier declaration"):
+        xs.stops({"stops": ["r2_b300_pass"]}, xs.RECALIBRATED)
 
 
 # ------------------------------------------------------------------ the declaration
@@ -256,21 +277,31 @@ def test_ship_table_reads_a_cell_from_its_archive(tmp_path):
     assert meta["declarations"]["first"]["declaration_sha256"] == meta["declaration_sha256"]
     recal = _read(out / "recalibrated.csv")
     assert list(recal[0]) == list(xs.TABLE_COLUMNS) and len(recal) == 6
-    assert {r["status"] for r in recal} == {"not started"}
+    # the third declaration stops two of them, before any deal here
+    assert {r["cell"]: r["status"] for r in recal if r["status"] != "not started"} == {
+        "r2_b300_pass": "stopped", "r2_b1000_pass": "stopped"}
+    third = _read(out / "third.csv")
+    assert [r["cell"] for r in third] == ["r3_b300_pass", "r3_b1000_pass"]
+    assert {r["status"] for r in third} == {"not started"}
+    assert meta["declarations"]["third"]["cells_file"] == "third.csv"
+    assert meta["declarations"]["recalibrated"]["stopped_cells"] == ["r2_b300_pass",
+                                                                    "r2_b1000_pass"]
     first = {r["cell"]: r["status"] for r in _read(out / "cells.csv")}
     assert {first[c] for c in xs.STOPPED_CELLS} == {"stopped"}
     curve = _read(out / "curve.csv")
     assert list(curve[0]) == list(xs.CURVE_COLUMNS) and len(curve) == 10
     assert [(r["cell"], r["sweep"]) for r in curve[:2]] == [("b005_nopass", "first"),
                                                             ("r2_b005_pass", "recalibrated")]
-    assert sum(r["sweep"] == "recalibrated" for r in curve) == 6
+    assert sum(r["sweep"] == "recalibrated" for r in curve) == 4
+    assert [r["cell"] for r in curve if r["sweep"] == "third"] == ["r3_b300_pass",
+                                                                   "r3_b1000_pass"]
     assert sum(r["sweep"] == "" for r in curve) == 3      # b020_nopass etc. not read here
     after = {p.relative_to(dst).as_posix(): p.read_bytes() for p in dst.rglob("*")
              if p.is_file()}
     changed = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
     assert changed - {"shipped.json", "SHA256SUMS"} <= {
         "xinxin_sweep/cells.csv", "xinxin_sweep/metadata.json",
-        "xinxin_sweep/recalibrated.csv", "xinxin_sweep/curve.csv"}
+        "xinxin_sweep/recalibrated.csv", "xinxin_sweep/third.csv", "xinxin_sweep/curve.csv"}
     assert shipped.verify(dst) == len(after) - 1
 
 
@@ -295,9 +326,17 @@ def test_the_shipped_sweep_is_the_declared_one():
     assert second["declaration_sha256"] == digest2 and second["config"] == design2
     recal = _read(SHIPPED / "xinxin_sweep" / "recalibrated.csv")
     assert [r["cell"] for r in recal] == [c["cell"] for c in design2["cells"]]
+    design3, digest3 = xs.declaration(xs.THIRD, xs.frozen_for(xs.THIRD))
+    assert meta["declarations"]["third"]["declaration_sha256"] == digest3
+    third = _read(SHIPPED / "xinxin_sweep" / "third.csv")
+    assert [r["cell"] for r in third] == [c["cell"] for c in design3["cells"]]
+    stopped = set(xs.stops(design3, xs.RECALIBRATED))
+    assert all(r["status"] == "stopped" for r in recal
+               if r["cell"] in stopped and int(r["deals"]) < int(r["declared_deals"]))
     curve = _read(SHIPPED / "xinxin_sweep" / "curve.csv")
     assert curve == [{k: str(v) if v is not None else "" for k, v in r.items()}
-                     for r in xs.curve_rows(rows, recal)]
+                     for r in xs.curve_rows(rows, recal, third)]
+    assert not stopped & {r["cell"] for r in curve}
     assert [r["cell"] for r in curve if r["sweep"] == "first"] == [
         "b005_nopass", "b020_nopass", "b020_pass", "b080_nopass"]
 
@@ -307,7 +346,9 @@ def test_the_figure_and_macros_draw_the_shipped_results(tmp_path):
     assert "\\newcommand{\\XinxinSweepCells}{10}" in tex
     assert "\\newcommand{\\XinxinSweepRecalCells}{6}" in tex
     assert "\\newcommand{\\XinxinSweepCurveCells}{10}" in tex
-    assert "\\XinxinSweepRecaltrue" in tex
+    assert "\\XinxinSweepRecaltrue" in tex and "\\XinxinSweepThirdtrue" in tex
+    assert "\\newcommand{\\XinxinSweepThirdCells}{2}" in tex
+    assert "\\newcommand{\\XinxinSweepRecalStopped}{2}" in tex
     assert "the paper-profile results (" in tex
     assert tex.count("&") >= 10 * 8                          # one table row per cell
 

@@ -135,8 +135,9 @@ def xinxin_sweep():
     finished = [r for r in curve if r["status"] == "finished"]
     assert finished
     out = [plain(float(r["mean"]), sign=True) for r in finished]
-    for r in curve:
-        if r["status"] == "interim" and r["equal_cpu"] == "True":
+    for r in curve:   # an equal-CPU interim cell once it has a quarter of its deals
+        if (r["status"] == "interim" and r["equal_cpu"] == "True"
+                and 4 * int(r["deals"]) >= int(r["declared_deals"])):
             out.append(f"{ci(float(r['mean']), float(r['lo']), float(r['hi']))} over "
                        f"{r['deals']} of {r['declared_deals']} deals")
     if all(float(r["lo"]) > 0 for r in finished):

@@ -1,6 +1,7 @@
 """The paper's numbers of the xinxin sweeps (:mod:`experiments.studies.xinxin_sweep`,
 ``RESULTS/xinxin_sweep/``: ``cells.csv`` of the first declaration, and in the
-shipped results ``recalibrated.csv`` of the second and ``curve.csv``; the shipped
+shipped results ``recalibrated.csv`` of the second, ``third.csv`` of the third
+and ``curve.csv``; the shipped
 paper-profile tables when the run had no xinxin): :func:`paper_macros`
 (:mod:`texmacros`)."""
 
@@ -34,9 +35,11 @@ def paper_macros(m, results: Path, bench: Path) -> None:
     The second (recalibrated) declaration, under ``\\ifXinxinSweepRecal`` (its
     table is in the results; a run of the study plays only the first):
     ``\\XinxinSweepRecalCells``, ``\\XinxinSweepRecalFinished``,
-    ``\\XinxinSweepRecalInterim``, ``\\XinxinSweepRecalDeals``,
+    ``\\XinxinSweepRecalInterim``, ``\\XinxinSweepRecalStopped`` (cells the third
+    declaration stopped), ``\\XinxinSweepRecalDeals``,
     ``\\XinxinSweepRecalDeclaredDeals`` and ``\\XinxinSweepRecalRows`` (as
-    ``\\XinxinSweepRows``; without its table, one row saying so).
+    ``\\XinxinSweepRows``; without its table, one row saying so). The third
+    declaration alike, ``\\XinxinSweepThird...`` under ``\\ifXinxinSweepThird``.
 
     The equal-CPU curve (:func:`experiments.studies.xinxin_sweep.curve_rows`):
     ``\\XinxinSweepCurveCells`` (budget and passing modes), ``\\XinxinSweepCurveFinished``,
@@ -102,32 +105,43 @@ def paper_macros(m, results: Path, bench: Path) -> None:
                            interval(r["lo"], r["hi"]), holm, tex_text(r["status"])])
     m.add_rows("XinxinSweepRows", rows, line, "table rows of the xinxin sweep")
 
-    def have_recal() -> bool:
+    def later(key: str) -> list[dict]:
+        out = tables()[key]
+        if out is None:
+            raise FileNotFoundError(f"no {key}.csv beside the first sweep's cells.csv")
+        return out
+
+    def have(key: str) -> bool:
         try:
-            return tables()["recalibrated"] is not None
+            return tables()[key] is not None
         except (FileNotFoundError, ValueError):
             return False
-    ran = have_recal()
-    m.flag("XinxinSweepRecal", lambda: ran, "the recalibrated xinxin sweep's table exists")
-    for name, getter, fmt, what in (
-            ("Cells", lambda: len(recal()), str, "cells"),
-            ("Finished", lambda: sum(r["status"] == "finished" for r in recal()), str,
-             "cells with every declared deal played"),
-            ("Interim", lambda: sum(r["status"] == "interim" for r in recal()), str,
-             "cells with some deals"),
-            ("Deals", lambda: sum(int(r["deals"]) for r in recal()), thousands,
-             "deals played over all cells"),
-            ("DeclaredDeals", lambda: sum(int(r["declared_deals"]) for r in recal()),
-             thousands, "deals declared over all cells")):
-        m.add_if(ran, f"XinxinSweepRecal{name}", getter, fmt, f"recalibrated xinxin sweep: {what}")
-    if ran:
-        m.add_rows("XinxinSweepRecalRows", recal, line,
-                   "table rows of the recalibrated xinxin sweep")
-    else:
-        m.add("XinxinSweepRecalRows",
-              lambda: r"\multicolumn{9}{l}{not in these results (a run of the study plays "
-                      r"the first declaration's cells only)} \\", str,
-              "table rows of the recalibrated xinxin sweep (not in these results)")
+    for key, prefix, title in (("recalibrated", "Recal", "recalibrated xinxin sweep"),
+                               ("third", "Third", "third xinxin sweep")):
+        ran = have(key)
+        m.flag(f"XinxinSweep{prefix}", lambda ran=ran: ran, f"the {title}'s table exists")
+        for name, test in (("Finished", lambda r: r["status"] == "finished"),
+                           ("Interim", lambda r: r["status"] == "interim"),
+                           ("Stopped", lambda r: r["status"] == "stopped")):
+            m.add_if(ran, f"XinxinSweep{prefix}{name}",
+                     lambda key=key, test=test: sum(bool(test(r)) for r in later(key)), str,
+                     f"{title}: {name.lower()} cells")
+        for name, getter, fmt, what in (
+                ("Cells", lambda key=key: len(later(key)), str, "cells"),
+                ("Deals", lambda key=key: sum(int(r["deals"]) for r in later(key)), thousands,
+                 "deals played over all cells"),
+                ("DeclaredDeals",
+                 lambda key=key: sum(int(r["declared_deals"]) for r in later(key)),
+                 thousands, "deals declared over all cells")):
+            m.add_if(ran, f"XinxinSweep{prefix}{name}", getter, fmt, f"{title}: {what}")
+        if ran:
+            m.add_rows(f"XinxinSweep{prefix}Rows", lambda key=key: later(key), line,
+                       f"table rows of the {title}")
+        else:
+            m.add(f"XinxinSweep{prefix}Rows",
+                  lambda: r"\multicolumn{9}{l}{not in these results (a run of the study plays "
+                          r"the first declaration's cells only)} \\", str,
+                  f"table rows of the {title} (not in these results)")
 
     def count(test) -> int:
         return sum(bool(test(r)) for r in curve())
