@@ -1,14 +1,14 @@
 """Collect measure.sh's tournaments into ``measurements.csv`` (beside this file).
 
 ``python research/classic_net/measure_table.py [FOLDER [CSV]]`` (default
-``runs/measure`` and ``measurements.csv`` beside this file; name another CSV
-for another measurement so the first table is kept): one row per tournament: the variant (``pass``/``nopass``),
-the match, the finished deals (each played in both seatings), the zero-sum
-payoff difference a - b with its 95% interval and paired p-value (> 0: a is
-better; the unit of the model zoo's strength entries), the points-per-hand
-difference b - a (> 0: a takes fewer points) and each agent's measured
-milliseconds per decision (wall clock, one worker, on a shared machine; the
-searches themselves are limited by CPU time).
+``runs/measure`` and ``measurements.csv`` beside this file; name another CSV for
+another measurement so the first table is kept): one row per tournament: the
+variant (``pass``/``nopass``), the match, the finished deals (each played in both
+seatings), the zero-sum payoff difference a - b with its 95% interval and paired
+p-value (> 0: a is better; the unit of the model zoo's strength entries), the
+points-per-hand difference b - a (> 0: a takes fewer points) and each agent's
+measured milliseconds per decision (wall clock, one worker, on a shared machine;
+the searches themselves are limited by CPU time).
 """
 
 from __future__ import annotations

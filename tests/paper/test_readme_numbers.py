@@ -196,7 +196,8 @@ def results_page_xinxin():
     both = sorted(b for b, v in done.items() if v == {"True", "False"})
     phrases = [f"from {both[0]} to {both[-1]} ms per decision", "with and without passing"]
     # a budget finished in one variant only is named with that variant
-    phrases += [f"at {ms(b)} {variant(next(iter(v)))}" for b, v in sorted(done.items()) if len(v) == 1]
+    phrases += [f"at {ms(b)} {variant(next(iter(v)))}" for b, v in sorted(done.items())
+                if len(v) == 1]
     todo = {}
     for r in curve:
         if r["status"] != "finished":
