@@ -127,7 +127,7 @@ def network():
     for run in ("net6", "net11"):
         r = rows(ROOT / "research" / "model_zoo" / run / "pairs.csv")[0]
         out.append(ci(float(r["payoff_difference"]), float(r["payoff_lo"]), float(r["payoff_hi"])))
-    return out
+    return out + ["zero-sum payoff per hand"]   # the unit it is in: not the points difference
 
 
 def xinxin_sweep():
