@@ -433,12 +433,11 @@ def ship(sweep: Path = SWEEP, dst: Path | None = None) -> Path:
     dst = Path(dst) if dst is not None else ROOT / shipped.SHIPPED
     sweep = Path(sweep)
     design, digest = declaration(DECLARATION, frozen_for(DECLARATION, sweep))
+    read = [(key, path, name, *declaration(path, frozen_for(path, sweep), unfrozen_ok=True))
+            for key, path, name in LATER]
     later = []          # (key, path, file name, design, sha256, table, provenance)
-    for i, (key, path, name) in enumerate(LATER):
-        design_, sha = declaration(path, frozen_for(path, sweep), unfrozen_ok=True)
-        stopped = [c for _, p, _ in LATER[i + 1:]
-                   for c in stops(declaration(p, frozen_for(p, sweep), unfrozen_ok=True)[0],
-                                  path)]
+    for i, (key, path, name, design_, sha) in enumerate(read):
+        stopped = [c for *_, after, _ in read[i + 1:] for c in stops(after, path)]
         table_, prov_ = ship_table(sweep, path, stopped=stopped, unfrozen_ok=True)
         later.append((key, path, name, design_, sha, table_, prov_))
     table, prov = ship_table(sweep, stopped=STOPPED_CELLS)
