@@ -18,13 +18,14 @@ import hashlib
 import json
 import re
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
 from .._base.config import ConfigError
 
 __all__ = ["ROOT", "DECLARATION", "FROZEN", "SWEEP", "RECALIBRATED", "STOPPED_CELLS", "THIRD",
-           "stops", "EQUAL_CPU",
+           "Later", "LATER", "stops", "EQUAL_CPU",
            "QUICK_BUDGETS_MS", "QUICK_DEALS", "COLUMNS", "TABLE_COLUMNS", "FINISHED",
            "INTERIM", "NOT_STARTED", "ABSENT", "STOPPED", "CURVE_COLUMNS", "NO_CELL",
            "DeclarationError", "frozen_for", "declaration", "difference_stats",
@@ -48,6 +49,26 @@ STOPPED_CELLS = ("b300_nopass", "b300_pass", "b1000_nopass", "b1000_pass")
 #: from the second sweep's own deals (Holm over its own two cells). The second
 #: declaration's cells it stops are listed in its JSON block (``stops``, :func:`stops`).
 THIRD = ROOT / "paper" / "preregistration_xinxin_third.md"
+
+
+class Later(NamedTuple):
+    """A declaration after the first: ``key`` (its name in ``metadata.json``,
+    :func:`~experiments.studies.xinxin_sweep.figure_tables` and the curve's
+    ``sweep`` column), ``path`` (its file), ``table`` (its shipped CSV),
+    ``prefix`` (of its paper macros, ``\\XinxinSweep<prefix>...``) and
+    ``title`` (in words, for the paper and the figure)."""
+    key: str
+    path: Path
+    table: str
+    prefix: str
+    title: str
+
+
+#: The later declarations, in order; a later one's cell replaces an earlier one's
+#: on the curve (:func:`curve_rows`). Shipping, the paper's macros and the figure
+#: all read this tuple: a further declaration is one more entry here.
+LATER = (Later("recalibrated", RECALIBRATED, "recalibrated.csv", "Recal", "recalibrated sweep"),
+         Later("third", THIRD, "third.csv", "Third", "third sweep"))
 #: A cell's CPU ratio (xinxin / ours) counts as equal CPU time within these bounds.
 EQUAL_CPU = (0.8, 1.25)
 #: The quick profile: the declared cells of these budgets, this many deals each.
@@ -280,40 +301,41 @@ def _true(value) -> bool:
     return value is True or value == "True"
 
 
-def curve_rows(first: list[dict], second: list[dict] = (), third: list[dict] = ()
-               ) -> list[dict]:
+def curve_rows(first: list[dict], *later: list[dict]) -> list[dict]:
     """The equal-CPU strength curve: one row (:data:`CURVE_COLUMNS`) per budget and
     passing mode declared by any sweep, by budget, no passing first, from the
-    cells tables of the first declaration (``first``), of the recalibrated one
-    (``second``) and of the third (``third``; :func:`cells_table` rows or the
-    rows of their CSV files).
+    cells table of the first declaration (``first``) and those of the later ones
+    (``later``, in the order of :data:`LATER`, fewer allowed; :func:`cells_table`
+    rows or the rows of their CSV files).
 
     The rule is the one the later declarations give
     (``paper/preregistration_xinxin_recalibrated.md``,
-    ``paper/preregistration_xinxin_third.md``): where the third declares a cell
-    of that budget and passing mode, that cell (``sweep`` ``third``, whatever its
-    status; its ``equal_cpu`` says whether it ended inside :data:`EQUAL_CPU`);
-    else the second's cell (``sweep`` ``recalibrated``); else the first sweep's
-    cell when it is finished with its CPU ratio inside :data:`EQUAL_CPU`
-    (``sweep`` ``first``); else no point (``sweep`` empty, ``status``
-    :data:`NO_CELL`): a first-sweep cell outside the band, or unfinished, is
-    never part of the curve, nor is a cell a later declaration replaced."""
+    ``paper/preregistration_xinxin_third.md``): the cell of the latest
+    declaration that declares one of that budget and passing mode (``sweep`` its
+    :attr:`Later.key`, whatever its status; its ``equal_cpu`` says whether it
+    ended inside :data:`EQUAL_CPU`); else the first sweep's cell when it is
+    finished with its CPU ratio inside :data:`EQUAL_CPU` (``sweep`` ``first``);
+    else no point (``sweep`` empty, ``status`` :data:`NO_CELL`): a first-sweep
+    cell outside the band, or unfinished, is never part of the curve, nor is a
+    cell a later declaration replaced."""
+    if len(later) > len(LATER):
+        raise ValueError(f"{len(later)} later cells tables, but only {len(LATER)} later "
+                         f"declarations ({', '.join(d.key for d in LATER)})")
+
     def key(r):
         return int(r["budget_ms"]), _true(r["passing"])
     by_first = {key(r): r for r in first}
-    by_second = {key(r): r for r in second}
-    by_third = {key(r): r for r in third}
+    by_later = [(d.key, {key(r): r for r in rows}) for d, rows in zip(LATER, later)]
     out = []
-    for k in sorted(by_first.keys() | by_second.keys() | by_third.keys()):
+    for k in sorted(set(by_first).union(*(b for _, b in by_later))):
         r1 = by_first.get(k)
-        if k in by_third:
-            src, sweep = by_third[k], "third"
-        elif k in by_second:
-            src, sweep = by_second[k], "recalibrated"
-        elif r1 is not None and r1["status"] == FINISHED and _true(r1["equal_cpu"]):
-            src, sweep = r1, "first"
-        else:
-            src, sweep = {"status": NO_CELL, "cell": ""}, ""
+        src, sweep = next(((b[k], name) for name, b in reversed(by_later) if k in b),
+                          (None, None))
+        if src is None:
+            if r1 is not None and r1["status"] == FINISHED and _true(r1["equal_cpu"]):
+                src, sweep = r1, "first"
+            else:
+                src, sweep = {"status": NO_CELL, "cell": ""}, ""
         row = {c: src.get(c) for c in CURVE_COLUMNS}
         row.update(budget_ms=k[0], passing=k[1], sweep=sweep)
         out.append(row)

@@ -80,7 +80,10 @@ ran at 0.74 of our CPU time, so a third declaration,
 1 s cell with passing (its JSON block's ``stops``, :func:`stops`) and plays
 both again with xinxin recalibrated from that cell's deals (Holm over its own
 two cells); shipped as ``third.csv``, and its cells take their budget's place
-on the curve. The runner experiment plays only the first declaration's cells.
+on the curve. The later declarations are listed once, in :data:`LATER`
+(key, file, shipped table, macro prefix, title): shipping, the paper's macros
+and the figure read it, so a further declaration is one more entry there. The
+runner experiment plays only the first declaration's cells.
 """
 
 from __future__ import annotations
@@ -99,7 +102,8 @@ from .._base.config import ConfigError, check_unit_count
 from .._base.registry import Summary, Unit, register
 from ..tournament import TournamentConfig, agent_sources, deal_rows, play_block
 from ._xinxin_design import (ROOT, DECLARATION, FROZEN, SWEEP, RECALIBRATED, STOPPED_CELLS,
-                             THIRD, stops, EQUAL_CPU, QUICK_BUDGETS_MS, QUICK_DEALS, COLUMNS,
+                             THIRD, Later, LATER, stops, EQUAL_CPU, QUICK_BUDGETS_MS,
+                             QUICK_DEALS, COLUMNS,
                              TABLE_COLUMNS, FINISHED, INTERIM, NOT_STARTED, ABSENT, STOPPED,
                              CURVE_COLUMNS, NO_CELL, DeclarationError, frozen_for,
                              declaration, difference_stats, cell_stats, holm, cells_table,
@@ -110,7 +114,7 @@ __all__ = ["XinxinSweepConfig", "PROFILES", "QUICK_BUDGETS_MS", "QUICK_DEALS", "
            "declaration", "declared", "cells", "xinxin_status", "units", "run_unit",
            "summarize", "difference_stats", "cell_stats", "holm", "cells_table",
            "saved_rows", "ship_table", "ship", "shipped_cells", "figure_table", "origin",
-           "RECALIBRATED", "STOPPED_CELLS", "THIRD", "stops", "LATER", "CURVE_COLUMNS",
+           "RECALIBRATED", "STOPPED_CELLS", "THIRD", "Later", "LATER", "stops", "CURVE_COLUMNS",
            "frozen_for", "curve_rows",
            "figure_tables", "main", "warm_up", "NO_CELL", "STOPPED", "FINISHED", "INTERIM",
            "NOT_STARTED", "ABSENT"]
@@ -397,11 +401,6 @@ def ship_table(sweep: Path = SWEEP, declaration_path: Path | None = None, stoppe
     return cells_table(chosen, stats, stopped=stopped), prov
 
 
-#: The later declarations, in order: (key in ``metadata.json``, its file, its
-#: shipped table).
-LATER = (("recalibrated", RECALIBRATED, "recalibrated.csv"), ("third", THIRD, "third.csv"))
-
-
 def ship(sweep: Path = SWEEP, dst: Path | None = None) -> Path:
     """Write the shipped results ``dst/xinxin_sweep/`` (default: the checkout's
     ``paper/results``) from the saved units of every declared sweep:
@@ -433,13 +432,13 @@ def ship(sweep: Path = SWEEP, dst: Path | None = None) -> Path:
     dst = Path(dst) if dst is not None else ROOT / shipped.SHIPPED
     sweep = Path(sweep)
     design, digest = declaration(DECLARATION, frozen_for(DECLARATION, sweep))
-    read = [(key, path, name, *declaration(path, frozen_for(path, sweep), unfrozen_ok=True))
-            for key, path, name in LATER]
-    later = []          # (key, path, file name, design, sha256, table, provenance)
-    for i, (key, path, name, design_, sha) in enumerate(read):
-        stopped = [c for *_, after, _ in read[i + 1:] for c in stops(after, path)]
-        table_, prov_ = ship_table(sweep, path, stopped=stopped, unfrozen_ok=True)
-        later.append((key, path, name, design_, sha, table_, prov_))
+    read = [(d, *declaration(d.path, frozen_for(d.path, sweep), unfrozen_ok=True))
+            for d in LATER]
+    later = []          # (Later, design, sha256, table, provenance)
+    for i, (d, design_, sha) in enumerate(read):
+        stopped = [c for _, after, _ in read[i + 1:] for c in stops(after, d.path)]
+        table_, prov_ = ship_table(sweep, d.path, stopped=stopped, unfrozen_ok=True)
+        later.append((d, design_, sha, table_, prov_))
     table, prov = ship_table(sweep, stopped=STOPPED_CELLS)
     curve = curve_rows(table, *[t for *_, t, _ in later])
     starts = [s["started"] for p in (prov, *[pr for *_, pr in later]) for c in p.values()
@@ -471,13 +470,13 @@ def ship(sweep: Path = SWEEP, dst: Path | None = None) -> Path:
                                    f"the {len(table)} cells of the first declaration "
                                    f"(stopped cells and cells with fewer than two deals "
                                    f"count with p = 1; interim while cells are unfinished)"),
-                    **{key: about(path, sha, design_, table_, prov_, name,
-                                  f"the {len(table_)} cells of the {key} declaration (stopped "
-                                  f"cells and cells with fewer than two deals count with "
-                                  f"p = 1; interim while cells are unfinished)")
-                       for key, path, name, design_, sha, table_, prov_ in later}},
-                curve=("curve.csv: per budget and passing mode the third declaration's cell "
-                       "where it has one, else the recalibrated (second) declaration's, "
+                    **{d.key: about(d.path, sha, design_, table_, prov_, d.table,
+                                    f"the {len(table_)} cells of the {d.key} declaration "
+                                    f"(stopped cells and cells with fewer than two deals "
+                                    f"count with p = 1; interim while cells are unfinished)")
+                       for d, design_, sha, table_, prov_ in later}},
+                curve=("curve.csv: per budget and passing mode the cell of the latest "
+                       f"declaration that has one ({', '.join(d.key for d in LATER[::-1])}), "
                        "else the first sweep's cell when it finished with its CPU ratio "
                        f"inside {list(EQUAL_CPU)}, else none "
                        "(experiments.studies.xinxin_sweep.curve_rows)"))
@@ -485,8 +484,8 @@ def ship(sweep: Path = SWEEP, dst: Path | None = None) -> Path:
         out = Path(tmp) / "xinxin_sweep"
         out.mkdir()
         (out / "cells.csv").write_text(_csv(table), newline="")
-        for _, _, name, _, _, table_, _ in later:
-            (out / name).write_text(_csv(table_), newline="")
+        for d, _, _, table_, _ in later:
+            (out / d.table).write_text(_csv(table_), newline="")
         (out / "curve.csv").write_text(_csv(curve, CURVE_COLUMNS), newline="")
         (out / "metadata.json").write_text(json.dumps(meta, indent=1, default=str) + "\n")
         shipped.add(Path(tmp), ["xinxin_sweep"], dst)
@@ -534,9 +533,9 @@ def figure_table(results: Path) -> tuple[list[dict], str, Path]:
 
 def figure_tables(results: Path) -> dict:
     """Everything the paper draws of the sweeps for ``results``: ``first`` and
-    ``source``, ``file`` (:func:`figure_table`); ``recalibrated`` and ``third``:
-    the rows of ``recalibrated.csv`` and ``third.csv`` beside that file (the
-    shipped results), else None (a run of this study plays only the first
+    ``source``, ``file`` (:func:`figure_table`); for each later declaration
+    (:data:`LATER`), under its ``key``: the rows of its table beside that file
+    (the shipped results), else None (a run of this study plays only the first
     declaration's cells); ``curve``: the rows of ``curve.csv`` beside it, else
     :func:`curve_rows` of those tables (for a quick run: its cells finished at
     equal CPU)."""
@@ -549,12 +548,11 @@ def figure_tables(results: Path) -> dict:
             return None
         with open(g, newline="") as fh:
             return list(csv.DictReader(fh))
-    recal, third = read("recalibrated.csv"), read("third.csv")
+    later = {d.key: read(d.table) for d in LATER}
     curve = read("curve.csv")
     if curve is None:
-        curve = curve_rows(rows, recal or [], third or [])
-    return {"first": rows, "recalibrated": recal, "third": third, "curve": curve,
-            "source": source, "file": f}
+        curve = curve_rows(rows, *[t or [] for t in later.values()])
+    return {"first": rows, **later, "curve": curve, "source": source, "file": f}
 
 
 def origin(results: Path) -> str:
@@ -602,10 +600,10 @@ def main(argv=None) -> int:
         return 2
     print("first declaration:")
     print(text(_read_back(out / "cells.csv")), end="")
-    for key, _, name in LATER:
-        print(f"{key} declaration:")
-        print(text(_read_back(out / name)), end="")
-    print(f"shipped {out} (cells.csv, {', '.join(n for *_, n in LATER)}, curve.csv, "
+    for d in LATER:
+        print(f"{d.key} declaration:")
+        print(text(_read_back(out / d.table)), end="")
+    print(f"shipped {out} (cells.csv, {', '.join(d.table for d in LATER)}, curve.csv, "
           f"metadata.json; "
           f"SHA256SUMS, shipped.json and README.md of {out.parent} updated)")
     return 0

@@ -34,7 +34,7 @@ import matplotlib.pyplot as plt
 from matplotlib.lines import Line2D
 
 from experiments._figures import COLORS, COLUMN_WIDTH, Job, figure_main, legend_outside
-from experiments.studies.xinxin_sweep import EQUAL_CPU, figure_tables, origin
+from experiments.studies.xinxin_sweep import EQUAL_CPU, LATER, figure_tables, origin
 
 #: Series: passing mode -> label, colour and a small horizontal offset (a factor
 #: on the log axis) so that the two modes' intervals do not overlap.
@@ -90,7 +90,8 @@ def draw(results: Path) -> dict:
                             textcoords="offset points", ha="center", va="bottom",
                             fontsize=8, color=colour)
     on_curve = {r["cell"] for r in tables["curve"] if r.get("sweep")}
-    for r in tables["first"] + (tables["recalibrated"] or []):   # cells outside the band
+    earlier = [r for t in ["first", *(d.key for d in LATER)] for r in tables[t] or []]
+    for r in earlier:                                   # cells outside the band
         ratio = _num(r, "cpu_ratio")
         if (r["cell"] in on_curve or ratio is None or EQUAL_CPU[0] <= ratio <= EQUAL_CPU[1]
                 or _num(r, "lo") is None):
@@ -123,8 +124,8 @@ def draw(results: Path) -> dict:
     for p in proxies:
         ax.add_line(p)
     legend_outside(fig, [ax], ncols=2)
-    for key, name in (("recalibrated", "recalibrated sweep"), ("third", "third")):
-        later = tables[key]
+    for d in LATER:
+        later, name = tables[d.key], d.title
         if later is not None:
             done = sum(r["status"] == "finished" for r in later)
             played = sum(r["status"] == "interim" for r in later)

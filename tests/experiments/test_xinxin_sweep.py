@@ -150,6 +150,9 @@ def test_the_curve_rule_on_a_hand_made_case():
         (5, False, "first", "a"), (5, True, "recalibrated", "r_b"), (20, False, "", ""),
         (20, True, "", ""), (80, False, "third", "t_e"), (300, True, "third", "t_f")]
     assert curve3[4]["mean"] == 0.5
+    assert [d.key for d in xs.LATER] == ["recalibrated", "third"]
+    with pytest.raises(ValueError, match="only 2 later declarations"):
+        xs.curve_rows(first, second, third, third)
 
 
 def test_a_later_declaration_names_the_cells_it_stops():

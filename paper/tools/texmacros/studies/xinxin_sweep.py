@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from experiments.studies.xinxin_sweep import EQUAL_CPU, figure_tables, origin
+from experiments.studies.xinxin_sweep import EQUAL_CPU, LATER, figure_tables, origin
 
 
 def _ahead(r: dict, sign: int) -> bool:
@@ -39,7 +39,8 @@ def paper_macros(m, results: Path, bench: Path) -> None:
     declaration stopped), ``\\XinxinSweepRecalDeals``,
     ``\\XinxinSweepRecalDeclaredDeals`` and ``\\XinxinSweepRecalRows`` (as
     ``\\XinxinSweepRows``; without its table, one row saying so). The third
-    declaration alike, ``\\XinxinSweepThird...`` under ``\\ifXinxinSweepThird``.
+    declaration alike, ``\\XinxinSweepThird...`` under ``\\ifXinxinSweepThird``:
+    each entry of :data:`experiments.studies.xinxin_sweep.LATER` under its prefix.
 
     The equal-CPU curve (:func:`experiments.studies.xinxin_sweep.curve_rows`):
     ``\\XinxinSweepCurveCells`` (budget and passing modes), ``\\XinxinSweepCurveFinished``,
@@ -54,12 +55,6 @@ def paper_macros(m, results: Path, bench: Path) -> None:
 
     def rows() -> list[dict]:
         return tables()["first"]
-
-    def recal() -> list[dict]:
-        out = tables()["recalibrated"]
-        if out is None:
-            raise FileNotFoundError("no recalibrated.csv beside the first sweep's cells.csv")
-        return out
 
     def curve() -> list[dict]:
         return tables()["curve"]
@@ -105,37 +100,37 @@ def paper_macros(m, results: Path, bench: Path) -> None:
                            interval(r["lo"], r["hi"]), holm, tex_text(r["status"])])
     m.add_rows("XinxinSweepRows", rows, line, "table rows of the xinxin sweep")
 
-    def later(key: str) -> list[dict]:
-        out = tables()[key]
+    def later(d) -> list[dict]:
+        out = tables()[d.key]
         if out is None:
-            raise FileNotFoundError(f"no {key}.csv beside the first sweep's cells.csv")
+            raise FileNotFoundError(f"no {d.table} beside the first sweep's cells.csv")
         return out
 
-    def have(key: str) -> bool:
+    def have(d) -> bool:
         try:
-            return tables()[key] is not None
+            return tables()[d.key] is not None
         except (FileNotFoundError, ValueError):
             return False
-    for key, prefix, title in (("recalibrated", "Recal", "recalibrated xinxin sweep"),
-                               ("third", "Third", "third xinxin sweep")):
-        ran = have(key)
+    for d in LATER:                     # \XinxinSweep<prefix>... of each later declaration
+        prefix, title = d.prefix, f"xinxin {d.title}"
+        ran = have(d)
         m.flag(f"XinxinSweep{prefix}", lambda ran=ran: ran, f"the {title}'s table exists")
         for name, test in (("Finished", lambda r: r["status"] == "finished"),
                            ("Interim", lambda r: r["status"] == "interim"),
                            ("Stopped", lambda r: r["status"] == "stopped")):
             m.add_if(ran, f"XinxinSweep{prefix}{name}",
-                     lambda key=key, test=test: sum(bool(test(r)) for r in later(key)), str,
+                     lambda d=d, test=test: sum(bool(test(r)) for r in later(d)), str,
                      f"{title}: {name.lower()} cells")
         for name, getter, fmt, what in (
-                ("Cells", lambda key=key: len(later(key)), str, "cells"),
-                ("Deals", lambda key=key: sum(int(r["deals"]) for r in later(key)), thousands,
+                ("Cells", lambda d=d: len(later(d)), str, "cells"),
+                ("Deals", lambda d=d: sum(int(r["deals"]) for r in later(d)), thousands,
                  "deals played over all cells"),
                 ("DeclaredDeals",
-                 lambda key=key: sum(int(r["declared_deals"]) for r in later(key)),
+                 lambda d=d: sum(int(r["declared_deals"]) for r in later(d)),
                  thousands, "deals declared over all cells")):
             m.add_if(ran, f"XinxinSweep{prefix}{name}", getter, fmt, f"{title}: {what}")
         if ran:
-            m.add_rows(f"XinxinSweep{prefix}Rows", lambda key=key: later(key), line,
+            m.add_rows(f"XinxinSweep{prefix}Rows", lambda d=d: later(d), line,
                        f"table rows of the {title}")
         else:
             m.add(f"XinxinSweep{prefix}Rows",
