@@ -69,6 +69,7 @@ class Later(NamedTuple):
 #: all read this tuple: a further declaration is one more entry here.
 LATER = (Later("recalibrated", RECALIBRATED, "recalibrated.csv", "Recal", "recalibrated sweep"),
          Later("third", THIRD, "third.csv", "Third", "third sweep"))
+
 #: A cell's CPU ratio (xinxin / ours) counts as equal CPU time within these bounds.
 EQUAL_CPU = (0.8, 1.25)
 #: The quick profile: the declared cells of these budgets, this many deals each.
